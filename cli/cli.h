@@ -1,0 +1,32 @@
+/* The cstrace command line: each verb lives in cmd_<verb>.c and only parses options
+ * and wires stage libraries together. Shared helpers for those files are here. */
+#ifndef CSTRACE_CLI_H
+#define CSTRACE_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cstrace/common.h"
+
+/* Each verb: argc/argv start at the verb itself (argv[0] == "decode"). */
+int cmd_decode(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+/** A log sink printing "cstrace: warning: ..." lines on stderr. */
+extern const struct cst_log cli_log;
+
+/** Print "cstrace: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** True when progress should be drawn (stderr is a terminal). */
+bool cli_progress_enabled(void);
+/** Draw "<what> <done>/<total> MB" on stderr, at most a few times a second. */
+void cli_progress(const char *what, uint64_t done, uint64_t total);
+/** Clear the progress line if one was drawn. */
+void cli_progress_end(void);
+
+/** Parse a trace ID list ("0x10,0x11,18") into a 128-bit filter.
+ *  Returns 0 or -1 (with a message printed). */
+int cli_parse_id_list(const char *s, uint64_t filter[2]);
+
+#endif

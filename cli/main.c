@@ -1,0 +1,45 @@
+/* cstrace: the command dispatcher. Each verb is one function in cmd_<verb>.c. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct verb {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct verb verbs[] = {
+	{"decode", cmd_decode, "decode a trace into instruction ranges and events"},
+	{"dump", cmd_dump, "list the trace packets with byte offsets"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: cstrace <command> [options] [args]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		fprintf(out, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(out, "\n'cstrace <command> --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("cstrace 0.1.0\n");
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(argv[1], verbs[i].name))
+			return verbs[i].run(argc - 1, argv + 1);
+	cli_error("'%s' is not a cstrace command; see 'cstrace --help'", argv[1]);
+	return 2;
+}

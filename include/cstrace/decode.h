@@ -1,0 +1,403 @@
+/* cstrace decode stage: describes a captured trace (buffers, trace sources, memory
+ * images) and decodes it through OpenCSD into a stream of generic elements. */
+#ifndef CSTRACE_DECODE_H
+#define CSTRACE_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cstrace/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Trace description: what was captured and how it was configured.
+ * ------------------------------------------------------------------------ */
+
+/** Trace protocols of CoreSight sources. */
+enum cst_protocol {
+	cst_proto_unknown = 0,
+	cst_proto_etmv3,  /* ETMv3.x (Cortex-A7, A5, A8, A9 with ETM) */
+	cst_proto_ptm,    /* PTM / PFT 1.x (Cortex-A9, A15) */
+	cst_proto_etmv4i, /* ETMv4 instruction trace (A53, A57, A72, ...) */
+	cst_proto_ete,    /* Embedded Trace Extension (Armv9) */
+	cst_proto_stm,    /* System Trace Macrocell */
+};
+
+/** Architecture a core implements, as OpenCSD needs it to walk code. */
+enum cst_core_arch {
+	cst_core_arch_unknown = 0,
+	cst_core_arch_v7,
+	cst_core_arch_v8,
+	cst_core_arch_v8r3,
+	cst_core_arch_aa64,
+};
+
+enum cst_core_profile {
+	cst_core_profile_unknown = 0,
+	cst_core_profile_a,
+	cst_core_profile_r,
+	cst_core_profile_m,
+};
+
+/** How a trace buffer is laid out. */
+enum cst_buffer_format {
+	cst_bufmt_frames = 0, /* CoreSight 16-byte frames, memory aligned (ETB/ETF/ETR) */
+	cst_bufmt_raw,        /* a single unformatted source (TRBE, bypassed formatter) */
+	cst_bufmt_tpiu,       /* frames with frame syncs from a TPIU port */
+	cst_bufmt_dstream,    /* DSTREAM TPIU capture (frame syncs, dstream framing) */
+};
+
+/** ETMv3 / PTM programming as read from the ETM at capture time. */
+struct cst_etmv3_regs {
+	uint32_t etmidr;
+	uint32_t etmcr;
+	uint32_t etmccer;
+	uint32_t etmtraceidr;
+};
+
+/** ETMv4 / ETE programming as read from the ETM at capture time. */
+struct cst_etmv4_regs {
+	uint32_t trcconfigr;
+	uint32_t trctraceidr;
+	uint32_t trcidr0, trcidr1, trcidr2, trcidr8;
+	uint32_t trcidr9, trcidr10, trcidr11, trcidr12, trcidr13;
+	uint32_t trcauthstatus;
+	uint32_t trcdevarch; /* ETE only */
+};
+
+struct cst_stm_regs {
+	uint32_t stmtcsr;
+};
+
+/** One trace source (an ETM, PTM, ETE or STM) and the core it traces. */
+struct cst_source_cfg {
+	enum cst_protocol protocol;
+	char name[64];      /* device name, e.g. "ETM_0" */
+	char core_name[64]; /* core type, e.g. "Cortex-A53"; empty for STM */
+	int cpu;            /* CPU number when known, else -1 */
+	enum cst_core_arch arch;
+	enum cst_core_profile profile;
+	union {
+		struct cst_etmv3_regs etmv3; /* etmv3 and ptm */
+		struct cst_etmv4_regs etmv4; /* etmv4i and ete */
+		struct cst_stm_regs stm;
+	} regs;
+};
+
+/** The trace ID a source emits, from its programming (0 if none). */
+uint8_t cst_source_trace_id(const struct cst_source_cfg *src);
+
+/** Resolve a core name ("Cortex-A53", "ARMv8.2-A", "ARM-AA64") to architecture
+ *  and profile. Returns 0, or -cste_not_found for a name it does not know. */
+int cst_core_lookup(const char *core_name, enum cst_core_arch *arch,
+		    enum cst_core_profile *profile);
+
+/** Memory spaces an image belongs to (OpenCSD's values). */
+enum cst_mem_space {
+	cst_mem_el1s = 0x1,
+	cst_mem_el1n = 0x2,
+	cst_mem_el2 = 0x4,
+	cst_mem_el3 = 0x8,
+	cst_mem_el2s = 0x10,
+	cst_mem_secure = 0x19,
+	cst_mem_nonsecure = 0x6,
+	cst_mem_any = 0x1f,
+};
+
+/** A memory image: bytes of a file mapped at an address for the code walk. */
+struct cst_mem_image {
+	const char *path;     /* copied by cst_trace_add_image */
+	uint64_t address;     /* where the first mapped byte sits */
+	uint64_t file_offset; /* where in the file the mapping starts */
+	uint64_t length;      /* bytes mapped; 0 = to the end of the file */
+	enum cst_mem_space space;
+};
+
+/** A trace buffer: a file (or a slice of one) holding captured trace bytes. */
+struct cst_buffer_info {
+	const char *name;  /* buffer name, e.g. "ETB_0" */
+	const char *path;  /* file holding the bytes */
+	uint64_t offset;   /* first byte within the file */
+	uint64_t size;     /* bytes; UINT64_MAX = to the end of the file */
+	enum cst_buffer_format format;
+};
+
+/** A described trace. Owns copies of everything added to it. */
+struct cst_trace;
+
+struct cst_trace *cst_trace_alloc(void);
+void cst_trace_free(struct cst_trace *trace);
+
+/** Read an "ARM Trace and Debug Snapshot" directory (snapshot.ini, trace.ini, device
+ *  files, buffers, memory dumps). Keys are matched in any case; paths may be
+ *  relative to the directory or absolute; a memory dump listed once per core is
+ *  mapped once; a missing dump is reported through @log and skipped.
+ *  Returns 0 or a negative error; the error is also logged with file and line.
+ *  Errors: -cste_invalid, -cste_not_found, -cste_format, -cste_io, -cste_nomem. */
+int cst_trace_load_snapshot(struct cst_trace *trace, const char *dir, const struct cst_log *log);
+
+/** Add a buffer. Returns its index (>= 0) or a negative error. */
+int cst_trace_add_buffer(struct cst_trace *trace, const struct cst_buffer_info *info);
+
+/** Attach a trace source to buffer @buffer. Returns the source index or an error. */
+int cst_trace_add_source(struct cst_trace *trace, int buffer, const struct cst_source_cfg *cfg);
+
+/** Add a memory image for the code walk. Identical images are kept once;
+ *  returns 0 or a negative error. */
+int cst_trace_add_image(struct cst_trace *trace, const struct cst_mem_image *img);
+
+/** Pick which buffer decodes by default (a snapshot's first listed buffer). */
+int cst_trace_default_buffer(const struct cst_trace *trace);
+
+int cst_trace_nbuffers(const struct cst_trace *trace);
+const struct cst_buffer_info *cst_trace_buffer(const struct cst_trace *trace, int buffer);
+/** Find a buffer by name (case-insensitive). Returns its index or -cste_not_found. */
+int cst_trace_find_buffer(const struct cst_trace *trace, const char *name);
+
+int cst_trace_nsources(const struct cst_trace *trace);
+const struct cst_source_cfg *cst_trace_source(const struct cst_trace *trace, int source);
+/** The buffer a source belongs to, or a negative error. */
+int cst_trace_source_buffer(const struct cst_trace *trace, int source);
+
+int cst_trace_nimages(const struct cst_trace *trace);
+const struct cst_mem_image *cst_trace_image(const struct cst_trace *trace, int image);
+
+/** Parse "key=value,key=value" register settings into @cfg for @protocol
+ *  (e.g. "trcidr0=0x28000ea1,trcidr1=0x4100f403,traceid=0x10"); unknown keys are an
+ *  error naming the key. Missing ID registers get the values of a Cortex-A53
+ *  (ETMv4) or Cortex-A7 (ETMv3). Returns 0 or -cste_format. */
+int cst_source_cfg_parse(struct cst_source_cfg *cfg, enum cst_protocol protocol,
+			 const char *spec, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * Decoded elements.
+ * ------------------------------------------------------------------------ */
+
+enum cst_elem_type {
+	cst_elem_unknown = 0,
+	cst_elem_no_sync,       /* decoder lost or has not found sync: a gap */
+	cst_elem_trace_on,      /* trace (re)starts: after a gap, filter or overflow */
+	cst_elem_eot,           /* end of trace data */
+	cst_elem_pe_context,    /* PE context changed (EL, security, ISA, IDs) */
+	cst_elem_instr_range,   /* a range of executed instructions */
+	cst_elem_i_range_nopath,/* instructions executed, path unknown (ETE) */
+	cst_elem_addr_nacc,     /* code memory not accessible: a gap */
+	cst_elem_addr_unknown,  /* address not known after a discontinuity: a gap */
+	cst_elem_exception,
+	cst_elem_exception_ret,
+	cst_elem_timestamp,
+	cst_elem_cycle_count,
+	cst_elem_event,
+	cst_elem_swtrace,       /* STM / ITM software trace */
+	cst_elem_sync_marker,
+	cst_elem_memtrans,
+	cst_elem_instrumentation,
+	cst_elem_custom,
+	cst_elem_max
+};
+
+enum cst_isa {
+	cst_isa_unknown = 0,
+	cst_isa_a32,
+	cst_isa_t32,
+	cst_isa_a64,
+	cst_isa_tee,
+	cst_isa_jazelle,
+	cst_isa_custom,
+};
+
+/** What the last instruction of a range was. */
+enum cst_insn_class {
+	cst_insn_other = 0,
+	cst_insn_branch,          /* direct branch */
+	cst_insn_branch_indirect, /* indirect branch (includes returns) */
+	cst_insn_isb,
+	cst_insn_dsb_dmb,
+	cst_insn_wfi_wfe,
+	cst_insn_tstart,
+};
+
+enum cst_insn_subclass {
+	cst_insn_sub_none = 0,
+	cst_insn_sub_link,        /* branch with link: a call */
+	cst_insn_sub_ret,         /* return (A64 RET, or T32/A32 recognised returns) */
+	cst_insn_sub_eret,
+	cst_insn_sub_other,
+};
+
+enum cst_security {
+	cst_sec_secure = 0,
+	cst_sec_nonsecure,
+	cst_sec_root,
+	cst_sec_realm,
+};
+
+/** The processing-element context that applies to following ranges. */
+struct cst_pe_context {
+	uint8_t el;          /* exception level 0-3 */
+	bool el_valid;
+	enum cst_security security;
+	bool bits64;         /* AArch64 */
+	bool ctxid_valid;
+	uint32_t context_id; /* CONTEXTIDR: the pid on Linux with PID_IN_CONTEXTIDR */
+	bool vmid_valid;
+	uint32_t vmid;
+};
+
+/** Why trace is missing before this element (for no_sync, trace_on, nacc). */
+enum cst_gap_reason {
+	cst_gap_none = 0,
+	cst_gap_init,       /* decoder start: no sync yet */
+	cst_gap_resync,     /* sync lost in the stream (bad or corrupt packets) */
+	cst_gap_overflow,   /* the trace unit overflowed: trace lost */
+	cst_gap_filter,     /* trace filtered off and on again */
+	cst_gap_discard,    /* trace discarded (ETMv4 discard packet) */
+	cst_gap_nacc,       /* memory image missing: cannot follow the code */
+	cst_gap_reset,      /* decoder reset between fragments */
+	cst_gap_debug,      /* debug state / other hardware reason */
+};
+
+/** One decoded element. Valid for the duration of the callback only. */
+struct cst_elem {
+	enum cst_elem_type type;
+	uint64_t offset;  /* byte offset in the buffer of the packet that produced it */
+	uint8_t trace_id;
+	int source;       /* index of the source in the trace, or -1 */
+
+	/* cst_elem_instr_range (and addr_nacc / addr_unknown use start) */
+	uint64_t start;   /* first instruction */
+	uint64_t end;     /* address after the last instruction */
+	uint32_t num_insns;
+	enum cst_isa isa;
+	enum cst_insn_class last_class;
+	enum cst_insn_subclass last_subclass;
+	uint8_t last_size;      /* bytes of the last instruction */
+	bool last_executed;     /* condition of the last instruction passed */
+
+	/* cst_elem_pe_context and, for every element, the context in force */
+	struct cst_pe_context ctx;
+
+	/* cst_elem_exception / exception_ret */
+	uint32_t exception_number;
+	uint64_t exception_ret_addr;
+	bool exception_ret_addr_valid;
+
+	/* time: timestamp elements, and any element that carries a cycle count */
+	uint64_t timestamp;
+	bool has_cycle_count;
+	uint32_t cycle_count;
+
+	/* gaps */
+	enum cst_gap_reason gap;
+
+	/* cst_elem_swtrace */
+	uint8_t sw_master;
+	uint16_t sw_channel;
+	uint32_t sw_payload_size; /* bytes */
+	uint64_t sw_payload;
+
+	/* the OpenCSD element behind this one (for cst_elem_format_ocsd) */
+	const void *ocsd;
+};
+
+/** Name of an element type ("instr_range", ...). */
+const char *cst_elem_type_name(enum cst_elem_type type);
+const char *cst_isa_name(enum cst_isa isa);
+const char *cst_gap_reason_name(enum cst_gap_reason gap);
+const char *cst_insn_class_name(enum cst_insn_class c);
+
+/** Print @e exactly as OpenCSD's ocsd_gen_elem_str() does (no Idx/ID prefix).
+ *  Returns the length written or a negative error. */
+int cst_elem_format_ocsd(const struct cst_elem *e, char *buf, size_t size);
+
+/** Print @e as one human-readable line (no newline). Returns length or error. */
+int cst_elem_format_text(const struct cst_elem *e, char *buf, size_t size);
+
+/** Print @e as one JSON object (no newline). Returns length or error. */
+int cst_elem_format_json(const struct cst_elem *e, char *buf, size_t size);
+
+/* ------------------------------------------------------------------------
+ * Packets (for `cstrace dump`).
+ * ------------------------------------------------------------------------ */
+
+struct cst_packet {
+	uint64_t offset;     /* byte offset of the packet's first byte in the buffer */
+	uint8_t trace_id;
+	enum cst_protocol protocol;
+	const uint8_t *raw;  /* the packet's bytes */
+	uint32_t raw_size;
+	const char *text;    /* OpenCSD's description of the packet */
+};
+
+/* ------------------------------------------------------------------------
+ * The decoder.
+ * ------------------------------------------------------------------------ */
+
+/** Element callback. Return 0 to go on, a positive value to stop decoding
+ *  cleanly (cst_decoder_run then returns that value), negative to abort. */
+typedef int (*cst_elem_fn)(void *ctx, const struct cst_elem *elem);
+typedef int (*cst_packet_fn)(void *ctx, const struct cst_packet *pkt);
+
+/** Optional memory reader used when code bytes are not in the trace's images
+ *  (perf.data mappings). Returns bytes copied into @buf (0: not accessible). */
+typedef uint32_t (*cst_mem_read_fn)(void *ctx, uint8_t trace_id, uint64_t address,
+				    enum cst_mem_space space, uint32_t len, uint8_t *buf);
+
+struct cst_decoder_opts {
+	size_t sz;                 /* sizeof(struct cst_decoder_opts) */
+	const struct cst_log *log;
+	bool packets_only;         /* run packet processors only (for dump) */
+	/* Trace IDs to decode: bit N of id_filter[N/64] set = decode ID N.
+	 * All zero = every ID. */
+	uint64_t id_filter[2];
+	size_t window;             /* read window in bytes; 0 = 64 KiB */
+	cst_mem_read_fn mem_read;  /* optional */
+	void *mem_ctx;
+};
+
+struct cst_decoder_stats {
+	uint64_t bytes;        /* trace bytes fed */
+	uint64_t elements;
+	uint64_t ranges;
+	uint64_t instructions;
+	uint64_t gaps;         /* no_sync after start, overflow, nacc, unknown address */
+	uint64_t nacc;
+	uint64_t packets;
+};
+
+struct cst_decoder;
+
+/** Build a decoder for buffer @buffer of @trace (all sources of that buffer).
+ *  @trace must outlive the decoder. Returns NULL on error, with the reason logged
+ *  and, if @err is not NULL, stored there. */
+struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
+				      const struct cst_decoder_opts *opts, int *err);
+void cst_decoder_free(struct cst_decoder *dec);
+
+int cst_decoder_set_elem_cb(struct cst_decoder *dec, cst_elem_fn fn, void *ctx);
+int cst_decoder_set_packet_cb(struct cst_decoder *dec, cst_packet_fn fn, void *ctx);
+
+/** Decode the whole buffer file, streaming it through a fixed window, and end
+ *  the trace. Returns 0, a positive stop value from a callback, or a negative
+ *  error (-cste_io, -cste_format for a buffer of impossible size, -cste_decoder). */
+int cst_decoder_run(struct cst_decoder *dec);
+
+/** Push mode (perf.data fragments): feed @len bytes whose first byte sits at
+ *  @offset in the caller's numbering. Offsets must increase between resets. */
+int cst_decoder_feed(struct cst_decoder *dec, uint64_t offset, const uint8_t *data, size_t len);
+/** End of one fragment: flush and signal end of trace. */
+int cst_decoder_end(struct cst_decoder *dec);
+/** Forget all state before an unrelated fragment. */
+int cst_decoder_reset(struct cst_decoder *dec);
+
+int cst_decoder_get_stats(const struct cst_decoder *dec, struct cst_decoder_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CSTRACE_DECODE_H */

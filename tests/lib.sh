@@ -1,0 +1,16 @@
+# Shared helpers for script tests. Source it: . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+set -u
+CSTRACE=${CSTRACE:?CSTRACE must name the cstrace binary}
+SHARED=${CSTRACE_SHARED_TESTDATA:-$CSTRACE_SOURCE_DIR/../shared/testdata}
+fails=0
+checks=0
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+pass() { checks=$((checks + 1)); }
+# check DESC CMD...: run CMD, count a failure if it exits non-zero.
+check() { local d=$1; shift; checks=$((checks + 1)); if ! "$@"; then fail "$d"; fi; }
+need_shared() { [ -d "$SHARED/opencsd" ] || skip "shared captures not found at $SHARED/opencsd"; }
+finish() { echo "$checks checks, $fails failed"; [ "$fails" -eq 0 ]; exit $?; }
