@@ -300,6 +300,12 @@ struct cst_elem {
 	uint32_t sw_payload_size; /* bytes */
 	uint64_t sw_payload;
 
+	/* Thread attribution (perf.data input: from ITRACE_START, SWITCH sideband and
+	 * context IDs; -1 where unknown, as for snapshots). */
+	int32_t pid, tid, cpu;
+	/* index of the perf.data AUX fragment (or 0 for a snapshot buffer) */
+	uint32_t fragment;
+
 	/* the OpenCSD element behind this one (for cst_elem_format_ocsd) */
 	const void *ocsd;
 };
@@ -395,6 +401,84 @@ int cst_decoder_end(struct cst_decoder *dec);
 int cst_decoder_reset(struct cst_decoder *dec);
 
 int cst_decoder_get_stats(const struct cst_decoder *dec, struct cst_decoder_stats *stats);
+
+/* ------------------------------------------------------------------------
+ * Sessions: any trace input (snapshot directory, perf.data, raw sink dump),
+ * decoded as one element stream plus sideband, in trace order.
+ * ------------------------------------------------------------------------ */
+
+enum cst_sideband_type {
+	cst_sb_mmap = 0,   /* an executable mapping appeared (MMAP/MMAP2, snapshot image) */
+	cst_sb_comm,       /* a thread was named (COMM) */
+	cst_sb_fork,
+	cst_sb_exit,
+	cst_sb_switch_in,  /* a thread was scheduled in on cpu */
+	cst_sb_switch_out,
+	cst_sb_lost,       /* records or trace were lost; `lost` says how many */
+};
+
+/** Sideband: what the trace alone does not say (mappings, threads, losses). */
+struct cst_sideband {
+	enum cst_sideband_type type;
+	int32_t pid, tid, cpu;
+	uint64_t time;        /* perf clock, 0 if unknown */
+	/* mmap */
+	uint64_t addr, len, pgoff;
+	const char *filename; /* mmap: file path as recorded; comm: the name */
+	const uint8_t *build_id;
+	uint32_t build_id_size;
+	/* lost */
+	uint64_t lost;
+};
+
+typedef int (*cst_sideband_fn)(void *ctx, const struct cst_sideband *sb);
+
+/** Input kinds a session can open. */
+enum cst_input_kind {
+	cst_input_auto = 0, /* detect: directory = snapshot, PERFILE2 magic = perf.data */
+	cst_input_snapshot,
+	cst_input_perf,
+	cst_input_raw,      /* a raw sink dump: needs sources in opts */
+};
+
+struct cst_session_opts {
+	size_t sz;                 /* sizeof(struct cst_session_opts) */
+	const struct cst_log *log;
+	enum cst_input_kind kind;
+	uint64_t id_filter[2];     /* as in cst_decoder_opts */
+	const char *buffer;        /* snapshot buffer name; NULL = the default one */
+	const char *symfs;         /* perf.data: look for binaries under this root */
+	const char *kernel;        /* perf.data: vmlinux or kcore for kernel code */
+	const char *buildid_dir;   /* perf.data: build-id cache; NULL = ~/.debug */
+	/* raw dumps: trace sources and images (sources also override a snapshot's) */
+	const struct cst_source_cfg *raw_sources;
+	int nraw_sources;
+	const struct cst_mem_image *raw_images;
+	int nraw_images;
+	enum cst_buffer_format raw_format;
+};
+
+struct cst_session;
+
+/** Open @path. Returns 0 and sets *out, or a negative error (logged with the
+ *  file and what was wrong). */
+int cst_session_open(struct cst_session **out, const char *path,
+		     const struct cst_session_opts *opts);
+void cst_session_free(struct cst_session *s);
+
+/** The trace description behind the session (buffers, sources, images). */
+const struct cst_trace *cst_session_trace(const struct cst_session *s);
+
+/** Decode everything: sideband is delivered before the elements it applies to.
+ *  Either callback may be NULL. Returns 0, a positive stop value, or an error. */
+int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn,
+		    void *ctx);
+
+/** Packet listing for `dump`. */
+int cst_session_dump(struct cst_session *s, cst_packet_fn fn, void *ctx);
+
+/** Totals of the last run. */
+int cst_session_get_stats(const struct cst_session *s, struct cst_decoder_stats *stats);
 
 #ifdef __cplusplus
 }

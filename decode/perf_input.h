@@ -1,0 +1,28 @@
+/* Internal to decode/: the perf.data input behind cst_session (AUXTRACE_INFO to
+ * trace sources, AUX fragments to decoder runs, sideband to thread attribution). */
+#ifndef CSTRACE_DECODE_PERF_INPUT_H
+#define CSTRACE_DECODE_PERF_INPUT_H
+
+#include "cstrace/decode.h"
+
+struct cst_perf_input;
+
+/** Open a perf.data file: read its header and cs_etm metadata, and add one
+ *  trace source per CPU to @trace. Returns 0 or a negative error (logged). */
+int cst_perf_input_open(struct cst_perf_input **out, const char *path,
+			const struct cst_session_opts *opts, struct cst_trace *trace);
+
+/** Decode every AUX fragment in file order, one decoder reset per fragment,
+ *  delivering sideband before the elements it applies to, every element carrying
+ *  pid/tid/cpu. Fills @stats. Returns 0, a positive stop value, or an error. */
+int cst_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
+		       cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
+		       struct cst_decoder_stats *stats);
+
+/** List the packets of every AUX fragment. */
+int cst_perf_input_dump(struct cst_perf_input *in, const struct cst_trace *trace,
+			cst_packet_fn fn, void *ctx);
+
+void cst_perf_input_free(struct cst_perf_input *in);
+
+#endif
