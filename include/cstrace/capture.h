@@ -1,0 +1,300 @@
+/* cstrace capture stage: finds the cs_etm PMU, opens trace and sideband events,
+ * drains the kernel's AUX and data rings into perf.data, and drives sysfs-mode capture. */
+#ifndef CSTRACE_CAPTURE_H
+#define CSTRACE_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cstrace/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * The ring consumer. One struct cst_ring per mmapped event: the user page and
+ * data area (sideband and PERF_RECORD_AUX), plus an optional AUX area. The same
+ * code drains a real mmap and the kernel model the tests use.
+ * ------------------------------------------------------------------------ */
+
+/** Offsets in struct perf_event_mmap_page (include/uapi/linux/perf_event.h). */
+#define CST_MMAP_DATA_HEAD 0x400
+#define CST_MMAP_DATA_TAIL 0x408
+#define CST_MMAP_DATA_OFFSET 0x410
+#define CST_MMAP_DATA_SIZE 0x418
+#define CST_MMAP_AUX_HEAD 0x420
+#define CST_MMAP_AUX_TAIL 0x428
+#define CST_MMAP_AUX_OFFSET 0x430
+#define CST_MMAP_AUX_SIZE 0x438
+
+/** Event control behind a ring (PERF_EVENT_IOC_ENABLE / _DISABLE on the
+ *  event's fd, or the kernel model's equivalent). Return 0 or -cste_*. */
+struct cst_ring_ops {
+	size_t sz; /* sizeof(struct cst_ring_ops) */
+	int (*enable)(void *ctx);
+	int (*disable)(void *ctx);
+};
+
+/** What a ring is: where it is mapped and what AUXTRACE records say about it. */
+struct cst_ring_desc {
+	size_t sz;          /* sizeof(struct cst_ring_desc) */
+	void *base;         /* user page; the data area starts at base + page size */
+	uint64_t page_size; /* 0 = 4096 */
+	uint64_t data_size; /* data area bytes (power of two) */
+	const void *aux;    /* AUX area or NULL */
+	uint64_t aux_size;  /* power of two */
+	bool overwrite;     /* AUX mapped read-only: snapshot mode */
+	uint32_t idx;       /* mmap index written into AUXTRACE records */
+	uint32_t tid;       /* AUXTRACE tid (per-thread), else -1 */
+	uint32_t cpu;       /* AUXTRACE cpu, or -1 (UINT32_MAX) per-thread */
+	const struct cst_ring_ops *ops; /* may be NULL when there is no AUX */
+	void *ops_ctx;
+};
+
+/** A chunk of AUX bytes copied out of a ring, in ring order. */
+struct cst_aux_chunk {
+	uint64_t offset; /* absolute AUX position of data[0] (not masked) */
+	uint64_t size;
+	const uint8_t *data;
+	uint32_t idx, tid, cpu;
+	bool snapshot;
+};
+
+/** Where drained data goes. Callbacks return 0 or a negative cste_ error;
+ *  an error stops the ring (it is then only counted, see unwritten_bytes). */
+struct cst_ring_output {
+	size_t sz; /* sizeof(struct cst_ring_output) */
+	/** One data-ring record, header included (@len = header.size). */
+	int (*record)(void *ctx, const uint8_t *rec, size_t len);
+	/** One AUX chunk. */
+	int (*aux)(void *ctx, const struct cst_aux_chunk *chunk);
+	void *ctx;
+};
+
+/** What a ring saw; everything needed to say what was captured and lost. */
+struct cst_ring_stats {
+	uint64_t records;          /* data-ring records delivered */
+	uint64_t record_bytes;
+	uint64_t aux_bytes;        /* AUX bytes copied out */
+	uint64_t chunks;           /* AUX chunks delivered */
+	uint64_t aux_records;      /* PERF_RECORD_AUX seen */
+	uint64_t aux_record_bytes; /* sum of their aux_size */
+	uint64_t truncated;        /* AUX records flagged TRUNCATED: the sink dropped trace */
+	uint64_t collision;
+	uint64_t partial;
+	uint64_t empty_truncated;  /* TRUNCATED with size 0: AUX full, nothing kept */
+	uint64_t lost_events;      /* PERF_RECORD_LOST: records the kernel dropped */
+	uint64_t lost_records;     /* number of PERF_RECORD_LOST records */
+	uint64_t reenables;        /* PERF_EVENT_IOC_ENABLE issued after a stop */
+	uint64_t snapshots;
+	uint64_t snapshot_overwritten; /* bytes the sink wrote that a later write
+					* overwrote before a snapshot read them */
+	uint64_t unwritten_bytes;  /* bytes the output refused (disk full) */
+	uint64_t aux_head;         /* last aux_head seen */
+	bool output_failed;
+};
+
+struct cst_ring;
+
+/** Wrap a mapped ring. @desc and @out are copied. Returns NULL on error with
+ *  @err set: -cste_invalid (NULL, sizes not powers of two), -cste_nomem. */
+struct cst_ring *cst_ring_alloc(const struct cst_ring_desc *desc, const struct cst_ring_output *out,
+				int *err);
+void cst_ring_free(struct cst_ring *ring);
+
+/** Drain: every complete data-ring record goes to out->record, then (normal
+ *  mode) the AUX bytes between aux_tail and aux_head go to out->aux as one
+ *  chunk and aux_tail is advanced. After a TRUNCATED record or a full AUX
+ *  area the event is re-enabled (the kernel disabled it). Returns the bytes
+ *  consumed (>= 0) or a negative error: -cste_invalid, -cste_format (a record
+ *  of impossible size), or the output's error. */
+int64_t cst_ring_read(struct cst_ring *ring);
+
+/** Snapshot mode: disable the event, drain records, copy the newest
+ *  min(head - previous head, aux_size) bytes ending at aux_head as one chunk,
+ *  re-enable. Counts bytes overwritten since the previous snapshot.
+ *  Returns the bytes copied or a negative error (-cste_invalid when the ring
+ *  is not in overwrite mode). */
+int64_t cst_ring_snapshot(struct cst_ring *ring);
+
+/** Copy the statistics. Returns 0 or -cste_invalid. */
+int cst_ring_get_stats(const struct cst_ring *ring, struct cst_ring_stats *stats);
+
+/** Read a 64-bit ring position the kernel updates concurrently. On 32-bit
+ *  builds the high word is read again until stable so the value never tears. */
+uint64_t cst_ring_load_u64(const volatile void *p);
+/** The split (two 32-bit loads) reader used on 32-bit builds; exposed for tests. */
+uint64_t cst_ring_load_u64_split(const volatile void *p);
+
+/* ------------------------------------------------------------------------
+ * cs_etm discovery (all files are read below a root: "/" on a board, a
+ * fixture tree in tests).
+ * ------------------------------------------------------------------------ */
+
+#define CST_ETM_MAX_CPUS 64
+#define CST_ETM_MAX_SINKS 16
+
+/** One format term of the PMU: "cycacc" -> config:12. */
+struct cst_pmu_format {
+	char name[32];
+	int word;   /* 0 config, 1 config1, 2 config2, 3 config3 */
+	int lo, hi; /* bit range */
+};
+
+/** The ETM behind a CPU as the metadata needs it. */
+struct cst_etm_cpu {
+	int cpu;
+	enum { cst_etm_v3, cst_etm_v4, cst_etm_ete } kind;
+	bool is_ptm;
+	/* ETMv3/PTM */
+	uint32_t etmcr, etmidr, etmccer;
+	/* ETMv4/ETE */
+	uint32_t trcidr0, trcidr1, trcidr2, trcidr8, trcauthstatus, trcconfigr, trcdevarch;
+	uint32_t ts_source;
+	bool has_ts_source;
+	uint32_t traceid;
+};
+
+struct cst_etm_pmu {
+	uint32_t type;
+	struct cst_pmu_format formats[32];
+	int nformats;
+	char sinks[CST_ETM_MAX_SINKS][32];
+	uint32_t sink_hash[CST_ETM_MAX_SINKS];
+	int nsinks;
+	struct cst_etm_cpu cpus[CST_ETM_MAX_CPUS];
+	int ncpus;
+};
+
+/** Read the cs_etm PMU below @root: type, format/, sinks/, cpuN/ registers.
+ *  Errors: -cste_not_found (no cs_etm PMU: the message names the kernel
+ *  options), -cste_format (a file that does not hold a number), -cste_invalid.
+ *  @msg (may be NULL) receives a one-line explanation with the fix. */
+int cst_etm_pmu_discover(struct cst_etm_pmu *pmu, const char *root, char *msg, size_t msglen);
+
+/** Find a format term. Returns its index or -cste_not_found. */
+int cst_etm_pmu_format(const struct cst_etm_pmu *pmu, const char *name);
+
+/* ------------------------------------------------------------------------
+ * Event attributes.
+ * ------------------------------------------------------------------------ */
+
+/** A parsed "-e cs_etm/@SINK,timestamp,cycacc,.../" request. */
+struct cst_etm_request {
+	char sink[32];     /* empty = default sink */
+	uint64_t config[4];
+	bool timestamp, contextid;
+};
+
+/** Parse an event string against the PMU's format terms. A term may take a
+ *  value ("cycacc=0"). Errors: -cste_format (with @msg naming the term and
+ *  the terms there are), -cste_not_found (sink not found: @msg lists the sinks). */
+int cst_etm_request_parse(struct cst_etm_request *req, const struct cst_etm_pmu *pmu,
+			  const char *event, char *msg, size_t msglen);
+
+/** Fill a struct perf_event_attr (@attr, @size bytes, e.g. PERF_ATTR_SIZE_VER7)
+ *  for the cs_etm event as perf does: sample_period 1, sample_id_all, disabled
+ *  with enable_on_exec when @enable_on_exec. Returns 0 or -cste_invalid. */
+int cst_etm_attr_fill(void *attr, size_t size, const struct cst_etm_pmu *pmu,
+		      const struct cst_etm_request *req, bool enable_on_exec, bool snapshot);
+
+/** Fill the dummy tracking event: mmap2, comm, comm_exec, task,
+ *  context_switch, sample_id_all, exclude_kernel when @user_only. */
+int cst_dummy_attr_fill(void *attr, size_t size, bool enable_on_exec, bool user_only,
+			bool inherit);
+
+/** The sample_type both events use (their sample_id trailers must match). */
+uint64_t cst_capture_sample_type(void);
+
+/* ------------------------------------------------------------------------
+ * Recording (perf mode).
+ * ------------------------------------------------------------------------ */
+
+enum cst_record_scope {
+	cst_scope_per_thread = 0, /* the command's thread, wherever it runs */
+	cst_scope_cpus,           /* the command on a set of CPUs (per-CPU rings) */
+	cst_scope_system,         /* everything on the CPUs (-a) */
+	cst_scope_pid,            /* an existing process (-p) */
+};
+
+struct cst_record_opts {
+	size_t sz;                 /* sizeof(struct cst_record_opts) */
+	const struct cst_log *log;
+	const char *root;          /* sysfs/procfs root; NULL = "/" */
+	const char *event;         /* NULL = "cs_etm//" */
+	enum cst_record_scope scope;
+	uint64_t cpu_mask;         /* cst_scope_cpus: bit N = CPU N; 0 = all */
+	int pid;                   /* cst_scope_pid */
+	uint64_t aux_pages;        /* 0 = perf's default */
+	uint64_t snapshot_size;    /* bytes; 0 with @snapshot = the AUX size */
+	bool snapshot;
+	bool sideband_only;        /* no cs_etm event: sideband alone (diagnostics, tests) */
+	const char *output;        /* perf.data path; NULL = "perf.data" */
+	char *const *argv;         /* the command; NULL with @pid or system-wide */
+};
+
+/** The outcome of a recording, for the summary. */
+struct cst_record_result {
+	int exit_status;        /* the command's wait status, -1 if none */
+	bool interrupted;       /* Ctrl-C / SIGTERM */
+	bool output_failed;     /* the output refused data (disk full) */
+	uint64_t file_bytes;
+	struct cst_ring_stats total;
+	struct cst_ring_stats per_cpu[CST_ETM_MAX_CPUS + 1]; /* [N] CPU N, last: per-thread */
+	int nrings;
+};
+
+/** Record @opts->argv (or a pid, or the system) into perf.data. The file is
+ *  finished even when the command crashes, the user interrupts or the disk is
+ *  full. Errors (with @msg explaining the fix): -cste_not_found (no cs_etm,
+ *  unknown sink), -cste_permission (perf_event_paranoid), -cste_nomem (AUX
+ *  mmap over the lock limit), -cste_io, -cste_invalid, -cste_unsupported. */
+int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result *res, char *msg,
+		   size_t msglen);
+
+/** Print what was captured and lost as lines on @fp (a FILE *). */
+void cst_record_summary(const struct cst_record_result *res, void *fp);
+
+/** The explanation for a perf_event_open / mmap errno, naming the setting to
+ *  change; reads perf_event_paranoid, perf_event_mlock_kb and RLIMIT_MEMLOCK
+ *  below @root. @aux_bytes is the AUX size asked for (mmap errors). */
+void cst_capture_explain_errno(int errnum, const char *root, bool system_wide,
+			       uint64_t aux_bytes, int ncpus, char *msg, size_t msglen);
+
+/* ------------------------------------------------------------------------
+ * Sysfs-mode capture.
+ * ------------------------------------------------------------------------ */
+
+struct cst_sysfs_opts {
+	size_t sz;                 /* sizeof(struct cst_sysfs_opts) */
+	const struct cst_log *log;
+	const char *root;          /* NULL = "/": sysfs and /dev/<sink> below it */
+	const char *sink;          /* e.g. "tmc_etf0" */
+	uint64_t cpu_mask;         /* sources to enable; 0 = every ETM */
+	const char *outdir;        /* snapshot directory to create */
+	char *const *argv;         /* the command */
+};
+
+struct cst_sysfs_result {
+	int exit_status;
+	uint64_t buffer_bytes;
+	int nsources;
+	int nmaps;                 /* memory images written */
+};
+
+/** Enable @sink and the ETM sources through <root>/sys/bus/coresight, run
+ *  the command, disable, read <root>/dev/<sink> and write a snapshot
+ *  directory (snapshot.ini, trace.ini, device inis, the buffer and the
+ *  command's executable mappings). Errors (with @msg): -cste_not_found
+ *  (sink or sources missing: lists those there are), -cste_permission,
+ *  -cste_io, -cste_invalid. */
+int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result *res, char *msg,
+		     size_t msglen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CSTRACE_CAPTURE_H */
