@@ -361,8 +361,9 @@ struct cst_decoder_opts {
 	 * All zero = every ID. */
 	uint64_t id_filter[2];
 	size_t window;             /* read window in bytes; 0 = 64 KiB */
-	cst_mem_read_fn mem_read;  /* optional */
+	cst_mem_read_fn mem_read;  /* optional; replaces the trace's images */
 	void *mem_ctx;
+	bool fsync_reset;          /* perf ETR data: reset the deformatter on 4 frame syncs */
 };
 
 struct cst_decoder_stats {

@@ -1,0 +1,183 @@
+/* `cstrace decode`: every element of a trace, as readable text, as OpenCSD's
+ * conformance lines, or as JSON lines. Option parsing and wiring only. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "trace_opts.h"
+
+enum out_format { out_text, out_elements, out_jsonl, out_none };
+
+struct decode_out {
+	FILE *f;
+	enum out_format format;
+	uint64_t synced;  /* elements showing the decoder had sync */
+	uint64_t printed;
+	bool io_error;
+	char line[4096];
+};
+
+static const char decode_usage[] =
+	"usage: cstrace decode [options] TRACE\n"
+	"\n"
+	"Decode a captured trace into instruction ranges, exceptions, context changes,\n"
+	"timestamps and gaps, per trace ID in trace order. TRACE is a snapshot directory,\n"
+	"a perf.data file, or a raw sink dump (with --etmv4/--etmv3/... or --board).\n"
+	"\n"
+	"options:\n"
+	"  --format=F           text (default), elements (OpenCSD's conformance format:\n"
+	"                       'Idx:<offset>; ID:<id>; <element>'), jsonl, none\n"
+	"  -o, --output FILE    write to FILE instead of standard output\n"
+	"  --stats              print totals on standard error\n"
+	TRACE_OPTS_HELP
+	"  -h, --help           this text\n"
+	"\n"
+	"exit status: 0 decoded, 1 nothing could be decoded or an error, 2 usage.\n";
+
+static int on_elem(void *ctx, const struct cst_elem *e)
+{
+	struct decode_out *o = ctx;
+	int n = 0;
+
+	if (e->type != cst_elem_no_sync && e->type != cst_elem_eot && e->type != cst_elem_unknown)
+		o->synced++;
+	switch (o->format) {
+	case out_none:
+		return 0;
+	case out_elements:
+		n = snprintf(o->line, sizeof(o->line), "Idx:%" PRIu64 "; ID:%x; ", e->offset,
+			     e->trace_id);
+		if (cst_elem_format_ocsd(e, o->line + n, sizeof(o->line) - (size_t)n) < 0)
+			return 0;
+		break;
+	case out_jsonl:
+		if (cst_elem_format_json(e, o->line, sizeof(o->line)) < 0)
+			return 0;
+		break;
+	case out_text:
+		if (cst_elem_format_text(e, o->line, sizeof(o->line)) < 0)
+			return 0;
+		break;
+	}
+	o->printed++;
+	if (fputs(o->line, o->f) == EOF || putc('\n', o->f) == EOF) {
+		o->io_error = true;
+		return -cste_io; /* stop: the reader went away or the disk is full */
+	}
+	return 0;
+}
+
+int cmd_decode(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"stats", no_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		TRACE_OPTS_LONG,
+		{NULL, 0, NULL, 0},
+	};
+	struct decode_out out = {.f = stdout, .format = out_text};
+	struct trace_opts topts;
+	struct cst_session *session = NULL;
+	struct cst_decoder_stats st;
+	const char *output = NULL;
+	bool stats = false;
+	int opt, ret, status = 1;
+
+	trace_opts_init(&topts);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		int t = trace_opts_parse(&topts, opt, optarg);
+
+		if (t < 0)
+			goto usage_error;
+		if (t > 0)
+			continue;
+		switch (opt) {
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				out.format = out_text;
+			else if (!strcmp(optarg, "elements"))
+				out.format = out_elements;
+			else if (!strcmp(optarg, "jsonl") || !strcmp(optarg, "json"))
+				out.format = out_jsonl;
+			else if (!strcmp(optarg, "none"))
+				out.format = out_none;
+			else {
+				cli_error("--format %s: expected text, elements, jsonl or none", optarg);
+				goto usage_error;
+			}
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 's':
+			stats = true;
+			break;
+		case 'h':
+			fputs(decode_usage, stdout);
+			trace_opts_fini(&topts);
+			return 0;
+		default:
+			goto usage_error;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_error("decode: one TRACE expected\n%s", decode_usage);
+		goto usage_error;
+	}
+	if (trace_opts_finish(&topts) < 0)
+		goto usage_error;
+	if (output) {
+		out.f = fopen(output, "w");
+		if (!out.f) {
+			cli_error("%s: cannot create: %s", output, strerror(errno));
+			trace_opts_fini(&topts);
+			return 1;
+		}
+	}
+	setvbuf(out.f, NULL, _IOFBF, 1 << 20);
+
+	ret = cst_session_open(&session, argv[optind], &topts.session);
+	if (ret < 0)
+		goto out;
+	ret = cst_session_run(session, on_elem, NULL, &out);
+	cst_session_get_stats(session, &st);
+	if (fflush(out.f) == EOF)
+		out.io_error = true;
+	if (out.io_error) {
+		cli_error("%s: write failed: %s", output ? output : "standard output",
+			  strerror(errno));
+		goto out;
+	}
+	if (ret < 0)
+		goto out;
+	if (stats)
+		fprintf(stderr,
+			"cstrace: %" PRIu64 " bytes, %" PRIu64 " elements, %" PRIu64
+			" ranges, %" PRIu64 " instructions, %" PRIu64 " gaps (%" PRIu64
+			" inaccessible memory)\n",
+			st.bytes, st.elements, st.ranges, st.instructions, st.gaps, st.nacc);
+	if (!out.synced) {
+		cli_error("%s: no trace decoded: the decoder never found sync in %" PRIu64
+			  " bytes (not trace data, or the wrong sources/format?)",
+			  argv[optind], st.bytes);
+		goto out;
+	}
+	status = 0;
+out:
+	if (out.f != stdout)
+		fclose(out.f);
+	cst_session_free(session);
+	trace_opts_fini(&topts);
+	return status;
+
+usage_error:
+	trace_opts_fini(&topts);
+	return 2;
+}

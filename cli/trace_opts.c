@@ -1,0 +1,148 @@
+/* Parsing of the trace-input options shared by every verb that reads a trace. */
+#include "trace_opts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+void trace_opts_init(struct trace_opts *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->session.sz = sizeof(t->session);
+	t->session.log = &cli_log;
+	t->session.raw_sources = t->sources;
+	t->session.raw_images = t->images;
+}
+
+void trace_opts_fini(struct trace_opts *t)
+{
+	for (int i = 0; i < t->session.nraw_images; i++)
+		free(t->image_paths[i]);
+}
+
+static int add_source(struct trace_opts *t, enum cst_protocol p, const char *opt, const char *arg)
+{
+	char err[256];
+
+	if (t->session.nraw_sources >= TRACE_OPTS_MAX_SOURCES) {
+		cli_error("%s: at most %d sources", opt, TRACE_OPTS_MAX_SOURCES);
+		return -1;
+	}
+	if (cst_source_cfg_parse(&t->sources[t->session.nraw_sources], p, arg, err, sizeof(err)) <
+	    0) {
+		cli_error("%s %s: %s", opt, arg, err);
+		return -1;
+	}
+	t->session.nraw_sources++;
+	return 0;
+}
+
+/* FILE@ADDR[:OFFSET[:LENGTH]] */
+static int add_image(struct trace_opts *t, const char *arg)
+{
+	struct cst_mem_image *m;
+	char *copy, *at, *field, *save = NULL;
+	uint64_t *dst[3];
+	int n = 0;
+
+	if (t->session.nraw_images >= TRACE_OPTS_MAX_IMAGES) {
+		cli_error("--image: at most %d images", TRACE_OPTS_MAX_IMAGES);
+		return -1;
+	}
+	m = &t->images[t->session.nraw_images];
+	memset(m, 0, sizeof(*m));
+	copy = strdup(arg);
+	if (!copy)
+		return -1;
+	at = strrchr(copy, '@');
+	if (!at || at == copy) {
+		cli_error("--image %s: expected FILE@ADDR[:OFFSET[:LENGTH]]", arg);
+		free(copy);
+		return -1;
+	}
+	*at = '\0';
+	dst[0] = &m->address;
+	dst[1] = &m->file_offset;
+	dst[2] = &m->length;
+	for (field = strtok_r(at + 1, ":", &save); field; field = strtok_r(NULL, ":", &save)) {
+		if (n >= 3 || cst_parse_u64(field, dst[n]) < 0) {
+			cli_error("--image %s: '%s' is not a number (expected FILE@ADDR[:OFFSET[:LENGTH]])",
+				  arg, field);
+			free(copy);
+			return -1;
+		}
+		n++;
+	}
+	if (!n) {
+		cli_error("--image %s: address missing", arg);
+		free(copy);
+		return -1;
+	}
+	m->space = cst_mem_any;
+	m->path = copy; /* owns the string; copy begins with the file name */
+	t->image_paths[t->session.nraw_images++] = copy;
+	return 0;
+}
+
+int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
+{
+	switch (opt) {
+	case 0x1000:
+		return cli_parse_id_list(arg, t->session.id_filter) < 0 ? -1 : 1;
+	case 0x1001:
+		t->session.buffer = arg;
+		return 1;
+	case 0x1002:
+		return add_source(t, cst_proto_etmv4i, "--etmv4", arg) < 0 ? -1 : 1;
+	case 0x1003:
+		return add_source(t, cst_proto_etmv3, "--etmv3", arg) < 0 ? -1 : 1;
+	case 0x1004:
+		return add_source(t, cst_proto_ptm, "--ptm", arg) < 0 ? -1 : 1;
+	case 0x1005:
+		return add_source(t, cst_proto_ete, "--ete", arg) < 0 ? -1 : 1;
+	case 0x1006:
+		return add_source(t, cst_proto_stm, "--stm", arg) < 0 ? -1 : 1;
+	case 0x1007:
+		return add_image(t, arg) < 0 ? -1 : 1;
+	case 0x1008:
+		if (!strcasecmp(arg, "frames"))
+			t->session.raw_format = cst_bufmt_frames;
+		else if (!strcasecmp(arg, "raw"))
+			t->session.raw_format = cst_bufmt_raw;
+		else if (!strcasecmp(arg, "tpiu"))
+			t->session.raw_format = cst_bufmt_tpiu;
+		else if (!strcasecmp(arg, "dstream"))
+			t->session.raw_format = cst_bufmt_dstream;
+		else {
+			cli_error("--raw-format %s: expected frames, raw, tpiu or dstream", arg);
+			return -1;
+		}
+		return 1;
+	case 0x1009:
+		t->session.symfs = arg;
+		return 1;
+	case 0x100a:
+		t->session.kernel = arg;
+		return 1;
+	case 0x100b:
+		t->board = arg;
+		return 1;
+	case 0x100c:
+		t->session.buildid_dir = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int trace_opts_finish(struct trace_opts *t)
+{
+	if (t->board) {
+		cli_error("--board %s: board profiles are not available in this build", t->board);
+		return -1;
+	}
+	return 0;
+}

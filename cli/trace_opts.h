@@ -1,0 +1,61 @@
+/* Options every trace-reading verb shares (decode, dump, script, report): which
+ * input, which buffer and IDs, raw-dump sources and images, perf.data lookups. */
+#ifndef CSTRACE_CLI_TRACE_OPTS_H
+#define CSTRACE_CLI_TRACE_OPTS_H
+
+#include <getopt.h>
+
+#include "cstrace/decode.h"
+
+#define TRACE_OPTS_MAX_SOURCES 64
+#define TRACE_OPTS_MAX_IMAGES 256
+
+struct trace_opts {
+	struct cst_session_opts session;
+	struct cst_source_cfg sources[TRACE_OPTS_MAX_SOURCES];
+	struct cst_mem_image images[TRACE_OPTS_MAX_IMAGES];
+	char *image_paths[TRACE_OPTS_MAX_IMAGES];
+	const char *board;
+};
+
+/* Long options to append to a verb's table; values start at 0x1000. */
+#define TRACE_OPTS_LONG                                                     \
+	{"id", required_argument, NULL, 0x1000},                            \
+	{"buffer", required_argument, NULL, 0x1001},                        \
+	{"etmv4", required_argument, NULL, 0x1002},                         \
+	{"etmv3", required_argument, NULL, 0x1003},                         \
+	{"ptm", required_argument, NULL, 0x1004},                           \
+	{"ete", required_argument, NULL, 0x1005},                           \
+	{"stm", required_argument, NULL, 0x1006},                           \
+	{"image", required_argument, NULL, 0x1007},                         \
+	{"raw-format", required_argument, NULL, 0x1008},                    \
+	{"symfs", required_argument, NULL, 0x1009},                         \
+	{"kernel", required_argument, NULL, 0x100a},                        \
+	{"board", required_argument, NULL, 0x100b},                         \
+	{"buildid-dir", required_argument, NULL, 0x100c}
+
+#define TRACE_OPTS_HELP                                                                   \
+	"  --id LIST            decode only these trace IDs (e.g. 0x10,0x12)\n"            \
+	"  --buffer NAME|all    snapshot buffer to decode (default: the first listed)\n"  \
+	"  --etmv4 K=V,...      raw dump: an ETMv4 source (trcidr0=,trcidr1=,trcidr2=,\n" \
+	"                       trcconfigr=,traceid=,core=Cortex-A53,cpu=); repeatable\n" \
+	"  --etmv3 K=V,...      raw dump: an ETMv3 source (etmidr=,etmcr=,etmccer=,traceid=)\n" \
+	"  --ptm K=V,...        raw dump: a PTM source (as --etmv3)\n"                     \
+	"  --ete K=V,...        raw dump: an ETE source (as --etmv4, plus trcdevarch=)\n"  \
+	"  --stm K=V,...        raw dump: an STM source (stmtcsr= or traceid=)\n"          \
+	"  --image FILE@ADDR[:OFFSET[:LENGTH]]  memory image for the code walk; repeatable\n" \
+	"  --raw-format F       raw dump layout: frames (default), raw, tpiu, dstream\n"   \
+	"  --board NAME         raw dump: register defaults of a board profile\n"         \
+	"  --symfs DIR          perf.data: find recorded binaries under DIR\n"             \
+	"  --kernel FILE        perf.data: vmlinux or kcore for kernel addresses\n"        \
+	"  --buildid-dir DIR    perf.data: build-id cache (default ~/.debug)\n"
+
+void trace_opts_init(struct trace_opts *t);
+/** Handle one getopt value in the TRACE_OPTS range. Returns 1 if handled, 0 if not
+ *  a trace option, -1 on a bad value (message printed). */
+int trace_opts_parse(struct trace_opts *t, int opt, const char *arg);
+/** Finish: resolve --board. Returns 0 or -1. */
+int trace_opts_finish(struct trace_opts *t);
+void trace_opts_fini(struct trace_opts *t);
+
+#endif

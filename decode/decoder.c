@@ -1,0 +1,639 @@
+/* The decoder: one OpenCSD decode tree per trace buffer, fed through a fixed read
+ * window, turning OpenCSD's generic elements into cst_elem for a callback. */
+#include "trace_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <opencsd/c_api/opencsd_c_api.h>
+
+#define CST_DEFAULT_WINDOW (64 * 1024)
+#define CST_FRAME 16
+
+struct pkt_ctx {
+	struct cst_decoder *dec;
+	uint8_t trace_id;
+	enum cst_protocol protocol;
+};
+
+struct cst_decoder {
+	const struct cst_trace *trace;
+	int buffer;
+	struct cst_decoder_opts opts;
+	dcd_tree_handle_t tree;
+	enum cst_buffer_format format;
+
+	cst_elem_fn elem_fn;
+	void *elem_ctx;
+	cst_packet_fn pkt_fn;
+	void *pkt_ctx;
+	struct pkt_ctx pkt_ids[128];
+
+	int8_t id_source[128];              /* trace ID -> source index, -1 none */
+	struct cst_pe_context ctx[128];     /* context in force per trace ID */
+	int stop;                           /* non-zero once a callback asked to stop */
+
+	/* OpenCSD's trace index is 32-bit: offsets are rebuilt from the end of the
+	 * data pushed so far, which is never 4 GiB ahead of a packet's start. */
+	uint64_t fed_end;
+	uint8_t carry[CST_FRAME];           /* partial frame between feeds */
+	size_t ncarry;
+	uint64_t carry_offset;
+
+	struct cst_decoder_stats stats;
+};
+
+static ocsd_trace_protocol_t protocol_to_ocsd(enum cst_protocol p)
+{
+	switch (p) {
+	case cst_proto_etmv3: return OCSD_PROTOCOL_ETMV3;
+	case cst_proto_etmv4i: return OCSD_PROTOCOL_ETMV4I;
+	case cst_proto_ptm: return OCSD_PROTOCOL_PTM;
+	case cst_proto_stm: return OCSD_PROTOCOL_STM;
+	case cst_proto_ete: return OCSD_PROTOCOL_ETE;
+	default: return OCSD_PROTOCOL_UNKNOWN;
+	}
+}
+
+static ocsd_arch_version_t arch_to_ocsd(enum cst_core_arch a)
+{
+	switch (a) {
+	case cst_core_arch_v7: return ARCH_V7;
+	case cst_core_arch_v8: return ARCH_V8;
+	case cst_core_arch_v8r3: return ARCH_V8r3;
+	case cst_core_arch_aa64: return ARCH_AA64;
+	default: return ARCH_UNKNOWN;
+	}
+}
+
+static ocsd_core_profile_t profile_to_ocsd(enum cst_core_profile p)
+{
+	switch (p) {
+	case cst_core_profile_a: return profile_CortexA;
+	case cst_core_profile_r: return profile_CortexR;
+	case cst_core_profile_m: return profile_CortexM;
+	default: return profile_Unknown;
+	}
+}
+
+static uint64_t offset_of(const struct cst_decoder *dec, ocsd_trc_index_t index_sop)
+{
+	uint32_t back = (uint32_t)dec->fed_end - (uint32_t)index_sop;
+
+	return back > dec->fed_end ? 0 : dec->fed_end - back;
+}
+
+static bool id_wanted(const struct cst_decoder *dec, uint8_t id)
+{
+	const uint64_t *f = dec->opts.id_filter;
+
+	if (!f[0] && !f[1])
+		return true;
+	return (f[id / 64] >> (id % 64)) & 1;
+}
+
+static ocsd_datapath_resp_t on_elem(const void *p_context, const ocsd_trc_index_t index_sop,
+				    const uint8_t trc_chan_id, const ocsd_generic_trace_elem *el)
+{
+	struct cst_decoder *dec = (struct cst_decoder *)p_context;
+	uint8_t id = trc_chan_id & 0x7f;
+	struct cst_elem e;
+	int ret;
+
+	cst_elem_from_ocsd(&e, (const struct _ocsd_generic_trace_elem *)el);
+	e.offset = offset_of(dec, index_sop);
+	e.trace_id = trc_chan_id;
+	e.source = dec->id_source[id];
+	e.pid = e.tid = e.cpu = -1;
+	if (e.source >= 0)
+		e.cpu = dec->trace->sources[e.source].cpu;
+	if (e.type == cst_elem_pe_context)
+		dec->ctx[id] = e.ctx;
+	else
+		e.ctx = dec->ctx[id];
+
+	dec->stats.elements++;
+	switch (e.type) {
+	case cst_elem_instr_range:
+		dec->stats.ranges++;
+		dec->stats.instructions += e.num_insns;
+		break;
+	case cst_elem_addr_nacc:
+		dec->stats.nacc++;
+		dec->stats.gaps++;
+		break;
+	case cst_elem_no_sync:
+		if (e.gap != cst_gap_init)
+			dec->stats.gaps++;
+		break;
+	case cst_elem_addr_unknown:
+		dec->stats.gaps++;
+		break;
+	case cst_elem_trace_on:
+		if (e.gap == cst_gap_overflow)
+			dec->stats.gaps++;
+		break;
+	default:
+		break;
+	}
+	if (!dec->elem_fn)
+		return OCSD_RESP_CONT;
+	ret = dec->elem_fn(dec->elem_ctx, &e);
+	if (ret) {
+		dec->stop = ret;
+		return OCSD_RESP_FATAL_SYS_ERR;
+	}
+	return OCSD_RESP_CONT;
+}
+
+static void on_packet(const void *p_context, const ocsd_datapath_op_t op,
+		      const ocsd_trc_index_t index_sop, const void *p_packet_in, const uint32_t size,
+		      const uint8_t *p_data)
+{
+	const struct pkt_ctx *pc = p_context;
+	struct cst_decoder *dec = pc->dec;
+	struct cst_packet pkt;
+	char text[512];
+	int ret;
+
+	if (op != OCSD_OP_DATA || dec->stop)
+		return;
+	dec->stats.packets++;
+	if (!dec->pkt_fn)
+		return;
+	text[0] = '\0';
+	ocsd_pkt_str(protocol_to_ocsd(pc->protocol), p_packet_in, text, sizeof(text));
+	pkt.offset = offset_of(dec, index_sop);
+	pkt.trace_id = pc->trace_id;
+	pkt.protocol = pc->protocol;
+	pkt.raw = p_data;
+	pkt.raw_size = size;
+	pkt.text = text;
+	ret = dec->pkt_fn(dec->pkt_ctx, &pkt);
+	if (ret)
+		dec->stop = ret;
+}
+
+/* Memory reads for decoders that have no image there: answer "inaccessible" so that
+ * OpenCSD reports ADDR_NACC instead of failing, or ask the caller's reader. */
+static uint32_t on_mem_read(const void *p_context, const ocsd_vaddr_t address,
+			    const ocsd_mem_space_acc_t mem_space, const uint8_t trc_id,
+			    const uint32_t req, uint8_t *buf)
+{
+	const struct cst_decoder *dec = p_context;
+
+	if (!dec->opts.mem_read)
+		return 0;
+	return dec->opts.mem_read(dec->opts.mem_ctx, trc_id, address,
+				  (enum cst_mem_space)mem_space, req, buf);
+}
+
+static int create_one(struct cst_decoder *dec, int s, const struct cst_source_cfg *src)
+{
+	uint32_t flags = dec->opts.packets_only ? OCSD_CREATE_FLG_PACKET_PROC
+						: OCSD_CREATE_FLG_FULL_DECODER;
+	const char *name;
+	unsigned char csid = 0;
+	ocsd_err_t err;
+	union {
+		ocsd_etmv3_cfg v3;
+		ocsd_ptm_cfg ptm;
+		ocsd_etmv4_cfg v4;
+		ocsd_ete_cfg ete;
+		ocsd_stm_cfg stm;
+	} cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	switch (src->protocol) {
+	case cst_proto_etmv3:
+	case cst_proto_ptm:
+		/* ocsd_ptm_cfg has the layout of ocsd_etmv3_cfg */
+		cfg.v3.reg_idr = src->regs.etmv3.etmidr;
+		cfg.v3.reg_ctrl = src->regs.etmv3.etmcr;
+		cfg.v3.reg_ccer = src->regs.etmv3.etmccer;
+		cfg.v3.reg_trc_id = src->regs.etmv3.etmtraceidr;
+		cfg.v3.arch_ver = arch_to_ocsd(src->arch);
+		cfg.v3.core_prof = profile_to_ocsd(src->profile);
+		name = src->protocol == cst_proto_ptm ? OCSD_BUILTIN_DCD_PTM : OCSD_BUILTIN_DCD_ETMV3;
+		break;
+	case cst_proto_etmv4i:
+		cfg.v4.reg_idr0 = src->regs.etmv4.trcidr0;
+		cfg.v4.reg_idr1 = src->regs.etmv4.trcidr1;
+		cfg.v4.reg_idr2 = src->regs.etmv4.trcidr2;
+		cfg.v4.reg_idr8 = src->regs.etmv4.trcidr8;
+		cfg.v4.reg_idr9 = src->regs.etmv4.trcidr9;
+		cfg.v4.reg_idr10 = src->regs.etmv4.trcidr10;
+		cfg.v4.reg_idr11 = src->regs.etmv4.trcidr11;
+		cfg.v4.reg_idr12 = src->regs.etmv4.trcidr12;
+		cfg.v4.reg_idr13 = src->regs.etmv4.trcidr13;
+		cfg.v4.reg_configr = src->regs.etmv4.trcconfigr;
+		cfg.v4.reg_traceidr = src->regs.etmv4.trctraceidr;
+		cfg.v4.arch_ver = arch_to_ocsd(src->arch);
+		cfg.v4.core_prof = profile_to_ocsd(src->profile);
+		name = OCSD_BUILTIN_DCD_ETMV4I;
+		break;
+	case cst_proto_ete:
+		cfg.ete.reg_idr0 = src->regs.etmv4.trcidr0;
+		cfg.ete.reg_idr1 = src->regs.etmv4.trcidr1;
+		cfg.ete.reg_idr2 = src->regs.etmv4.trcidr2;
+		cfg.ete.reg_idr8 = src->regs.etmv4.trcidr8;
+		cfg.ete.reg_devarch = src->regs.etmv4.trcdevarch;
+		cfg.ete.reg_configr = src->regs.etmv4.trcconfigr;
+		cfg.ete.reg_traceidr = src->regs.etmv4.trctraceidr;
+		cfg.ete.arch_ver = arch_to_ocsd(src->arch);
+		cfg.ete.core_prof = profile_to_ocsd(src->profile);
+		name = OCSD_BUILTIN_DCD_ETE;
+		break;
+	case cst_proto_stm:
+		cfg.stm.reg_tcsr = src->regs.stm.stmtcsr;
+		name = OCSD_BUILTIN_DCD_STM;
+		break;
+	default:
+		return -cste_unsupported;
+	}
+	err = ocsd_dt_create_decoder(dec->tree, name, (int)flags, &cfg, &csid);
+	if (err != OCSD_OK) {
+		char msg[256];
+
+		ocsd_err_str(err, msg, sizeof(msg));
+		cst_logf(dec->opts.log, cst_log_warning,
+			 "source %s: OpenCSD cannot create a %s decoder: %s", src->name, name, msg);
+		return -cste_decoder;
+	}
+	csid &= 0x7f;
+	dec->id_source[csid] = (int8_t)s;
+	dec->pkt_ids[csid] = (struct pkt_ctx){dec, csid, src->protocol};
+	if (dec->opts.packets_only)
+		ocsd_dt_attach_packet_callback(dec->tree, csid, OCSD_C_API_CB_PKT_MON,
+					       (void *)on_packet, &dec->pkt_ids[csid]);
+	return 0;
+}
+
+/* Map the trace's images: all regions of one file in one call, as OpenCSD accepts a
+ * file once. Images that fail (overlaps) are reported and left out. */
+static void add_images(struct cst_decoder *dec)
+{
+	const struct cst_trace *t = dec->trace;
+	bool *done = calloc((size_t)t->nimages + 1, sizeof(bool));
+	ocsd_file_mem_region_t *regions = calloc((size_t)t->nimages + 1, sizeof(*regions));
+
+	if (!done || !regions) {
+		free(done);
+		free(regions);
+		return;
+	}
+	for (int i = 0; i < t->nimages; i++) {
+		int n = 0;
+		uint32_t space = 0;
+
+		if (done[i])
+			continue;
+		for (int j = i; j < t->nimages; j++) {
+			const struct cst_mem_image *m = &t->images[j];
+			struct stat st;
+			uint64_t len = m->length;
+
+			if (done[j] || strcmp(m->path, t->images[i].path) != 0)
+				continue;
+			done[j] = true;
+			if (!len && stat(m->path, &st) == 0 && (uint64_t)st.st_size > m->file_offset)
+				len = (uint64_t)st.st_size - m->file_offset;
+			if (!len)
+				continue;
+			regions[n].file_offset = (size_t)m->file_offset;
+			regions[n].start_address = m->address;
+			regions[n].region_size = (size_t)len;
+			space |= m->space;
+			n++;
+		}
+		if (n && ocsd_dt_add_binfile_region_mem_acc(dec->tree, regions, n,
+							    (ocsd_mem_space_acc_t)space,
+							    t->images[i].path) != OCSD_OK)
+			cst_logf(dec->opts.log, cst_log_warning,
+				 "%s: cannot map memory image at 0x%llx (overlaps another image?): "
+				 "left out",
+				 t->images[i].path, (unsigned long long)t->images[i].address);
+	}
+	free(done);
+	free(regions);
+}
+
+struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
+				      const struct cst_decoder_opts *opts, int *errp)
+{
+	struct cst_decoder *dec;
+	const struct cst_buffer_info *b = cst_trace_buffer(trace, buffer);
+	uint32_t dfmt_flags = 0;
+	ocsd_dcd_tree_src_t src_type = OCSD_TRC_SRC_FRAME_FORMATTED;
+	int err = -cste_invalid, ndecoders = 0;
+
+	if (!b)
+		goto fail_noalloc;
+	err = -cste_nomem;
+	dec = calloc(1, sizeof(*dec));
+	if (!dec)
+		goto fail_noalloc;
+	dec->trace = trace;
+	dec->buffer = buffer;
+	if (opts)
+		memcpy(&dec->opts, opts,
+		       opts->sz && opts->sz < sizeof(dec->opts) ? opts->sz : sizeof(dec->opts));
+	dec->opts.sz = sizeof(dec->opts);
+	if (!dec->opts.window)
+		dec->opts.window = CST_DEFAULT_WINDOW;
+	dec->opts.window = (dec->opts.window + CST_FRAME - 1) / CST_FRAME * CST_FRAME;
+	dec->format = b->format;
+	memset(dec->id_source, -1, sizeof(dec->id_source));
+
+	switch (b->format) {
+	case cst_bufmt_frames:
+		dfmt_flags = OCSD_DFRMTR_FRAME_MEM_ALIGN;
+		if (dec->opts.fsync_reset)
+			dfmt_flags |= OCSD_DFRMTR_RESET_ON_4X_FSYNC;
+		break;
+	case cst_bufmt_tpiu:
+	case cst_bufmt_dstream:
+		dfmt_flags = OCSD_DFRMTR_HAS_FSYNCS;
+		break;
+	case cst_bufmt_raw:
+		src_type = OCSD_TRC_SRC_SINGLE;
+		break;
+	}
+	dec->tree = ocsd_create_dcd_tree(src_type, dfmt_flags);
+	err = -cste_decoder;
+	if (!dec->tree) {
+		cst_logf(dec->opts.log, cst_log_error, "%s: OpenCSD cannot create a decode tree",
+			 b->path);
+		goto fail;
+	}
+	for (int s = 0; s < trace->nsources; s++) {
+		const struct cst_source_cfg *src = &trace->sources[s];
+
+		if (trace->source_buffer[s] != buffer)
+			continue;
+		if (!id_wanted(dec, cst_source_trace_id(src)) && b->format != cst_bufmt_raw)
+			continue;
+		if (b->format == cst_bufmt_raw && ndecoders)
+			break; /* one source per unformatted buffer */
+		if (create_one(dec, s, src) == 0)
+			ndecoders++;
+	}
+	if (!ndecoders) {
+		err = -cste_no_trace;
+		cst_logf(dec->opts.log, cst_log_error,
+			 "%s: no decodable trace source for buffer %s%s", b->path, b->name,
+			 dec->opts.id_filter[0] || dec->opts.id_filter[1] ? " with the selected IDs"
+									  : "");
+		goto fail;
+	}
+	if (!dec->opts.packets_only) {
+		ocsd_dt_set_gen_elem_outfn(dec->tree, on_elem, dec);
+		if (dec->opts.mem_read || trace->nimages == 0)
+			ocsd_dt_add_callback_trcid_mem_acc(dec->tree, 0, ~(ocsd_vaddr_t)0,
+							   OCSD_MEM_SPACE_ANY, on_mem_read, dec);
+		else
+			add_images(dec);
+	}
+	return dec;
+
+fail:
+	cst_decoder_free(dec);
+fail_noalloc:
+	if (errp)
+		*errp = err;
+	return NULL;
+}
+
+void cst_decoder_free(struct cst_decoder *dec)
+{
+	if (!dec)
+		return;
+	if (dec->tree)
+		ocsd_destroy_dcd_tree(dec->tree);
+	free(dec);
+}
+
+int cst_decoder_set_elem_cb(struct cst_decoder *dec, cst_elem_fn fn, void *ctx)
+{
+	if (!dec)
+		return -cste_invalid;
+	dec->elem_fn = fn;
+	dec->elem_ctx = ctx;
+	return 0;
+}
+
+int cst_decoder_set_packet_cb(struct cst_decoder *dec, cst_packet_fn fn, void *ctx)
+{
+	if (!dec)
+		return -cste_invalid;
+	dec->pkt_fn = fn;
+	dec->pkt_ctx = ctx;
+	return 0;
+}
+
+/* After a fatal data-path response: report where and reset the tree so that the
+ * decoders look for sync again past the bad data. */
+static void recover(struct cst_decoder *dec, uint64_t offset)
+{
+	char msg[256] = "";
+	ocsd_trc_index_t idx;
+	uint8_t chan;
+
+	ocsd_get_last_err(&idx, &chan, msg, sizeof(msg));
+	cst_logf(dec->opts.log, cst_log_warning,
+		 "%s: offset %llu: trace decoder error (%s): resynchronising; trace skipped",
+		 cst_trace_buffer(dec->trace, dec->buffer)->path, (unsigned long long)offset,
+		 msg[0] ? msg : "corrupt data");
+	dec->stats.gaps++;
+	ocsd_dt_process_data(dec->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
+}
+
+/* Push bytes through the tree, resolving WAIT and recovering from FATAL. */
+static int push(struct cst_decoder *dec, uint64_t offset, const uint8_t *data, size_t len)
+{
+	while (len && !dec->stop) {
+		uint32_t chunk = len > (1u << 30) ? (1u << 30) : (uint32_t)len;
+		uint32_t used = 0;
+		ocsd_datapath_resp_t resp;
+
+		dec->fed_end = offset + chunk;
+		resp = ocsd_dt_process_data(dec->tree, OCSD_OP_DATA, (ocsd_trc_index_t)offset, chunk,
+					    data, &used);
+		while (OCSD_DATA_RESP_IS_WAIT(resp) && !dec->stop)
+			resp = ocsd_dt_process_data(dec->tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
+		if (dec->stop)
+			break;
+		if (OCSD_DATA_RESP_IS_FATAL(resp)) {
+			/* skip the unit that failed (a byte, or the rest of its frame) so
+			 * that every fatal response moves forward: no endless retry */
+			size_t skip = dec->format == cst_bufmt_raw
+					      ? 1
+					      : (size_t)(CST_FRAME - ((offset + used) % CST_FRAME));
+
+			recover(dec, offset + used);
+			used += (uint32_t)(skip < chunk - used ? skip : chunk - used);
+		}
+		dec->stats.bytes += used;
+		offset += used;
+		data += used;
+		len -= used;
+	}
+	return dec->stop;
+}
+
+int cst_decoder_feed(struct cst_decoder *dec, uint64_t offset, const uint8_t *data, size_t len)
+{
+	size_t whole;
+
+	if (!dec || (!data && len))
+		return -cste_invalid;
+	if (dec->format == cst_bufmt_raw)
+		return push(dec, offset, data, len);
+
+	/* Memory-aligned frames must reach OpenCSD in 16-byte units. */
+	if (dec->ncarry) {
+		size_t take = CST_FRAME - dec->ncarry;
+
+		if (take > len)
+			take = len;
+		memcpy(dec->carry + dec->ncarry, data, take);
+		dec->ncarry += take;
+		data += take;
+		len -= take;
+		offset += take;
+		if (dec->ncarry < CST_FRAME)
+			return 0;
+		dec->ncarry = 0;
+		if (push(dec, dec->carry_offset, dec->carry, CST_FRAME))
+			return dec->stop;
+	}
+	whole = len / CST_FRAME * CST_FRAME;
+	if (whole && push(dec, offset, data, whole))
+		return dec->stop;
+	if (len > whole) {
+		dec->ncarry = len - whole;
+		dec->carry_offset = offset + whole;
+		memcpy(dec->carry, data + whole, dec->ncarry);
+	}
+	return 0;
+}
+
+int cst_decoder_end(struct cst_decoder *dec)
+{
+	ocsd_datapath_resp_t resp;
+
+	if (!dec)
+		return -cste_invalid;
+	if (dec->ncarry) {
+		cst_logf(dec->opts.log, cst_log_warning,
+			 "%s: offset %llu: %zu bytes at the end do not make a whole 16-byte frame: "
+			 "ignored",
+			 cst_trace_buffer(dec->trace, dec->buffer)->path,
+			 (unsigned long long)dec->carry_offset, dec->ncarry);
+		dec->ncarry = 0;
+	}
+	if (dec->stop)
+		return dec->stop;
+	resp = ocsd_dt_process_data(dec->tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+	while (OCSD_DATA_RESP_IS_WAIT(resp) && !dec->stop)
+		resp = ocsd_dt_process_data(dec->tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
+	return dec->stop;
+}
+
+int cst_decoder_reset(struct cst_decoder *dec)
+{
+	if (!dec)
+		return -cste_invalid;
+	dec->ncarry = 0;
+	dec->stop = 0;
+	memset(dec->ctx, 0, sizeof(dec->ctx));
+	ocsd_dt_process_data(dec->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
+	return 0;
+}
+
+int cst_decoder_run(struct cst_decoder *dec)
+{
+	const struct cst_buffer_info *b;
+	uint8_t *window;
+	uint64_t pos, end;
+	struct stat st;
+	int fd, ret = 0;
+
+	if (!dec)
+		return -cste_invalid;
+	b = cst_trace_buffer(dec->trace, dec->buffer);
+	fd = open(b->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		cst_logf(dec->opts.log, cst_log_error, "%s: cannot open trace buffer: %s", b->path,
+			 strerror(errno));
+		return errno == ENOENT ? -cste_not_found : -cste_io;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		cst_logf(dec->opts.log, cst_log_error, "%s: not a regular file", b->path);
+		close(fd);
+		return -cste_io;
+	}
+	end = b->size == UINT64_MAX ? (uint64_t)st.st_size : b->offset + b->size;
+	if (end > (uint64_t)st.st_size || b->offset > end) {
+		cst_logf(dec->opts.log, cst_log_error,
+			 "%s: buffer wants bytes %llu-%llu but the file has %llu", b->path,
+			 (unsigned long long)b->offset, (unsigned long long)end,
+			 (unsigned long long)st.st_size);
+		close(fd);
+		return -cste_truncated;
+	}
+	if (end == b->offset) {
+		cst_logf(dec->opts.log, cst_log_error, "%s: trace buffer is empty", b->path);
+		close(fd);
+		return -cste_no_trace;
+	}
+	if (dec->format != cst_bufmt_raw && (end - b->offset) % CST_FRAME)
+		cst_logf(dec->opts.log, cst_log_warning,
+			 "%s: offset %llu: size %llu is not a whole number of 16-byte frames: "
+			 "the last %llu bytes cannot be decoded",
+			 b->path, (unsigned long long)(end - (end - b->offset) % CST_FRAME),
+			 (unsigned long long)(end - b->offset),
+			 (unsigned long long)((end - b->offset) % CST_FRAME));
+	window = malloc(dec->opts.window);
+	if (!window) {
+		close(fd);
+		return -cste_nomem;
+	}
+	for (pos = b->offset; pos < end && !ret;) {
+		size_t want = end - pos < dec->opts.window ? (size_t)(end - pos) : dec->opts.window;
+		ssize_t got = pread(fd, window, want, (off_t)pos);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			cst_logf(dec->opts.log, cst_log_error, "%s: offset %llu: read failed: %s",
+				 b->path, (unsigned long long)pos, got < 0 ? strerror(errno) : "EOF");
+			ret = -cste_io;
+			break;
+		}
+		/* offsets are relative to the buffer's first byte, as trc_pkt_lister counts */
+		ret = cst_decoder_feed(dec, pos - b->offset, window, (size_t)got);
+		pos += (uint64_t)got;
+	}
+	free(window);
+	close(fd);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return ret;
+	dec->ncarry = 0; /* the partial frame was reported above */
+	return cst_decoder_end(dec);
+}
+
+int cst_decoder_get_stats(const struct cst_decoder *dec, struct cst_decoder_stats *stats)
+{
+	if (!dec || !stats)
+		return -cste_invalid;
+	*stats = dec->stats;
+	return 0;
+}

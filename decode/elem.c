@@ -1,0 +1,393 @@
+/* Decoded elements: conversion from OpenCSD's generic element, names, and the three
+ * printed forms (OpenCSD's own text, a readable line, JSON). */
+#include "trace_internal.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <opencsd/c_api/opencsd_c_api.h>
+
+static enum cst_elem_type type_of(ocsd_gen_trc_elem_t t)
+{
+	switch (t) {
+	case OCSD_GEN_TRC_ELEM_NO_SYNC: return cst_elem_no_sync;
+	case OCSD_GEN_TRC_ELEM_TRACE_ON: return cst_elem_trace_on;
+	case OCSD_GEN_TRC_ELEM_EO_TRACE: return cst_elem_eot;
+	case OCSD_GEN_TRC_ELEM_PE_CONTEXT: return cst_elem_pe_context;
+	case OCSD_GEN_TRC_ELEM_INSTR_RANGE: return cst_elem_instr_range;
+	case OCSD_GEN_TRC_ELEM_I_RANGE_NOPATH: return cst_elem_i_range_nopath;
+	case OCSD_GEN_TRC_ELEM_ADDR_NACC: return cst_elem_addr_nacc;
+	case OCSD_GEN_TRC_ELEM_ADDR_UNKNOWN: return cst_elem_addr_unknown;
+	case OCSD_GEN_TRC_ELEM_EXCEPTION: return cst_elem_exception;
+	case OCSD_GEN_TRC_ELEM_EXCEPTION_RET: return cst_elem_exception_ret;
+	case OCSD_GEN_TRC_ELEM_TIMESTAMP: return cst_elem_timestamp;
+	case OCSD_GEN_TRC_ELEM_CYCLE_COUNT: return cst_elem_cycle_count;
+	case OCSD_GEN_TRC_ELEM_EVENT: return cst_elem_event;
+	case OCSD_GEN_TRC_ELEM_SWTRACE: return cst_elem_swtrace;
+	case OCSD_GEN_TRC_ELEM_SYNC_MARKER: return cst_elem_sync_marker;
+	case OCSD_GEN_TRC_ELEM_MEMTRANS: return cst_elem_memtrans;
+	case OCSD_GEN_TRC_ELEM_CUSTOM: return cst_elem_custom;
+	default: return cst_elem_unknown;
+	}
+}
+
+static enum cst_isa isa_of(ocsd_isa isa)
+{
+	switch (isa) {
+	case ocsd_isa_arm: return cst_isa_a32;
+	case ocsd_isa_thumb2: return cst_isa_t32;
+	case ocsd_isa_aarch64: return cst_isa_a64;
+	case ocsd_isa_tee: return cst_isa_tee;
+	case ocsd_isa_jazelle: return cst_isa_jazelle;
+	case ocsd_isa_custom: return cst_isa_custom;
+	default: return cst_isa_unknown;
+	}
+}
+
+static enum cst_insn_class class_of(ocsd_instr_type t)
+{
+	switch (t) {
+	case OCSD_INSTR_BR: return cst_insn_branch;
+	case OCSD_INSTR_BR_INDIRECT: return cst_insn_branch_indirect;
+	case OCSD_INSTR_ISB: return cst_insn_isb;
+	case OCSD_INSTR_DSB_DMB: return cst_insn_dsb_dmb;
+	case OCSD_INSTR_WFI_WFE: return cst_insn_wfi_wfe;
+	case OCSD_INSTR_TSTART: return cst_insn_tstart;
+	default: return cst_insn_other;
+	}
+}
+
+static enum cst_insn_subclass subclass_of(ocsd_instr_subtype t)
+{
+	switch (t) {
+	case OCSD_S_INSTR_BR_LINK: return cst_insn_sub_link;
+	case OCSD_S_INSTR_V8_RET: return cst_insn_sub_ret;
+	case OCSD_S_INSTR_V7_IMPLIED_RET: return cst_insn_sub_ret;
+	case OCSD_S_INSTR_V8_ERET: return cst_insn_sub_eret;
+	case OCSD_S_INSTR_NONE: return cst_insn_sub_none;
+	default: return cst_insn_sub_other;
+	}
+}
+
+static enum cst_gap_reason unsync_reason(unsync_info_t u)
+{
+	switch (u) {
+	case UNSYNC_INIT_DECODER: return cst_gap_init;
+	case UNSYNC_RESET_DECODER: return cst_gap_reset;
+	case UNSYNC_OVERFLOW: return cst_gap_overflow;
+	case UNSYNC_DISCARD: return cst_gap_discard;
+	case UNSYNC_BAD_PACKET: return cst_gap_resync;
+	default: return cst_gap_resync;
+	}
+}
+
+void cst_elem_from_ocsd(struct cst_elem *e, const struct _ocsd_generic_trace_elem *o)
+{
+	memset(e, 0, sizeof(*e));
+	e->ocsd = o;
+	e->type = type_of(o->elem_type);
+	e->isa = isa_of(o->isa);
+	e->ctx.el = (uint8_t)o->context.exception_level;
+	e->ctx.el_valid = o->context.el_valid;
+	e->ctx.security = (enum cst_security)o->context.security_level;
+	e->ctx.bits64 = o->context.bits64;
+	e->ctx.ctxid_valid = o->context.ctxt_id_valid;
+	e->ctx.context_id = o->context.context_id;
+	e->ctx.vmid_valid = o->context.vmid_valid;
+	e->ctx.vmid = o->context.vmid;
+	if (o->has_cc) {
+		e->has_cycle_count = true;
+		e->cycle_count = o->cycle_count;
+	}
+	if (o->has_ts)
+		e->timestamp = o->timestamp;
+
+	switch (e->type) {
+	case cst_elem_instr_range:
+	case cst_elem_i_range_nopath:
+		e->start = o->st_addr;
+		e->end = o->en_addr;
+		e->num_insns = o->num_instr_range;
+		e->last_class = class_of(o->last_i_type);
+		e->last_subclass = subclass_of(o->last_i_subtype);
+		e->last_size = (uint8_t)o->last_instr_sz;
+		e->last_executed = o->last_instr_exec;
+		break;
+	case cst_elem_addr_nacc:
+		e->start = o->st_addr;
+		e->gap = cst_gap_nacc;
+		break;
+	case cst_elem_addr_unknown:
+		e->gap = cst_gap_resync;
+		break;
+	case cst_elem_exception:
+		e->exception_number = o->exception_number;
+		e->exception_ret_addr_valid = o->excep_ret_addr;
+		e->exception_ret_addr = o->en_addr;
+		break;
+	case cst_elem_timestamp:
+		e->timestamp = o->timestamp;
+		break;
+	case cst_elem_cycle_count:
+		e->has_cycle_count = true;
+		e->cycle_count = o->cycle_count;
+		break;
+	case cst_elem_no_sync:
+		e->gap = unsync_reason(o->unsync_eot_info);
+		break;
+	case cst_elem_trace_on:
+		e->gap = o->trace_on_reason == TRACE_ON_OVERFLOW  ? cst_gap_overflow
+			 : o->trace_on_reason == TRACE_ON_EX_DEBUG ? cst_gap_debug
+								   : cst_gap_filter;
+		break;
+	case cst_elem_swtrace: {
+		const ocsd_swt_info_t *sw = &o->sw_trace_info;
+		uint32_t bytes = (uint32_t)sw->swt_payload_pkt_bitsize / 8 * sw->swt_payload_num_packets;
+
+		e->sw_master = (uint8_t)sw->swt_master_id;
+		e->sw_channel = sw->swt_channel_id;
+		e->sw_payload_size = bytes;
+		if (o->ptr_extended_data && bytes) {
+			const uint8_t *p = o->ptr_extended_data;
+
+			for (uint32_t i = 0; i < bytes && i < 8; i++)
+				e->sw_payload |= (uint64_t)p[i] << (8 * i);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+const char *cst_elem_type_name(enum cst_elem_type type)
+{
+	static const char *const names[cst_elem_max] = {
+		[cst_elem_unknown] = "unknown",
+		[cst_elem_no_sync] = "no_sync",
+		[cst_elem_trace_on] = "trace_on",
+		[cst_elem_eot] = "end_of_trace",
+		[cst_elem_pe_context] = "pe_context",
+		[cst_elem_instr_range] = "instr_range",
+		[cst_elem_i_range_nopath] = "instr_range_nopath",
+		[cst_elem_addr_nacc] = "addr_nacc",
+		[cst_elem_addr_unknown] = "addr_unknown",
+		[cst_elem_exception] = "exception",
+		[cst_elem_exception_ret] = "exception_return",
+		[cst_elem_timestamp] = "timestamp",
+		[cst_elem_cycle_count] = "cycle_count",
+		[cst_elem_event] = "event",
+		[cst_elem_swtrace] = "swtrace",
+		[cst_elem_sync_marker] = "sync_marker",
+		[cst_elem_memtrans] = "memtrans",
+		[cst_elem_instrumentation] = "instrumentation",
+		[cst_elem_custom] = "custom",
+	};
+
+	return (unsigned)type < cst_elem_max && names[type] ? names[type] : "unknown";
+}
+
+const char *cst_isa_name(enum cst_isa isa)
+{
+	static const char *const names[] = {"unknown", "A32", "T32", "A64", "TEE", "Jazelle",
+					    "custom"};
+
+	return (unsigned)isa < sizeof(names) / sizeof(names[0]) ? names[isa] : "unknown";
+}
+
+const char *cst_gap_reason_name(enum cst_gap_reason gap)
+{
+	static const char *const names[] = {"none",     "init",    "resync", "overflow", "filter",
+					    "discard",  "no-memory", "reset", "debug"};
+
+	return (unsigned)gap < sizeof(names) / sizeof(names[0]) ? names[gap] : "unknown";
+}
+
+const char *cst_insn_class_name(enum cst_insn_class c)
+{
+	static const char *const names[] = {"other", "branch", "indirect", "isb",
+					    "dsb/dmb", "wfi/wfe", "tstart"};
+
+	return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : "other";
+}
+
+int cst_elem_format_ocsd(const struct cst_elem *e, char *buf, size_t size)
+{
+	if (!e || !buf || !size || !e->ocsd)
+		return -cste_invalid;
+	if (ocsd_gen_elem_str(e->ocsd, buf, (int)(size > INT32_MAX ? INT32_MAX : size)) != OCSD_OK)
+		return -cste_decoder;
+	return (int)strlen(buf);
+}
+
+static const char *security_name(enum cst_security s)
+{
+	static const char *const names[] = {"S", "NS", "Root", "Realm"};
+
+	return (unsigned)s < 4 ? names[s] : "?";
+}
+
+static const char *subclass_suffix(enum cst_insn_subclass s)
+{
+	switch (s) {
+	case cst_insn_sub_link: return " call";
+	case cst_insn_sub_ret: return " return";
+	case cst_insn_sub_eret: return " eret";
+	default: return "";
+	}
+}
+
+int cst_elem_format_text(const struct cst_elem *e, char *buf, size_t size)
+{
+	char *const line = buf;
+	int n;
+
+	if (!e || !buf || !size)
+		return -cste_invalid;
+	n = snprintf(buf, size, "%10" PRIu64 "  %02x  ", e->offset, e->trace_id);
+	if (n < 0 || (size_t)n >= size)
+		return n < 0 ? -cste_internal : (int)size - 1;
+	buf += n;
+	size -= (size_t)n;
+
+	switch (e->type) {
+	case cst_elem_instr_range:
+	case cst_elem_i_range_nopath:
+		n += snprintf(buf, size, "range  0x%016" PRIx64 "-0x%016" PRIx64 " %5u insn %s  last: %s%s%s%s",
+			      e->start, e->end, e->num_insns, cst_isa_name(e->isa),
+			      cst_insn_class_name(e->last_class), subclass_suffix(e->last_subclass),
+			      e->last_class == cst_insn_other ? ""
+			      : e->last_executed	      ? " taken"
+							      : " not-taken",
+			      e->type == cst_elem_i_range_nopath ? " (path unknown)" : "");
+		break;
+	case cst_elem_pe_context:
+		n += snprintf(buf, size, "context  EL%u%s %s %s", e->ctx.el,
+			      e->ctx.el_valid ? "" : "?", security_name(e->ctx.security),
+			      e->ctx.bits64 ? "AArch64" : "AArch32");
+		if (e->ctx.ctxid_valid)
+			n += snprintf(buf + strlen(buf), size - strlen(buf), " ctxid=0x%x",
+				      e->ctx.context_id);
+		if (e->ctx.vmid_valid)
+			n += snprintf(buf + strlen(buf), size - strlen(buf), " vmid=0x%x", e->ctx.vmid);
+		break;
+	case cst_elem_exception:
+		n += snprintf(buf, size, "exception  #0x%x", e->exception_number);
+		if (e->exception_ret_addr_valid)
+			n += snprintf(buf + strlen(buf), size - strlen(buf), " return=0x%" PRIx64,
+				      e->exception_ret_addr);
+		break;
+	case cst_elem_exception_ret:
+		n += snprintf(buf, size, "exception-return");
+		break;
+	case cst_elem_timestamp:
+		n += snprintf(buf, size, "timestamp  %" PRIu64, e->timestamp);
+		break;
+	case cst_elem_cycle_count:
+		n += snprintf(buf, size, "cycles  %u", e->cycle_count);
+		break;
+	case cst_elem_no_sync:
+		n += snprintf(buf, size, "GAP no-sync (%s)", cst_gap_reason_name(e->gap));
+		break;
+	case cst_elem_trace_on:
+		n += snprintf(buf, size, "trace-on (%s)", cst_gap_reason_name(e->gap));
+		break;
+	case cst_elem_addr_nacc:
+		n += snprintf(buf, size, "GAP no memory image at 0x%016" PRIx64, e->start);
+		break;
+	case cst_elem_addr_unknown:
+		n += snprintf(buf, size, "GAP address unknown");
+		break;
+	case cst_elem_eot:
+		n += snprintf(buf, size, "end-of-trace");
+		break;
+	case cst_elem_swtrace:
+		n += snprintf(buf, size, "swtrace  master=0x%x channel=0x%x %u bytes 0x%" PRIx64,
+			      e->sw_master, e->sw_channel, e->sw_payload_size, e->sw_payload);
+		break;
+	default:
+		n += snprintf(buf, size, "%s", cst_elem_type_name(e->type));
+		break;
+	}
+	if (e->has_cycle_count && e->type != cst_elem_cycle_count)
+		n += snprintf(buf + strlen(buf), size - strlen(buf), "  cc=%u", e->cycle_count);
+	return (int)strlen(line);
+}
+
+int cst_elem_format_json(const struct cst_elem *e, char *buf, size_t size)
+{
+	json_t *o;
+	size_t n;
+
+	if (!e || !buf || !size)
+		return -cste_invalid;
+	o = json_object();
+	if (!o)
+		return -cste_nomem;
+	json_object_set_new(o, "type", json_string(cst_elem_type_name(e->type)));
+	json_object_set_new(o, "offset", json_integer((json_int_t)e->offset));
+	json_object_set_new(o, "trace_id", json_integer(e->trace_id));
+	if (e->cpu >= 0)
+		json_object_set_new(o, "cpu", json_integer(e->cpu));
+	if (e->pid >= 0)
+		json_object_set_new(o, "pid", json_integer(e->pid));
+	if (e->tid >= 0)
+		json_object_set_new(o, "tid", json_integer(e->tid));
+	switch (e->type) {
+	case cst_elem_instr_range:
+	case cst_elem_i_range_nopath:
+		json_object_set_new(o, "start", json_integer((json_int_t)e->start));
+		json_object_set_new(o, "end", json_integer((json_int_t)e->end));
+		json_object_set_new(o, "insns", json_integer(e->num_insns));
+		json_object_set_new(o, "isa", json_string(cst_isa_name(e->isa)));
+		json_object_set_new(o, "last", json_string(cst_insn_class_name(e->last_class)));
+		if (e->last_subclass == cst_insn_sub_link)
+			json_object_set_new(o, "call", json_true());
+		if (e->last_subclass == cst_insn_sub_ret)
+			json_object_set_new(o, "return", json_true());
+		json_object_set_new(o, "executed", json_boolean(e->last_executed));
+		json_object_set_new(o, "last_size", json_integer(e->last_size));
+		break;
+	case cst_elem_pe_context:
+		json_object_set_new(o, "el", json_integer(e->ctx.el));
+		json_object_set_new(o, "security", json_string(security_name(e->ctx.security)));
+		json_object_set_new(o, "aarch64", json_boolean(e->ctx.bits64));
+		if (e->ctx.ctxid_valid)
+			json_object_set_new(o, "context_id", json_integer(e->ctx.context_id));
+		if (e->ctx.vmid_valid)
+			json_object_set_new(o, "vmid", json_integer(e->ctx.vmid));
+		break;
+	case cst_elem_exception:
+		json_object_set_new(o, "number", json_integer(e->exception_number));
+		if (e->exception_ret_addr_valid)
+			json_object_set_new(o, "return_address",
+					    json_integer((json_int_t)e->exception_ret_addr));
+		break;
+	case cst_elem_timestamp:
+		json_object_set_new(o, "timestamp", json_integer((json_int_t)e->timestamp));
+		break;
+	case cst_elem_addr_nacc:
+		json_object_set_new(o, "address", json_integer((json_int_t)e->start));
+		break;
+	case cst_elem_swtrace:
+		json_object_set_new(o, "master", json_integer(e->sw_master));
+		json_object_set_new(o, "channel", json_integer(e->sw_channel));
+		json_object_set_new(o, "size", json_integer(e->sw_payload_size));
+		json_object_set_new(o, "payload", json_integer((json_int_t)e->sw_payload));
+		break;
+	default:
+		break;
+	}
+	if (e->gap != cst_gap_none)
+		json_object_set_new(o, "gap", json_string(cst_gap_reason_name(e->gap)));
+	if (e->has_cycle_count)
+		json_object_set_new(o, "cycles", json_integer(e->cycle_count));
+	n = json_dumpb(o, buf, size - 1, JSON_COMPACT);
+	json_decref(o);
+	if (n == 0 || n >= size)
+		return -cste_nomem;
+	buf[n] = '\0';
+	return (int)n;
+}

@@ -1,0 +1,170 @@
+/* An INI file as sections of key/value pairs, parsed by libinih. A key repeated
+ * within one section starts a new section of the same name, so that files with
+ * several "[dump]" sections in a row keep each dump apart. */
+#include "ini_doc.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static struct ini_section *add_section(struct ini_doc *doc, const char *name)
+{
+	struct ini_section *s;
+
+	if (doc->nsections == doc->cap) {
+		int ncap = doc->cap ? doc->cap * 2 : 8;
+		void *p = realloc(doc->sections, (size_t)ncap * sizeof(*doc->sections));
+
+		if (!p)
+			return NULL;
+		doc->sections = p;
+		doc->cap = ncap;
+	}
+	s = &doc->sections[doc->nsections];
+	memset(s, 0, sizeof(*s));
+	s->name = strdup(name);
+	if (!s->name)
+		return NULL;
+	doc->nsections++;
+	return s;
+}
+
+static int add_kv(struct ini_section *s, const char *key, const char *value)
+{
+	if (s->nkv == s->cap) {
+		int ncap = s->cap ? s->cap * 2 : 8;
+		void *p = realloc(s->kv, (size_t)ncap * sizeof(*s->kv));
+
+		if (!p)
+			return -1;
+		s->kv = p;
+		s->cap = ncap;
+	}
+	s->kv[s->nkv].key = strdup(key);
+	s->kv[s->nkv].value = strdup(value);
+	if (!s->kv[s->nkv].key || !s->kv[s->nkv].value) {
+		free(s->kv[s->nkv].key);
+		free(s->kv[s->nkv].value);
+		return -1;
+	}
+	s->nkv++;
+	return 0;
+}
+
+/* libinih handler: returns nonzero on success. */
+static int on_value(void *user, const char *section, const char *name, const char *value)
+{
+	struct ini_doc *doc = user;
+	struct ini_section *cur = doc->nsections ? &doc->sections[doc->nsections - 1] : NULL;
+	char joined[512];
+
+	/* libinih also splits at ':', which register keys such as "TRCIDR0(id:0x78)"
+	 * contain: put such a key back together and split at the '=' instead. */
+	if (strchr(name, '(') && !strchr(name, ')') && strstr(value, ")=")) {
+		const char *eq = strstr(value, ")=") + 1;
+
+		if ((size_t)snprintf(joined, sizeof(joined), "%s:%.*s", name, (int)(eq - value),
+				     value) < sizeof(joined)) {
+			name = joined;
+			value = eq + 1;
+			while (*value == ' ' || *value == '\t')
+				value++;
+		}
+	}
+
+	if (!cur || strcasecmp(cur->name, section) != 0 || ini_section_get(cur, name)) {
+		cur = add_section(doc, section);
+		if (!cur)
+			return 0;
+	}
+	return add_kv(cur, name, value) == 0;
+}
+
+int ini_doc_load(struct ini_doc *doc, const char *path, const struct cst_log *log,
+		 int quiet_missing)
+{
+	FILE *f;
+	int line;
+
+	memset(doc, 0, sizeof(*doc));
+	doc->path = strdup(path);
+	if (!doc->path)
+		return -cste_nomem;
+	f = fopen(path, "r");
+	if (!f) {
+		int e = errno;
+
+		if (!quiet_missing || e != ENOENT)
+			cst_logf(log, cst_log_error, "%s: cannot open: %s", path, strerror(e));
+		return e == ENOENT ? -cste_not_found : -cste_io;
+	}
+	line = ini_parse_file(f, on_value, doc);
+	fclose(f);
+	if (line == -2) {
+		cst_logf(log, cst_log_error, "%s: out of memory while reading", path);
+		return -cste_nomem;
+	}
+	if (line > 0) {
+		cst_logf(log, cst_log_error,
+			 "%s:%d: malformed line (expected [section] or key=value)", path, line);
+		return -cste_format;
+	}
+	if (line < 0) {
+		cst_logf(log, cst_log_error, "%s: cannot read", path);
+		return -cste_io;
+	}
+	return 0;
+}
+
+void ini_doc_fini(struct ini_doc *doc)
+{
+	if (!doc)
+		return;
+	for (int i = 0; i < doc->nsections; i++) {
+		struct ini_section *s = &doc->sections[i];
+
+		for (int k = 0; k < s->nkv; k++) {
+			free(s->kv[k].key);
+			free(s->kv[k].value);
+		}
+		free(s->kv);
+		free(s->name);
+	}
+	free(doc->sections);
+	free(doc->path);
+	memset(doc, 0, sizeof(*doc));
+}
+
+const struct ini_section *ini_doc_section(const struct ini_doc *doc, const char *name)
+{
+	for (int i = 0; i < doc->nsections; i++)
+		if (!strcasecmp(doc->sections[i].name, name))
+			return &doc->sections[i];
+	return NULL;
+}
+
+const char *ini_section_get(const struct ini_section *sec, const char *key)
+{
+	if (!sec)
+		return NULL;
+	for (int k = 0; k < sec->nkv; k++)
+		if (!strcasecmp(sec->kv[k].key, key))
+			return sec->kv[k].value;
+	return NULL;
+}
+
+const char *ini_doc_get(const struct ini_doc *doc, const char *section, const char *key)
+{
+	for (int i = 0; i < doc->nsections; i++) {
+		if (!strcasecmp(doc->sections[i].name, section)) {
+			const char *v = ini_section_get(&doc->sections[i], key);
+
+			if (v)
+				return v;
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,317 @@
+/* Sessions: open any trace input (snapshot directory, perf.data, raw sink dump)
+ * and decode it as one element stream with sideband, through one call. */
+#include "perf_input.h"
+#include "trace_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct cst_session {
+	struct cst_session_opts opts;
+	enum cst_input_kind kind;
+	struct cst_trace *trace;
+	struct cst_perf_input *perf;
+	struct cst_decoder_stats stats;
+	char *path;
+};
+
+static enum cst_input_kind detect(const char *path, const struct cst_log *log, int *err)
+{
+	struct stat st;
+	char magic[8];
+	int fd;
+
+	if (stat(path, &st) < 0) {
+		cst_logf(log, cst_log_error, "%s: %s", path, strerror(errno));
+		*err = errno == ENOENT ? -cste_not_found : -cste_io;
+		return cst_input_auto;
+	}
+	if (S_ISDIR(st.st_mode))
+		return cst_input_snapshot;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		cst_logf(log, cst_log_error, "%s: cannot open: %s", path, strerror(errno));
+		*err = -cste_io;
+		return cst_input_auto;
+	}
+	if (read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
+	    !memcmp(magic, "PERFILE2", 8)) {
+		close(fd);
+		return cst_input_perf;
+	}
+	close(fd);
+	{
+		const char *base = strrchr(path, '/');
+
+		if (!strcasecmp(base ? base + 1 : path, "snapshot.ini"))
+			return cst_input_snapshot;
+	}
+	return cst_input_raw;
+}
+
+/* A snapshot's core devices are often named cpu_N: use N as the CPU number. */
+static void guess_cpus(struct cst_trace *t)
+{
+	for (int i = 0; i < t->nsources; i++) {
+		const char *n = t->sources[i].name;
+		size_t len = strlen(n);
+
+		if (t->sources[i].cpu >= 0 || !len || !isdigit((unsigned char)n[len - 1]))
+			continue;
+		while (len && isdigit((unsigned char)n[len - 1]))
+			len--;
+		if (len && (n[len - 1] == '_' || isalpha((unsigned char)n[len - 1])) &&
+		    (!strncasecmp(n, "ETM", 3) || !strncasecmp(n, "PTM", 3) ||
+		     !strncasecmp(n, "CSETM", 5) || !strncasecmp(n, "ETE", 3)))
+			t->sources[i].cpu = atoi(n + len);
+	}
+}
+
+static int open_raw(struct cst_session *s, const char *path)
+{
+	struct cst_buffer_info info = {
+		.name = "raw", .path = path, .size = UINT64_MAX, .format = s->opts.raw_format};
+	int buffer, err;
+
+	if (!s->opts.nraw_sources) {
+		cst_logf(s->opts.log, cst_log_error,
+			 "%s: not a snapshot directory or perf.data file; to decode a raw sink dump "
+			 "give its trace source (--etmv4 ..., --etmv3 ..., --ptm ..., --stm ... or "
+			 "--board NAME)",
+			 path);
+		return -cste_format;
+	}
+	buffer = cst_trace_add_buffer(s->trace, &info);
+	if (buffer < 0)
+		return buffer;
+	for (int i = 0; i < s->opts.nraw_sources; i++) {
+		err = cst_trace_add_source(s->trace, buffer, &s->opts.raw_sources[i]);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+int cst_session_open(struct cst_session **out, const char *path,
+		     const struct cst_session_opts *opts)
+{
+	struct cst_session *s;
+	int err = 0;
+
+	if (!out || !path)
+		return -cste_invalid;
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -cste_nomem;
+	if (opts)
+		memcpy(&s->opts, opts,
+		       opts->sz && opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
+	s->opts.sz = sizeof(s->opts);
+	s->path = strdup(path);
+	s->trace = cst_trace_alloc();
+	if (!s->path || !s->trace) {
+		err = -cste_nomem;
+		goto fail;
+	}
+	s->kind = s->opts.kind;
+	if (s->kind == cst_input_auto) {
+		s->kind = detect(path, s->opts.log, &err);
+		if (err)
+			goto fail;
+	}
+	switch (s->kind) {
+	case cst_input_snapshot: {
+		char *dir = strdup(path);
+		char *slash;
+		struct stat st;
+
+		if (!dir) {
+			err = -cste_nomem;
+			goto fail;
+		}
+		if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode) && (slash = strrchr(dir, '/')))
+			*slash = '\0';
+		else if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+			strcpy(dir, ".");
+		err = cst_trace_load_snapshot(s->trace, dir, s->opts.log);
+		free(dir);
+		if (!err)
+			guess_cpus(s->trace);
+		break;
+	}
+	case cst_input_perf:
+		err = cst_perf_input_open(&s->perf, path, &s->opts, s->trace);
+		break;
+	case cst_input_raw:
+		err = open_raw(s, path);
+		break;
+	default:
+		err = -cste_invalid;
+	}
+	if (err)
+		goto fail;
+	for (int i = 0; i < s->opts.nraw_images && !err; i++)
+		err = cst_trace_add_image(s->trace, &s->opts.raw_images[i]);
+	if (err)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	cst_session_free(s);
+	return err;
+}
+
+void cst_session_free(struct cst_session *s)
+{
+	if (!s)
+		return;
+	if (s->perf)
+		cst_perf_input_free(s->perf);
+	cst_trace_free(s->trace);
+	free(s->path);
+	free(s);
+}
+
+const struct cst_trace *cst_session_trace(const struct cst_session *s)
+{
+	return s ? s->trace : NULL;
+}
+
+/* Buffers to decode: the named one, every one ("all"), or the default one. */
+static int pick_buffers(struct cst_session *s, int *first, int *last)
+{
+	const char *want = s->opts.buffer;
+
+	if (want && !strcasecmp(want, "all")) {
+		*first = 0;
+		*last = s->trace->nbuffers - 1;
+		return 0;
+	}
+	if (want) {
+		int b = cst_trace_find_buffer(s->trace, want);
+
+		if (b < 0) {
+			cst_logf(s->opts.log, cst_log_error, "%s: no trace buffer named '%s'",
+				 s->path, want);
+			return b;
+		}
+		*first = *last = b;
+		return 0;
+	}
+	*first = *last = cst_trace_default_buffer(s->trace);
+	if (*first < 0)
+		return *first;
+	if (s->trace->nbuffers > 1)
+		cst_logf(s->opts.log, cst_log_info,
+			 "%s: %d trace buffers; decoding %s (choose with --buffer NAME or --buffer all)",
+			 s->path, s->trace->nbuffers, s->trace->buffers[*first].name);
+	return 0;
+}
+
+static void stats_add(struct cst_decoder_stats *a, const struct cst_decoder_stats *b)
+{
+	a->bytes += b->bytes;
+	a->elements += b->elements;
+	a->ranges += b->ranges;
+	a->instructions += b->instructions;
+	a->gaps += b->gaps;
+	a->nacc += b->nacc;
+	a->packets += b->packets;
+}
+
+static int emit_images(struct cst_session *s, cst_sideband_fn sb_fn, void *ctx)
+{
+	for (int i = 0; sb_fn && i < s->trace->nimages; i++) {
+		const struct cst_mem_image *m = &s->trace->images[i];
+		struct cst_sideband sb = {
+			.type = cst_sb_mmap, .pid = -1, .tid = -1, .cpu = -1,
+			.addr = m->address, .len = m->length, .pgoff = m->file_offset,
+			.filename = m->path};
+		int ret = sb_fn(ctx, &sb);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int run_buffers(struct cst_session *s, cst_elem_fn elem_fn, cst_packet_fn pkt_fn,
+		       void *ctx)
+{
+	int first, last, ret;
+
+	ret = pick_buffers(s, &first, &last);
+	if (ret < 0)
+		return ret;
+	for (int b = first; b <= last; b++) {
+		struct cst_decoder_opts dopts = {
+			.sz = sizeof(dopts), .log = s->opts.log, .packets_only = pkt_fn != NULL,
+			.id_filter = {s->opts.id_filter[0], s->opts.id_filter[1]}};
+		struct cst_decoder_stats st;
+		struct cst_decoder *dec;
+		int err = 0;
+
+		dec = cst_decoder_alloc(s->trace, b, &dopts, &err);
+		if (!dec) {
+			/* with several buffers, one without decodable sources is not fatal */
+			if (first != last && err == -cste_no_trace)
+				continue;
+			return err;
+		}
+		cst_decoder_set_elem_cb(dec, elem_fn, ctx);
+		cst_decoder_set_packet_cb(dec, pkt_fn, ctx);
+		ret = cst_decoder_run(dec);
+		cst_decoder_get_stats(dec, &st);
+		stats_add(&s->stats, &st);
+		cst_decoder_free(dec);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
+{
+	int ret;
+
+	if (!s)
+		return -cste_invalid;
+	memset(&s->stats, 0, sizeof(s->stats));
+	if (s->kind == cst_input_perf)
+		return cst_perf_input_run(s->perf, s->trace, elem_fn, sb_fn, ctx, &s->stats);
+	ret = emit_images(s, sb_fn, ctx);
+	if (ret)
+		return ret;
+	return run_buffers(s, elem_fn, NULL, ctx);
+}
+
+static int no_elements(void *ctx, const struct cst_elem *e)
+{
+	return 0;
+}
+
+int cst_session_dump(struct cst_session *s, cst_packet_fn fn, void *ctx)
+{
+	if (!s || !fn)
+		return -cste_invalid;
+	memset(&s->stats, 0, sizeof(s->stats));
+	if (s->kind == cst_input_perf)
+		return cst_perf_input_dump(s->perf, s->trace, fn, ctx);
+	return run_buffers(s, no_elements, fn, ctx);
+}
+
+int cst_session_get_stats(const struct cst_session *s, struct cst_decoder_stats *stats)
+{
+	if (!s || !stats)
+		return -cste_invalid;
+	*stats = s->stats;
+	return 0;
+}

@@ -1,0 +1,555 @@
+/* Reader for "ARM Trace and Debug Snapshot" directories (snapshot.ini, trace.ini,
+ * device files, buffers, memory dumps), as trc_pkt_lister and Arm DS read them. */
+#include "ini_doc.h"
+#include "trace_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+struct snap_device {
+	struct ini_doc doc;
+	const char *name;  /* [device] name */
+	const char *klass; /* [device] class */
+	const char *type;  /* [device] type */
+};
+
+struct snap {
+	const char *dir;
+	const struct cst_log *log;
+	struct snap_device *devices;
+	int ndevices;
+	struct ini_doc snapshot_ini;
+	struct ini_doc trace_ini;
+	const struct ini_doc *trace_doc; /* trace.ini, or snapshot.ini holding the sections */
+};
+
+/* Join @dir and @file unless @file is absolute; Windows separators become '/'. */
+static char *snap_path(const char *dir, const char *file)
+{
+	char *out;
+	size_t n;
+
+	if (file[0] == '/')
+		out = strdup(file);
+	else if (asprintf(&out, "%s/%s", dir, file) < 0)
+		out = NULL;
+	if (!out)
+		return NULL;
+	n = strlen(out);
+	for (size_t i = 0; i < n; i++)
+		if (out[i] == '\\')
+			out[i] = '/';
+	return out;
+}
+
+/* Strip surrounding quotes and blanks in place (values like file="a.bin"). */
+static char *unquote(char *s)
+{
+	size_t n;
+
+	while (*s == '"' || *s == '\'' || isspace((unsigned char)*s))
+		s++;
+	n = strlen(s);
+	while (n && (s[n - 1] == '"' || s[n - 1] == '\'' || isspace((unsigned char)s[n - 1])))
+		s[--n] = '\0';
+	return s;
+}
+
+static struct snap_device *snap_find_device(struct snap *ss, const char *name)
+{
+	for (int i = 0; i < ss->ndevices; i++)
+		if (ss->devices[i].name && !strcasecmp(ss->devices[i].name, name))
+			return &ss->devices[i];
+	return NULL;
+}
+
+/* A register by name from the [regs] sections: keys may carry "(0x004)" or
+ * "(id:0x4,size:64)" after the name, and match in any case. */
+static const char *device_reg(const struct snap_device *dev, const char *reg)
+{
+	size_t len = strlen(reg);
+
+	for (int i = 0; i < dev->doc.nsections; i++) {
+		const struct ini_section *s = &dev->doc.sections[i];
+
+		if (strcasecmp(s->name, "regs") != 0)
+			continue;
+		for (int k = 0; k < s->nkv; k++) {
+			const char *key = s->kv[k].key;
+
+			if (!strncasecmp(key, reg, len) && (key[len] == '\0' || key[len] == '(' ||
+							    isspace((unsigned char)key[len])))
+				return s->kv[k].value;
+		}
+	}
+	return NULL;
+}
+
+struct reg_want {
+	const char *name;
+	bool required;
+	uint32_t dflt;
+	uint32_t *dst;
+};
+
+static int read_regs(struct snap *ss, const struct snap_device *dev, struct reg_want *w, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const char *v = device_reg(dev, w[i].name);
+		uint64_t val;
+
+		if (!v) {
+			if (w[i].required) {
+				cst_logf(ss->log, cst_log_warning,
+					 "%s: register %s missing: source %s skipped",
+					 dev->doc.path, w[i].name, dev->name);
+				return -cste_format;
+			}
+			*w[i].dst = w[i].dflt;
+			continue;
+		}
+		if (cst_parse_u64(v, &val) < 0 || val > UINT32_MAX) {
+			cst_logf(ss->log, cst_log_warning,
+				 "%s: register %s value '%s' is not a 32-bit number: source %s skipped",
+				 dev->doc.path, w[i].name, v, dev->name);
+			return -cste_format;
+		}
+		*w[i].dst = (uint32_t)val;
+	}
+	return 0;
+}
+
+/* Device type ("ETM4.2", "PTM1.1", "PFT1.1", "ETM3.5", "ETE", "STM") to protocol. */
+static enum cst_protocol protocol_of(const char *type)
+{
+	char base[32];
+	size_t n = strcspn(type, ".");
+
+	if (n >= sizeof(base))
+		return cst_proto_unknown;
+	memcpy(base, type, n);
+	base[n] = '\0';
+	if (!strcasecmp(base, "ETM4") || !strcasecmp(base, "ETMv4"))
+		return cst_proto_etmv4i;
+	if (!strcasecmp(base, "ETM3") || !strcasecmp(base, "ETMv3"))
+		return cst_proto_etmv3;
+	if (!strcasecmp(base, "PTM1") || !strcasecmp(base, "PFT1") || !strcasecmp(base, "PTM") ||
+	    !strcasecmp(base, "PFT"))
+		return cst_proto_ptm;
+	if (!strcasecmp(base, "ETE"))
+		return cst_proto_ete;
+	if (!strcasecmp(base, "STM"))
+		return cst_proto_stm;
+	return cst_proto_unknown;
+}
+
+static int source_from_device(struct snap *ss, const struct snap_device *dev,
+			      const struct snap_device *core, struct cst_source_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->cpu = -1;
+	cfg->protocol = protocol_of(dev->type ? dev->type : "");
+	snprintf(cfg->name, sizeof(cfg->name), "%s", dev->name);
+
+	switch (cfg->protocol) {
+	case cst_proto_etmv4i:
+	case cst_proto_ete: {
+		struct cst_etmv4_regs *r = &cfg->regs.etmv4;
+		struct reg_want want[] = {
+			{"TRCCONFIGR", true, 0, &r->trcconfigr},
+			{"TRCTRACEIDR", true, 0, &r->trctraceidr},
+			{"TRCIDR0", true, 0, &r->trcidr0},
+			{"TRCIDR1", false, 0x4100F403, &r->trcidr1},
+			{"TRCIDR2", true, 0, &r->trcidr2},
+			{"TRCIDR8", false, 0, &r->trcidr8},
+			{"TRCIDR9", false, 0, &r->trcidr9},
+			{"TRCIDR10", false, 0, &r->trcidr10},
+			{"TRCIDR11", false, 0, &r->trcidr11},
+			{"TRCIDR12", false, 0, &r->trcidr12},
+			{"TRCIDR13", false, 0, &r->trcidr13},
+			{"TRCAUTHSTATUS", false, 0, &r->trcauthstatus},
+			{"TRCDEVARCH", false, 0x47705A13, &r->trcdevarch},
+		};
+		if (read_regs(ss, dev, want, sizeof(want) / sizeof(want[0])) < 0)
+			return -cste_format;
+		break;
+	}
+	case cst_proto_etmv3:
+	case cst_proto_ptm: {
+		struct cst_etmv3_regs *r = &cfg->regs.etmv3;
+		struct reg_want want[] = {
+			{"ETMIDR", true, 0, &r->etmidr},
+			{"ETMCR", true, 0, &r->etmcr},
+			{"ETMCCER", true, 0, &r->etmccer},
+			{"ETMTRACEIDR", true, 0, &r->etmtraceidr},
+		};
+		if (read_regs(ss, dev, want, sizeof(want) / sizeof(want[0])) < 0)
+			return -cste_format;
+		break;
+	}
+	case cst_proto_stm: {
+		struct reg_want want[] = {{"STMTCSR", true, 0, &cfg->regs.stm.stmtcsr}};
+
+		if (read_regs(ss, dev, want, 1) < 0)
+			return -cste_format;
+		return 0; /* no core */
+	}
+	default:
+		cst_logf(ss->log, cst_log_warning,
+			 "%s: device %s has type '%s', which cstrace cannot decode "
+			 "(expected ETM3.x, PTM1.x/PFT1.x, ETM4.x, ETE or STM): skipped",
+			 dev->doc.path, dev->name, dev->type ? dev->type : "(none)");
+		return -cste_unsupported;
+	}
+
+	if (!core) {
+		cst_logf(ss->log, cst_log_warning,
+			 "%s: source %s is not linked to a core in [core_trace_sources]: skipped",
+			 ss->trace_doc->path, dev->name);
+		return -cste_not_found;
+	}
+	snprintf(cfg->core_name, sizeof(cfg->core_name), "%s", core->type ? core->type : "");
+	if (cst_core_lookup(cfg->core_name, &cfg->arch, &cfg->profile) < 0) {
+		cst_logf(ss->log, cst_log_warning,
+			 "%s: core type '%s' is unknown (expected e.g. Cortex-A53): source %s skipped",
+			 core->doc.path, cfg->core_name, dev->name);
+		return -cste_unsupported;
+	}
+	return 0;
+}
+
+static enum cst_mem_space space_of(const char *s)
+{
+	static const struct {
+		const char *name;
+		enum cst_mem_space space;
+	} map[] = {
+		{"EL1S", cst_mem_el1s}, {"EL1N", cst_mem_el1n}, {"EL2", cst_mem_el2},
+		{"EL2N", cst_mem_el2},  {"EL2S", cst_mem_el2s}, {"EL3", cst_mem_el3},
+		{"S", cst_mem_secure},  {"N", cst_mem_nonsecure}, {"ANY", cst_mem_any},
+		{"H", cst_mem_el2},     {"P", cst_mem_el1n},   {"NP", cst_mem_el1n},
+		{"SP", cst_mem_el1s},
+	};
+
+	for (size_t i = 0; s && i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcasecmp(map[i].name, s))
+			return map[i].space;
+	return cst_mem_any; /* absent, or realm spaces 1.3.3 does not know */
+}
+
+/* Memory dumps of a core: [dump*] sections with file, address, length, offset, space. */
+static int add_core_dumps(struct snap *ss, struct cst_trace *trace, const struct snap_device *core)
+{
+	for (int i = 0; i < core->doc.nsections; i++) {
+		const struct ini_section *s = &core->doc.sections[i];
+		const char *file, *addr, *len, *off, *space;
+		struct cst_mem_image img = {0};
+		char *path, *fname;
+		struct stat st;
+		int err;
+
+		if (strncasecmp(s->name, "dump", 4) != 0)
+			continue;
+		file = ini_section_get(s, "file");
+		addr = ini_section_get(s, "address");
+		len = ini_section_get(s, "length");
+		off = ini_section_get(s, "offset");
+		space = ini_section_get(s, "space");
+		if (!file || !addr) {
+			cst_logf(ss->log, cst_log_warning,
+				 "%s: [%s] needs file= and address=: dump skipped", core->doc.path,
+				 s->name);
+			continue;
+		}
+		if (cst_parse_u64(addr, &img.address) < 0 ||
+		    (len && cst_parse_u64(len, &img.length) < 0) ||
+		    (off && cst_parse_u64(off, &img.file_offset) < 0)) {
+			cst_logf(ss->log, cst_log_warning,
+				 "%s: [%s] address, length or offset is not a number: dump skipped",
+				 core->doc.path, s->name);
+			continue;
+		}
+		fname = strdup(file);
+		if (!fname)
+			return -cste_nomem;
+		path = snap_path(ss->dir, unquote(fname));
+		free(fname);
+		if (!path)
+			return -cste_nomem;
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			cst_logf(ss->log, cst_log_warning,
+				 "%s: memory dump %s (for 0x%llx) is missing: code there cannot be "
+				 "followed and shows as inaccessible (ADDR_NACC)",
+				 core->doc.path, path, (unsigned long long)img.address);
+			free(path);
+			continue;
+		}
+		if (img.file_offset >= (uint64_t)st.st_size ||
+		    (img.length && img.file_offset + img.length > (uint64_t)st.st_size)) {
+			uint64_t avail = img.file_offset < (uint64_t)st.st_size
+						 ? (uint64_t)st.st_size - img.file_offset
+						 : 0;
+			cst_logf(ss->log, cst_log_warning,
+				 "%s: [%s] wants %llu bytes at offset %llu of %s, which has %llu: "
+				 "mapping what is there",
+				 core->doc.path, s->name, (unsigned long long)img.length,
+				 (unsigned long long)img.file_offset, path, (unsigned long long)st.st_size);
+			img.length = avail;
+			if (!avail) {
+				free(path);
+				continue;
+			}
+		}
+		img.path = path;
+		img.space = space_of(space ? space : NULL);
+		err = cst_trace_add_image(trace, &img);
+		free(path);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int load_devices(struct snap *ss)
+{
+	const struct ini_section *list = ini_doc_section(&ss->snapshot_ini, "device_list");
+
+	if (!list) {
+		cst_logf(ss->log, cst_log_error, "%s: no [device_list] section",
+			 ss->snapshot_ini.path);
+		return -cste_format;
+	}
+	ss->devices = calloc((size_t)list->nkv, sizeof(*ss->devices));
+	if (!ss->devices)
+		return -cste_nomem;
+	for (int k = 0; k < list->nkv; k++) {
+		struct snap_device *dev = &ss->devices[ss->ndevices];
+		char *path = snap_path(ss->dir, list->kv[k].value);
+		int err;
+
+		if (!path)
+			return -cste_nomem;
+		err = ini_doc_load(&dev->doc, path, ss->log, 0);
+		free(path);
+		if (err == -cste_nomem)
+			return err;
+		if (err < 0) {
+			ini_doc_fini(&dev->doc);
+			cst_logf(ss->log, cst_log_warning, "%s: device %s skipped",
+				 ss->snapshot_ini.path, list->kv[k].key);
+			continue;
+		}
+		dev->name = ini_doc_get(&dev->doc, "device", "name");
+		dev->klass = ini_doc_get(&dev->doc, "device", "class");
+		dev->type = ini_doc_get(&dev->doc, "device", "type");
+		if (!dev->name) {
+			cst_logf(ss->log, cst_log_warning,
+				 "%s: no [device] name=: device skipped", dev->doc.path);
+			ini_doc_fini(&dev->doc);
+			continue;
+		}
+		ss->ndevices++;
+	}
+	return 0;
+}
+
+static int buffer_format(struct snap *ss, const char *fmt, enum cst_buffer_format *out)
+{
+	if (!fmt || !strcasecmp(fmt, "coresight"))
+		*out = cst_bufmt_frames;
+	else if (!strcasecmp(fmt, "source_data"))
+		*out = cst_bufmt_raw;
+	else if (!strcasecmp(fmt, "dstream_coresight"))
+		*out = cst_bufmt_dstream;
+	else if (!strcasecmp(fmt, "tpiu") || !strcasecmp(fmt, "tpiu_coresight"))
+		*out = cst_bufmt_tpiu;
+	else {
+		cst_logf(ss->log, cst_log_error,
+			 "%s: buffer format '%s' unknown (expected coresight, source_data or "
+			 "dstream_coresight)",
+			 ss->trace_doc->path, fmt);
+		return -cste_format;
+	}
+	return 0;
+}
+
+static int cmp_kv_key(const void *a, const void *b)
+{
+	return strcmp(((const struct ini_kv *)a)->key, ((const struct ini_kv *)b)->key);
+}
+
+/* The core device that a source traces, from [core_trace_sources] core=source. */
+static struct snap_device *core_of_source(struct snap *ss, const char *source)
+{
+	const struct ini_section *cores = ini_doc_section(ss->trace_doc, "core_trace_sources");
+
+	for (int k = 0; cores && k < cores->nkv; k++)
+		if (!strcasecmp(cores->kv[k].value, source))
+			return snap_find_device(ss, cores->kv[k].key);
+	return NULL;
+}
+
+static int load_buffer(struct snap *ss, struct cst_trace *trace, const char *section)
+{
+	const struct ini_section *sec = ini_doc_section(ss->trace_doc, section);
+	const struct ini_section *srcbuf = ini_doc_section(ss->trace_doc, "source_buffers");
+	struct cst_buffer_info info = {0};
+	const char *name, *file;
+	struct ini_kv *sources = NULL;
+	int nsources = 0, buffer, ndecoders = 0, err = 0;
+	char *path;
+
+	if (!sec) {
+		cst_logf(ss->log, cst_log_error, "%s: buffer section [%s] listed but missing",
+			 ss->trace_doc->path, section);
+		return -cste_format;
+	}
+	name = ini_section_get(sec, "name");
+	file = ini_section_get(sec, "file");
+	if (!name || !file) {
+		cst_logf(ss->log, cst_log_error, "%s: [%s] needs name= and file=",
+			 ss->trace_doc->path, section);
+		return -cste_format;
+	}
+	err = buffer_format(ss, ini_section_get(sec, "format"), &info.format);
+	if (err)
+		return err;
+	path = snap_path(ss->dir, file);
+	if (!path)
+		return -cste_nomem;
+	info.name = name;
+	info.path = path;
+	info.size = UINT64_MAX;
+	buffer = cst_trace_add_buffer(trace, &info);
+	free(path);
+	if (buffer < 0)
+		return buffer;
+
+	/* trc_pkt_lister walks the buffer's sources in name order; so do we, so that
+	 * decoders and memory images are set up identically. */
+	if (srcbuf && srcbuf->nkv) {
+		sources = malloc((size_t)srcbuf->nkv * sizeof(*sources));
+		if (!sources)
+			return -cste_nomem;
+		for (int k = 0; k < srcbuf->nkv; k++)
+			if (!strcasecmp(srcbuf->kv[k].value, name))
+				sources[nsources++] = srcbuf->kv[k];
+		qsort(sources, (size_t)nsources, sizeof(*sources), cmp_kv_key);
+	}
+	for (int i = 0; i < nsources; i++) {
+		struct snap_device *dev = snap_find_device(ss, sources[i].key);
+		struct snap_device *core;
+		struct cst_source_cfg cfg;
+
+		if (!dev) {
+			cst_logf(ss->log, cst_log_warning,
+				 "%s: source %s has no device file in [device_list]: skipped",
+				 ss->trace_doc->path, sources[i].key);
+			continue;
+		}
+		if (info.format == cst_bufmt_raw && ndecoders > 0) {
+			cst_logf(ss->log, cst_log_warning,
+				 "%s: buffer %s is unformatted and carries one source: %s ignored",
+				 ss->trace_doc->path, name, sources[i].key);
+			continue;
+		}
+		core = core_of_source(ss, dev->name);
+		if (source_from_device(ss, dev, core, &cfg) < 0)
+			continue;
+		err = cst_trace_add_source(trace, buffer, &cfg);
+		if (err < 0)
+			break;
+		ndecoders++;
+		if (core) {
+			err = add_core_dumps(ss, trace, core);
+			if (err < 0)
+				break;
+		}
+	}
+	free(sources);
+	return err < 0 ? err : 0;
+}
+
+static int load_trace_metadata(struct snap *ss, struct cst_trace *trace)
+{
+	const char *meta = ini_doc_get(&ss->snapshot_ini, "trace", "metadata");
+	const char *list;
+	char *copy, *tok, *save = NULL;
+	int err = 0;
+
+	ss->trace_doc = &ss->snapshot_ini;
+	if (meta) {
+		char *path = snap_path(ss->dir, meta);
+
+		if (!path)
+			return -cste_nomem;
+		err = ini_doc_load(&ss->trace_ini, path, ss->log, 0);
+		free(path);
+		if (err < 0)
+			return err;
+		ss->trace_doc = &ss->trace_ini;
+	}
+	list = ini_doc_get(ss->trace_doc, "trace_buffers", "buffers");
+	if (!list) {
+		cst_logf(ss->log, cst_log_error, "%s: no [trace_buffers] buffers= list",
+			 ss->trace_doc->path);
+		return -cste_format;
+	}
+	copy = strdup(list);
+	if (!copy)
+		return -cste_nomem;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save))
+		err = load_buffer(ss, trace, unquote(tok));
+	free(copy);
+	return err;
+}
+
+static void snap_fini(struct snap *ss)
+{
+	for (int i = 0; i < ss->ndevices; i++)
+		ini_doc_fini(&ss->devices[i].doc);
+	free(ss->devices);
+	ini_doc_fini(&ss->snapshot_ini);
+	ini_doc_fini(&ss->trace_ini);
+}
+
+int cst_trace_load_snapshot(struct cst_trace *trace, const char *dir, const struct cst_log *log)
+{
+	struct snap ss = {.dir = dir, .log = log};
+	const char *version;
+	char *path;
+	int err;
+
+	if (!trace || !dir)
+		return -cste_invalid;
+	path = snap_path(dir, "snapshot.ini");
+	if (!path)
+		return -cste_nomem;
+	err = ini_doc_load(&ss.snapshot_ini, path, log, 0);
+	free(path);
+	if (err < 0)
+		goto out;
+	version = ini_doc_get(&ss.snapshot_ini, "snapshot", "version");
+	if (version && strcmp(version, "1.0") != 0 && strcmp(version, "1") != 0)
+		cst_logf(log, cst_log_warning, "%s: snapshot version '%s' (expected 1.0): reading anyway",
+			 ss.snapshot_ini.path, version);
+	err = load_devices(&ss);
+	if (err < 0)
+		goto out;
+	err = load_trace_metadata(&ss, trace);
+	if (err < 0)
+		goto out;
+	if (cst_trace_nsources(trace) == 0) {
+		cst_logf(log, cst_log_error, "%s: no trace source cstrace can decode",
+			 ss.trace_doc->path);
+		err = -cste_no_trace;
+	}
+out:
+	snap_fini(&ss);
+	return err;
+}

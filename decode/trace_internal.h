@@ -1,0 +1,22 @@
+/* Internal to decode/: the layout of struct cst_trace and helpers shared by the
+ * snapshot reader, the decoder and the perf.data input. */
+#ifndef CSTRACE_DECODE_TRACE_INTERNAL_H
+#define CSTRACE_DECODE_TRACE_INTERNAL_H
+
+#include "cstrace/decode.h"
+
+struct cst_trace {
+	struct cst_buffer_info *buffers;
+	int nbuffers, cap_buffers;
+	struct cst_source_cfg *sources;
+	int *source_buffer; /* buffer index of each source */
+	int nsources, cap_sources;
+	struct cst_mem_image *images;
+	int nimages, cap_images;
+};
+
+/** Fill an OpenCSD generic element into a cst_elem (decode/elem.c). */
+struct _ocsd_generic_trace_elem;
+void cst_elem_from_ocsd(struct cst_elem *e, const struct _ocsd_generic_trace_elem *o);
+
+#endif
