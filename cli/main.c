@@ -13,6 +13,7 @@ struct verb {
 static const struct verb verbs[] = {
 	{"decode", cmd_decode, "decode a trace into instruction ranges and events"},
 	{"dump", cmd_dump, "list the trace packets with byte offsets"},
+	{"synth", cmd_synth, "run an Arm program under QEMU and write ETM trace of it"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,178 @@
+/* cstrace synth: run an Arm Linux program under QEMU user mode and write real-format
+ * ETM trace of what it executed (a snapshot directory or perf.data). */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cstrace/synth.h"
+
+static void synth_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cstrace synth --arch aarch64|arm [options] -o OUT -- PROG [ARGS...]\n"
+		"\n"
+		"Runs PROG under qemu-aarch64/qemu-arm and encodes every executed instruction\n"
+		"as ETMv4 (AArch64, Juno Cortex-A53/A57 registers) or ETMv3.5 (AArch32,\n"
+		"Cortex-A7 registers) trace, formatted into 16-byte CoreSight frames.\n"
+		"\n"
+		"  --arch aarch64|arm       guest architecture (required)\n"
+		"  --core NAME              cortex-a53 (default), cortex-a57, cortex-a7 (arm)\n"
+		"  --out snapshot|perf      a snapshot directory (default) or a perf.data file\n"
+		"  --sink etr|etf           sink model (default etr)\n"
+		"  --buffer-size N          sink size in bytes (default 4M for etr, 64K for etf)\n"
+		"  --snapshot[=SIZE]        perf snapshot mode: an overwrite AUX ring\n"
+		"  --timestamps             timestamps from instruction counts\n"
+		"  --sync-period N          bytes between periodic syncs (default 4096)\n"
+		"  --sysroot DIR            QEMU -L prefix (default /usr/<triplet>)\n"
+		"  --qemu PATH              QEMU binary\n"
+		"  --keep-log FILE          keep QEMU's exec log\n"
+		"  --from-log FILE          encode an existing QEMU log instead of running QEMU\n"
+		"  --truth FILE             write the executed addresses (hex, one a line)\n"
+		"  -o, --output OUT         where to write (required)\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"Sizes take K, M or G suffixes.\n");
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char buf[64];
+	size_t n = strlen(s);
+	uint64_t mul = 1;
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n + 1);
+	switch (buf[n - 1]) {
+	case 'k': case 'K': mul = 1024; break;
+	case 'm': case 'M': mul = 1024 * 1024; break;
+	case 'g': case 'G': mul = 1024ull * 1024 * 1024; break;
+	default: break;
+	}
+	if (mul != 1)
+		buf[n - 1] = 0;
+	if (cst_parse_u64(buf, out))
+		return -1;
+	*out *= mul;
+	return 0;
+}
+
+int cmd_synth(int argc, char **argv)
+{
+	enum { o_arch = 256, o_core, o_out, o_sink, o_bufsz, o_snapshot, o_ts, o_sync,
+	       o_sysroot, o_qemu, o_keep, o_from, o_truth };
+	static const struct option lopts[] = {
+		{"arch", required_argument, 0, o_arch},
+		{"core", required_argument, 0, o_core},
+		{"out", required_argument, 0, o_out},
+		{"sink", required_argument, 0, o_sink},
+		{"buffer-size", required_argument, 0, o_bufsz},
+		{"snapshot", optional_argument, 0, o_snapshot},
+		{"timestamps", no_argument, 0, o_ts},
+		{"sync-period", required_argument, 0, o_sync},
+		{"sysroot", required_argument, 0, o_sysroot},
+		{"qemu", required_argument, 0, o_qemu},
+		{"keep-log", required_argument, 0, o_keep},
+		{"from-log", required_argument, 0, o_from},
+		{"truth", required_argument, 0, o_truth},
+		{"output", required_argument, 0, 'o'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	struct cst_synth_opts o = {.sz = sizeof(o), .log = &cli_log};
+	const char *out = NULL;
+	bool have_arch = false;
+	uint64_t v;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case o_arch:
+			if (!strcmp(optarg, "aarch64") || !strcmp(optarg, "arm64"))
+				o.arch = cst_synth_aarch64;
+			else if (!strcmp(optarg, "arm") || !strcmp(optarg, "aarch32"))
+				o.arch = cst_synth_arm;
+			else {
+				cli_error("synth: --arch must be aarch64 or arm, not '%s'", optarg);
+				return 2;
+			}
+			have_arch = true;
+			break;
+		case o_core: o.core = optarg; break;
+		case o_out:
+			if (!strcmp(optarg, "perf"))
+				o.output = cst_synth_out_perf;
+			else if (!strcmp(optarg, "snapshot"))
+				o.output = cst_synth_out_snapshot;
+			else {
+				cli_error("synth: --out must be perf or snapshot, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		case o_sink:
+			if (!strcmp(optarg, "etr"))
+				o.sink = cst_synth_sink_etr;
+			else if (!strcmp(optarg, "etf"))
+				o.sink = cst_synth_sink_etf;
+			else {
+				cli_error("synth: --sink must be etr or etf, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		case o_bufsz:
+			if (parse_size(optarg, &o.buffer_size) || o.buffer_size < 64) {
+				cli_error("synth: bad --buffer-size '%s' (at least 64 bytes)", optarg);
+				return 2;
+			}
+			break;
+		case o_snapshot:
+			o.snapshot_mode = true;
+			if (optarg && (parse_size(optarg, &o.snapshot_size) || o.snapshot_size < 64)) {
+				cli_error("synth: bad --snapshot size '%s'", optarg);
+				return 2;
+			}
+			break;
+		case o_ts: o.timestamps = true; break;
+		case o_sync:
+			if (parse_size(optarg, &v) || v < 16 || v > (1u << 20)) {
+				cli_error("synth: bad --sync-period '%s'", optarg);
+				return 2;
+			}
+			o.sync_period = (uint32_t)v;
+			break;
+		case o_sysroot: o.sysroot = optarg; break;
+		case o_qemu: o.qemu = optarg; break;
+		case o_keep: o.keep_log = optarg; break;
+		case o_from: o.from_log = optarg; break;
+		case o_truth: o.truth = optarg; break;
+		case 'o': out = optarg; break;
+		case 'h': synth_usage(stdout); return 0;
+		default: synth_usage(stderr); return 2;
+		}
+	}
+	if (!have_arch || !out || optind >= argc) {
+		cli_error("synth: needs --arch, -o OUT and a program after --");
+		synth_usage(stderr);
+		return 2;
+	}
+	if (cst_synth_core_check(o.arch, o.core)) {
+		cli_error("synth: core '%s' does not fit --arch %s", o.core,
+			  o.arch == cst_synth_arm ? "arm" : "aarch64");
+		return 2;
+	}
+	struct cst_synth_stats st;
+	int rc = cst_synth_run(out, argv + optind, &o, &st);
+	if (rc < 0) {
+		cli_error("synth: %s", cst_strerror(rc));
+		return 1;
+	}
+	fprintf(stderr,
+		"cstrace: synth: %llu instructions, %llu atoms, %llu exceptions, %llu trace bytes, "
+		"%llu in the sink, %llu lost, %llu AUX records\n",
+		(unsigned long long)st.instructions, (unsigned long long)st.branches,
+		(unsigned long long)st.exceptions, (unsigned long long)st.trace_bytes,
+		(unsigned long long)st.sink_bytes, (unsigned long long)st.lost_bytes,
+		(unsigned long long)st.aux_records);
+	return 0;
+}

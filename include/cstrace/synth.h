@@ -1,0 +1,93 @@
+/* cstrace synth stage: runs an Arm Linux program under QEMU user mode and encodes what
+ * it executed as real-format ETM trace (ETMv4 for AArch64, ETMv3.5 for AArch32). */
+#ifndef CSTRACE_SYNTH_H
+#define CSTRACE_SYNTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cstrace/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Guest architecture: picks the QEMU binary, the sysroot and the trace protocol. */
+enum cst_synth_arch {
+	cst_synth_aarch64 = 0, /* A64 code, ETMv4 trace */
+	cst_synth_arm,         /* A32/T32 code, ETMv3.5 trace */
+};
+
+/** What cst_synth_run writes. */
+enum cst_synth_output {
+	cst_synth_out_snapshot = 0, /* an "ARM Trace and Debug Snapshot" directory */
+	cst_synth_out_perf,         /* a perf.data file as `perf record -e cs_etm//` writes */
+};
+
+/** The trace sink model. */
+enum cst_synth_sink {
+	cst_synth_sink_etr = 0, /* a system-memory buffer: holds buffer_size bytes */
+	cst_synth_sink_etf,     /* a small on-chip FIFO: wraps, keeps the newest bytes */
+};
+
+/** One executed instruction as QEMU saw it (the ground truth). */
+struct cst_synth_insn {
+	uint64_t pc;
+	bool thumb; /* AArch32 only: T32 state */
+};
+
+/** Called once per executed instruction, in order. Return 0 to go on,
+ *  non-zero to stop (cst_synth_run then returns that value). */
+typedef int (*cst_synth_insn_fn)(void *ctx, const struct cst_synth_insn *insn);
+
+struct cst_synth_opts {
+	size_t sz; /* sizeof(struct cst_synth_opts) */
+	const struct cst_log *log;
+	enum cst_synth_arch arch;
+	const char *core;              /* "cortex-a53" (default aarch64), "cortex-a57", "cortex-a7" */
+	enum cst_synth_output output;
+	enum cst_synth_sink sink;
+	uint64_t buffer_size;          /* sink size in bytes; 0 = 4 MiB (ETR) / 64 KiB (ETF) */
+	bool snapshot_mode;            /* perf snapshot (overwrite) AUX ring */
+	uint64_t snapshot_size;        /* bytes kept in snapshot mode; 0 = buffer_size */
+	bool timestamps;               /* emit timestamps derived from instruction counts */
+	const char *qemu;              /* QEMU binary; NULL = qemu-aarch64 / qemu-arm */
+	const char *sysroot;           /* -L prefix; NULL = /usr/<triplet> */
+	const char *keep_log;          /* keep QEMU's log at this path (NULL: temporary) */
+	const char *from_log;          /* reuse an existing QEMU log instead of running */
+	const char *truth;             /* write the executed addresses here, one per line */
+	uint32_t sync_period;          /* bytes between periodic syncs; 0 = 4096 */
+	cst_synth_insn_fn insn_fn;     /* optional: sees every executed instruction */
+	void *insn_ctx;
+};
+
+/** Figures of a synth run. */
+struct cst_synth_stats {
+	uint64_t instructions; /* executed instructions QEMU logged */
+	uint64_t branches;     /* waypoints encoded as atoms */
+	uint64_t exceptions;   /* SVCs and other discontinuities */
+	uint64_t trace_bytes;  /* protocol bytes the trace unit produced */
+	uint64_t sink_bytes;   /* formatted bytes written (after sink loss) */
+	uint64_t lost_bytes;   /* formatted bytes the sink dropped */
+	uint64_t aux_records;  /* perf output: AUX records written */
+};
+
+/** Run @argv[0] with arguments @argv (NULL-terminated) under QEMU and write the
+ *  trace to @out (a directory for snapshots, a file for perf.data).
+ *  Returns 0, a positive stop value from insn_fn, or a negative error:
+ *  -cste_invalid (bad options), -cste_io (QEMU or a file failed), -cste_format
+ *  (a QEMU log it cannot read), -cste_unsupported (perf output without the
+ *  perfdata writer), -cste_nomem. */
+int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_opts *opts,
+		  struct cst_synth_stats *stats);
+
+/** Parse a core name ("cortex-a53", "Cortex-A7", case-insensitive) for @arch.
+ *  Returns 0 or -cste_not_found. */
+int cst_synth_core_check(enum cst_synth_arch arch, const char *core);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CSTRACE_SYNTH_H */

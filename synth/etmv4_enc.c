@@ -1,0 +1,212 @@
+/* ETMv4 instruction-trace encoder: turns the executed A64 instruction stream into the
+ * packets a Cortex-A53 ETM emits (A-sync, trace info, context, atoms, addresses, exceptions). */
+#include <string.h>
+
+#include "synth_int.h"
+
+/* ETMv4 exception types (TRCEXCEPTION numbering for ARMv8-A). */
+#define ETM4_EXC_CALL 0x2 /* SVC, HVC, SMC */
+#define ETM4_EXC_IRQ 0xe
+
+static void e4_emit(struct synth_enc *e, const uint8_t *p, size_t n)
+{
+	if (e->err)
+		return;
+	int rc = e->cfg.out(e->cfg.out_ctx, p, n);
+	if (rc)
+		e->err = rc;
+	e->bytes += n;
+	e->since_sync += n;
+}
+
+/* Atoms go out as format 3 (three atoms), then format 2 or 1 for the rest;
+ * bit 0 is the oldest atom, 1 = E. */
+static void e4_flush_atoms(struct synth_enc *e)
+{
+	int i = 0;
+	uint8_t out[64];
+	size_t n = 0;
+	while (e->natoms - i >= 3) {
+		out[n++] = (uint8_t)(0xf8 | e->atoms[i] | (e->atoms[i + 1] << 1) | (e->atoms[i + 2] << 2));
+		i += 3;
+	}
+	if (e->natoms - i == 2)
+		out[n++] = (uint8_t)(0xd8 | e->atoms[i] | (e->atoms[i + 1] << 1));
+	else if (e->natoms - i == 1)
+		out[n++] = (uint8_t)(0xf6 | e->atoms[i]);
+	e->natoms = 0;
+	if (n)
+		e4_emit(e, out, n);
+}
+
+static void e4_atom(struct synth_enc *e, bool taken)
+{
+	e->atoms[e->natoms++] = taken ? 1 : 0;
+	e->branches++;
+	if (e->natoms == 63)
+		e4_flush_atoms(e);
+}
+
+/* 64-bit IS0 address bytes: A[8:2], A[15:9], then A[63:16] a byte at a time. */
+static size_t e4_addr64(uint8_t *p, uint64_t a)
+{
+	p[0] = (uint8_t)((a >> 2) & 0x7f);
+	p[1] = (uint8_t)((a >> 9) & 0x7f);
+	for (int i = 2; i < 8; i++)
+		p[i] = (uint8_t)(a >> (8 * i));
+	return 8;
+}
+
+static void e4_address(struct synth_enc *e, uint64_t a)
+{
+	uint8_t p[9];
+	p[0] = 0x9d; /* long address, 64-bit, IS0 */
+	size_t n = 1 + e4_addr64(p + 1, a);
+	e4_emit(e, p, n);
+}
+
+/* Address with context: where trace (re)starts and which process runs there. */
+static void e4_address_ctxt(struct synth_enc *e, uint64_t a)
+{
+	uint8_t p[16];
+	size_t n = 0;
+	p[n++] = 0x85; /* 64-bit IS0 address with context */
+	n += e4_addr64(p + n, a);
+	/* C (context ID follows), NS, SF (AArch64), EL0 */
+	p[n++] = 0x80 | 0x20 | 0x10;
+	cst_put_le32(p + n, e->cfg.context_id);
+	n += 4;
+	e4_emit(e, p, n);
+}
+
+static void e4_timestamp(struct synth_enc *e, uint64_t ts)
+{
+	uint8_t p[12];
+	size_t n = 0;
+	p[n++] = 0x02;
+	/* 7 bits a byte with bit 7 = more; the ninth byte carries 8 bits. */
+	for (int i = 0; i < 9; i++) {
+		if (i == 8) {
+			p[n++] = (uint8_t)ts;
+			break;
+		}
+		uint8_t b = ts & 0x7f;
+		ts >>= 7;
+		if (ts)
+			b |= 0x80;
+		p[n++] = b;
+		if (!ts)
+			break;
+	}
+	e4_emit(e, p, n);
+}
+
+static void e4_sync(struct synth_enc *e, uint64_t pc, uint64_t icount)
+{
+	static const uint8_t async[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80};
+	static const uint8_t tinfo[3] = {0x01, 0x01, 0x00}; /* INFO section: no CC, no cond */
+	e4_flush_atoms(e);
+	e4_emit(e, async, sizeof(async));
+	e->since_sync = 0;
+	e4_emit(e, tinfo, sizeof(tinfo));
+	if (e->cfg.timestamps)
+		e4_timestamp(e, icount);
+	e4_address_ctxt(e, pc);
+	e->synced = true;
+	e->need_sync = false;
+}
+
+/* Trace leaves for the kernel: an exception packet whose address is the preferred
+ * return address; trace comes back (Trace On) wherever user code resumes. */
+static void e4_exception(struct synth_enc *e, unsigned type, uint64_t ret, const struct synth_step *s)
+{
+	uint8_t p[2] = {0x06, (uint8_t)(0x01 | (type << 1))}; /* E1:E0 = 01: address follows */
+	e4_flush_atoms(e);
+	e4_emit(e, p, 2);
+	e4_address(e, ret);
+	e->exceptions++;
+	if (s->last || s->stop)
+		return;
+	if (e->since_sync >= e->cfg.sync_period) {
+		e4_sync(e, s->next_pc, s->icount);
+		return;
+	}
+	uint8_t on = 0x04;
+	e4_emit(e, &on, 1);
+	if (e->cfg.timestamps)
+		e4_timestamp(e, s->icount);
+	e4_address_ctxt(e, s->next_pc);
+}
+
+void synth_etm4_init(struct synth_enc *e, const struct synth_enc_cfg *cfg)
+{
+	memset(e, 0, sizeof(*e));
+	e->cfg = *cfg;
+	if (!e->cfg.sync_period)
+		e->cfg.sync_period = 4096;
+}
+
+int synth_etm4_step(struct synth_enc *e, const struct synth_step *s)
+{
+	if (!e->synced)
+		e4_sync(e, s->pc, s->icount);
+	const struct synth_insn_info *in = &s->info;
+	uint64_t seq = s->pc + in->size;
+	bool waypoint = false;
+	switch (in->cls) {
+	case synth_i_svc:
+		e4_exception(e, ETM4_EXC_CALL, seq, s);
+		return e->err;
+	case synth_i_indirect:
+		e4_atom(e, true);
+		if (!s->last) {
+			e4_flush_atoms(e);
+			e4_address(e, s->next_pc);
+		}
+		waypoint = true;
+		break;
+	case synth_i_direct:
+		if (s->last)
+			break;
+		if (s->next_pc == in->target) {
+			e4_atom(e, true);
+		} else {
+			e4_atom(e, false);
+			/* Neither path: an asynchronous signal arrived after the branch. */
+			if (s->next_pc != seq) {
+				e4_exception(e, ETM4_EXC_IRQ, seq, s);
+				return e->err;
+			}
+		}
+		waypoint = true;
+		break;
+	case synth_i_isb:
+		e4_atom(e, true);
+		waypoint = true;
+		/* the next instruction must still be the sequential one */
+		__attribute__((fallthrough));
+	case synth_i_other:
+		if (!s->last && s->next_pc != seq) {
+			e4_exception(e, ETM4_EXC_IRQ, seq, s);
+			return e->err;
+		}
+		break;
+	}
+	if (waypoint && !s->last && e->since_sync >= e->cfg.sync_period)
+		e4_sync(e, s->next_pc, s->icount);
+	return e->err;
+}
+
+int synth_etm4_stop(struct synth_enc *e)
+{
+	e4_flush_atoms(e);
+	e->synced = false;
+	return e->err;
+}
+
+uint32_t synth_etm4_configr(bool timestamps)
+{
+	/* bit 0 as the Juno capture has it, CID (bit 6): context ID in context
+	 * packets, TS (bit 11): timestamps. */
+	return 0x1u | 0x40u | (timestamps ? 0x800u : 0);
+}

@@ -1,0 +1,292 @@
+/* Reads QEMU's -d exec,nochain,page,strace,in_asm log: the executed PCs (ground truth),
+ * the bytes of each translated instruction, and where executable files were mapped. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "synth_int.h"
+
+static int qlog_add_map(struct synth_qlog *q, uint64_t addr, uint64_t len, uint64_t pgoff,
+			const char *host, const char *guest)
+{
+	if (q->nmaps == q->cap_maps) {
+		int nc = q->cap_maps ? q->cap_maps * 2 : 16;
+		struct synth_mapping *nm = realloc(q->maps, (size_t)nc * sizeof(*nm));
+		if (!nm)
+			return -cste_nomem;
+		q->maps = nm;
+		q->cap_maps = nc;
+	}
+	struct synth_mapping *m = &q->maps[q->nmaps++];
+	memset(m, 0, sizeof(*m));
+	m->addr = addr;
+	m->len = len;
+	m->pgoff = pgoff;
+	snprintf(m->path, sizeof(m->path), "%s", host);
+	snprintf(m->guest_path, sizeof(m->guest_path), "%s", guest);
+	return 0;
+}
+
+/* QEMU opens guest paths under the -L prefix first and falls back to the host's. */
+static void qlog_host_path(const struct synth_qlog *q, const char *guest, char *out, size_t size)
+{
+	if (guest[0] == '/' && q->sysroot) {
+		snprintf(out, size, "%s%s", q->sysroot, guest);
+		if (access(out, R_OK) == 0)
+			return;
+	}
+	snprintf(out, size, "%s", guest);
+}
+
+/* Map the executable segments of an ELF file loaded with @bias. */
+static int qlog_map_elf(struct synth_qlog *q, const char *host, const char *guest,
+			const struct synth_elf *elf, uint64_t bias)
+{
+	for (int i = 0; i < elf->nseg; i++) {
+		const struct synth_elf_seg *s = &elf->seg[i];
+		if (!s->exec)
+			continue;
+		int rc = qlog_add_map(q, s->vaddr + bias, s->filesz, s->offset, host, guest);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The main image and ld.so are loaded by QEMU itself: the page lines give
+ * start_code and the entry point (ld.so's when there is one). */
+static int qlog_map_main(struct synth_qlog *q, const struct cst_log *log)
+{
+	struct synth_elf elf, interp;
+	int rc = synth_elf_read(q->prog, &elf);
+	if (rc) {
+		cst_logf(log, cst_log_warning, "%s: cannot read its ELF headers", q->prog);
+		return 0;
+	}
+	uint64_t low = UINT64_MAX;
+	for (int i = 0; i < elf.nseg; i++)
+		if (elf.seg[i].vaddr < low)
+			low = elf.seg[i].vaddr;
+	uint64_t bias = elf.dyn ? q->start_code - (low & ~(uint64_t)0xfff) : 0;
+	rc = qlog_map_elf(q, q->prog, q->prog, &elf, bias);
+	if (rc || !elf.interp[0])
+		return rc;
+	char host[512];
+	qlog_host_path(q, elf.interp, host, sizeof(host));
+	if (synth_elf_read(host, &interp)) {
+		cst_logf(log, cst_log_warning, "%s: cannot read the interpreter %s", q->prog, host);
+		return 0;
+	}
+	return qlog_map_elf(q, host, elf.interp, &interp, (q->entry & ~(uint64_t)1) - interp.entry);
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* "0x00010340:  f04f 0b00  mov.w ..." : halfword tokens (T32) or one word. */
+static int qlog_in_asm(struct synth_qlog *q, const char *line)
+{
+	char *end;
+	uint64_t addr = strtoull(line, &end, 16);
+	if (end[0] != ':' || end[1] != ' ' || end[2] != ' ')
+		return 0;
+	const char *p = end + 3;
+	uint8_t bytes[8];
+	size_t n = 0;
+	while (n < sizeof(bytes)) {
+		int digits = 0;
+		uint32_t v = 0;
+		while (hexval(p[digits]) >= 0 && digits < 9) {
+			v = (v << 4) | (uint32_t)hexval(p[digits]);
+			digits++;
+		}
+		if (digits == 8 && n + 4 <= sizeof(bytes)) {
+			cst_put_le32(bytes + n, v);
+			n += 4;
+		} else if (digits == 4) {
+			cst_put_le16(bytes + n, (uint16_t)v);
+			n += 2;
+		} else {
+			break;
+		}
+		p += digits;
+		if (p[0] != ' ' || p[1] == ' ')
+			break;
+		p++;
+	}
+	return n ? synth_codemap_put(q->code, addr, bytes, n) : 0;
+}
+
+/* strace: remember which fd names which file, and executable mmaps of files. */
+static int qlog_mmap_result(struct synth_qlog *q, const char *res);
+
+static int qlog_strace(struct synth_qlog *q, const char *line, const struct cst_log *log)
+{
+	char *end;
+	long pid = strtol(line, &end, 10);
+	if (end == line || *end != ' ')
+		return 0;
+	const char *call = end + 1;
+	if (!q->pid)
+		q->pid = (int)pid;
+	if (!strncmp(call, "openat(", 7)) {
+		const char *a = strchr(call, '"'), *b = a ? strchr(a + 1, '"') : NULL;
+		const char *r = strstr(call, ") = ");
+		if (!a || !b || !r)
+			return 0;
+		long fd = strtol(r + 4, NULL, 10);
+		if (fd >= 0 && fd < 64) {
+			size_t n = (size_t)(b - a - 1);
+			if (n >= sizeof(q->fd_path[0]))
+				n = sizeof(q->fd_path[0]) - 1;
+			memcpy(q->fd_path[fd], a + 1, n);
+			q->fd_path[fd][n] = 0;
+		}
+	} else if (!strncmp(call, "mmap(", 5) || !strncmp(call, "mmap2(", 6)) {
+		snprintf(q->pending_mmap, sizeof(q->pending_mmap), "%s", call);
+		q->mmap_pending = true;
+		const char *r = strstr(call, ") = ");
+		if (r) /* no page layout dump in between: the result is on this line */
+			return qlog_mmap_result(q, r + 4);
+	}
+	return 0;
+}
+
+/* The result line of a pending mmap: " = 0x...". */
+static int qlog_mmap_result(struct synth_qlog *q, const char *res)
+{
+	q->mmap_pending = false;
+	const char *call = q->pending_mmap;
+	bool mmap2 = !strncmp(call, "mmap2(", 6);
+	const char *args = strchr(call, '(');
+	if (!args || !strstr(call, "PROT_EXEC"))
+		return 0;
+	/* addr,len,prot,flags,fd,off */
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%s", args + 1);
+	char *f[6] = {0}, *save = NULL;
+	char *t = strtok_r(buf, ",", &save);
+	for (int i = 0; i < 6 && t; i++, t = strtok_r(NULL, ",)", &save))
+		f[i] = t;
+	if (!f[5])
+		return 0;
+	long fd = strtol(f[4], NULL, 10);
+	if (fd < 0 || fd >= 64 || !q->fd_path[fd][0])
+		return 0;
+	uint64_t addr = strtoull(res, NULL, 0);
+	if (addr == (uint64_t)-1 || !strncmp(res, "-1", 2))
+		return 0;
+	uint64_t len = strtoull(f[1], NULL, 0), off = strtoull(f[5], NULL, 0);
+	if (mmap2)
+		off *= 4096;
+	char host[512];
+	qlog_host_path(q, q->fd_path[fd], host, sizeof(host));
+	return qlog_add_map(q, addr, len, off, host, q->fd_path[fd]);
+}
+
+int synth_qlog_parse(struct synth_qlog *q, const char *log_path, synth_qlog_insn_fn fn, void *ctx,
+		     const struct cst_log *log)
+{
+	if (!q || !log_path || !q->code)
+		return -cste_invalid;
+	FILE *f = fopen(log_path, "r");
+	if (!f) {
+		cst_logf(log, cst_log_error, "%s: cannot open the QEMU log", log_path);
+		return -cste_io;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = 0;
+	uint64_t lineno = 0;
+	while (!rc && (n = getline(&line, &cap, f)) > 0) {
+		lineno++;
+		if (line[0] == 'T' && !strncmp(line, "Trace ", 6)) {
+			const char *b = strchr(line, '[');
+			char *e;
+			if (!b) {
+				rc = -cste_format;
+				break;
+			}
+			uint64_t flags = strtoull(b + 1, &e, 16);
+			if (*e != '/') {
+				rc = -cste_format;
+				break;
+			}
+			uint64_t pc = strtoull(e + 1, &e, 16);
+			if (*e != '/') {
+				rc = -cste_format;
+				break;
+			}
+			if (!q->main_mapped && q->start_code) {
+				q->main_mapped = true;
+				rc = qlog_map_main(q, log);
+				if (rc)
+					break;
+			}
+			/* AArch32: the Thumb state is bit 23 of the first field (QEMU 7.2). */
+			bool thumb = q->arm && ((flags >> 23) & 1);
+			if (fn)
+				rc = fn(ctx, pc, thumb);
+		} else if (line[0] == '0' && line[1] == 'x') {
+			rc = qlog_in_asm(q, line);
+		} else if (q->mmap_pending && !strncmp(line, " = ", 3)) {
+			rc = qlog_mmap_result(q, line + 3);
+		} else if (isdigit((unsigned char)line[0])) {
+			if (!strchr(line, '-') || strchr(line, '('))
+				rc = qlog_strace(q, line, log);
+		} else if (!strncmp(line, "start_code ", 11)) {
+			if (!q->start_code)
+				q->start_code = strtoull(line + 11, NULL, 0);
+		} else if (!strncmp(line, "entry ", 6)) {
+			if (!q->entry)
+				q->entry = strtoull(line + 6, NULL, 0);
+		}
+	}
+	if (rc < 0)
+		cst_logf(log, cst_log_error, "%s:%llu: cannot read this QEMU log line", log_path,
+			 (unsigned long long)lineno);
+	if (!rc && !q->main_mapped && q->start_code) {
+		q->main_mapped = true;
+		rc = qlog_map_main(q, log);
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+void synth_qlog_fini(struct synth_qlog *q)
+{
+	if (!q)
+		return;
+	free(q->maps);
+	q->maps = NULL;
+	q->nmaps = q->cap_maps = 0;
+}
+
+uint32_t synth_qlog_first_pid(const char *log_path)
+{
+	FILE *f = fopen(log_path, "r");
+	if (!f)
+		return 0;
+	char line[512];
+	uint32_t pid = 0;
+	while (!pid && fgets(line, sizeof(line), f)) {
+		char *end;
+		if (!isdigit((unsigned char)line[0]))
+			continue;
+		unsigned long v = strtoul(line, &end, 10);
+		if (*end == ' ' && isalpha((unsigned char)end[1]) && strchr(end, '('))
+			pid = (uint32_t)v;
+	}
+	fclose(f);
+	return pid;
+}

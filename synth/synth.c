@@ -1,0 +1,303 @@
+/* cst_synth_run: QEMU ground truth → instruction classes → ETM encoder → frame
+ * formatter → sink model → snapshot directory or perf.data. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "synth_int.h"
+
+#define SYNTH_TRACE_ID 0x10 /* the kernel's legacy ID for CPU 0 */
+
+struct core_desc {
+	const char *name, *ini_name;
+	enum cst_synth_arch arch;
+	uint32_t idr1;
+};
+
+static const struct core_desc cores[] = {
+	{"cortex-a53", "Cortex-A53", cst_synth_aarch64, 0x4100F403},
+	{"cortex-a57", "Cortex-A57", cst_synth_aarch64, 0x4100F402},
+	{"cortex-a7", "Cortex-A7", cst_synth_arm, 0},
+};
+
+static const struct core_desc *core_find(enum cst_synth_arch arch, const char *name)
+{
+	if (!name)
+		name = arch == cst_synth_arm ? "cortex-a7" : "cortex-a53";
+	for (size_t i = 0; i < sizeof(cores) / sizeof(cores[0]); i++)
+		if (!strcasecmp(name, cores[i].name) && cores[i].arch == arch)
+			return &cores[i];
+	return NULL;
+}
+
+int cst_synth_core_check(enum cst_synth_arch arch, const char *core)
+{
+	return core_find(arch, core) ? 0 : -cste_not_found;
+}
+
+struct synth_run {
+	const struct cst_synth_opts *opts;
+	struct synth_qlog q;
+	struct synth_enc enc;
+	struct synth_fmt fmt;
+	struct synth_sink sink;
+	bool arm, perf;
+	bool have_prev;
+	uint64_t prev_pc;
+	bool prev_thumb;
+	uint64_t icount, unknown_code;
+	uint64_t first_pc;
+	FILE *truth;
+	int (*step)(struct synth_enc *, const struct synth_step *);
+	int (*stop)(struct synth_enc *);
+	uint64_t stop_threshold;
+	struct synth_perf_out perf_out;
+};
+
+static int run_classify(struct synth_run *r, uint64_t pc, bool thumb, struct synth_insn_info *info)
+{
+	uint8_t b[4] = {0};
+	if (!r->arm) {
+		if (!synth_codemap_get(r->q.code, pc, b, 4)) {
+			r->unknown_code++;
+			synth_a64_classify(0xd503201f /* NOP */, pc, info);
+			return 0;
+		}
+		synth_a64_classify(cst_le32(b), pc, info);
+		return 0;
+	}
+	bool ok = synth_codemap_get(r->q.code, pc, b, thumb ? 2 : 4);
+	if (ok && thumb)
+		synth_codemap_get(r->q.code, pc + 2, b + 2, 2);
+	if (!ok) {
+		r->unknown_code++;
+		memset(b, 0, sizeof(b));
+	}
+	synth_a32_classify(b, (uint32_t)pc, thumb, info);
+	return 0;
+}
+
+/* Encode the previous instruction now that we know what ran after it. */
+static int run_emit(struct synth_run *r, bool last, uint64_t next_pc, bool next_thumb)
+{
+	struct synth_step s = {
+		.pc = r->prev_pc,
+		.thumb = r->prev_thumb,
+		.next_pc = next_pc,
+		.next_thumb = next_thumb,
+		.last = last,
+		.icount = r->icount,
+	};
+	run_classify(r, s.pc, s.thumb, &s.info);
+	if (r->truth)
+		fprintf(r->truth, "%llx\n", (unsigned long long)s.pc);
+	/* A system call is where the kernel may schedule the task out: pmu::stop, and
+	 * the sink is read into the AUX area once enough has gathered. */
+	if (r->perf && s.info.cls == synth_i_svc && !last &&
+	    r->sink.len + (uint64_t)r->fmt.pos >= r->stop_threshold)
+		s.stop = true;
+	int rc = r->step(&r->enc, &s);
+	if (!rc && s.stop) {
+		rc = r->stop(&r->enc);
+		if (!rc)
+			rc = synth_fmt_flush(&r->fmt);
+		if (!rc)
+			rc = synth_sink_readout(&r->sink);
+	}
+	return rc;
+}
+
+static int run_insn(void *ctx, uint64_t pc, bool thumb)
+{
+	struct synth_run *r = ctx;
+	int rc = 0;
+	if (r->opts->insn_fn) {
+		struct cst_synth_insn in = {.pc = pc, .thumb = thumb};
+		rc = r->opts->insn_fn(r->opts->insn_ctx, &in);
+		if (rc)
+			return rc;
+	}
+	if (r->have_prev) {
+		rc = run_emit(r, false, pc, thumb);
+		if (rc)
+			return rc;
+	} else {
+		r->first_pc = pc | (thumb ? 1 : 0);
+	}
+	r->have_prev = true;
+	r->prev_pc = pc;
+	r->prev_thumb = thumb;
+	r->icount++;
+	return 0;
+}
+
+static int run_finish_trace(struct synth_run *r)
+{
+	int rc = 0;
+	if (r->have_prev)
+		rc = run_emit(r, true, 0, false);
+	if (!rc)
+		rc = r->stop(&r->enc);
+	if (!rc)
+		rc = synth_fmt_flush(&r->fmt);
+	if (!rc)
+		rc = synth_sink_finish(&r->sink);
+	return rc;
+}
+
+/* ID registers of the modelled core (facts 6) and the configuration we trace with. */
+static void run_regs(const struct synth_run *r, const struct core_desc *core, uint32_t regs[8])
+{
+	if (r->arm) {
+		regs[0] = synth_etm3_etmcr(r->opts->timestamps);
+		regs[1] = 0x410CF250;
+		regs[2] = 0x344008F2;
+	} else {
+		regs[0] = synth_etm4_configr(r->opts->timestamps);
+		regs[1] = 0x28000EA1;
+		regs[2] = core->idr1;
+		regs[3] = 0x00000488;
+		regs[4] = 0;
+		regs[5] = 0xCC;
+	}
+}
+
+static int run_write_snapshot(struct synth_run *r, const char *out, const struct core_desc *core)
+{
+	struct synth_snap_cfg sc = {
+		.arm = r->arm,
+		.core_name = core->ini_name,
+		.trace_id = SYNTH_TRACE_ID,
+		.start_pc = r->first_pc,
+		.q = &r->q,
+	};
+	run_regs(r, core, sc.regs);
+	uint8_t *buf;
+	uint64_t len;
+	int rc = synth_sink_contents(&r->sink, &buf, &len);
+	if (rc)
+		return rc;
+	sc.buf = buf;
+	sc.buf_len = len;
+	rc = synth_snapshot_write(out, &sc, r->opts->log);
+	free(buf);
+	return rc;
+}
+
+int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_opts *opts,
+		  struct cst_synth_stats *stats)
+{
+	if (!out || !argv || !argv[0] || !opts || opts->sz < sizeof(struct cst_synth_opts))
+		return -cste_invalid;
+	const struct core_desc *core = core_find(opts->arch, opts->core);
+	if (!core) {
+		cst_logf(opts->log, cst_log_error, "core '%s' does not fit the architecture",
+			 opts->core ? opts->core : "");
+		return -cste_invalid;
+	}
+	struct synth_run *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -cste_nomem;
+	r->opts = opts;
+	r->arm = opts->arch == cst_synth_arm;
+	r->perf = opts->output == cst_synth_out_perf;
+	r->q.arm = r->arm;
+	r->q.sysroot = opts->sysroot ? opts->sysroot
+				     : (r->arm ? "/usr/arm-linux-gnueabihf" : "/usr/aarch64-linux-gnu");
+	r->q.prog = argv[0];
+	r->q.code = synth_codemap_alloc();
+	int rc = r->q.code ? 0 : -cste_nomem;
+
+	char tmplog[] = "/tmp/cstrace-synth-XXXXXX";
+	const char *log_path = opts->from_log ? opts->from_log : opts->keep_log;
+	if (!rc && !log_path) {
+		int fd = mkstemp(tmplog);
+		if (fd < 0)
+			rc = -cste_io;
+		else
+			close(fd);
+		log_path = tmplog;
+	}
+	if (!rc && !opts->from_log) {
+		int st = synth_qemu_run(opts, argv, log_path);
+		if (st < 0)
+			rc = st;
+		else if (st)
+			cst_logf(opts->log, cst_log_info, "the program exited with status %d", st);
+	}
+	if (!rc && opts->truth) {
+		r->truth = fopen(opts->truth, "w");
+		if (!r->truth)
+			rc = -cste_io;
+	}
+
+	uint64_t capacity = opts->buffer_size;
+	if (!capacity)
+		capacity = opts->sink == cst_synth_sink_etf ? 64 * 1024 : 4 * 1024 * 1024;
+	r->stop_threshold = capacity / 2;
+	if (!rc)
+		rc = synth_sink_init(&r->sink, capacity, true, opts->snapshot_mode,
+				     opts->snapshot_size ? opts->snapshot_size : capacity,
+				     r->perf ? synth_perf_chunk : NULL, r->perf ? &r->perf_out : NULL);
+	synth_fmt_init(&r->fmt, SYNTH_TRACE_ID, synth_sink_put, &r->sink);
+	struct synth_enc_cfg ec = {
+		.context_id = 0,
+		.timestamps = opts->timestamps,
+		.sync_period = opts->sync_period,
+		.out = synth_fmt_put,
+		.out_ctx = &r->fmt,
+	};
+	if (r->arm) {
+		synth_etm3_init(&r->enc, &ec);
+		r->step = synth_etm3_step;
+		r->stop = synth_etm3_stop;
+	} else {
+		synth_etm4_init(&r->enc, &ec);
+		r->step = synth_etm4_step;
+		r->stop = synth_etm4_stop;
+	}
+	if (!rc) {
+		/* The context ID is the pid (PID_IN_CONTEXTIDR); strace lines name it, but
+		 * only after the first instructions, so take it from a first quick look. */
+		r->enc.cfg.context_id = synth_qlog_first_pid(log_path);
+		rc = synth_qlog_parse(&r->q, log_path, run_insn, r, opts->log);
+	}
+	if (!rc)
+		rc = run_finish_trace(r);
+	if (!rc && r->unknown_code)
+		cst_logf(opts->log, cst_log_warning,
+			 "%llu executed instructions had no code bytes in the log",
+			 (unsigned long long)r->unknown_code);
+	if (!rc && !r->perf)
+		rc = run_write_snapshot(r, out, core);
+	if (!rc && r->perf) {
+		r->perf_out.opts = opts;
+		r->perf_out.q = &r->q;
+		r->perf_out.arm = r->arm;
+		r->perf_out.trace_id = SYNTH_TRACE_ID;
+		r->perf_out.pid = r->enc.cfg.context_id;
+		run_regs(r, core, r->perf_out.regs);
+		rc = synth_perf_write(&r->perf_out, out);
+	}
+	synth_perf_fini(&r->perf_out);
+	if (stats) {
+		memset(stats, 0, sizeof(*stats));
+		stats->instructions = r->icount;
+		stats->branches = r->enc.branches;
+		stats->exceptions = r->enc.exceptions;
+		stats->trace_bytes = r->enc.bytes;
+		stats->sink_bytes = r->sink.written - r->sink.lost;
+		stats->lost_bytes = r->sink.lost;
+		stats->aux_records = r->sink.chunks;
+	}
+	if (r->truth && fclose(r->truth) != 0 && !rc)
+		rc = -cste_io;
+	if (!opts->from_log && !opts->keep_log)
+		unlink(tmplog);
+	synth_sink_fini(&r->sink);
+	synth_codemap_free(r->q.code);
+	synth_qlog_fini(&r->q);
+	free(r);
+	return rc;
+}
