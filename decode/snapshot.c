@@ -447,7 +447,8 @@ static int load_buffer(struct snap *ss, struct cst_trace *trace, const char *sec
 		struct cst_source_cfg cfg;
 
 		if (!dev) {
-			cst_logf(ss->log, cst_log_warning,
+			/* DS-5 lists every source of a system, traced or not */
+			cst_logf(ss->log, cst_log_debug,
 				 "%s: source %s has no device file in [device_list]: skipped",
 				 ss->trace_doc->path, sources[i].key);
 			continue;
