@@ -26,7 +26,27 @@ struct snap {
 	struct ini_doc snapshot_ini;
 	struct ini_doc trace_ini;
 	const struct ini_doc *trace_doc; /* trace.ini, or snapshot.ini holding the sections */
+	char **missing; /* memory dumps already reported missing: report each once */
+	int nmissing;
 };
+
+/* True the first time @path is seen missing. */
+static bool first_missing(struct snap *ss, const char *path)
+{
+	char **p;
+
+	for (int i = 0; i < ss->nmissing; i++)
+		if (!strcmp(ss->missing[i], path))
+			return false;
+	p = realloc(ss->missing, (size_t)(ss->nmissing + 1) * sizeof(*p));
+	if (!p)
+		return true;
+	ss->missing = p;
+	ss->missing[ss->nmissing] = strdup(path);
+	if (ss->missing[ss->nmissing])
+		ss->nmissing++;
+	return true;
+}
 
 /* Join @dir and @file unless @file is absolute; Windows separators become '/'. */
 static char *snap_path(const char *dir, const char *file)
@@ -282,7 +302,8 @@ static int add_core_dumps(struct snap *ss, struct cst_trace *trace, const struct
 		if (!path)
 			return -cste_nomem;
 		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
-			cst_logf(ss->log, cst_log_warning,
+			if (first_missing(ss, path))
+				cst_logf(ss->log, cst_log_warning,
 				 "%s: memory dump %s (for 0x%llx) is missing: code there cannot be "
 				 "followed and shows as inaccessible (ADDR_NACC)",
 				 core->doc.path, path, (unsigned long long)img.address);
@@ -447,7 +468,8 @@ static int load_buffer(struct snap *ss, struct cst_trace *trace, const char *sec
 		struct cst_source_cfg cfg;
 
 		if (!dev) {
-			cst_logf(ss->log, cst_log_warning,
+			/* DS-5 lists every source of a system, traced or not */
+			cst_logf(ss->log, cst_log_debug,
 				 "%s: source %s has no device file in [device_list]: skipped",
 				 ss->trace_doc->path, sources[i].key);
 			continue;
@@ -514,6 +536,9 @@ static void snap_fini(struct snap *ss)
 	for (int i = 0; i < ss->ndevices; i++)
 		ini_doc_fini(&ss->devices[i].doc);
 	free(ss->devices);
+	for (int i = 0; i < ss->nmissing; i++)
+		free(ss->missing[i]);
+	free(ss->missing);
 	ini_doc_fini(&ss->snapshot_ini);
 	ini_doc_fini(&ss->trace_ini);
 }

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Bad input never crashes or hangs cstrace: each case must end (timeout), exit
+# without a signal, print a one-line error naming the file (and the byte offset
+# where one applies), and exit non-zero when nothing could be decoded.
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+need_shared
+SRC=$SHARED/opencsd
+
+# run NAME EXPECTED_RC PATTERN ARGS...: decode with ARGS; check rc and that stderr
+# has a line matching PATTERN.
+run() {
+  local name=$1 want=$2 pat=$3; shift 3
+  timeout 120 "$CSTRACE" decode --format=elements "$@" > "$TMP/out" 2> "$TMP/err"
+  local rc=$?
+  checks=$((checks + 1))
+  if [ $rc -ge 124 ]; then fail "$name: crashed or hung (rc $rc)"; return; fi
+  if [ "$want" != any ] && [ $rc -ne "$want" ]; then
+    fail "$name: exit $rc, expected $want; stderr: $(head -c 400 "$TMP/err")"; return
+  fi
+  if ! grep -qE -- "$pat" "$TMP/err"; then
+    fail "$name: stderr lacks /$pat/: $(head -c 400 "$TMP/err")"; return
+  fi
+}
+copy() { rm -rf "$TMP/$2"; cp -r "$SRC/$1" "$TMP/$2"; chmod -R u+w "$TMP/$2"; }
+rand() { python3 -c "import random,sys; random.seed($2); sys.stdout.buffer.write(bytes(random.getrandbits(8) for _ in range($1)))"; }
+
+run "missing path" 1 "nosuch: No such file" "$TMP/nosuch"
+copy a57_single_step a57
+rm "$TMP/a57/snapshot.ini"
+run "missing snapshot.ini" 1 "a57/snapshot.ini: cannot open" "$TMP/a57"
+
+copy a57_single_step a57
+printf 'this line is not ini\n' >> "$TMP/a57/snapshot.ini"
+run "malformed snapshot.ini" 1 "a57/snapshot.ini:[0-9]+: malformed line" "$TMP/a57"
+
+copy a57_single_step a57
+head -c 3000 /dev/urandom > /dev/null
+rand 4000 7 > "$TMP/a57/device2.ini"
+run "binary device file" 1 "device2.ini:[0-9]+: malformed line|no trace source" "$TMP/a57"
+
+copy a57_single_step a57
+sed -i 's/^type=ETM4.*/type=FOO9/' "$TMP/a57/device2.ini"
+run "unknown device type" 1 "device2.ini: device CSETM_0 has type 'FOO9'" "$TMP/a57"
+
+copy a57_single_step a57
+sed -i '/TRCIDR0(/d' "$TMP/a57/device2.ini"
+run "missing register" 1 "device2.ini: register TRCIDR0 missing" "$TMP/a57"
+
+copy a57_single_step a57
+sed -i 's/^format=coresight/format=zigzag/' "$TMP/a57/trace.ini"
+run "unknown buffer format" 1 "trace.ini: buffer format 'zigzag' unknown" "$TMP/a57"
+
+copy a57_single_step a57
+rm "$TMP/a57/CSTMC_TRACE_FIFO.bin"
+run "missing buffer file" 1 "CSTMC_TRACE_FIFO.bin: cannot open trace buffer" "$TMP/a57"
+
+copy a57_single_step a57
+: > "$TMP/a57/CSTMC_TRACE_FIFO.bin"
+run "empty buffer" 1 "CSTMC_TRACE_FIFO.bin: trace buffer is empty" "$TMP/a57"
+
+copy a57_single_step a57
+rm "$TMP/a57/CSTMC_TRACE_FIFO.bin"; mkdir "$TMP/a57/CSTMC_TRACE_FIFO.bin"
+run "buffer is a directory" 1 "CSTMC_TRACE_FIFO.bin: not a regular file" "$TMP/a57"
+
+# A buffer whose size is not a whole number of frames: the whole frames decode
+# exactly as before, the tail is reported with its offset.
+copy a57_single_step a57
+printf 'abcde' >> "$TMP/a57/CSTMC_TRACE_FIFO.bin"
+run "buffer of wrong size" 0 "CSTMC_TRACE_FIFO.bin: offset 128: size 133 is not a whole number of 16-byte frames" "$TMP/a57"
+"$CSTRACE" decode --format=elements "$SRC/a57_single_step" > "$TMP/clean" 2>/dev/null
+check "wrong-size buffer still decodes its whole frames" cmp -s "$TMP/out" "$TMP/clean"
+
+# Random bytes as trace, formatted and raw: never sync, never crash.
+copy a57_single_step a57
+rand 65536 1 > "$TMP/a57/CSTMC_TRACE_FIFO.bin"
+run "random bytes as formatted trace" 1 "no trace decoded" "$TMP/a57"
+rand 65536 2 > "$TMP/random.bin"
+run "random raw dump, no source given" 1 "random.bin: not a snapshot directory or perf.data" "$TMP/random.bin"
+run "random raw dump as ETMv4 frames" 1 "random.bin: no trace decoded" --etmv4 traceid=0x10 "$TMP/random.bin"
+run "random raw dump as raw ETMv4" 1 "random.bin: no trace decoded" --raw-format raw --etmv4 traceid=0x10 "$TMP/random.bin"
+run "random raw dump as ETMv3" 1 "random.bin: no trace decoded" --etmv3 traceid=0x10 "$TMP/random.bin"
+
+# Corruption in the middle of a real buffer: decode resynchronises, reports the
+# gap, and everything before the damage is exactly what the clean buffer gives.
+copy juno_r1_1 juno
+python3 - "$TMP/juno/cstrace.bin" <<'PY'
+import random, sys
+random.seed(3)
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+for i in range(4096, 4096 + 256):
+    b[i] = random.getrandbits(8)
+open(p, 'wb').write(b)
+PY
+"$CSTRACE" decode --format=elements "$SRC/juno_r1_1" > "$TMP/juno_clean" 2>/dev/null
+timeout 120 "$CSTRACE" decode --format=elements --stats "$TMP/juno" > "$TMP/juno_bad" 2> "$TMP/err"
+rc=$?
+check "corrupt buffer: decodes (rc $rc)" [ $rc -eq 0 ]
+check "corrupt buffer: gaps reported in stats" grep -qE "[1-9][0-9]* gaps" "$TMP/err"
+# (elements of packets just before the damage may be emitted only once a later
+# packet commits them, so the comparison stops 1 KiB short of it)
+awk -F'[:;]' '$2 < 3072 && !/EO_TRACE/' "$TMP/juno_clean" > "$TMP/prefix_clean"
+awk -F'[:;]' '$2 < 3072 && !/EO_TRACE/' "$TMP/juno_bad" > "$TMP/prefix_bad"
+check "corrupt buffer: elements before the damage unchanged" cmp -s "$TMP/prefix_clean" "$TMP/prefix_bad"
+check "corrupt buffer: a resync (NO_SYNC) after the damage" \
+  awk -F'[:;]' '$2 >= 4096 && /NO_SYNC/ { found = 1 } END { exit !found }' "$TMP/juno_bad"
+check "corrupt buffer: decoding resumes after the damage" \
+  awk -F'[:;]' '$2 > 4352 && /INSTR_RANGE/ { found = 1 } END { exit !found }' "$TMP/juno_bad"
+
+# Bad option values: usage errors, exit 2.
+"$CSTRACE" decode --etmv4 trcidr0=zz "$TMP/random.bin" 2> "$TMP/err"; rc=$?
+check "bad register value: exit 2" [ $rc -eq 2 ]
+check "bad register value: message" grep -q "trcidr0=zz': value is not a number" "$TMP/err"
+"$CSTRACE" decode --etmv4 bogus=1 "$TMP/random.bin" 2> "$TMP/err"; rc=$?
+check "unknown register: message" grep -q "unknown register 'bogus'" "$TMP/err"
+"$CSTRACE" decode --image nofile "$TMP/random.bin" 2> "$TMP/err"; rc=$?
+check "bad --image: exit 2" [ $rc -eq 2 ]
+"$CSTRACE" decode --id 0x99 "$TMP/random.bin" 2> "$TMP/err"; rc=$?
+check "bad --id: exit 2" [ $rc -eq 2 ]
+finish

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The decode and dump verbs: formats, ID and buffer selection, raw dumps given on
+# the command line, and packet listings checked against trc_pkt_lister's.
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+need_shared
+SRC=$SHARED/opencsd
+
+check "decode --help" bash -c "'$CSTRACE' decode --help | grep -q 'usage: cstrace decode'"
+check "dump --help" bash -c "'$CSTRACE' dump --help | grep -q 'usage: cstrace dump'"
+"$CSTRACE" decode 2>/dev/null; check "decode without TRACE: exit 2" [ $? -eq 2 ]
+"$CSTRACE" frobnicate 2>/dev/null; check "unknown verb: exit 2" [ $? -eq 2 ]
+
+# jsonl: one valid object per element, same count and order as the elements format
+"$CSTRACE" decode --format=jsonl "$SRC/juno_r1_1" > "$TMP/j" 2>/dev/null
+"$CSTRACE" decode --format=elements "$SRC/juno_r1_1" > "$TMP/e" 2>/dev/null
+check "jsonl: one line per element" [ "$(wc -l < "$TMP/j")" -eq "$(wc -l < "$TMP/e")" ]
+check "jsonl: valid JSON, offsets and IDs as in the elements format" python3 - "$TMP/j" "$TMP/e" <<'PY'
+import json, re, sys
+js = [json.loads(l) for l in open(sys.argv[1])]
+es = [re.match(r'Idx:(\d+); ID:([0-9a-f]+); OCSD_GEN_TRC_ELEM_(\w+)', l).groups() for l in open(sys.argv[2])]
+assert len(js) == len(es)
+for j, (idx, tid, kind) in zip(js, es):
+    assert j["offset"] == int(idx) and j["trace_id"] == int(tid, 16), (j, idx, tid)
+    if kind == "INSTR_RANGE":
+        assert j["type"] == "instr_range" and j["end"] > j["start"] and j["insns"] > 0
+PY
+
+# text: one range line per INSTR_RANGE element, and --stats totals agree
+"$CSTRACE" decode --stats "$SRC/juno_r1_1" > "$TMP/t" 2> "$TMP/stats"
+n_text=$(grep -c ' range ' "$TMP/t")
+n_elem=$(grep -c 'INSTR_RANGE' "$TMP/e")
+check "text: range lines ($n_text) == INSTR_RANGE elements ($n_elem)" [ "$n_text" -eq "$n_elem" ]
+check "stats: ranges total" grep -q " $n_elem ranges" "$TMP/stats"
+
+# --id selects trace IDs
+"$CSTRACE" decode --format=elements --id 0x11 "$SRC/juno_r1_1" > "$TMP/id" 2>/dev/null
+check "--id 0x11: only ID 11" bash -c "[ -s '$TMP/id' ] && ! grep -qv 'ID:11;' '$TMP/id'"
+grep 'ID:11;' "$TMP/e" > "$TMP/e11"
+check "--id 0x11: same elements as unfiltered ID 11" cmp -s "$TMP/e11" "$TMP/id"
+
+# --buffer: the second buffer of juno_r1_1 carries STM
+"$CSTRACE" decode --format=elements --buffer ETB_1 "$SRC/juno_r1_1" > "$TMP/b1" 2>/dev/null
+check "--buffer ETB_1: STM elements" grep -q "SWTRACE" "$TMP/b1"
+"$CSTRACE" decode --format=elements --buffer all "$SRC/juno_r1_1" > "$TMP/ball" 2>/dev/null
+check "--buffer all: both buffers" [ "$(wc -l < "$TMP/ball")" -eq $(( $(wc -l < "$TMP/e") + $(wc -l < "$TMP/b1") )) ]
+"$CSTRACE" decode --buffer nosuch "$SRC/juno_r1_1" 2> "$TMP/err" >/dev/null
+check "--buffer nosuch: error names it" grep -q "no trace buffer named 'nosuch'" "$TMP/err"
+
+# A raw sink dump with the source given on the command line decodes exactly as
+# the snapshot that describes it.
+a57=$SRC/a57_single_step
+"$CSTRACE" decode --format=elements \
+  --etmv4 trcconfigr=0x1,traceid=0x10,trcidr0=0x08000CA1,trcidr1=0x4200F410,trcidr2=0x20001088,core=Cortex-A57 \
+  --image "$a57/mem_Cortex-A57_0.bin@0xFFFEB448" "$a57/CSTMC_TRACE_FIFO.bin" > "$TMP/raw" 2> "$TMP/err"
+check "raw dump decodes (rc $?): $(head -c 200 "$TMP/err")" [ -s "$TMP/raw" ]
+"$CSTRACE" decode --format=elements "$a57" > "$TMP/snap" 2>/dev/null
+check "raw dump == snapshot decode" cmp -s "$TMP/raw" "$TMP/snap"
+
+# dump: the packet lines equal trc_pkt_lister's (from its full listings)
+for snap in a57_single_step TC2 init-short-addr juno_r1_1; do
+  full=$SRC/expected-full/$snap.ppl.xz
+  [ -s "$full" ] || continue
+  xz -dc "$full" | grep -a '^Idx:[0-9]*; ID:[0-9a-f]*; \[' > "$TMP/pexp"
+  "$CSTRACE" dump "$SRC/$snap" > "$TMP/pgot" 2>/dev/null
+  check "dump $snap: $(wc -l < "$TMP/pgot") packets, as trc_pkt_lister lists them" cmp -s "$TMP/pexp" "$TMP/pgot"
+  if ! cmp -s "$TMP/pexp" "$TMP/pgot"; then diff "$TMP/pexp" "$TMP/pgot" | head -5 >&2; fi
+done
+finish
