@@ -1,0 +1,238 @@
+/* cstrace symbolize stage: maps decoded instruction ranges to binaries, functions,
+ * inlined functions, source lines and disassembly, and feeds every view one stream. */
+#ifndef CSTRACE_SYMBOLIZE_H
+#define CSTRACE_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cstrace/common.h"
+#include "cstrace/decode.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * The symbolizer: address spaces (per pid plus one global space for the
+ * kernel, snapshot images and user-given ELF files) and their binaries.
+ * ------------------------------------------------------------------------ */
+
+struct cst_symbolizer;
+
+struct cst_symbolizer_opts {
+	size_t sz;                 /* sizeof(struct cst_symbolizer_opts) */
+	const struct cst_log *log;
+	const char *symfs;         /* root prefixed to recorded paths (perf --symfs) */
+	const char *debug_dir;     /* extra debug-info root searched first (has .build-id/) */
+	const char *buildid_dir;   /* perf build-id cache; NULL = $HOME/.debug */
+	const char *kallsyms;      /* /proc/kallsyms-format file for kernel addresses */
+	const char *vmlinux;       /* kernel ELF for kernel addresses */
+	bool no_dwarf;             /* symbols only: skip source lines (faster) */
+};
+
+/** Allocate a symbolizer. @opts may be NULL. Returns 0 and sets *out.
+ *  Errors: -cste_invalid (NULL @out, bad opts size), -cste_nomem, -cste_not_found
+ *  (kallsyms or vmlinux given but unreadable), -cste_internal (capstone). */
+int cst_symbolizer_alloc(struct cst_symbolizer **out, const struct cst_symbolizer_opts *opts);
+void cst_symbolizer_free(struct cst_symbolizer *sym);
+
+/** The pid of the global address space (kernel, snapshot images, --elf). */
+#define CST_SYM_PID_GLOBAL (-1)
+
+/** A mapping of a file into an address space. */
+struct cst_sym_mapping {
+	int32_t pid;               /* CST_SYM_PID_GLOBAL or a pid */
+	uint64_t addr, len;        /* runtime addresses mapped; len 0 = whole file/segments */
+	uint64_t pgoff;            /* file offset of the first mapped byte */
+	const char *path;          /* as recorded (symfs is prefixed when looking it up) */
+	const uint8_t *build_id;   /* optional: the build-id recorded with the mapping */
+	uint32_t build_id_size;
+	bool raw;                  /* plain bytes (memory dump), not necessarily an ELF */
+	bool elf_vaddr;            /* place an ELF at its own link addresses (addr ignored
+				      unless non-zero: then the load bias is addr) */
+};
+
+/** Add a mapping. A later mapping replaces what it overlaps (as mmap does).
+ *  Missing or mismatching files are not an error: their addresses symbolize as
+ *  [unknown] and one warning per binary says what was looked for.
+ *  Errors: -cste_invalid, -cste_nomem. */
+int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_mapping *m);
+
+/** Add a user-given ELF: "FILE" (at its link addresses) or "FILE@ADDR" (its first
+ *  loadable segment placed at ADDR), in @pid's space.
+ *  Errors: -cste_invalid, -cste_format (bad address), -cste_not_found, -cste_nomem. */
+int cst_symbolizer_add_elf_spec(struct cst_symbolizer *sym, const char *spec, int32_t pid);
+
+/** Add every memory image of @trace (snapshot dumps, raw images) to the global space:
+ *  ELF files as binaries, anything else as bytes for disassembly only.
+ *  Errors: -cste_invalid, -cste_nomem. */
+int cst_symbolizer_add_trace_images(struct cst_symbolizer *sym, const struct cst_trace *trace);
+
+/** Apply a sideband record: mmap adds a mapping, fork copies the parent's space,
+ *  comm names a thread. Other types are ignored. Errors: -cste_invalid, -cste_nomem. */
+int cst_symbolizer_add_sideband(struct cst_symbolizer *sym, const struct cst_sideband *sb);
+
+/** Name of a thread from comm sideband, or NULL. */
+const char *cst_symbolizer_comm(const struct cst_symbolizer *sym, int32_t tid);
+
+/* ------------------------------------------------------------------------
+ * Lookups.
+ * ------------------------------------------------------------------------ */
+
+/** A function (symbol) of a binary. Stable for the life of the symbolizer, so
+ *  views may key their tables by its address. */
+struct cst_sym_func {
+	const char *name;
+	const char *dso;           /* binary path as mapped (short form for display) */
+	uint64_t addr, size;       /* link-time (file) addresses of the binary */
+	uint32_t id;               /* dense, unique within the symbolizer */
+	uint32_t nlines;           /* distinct source lines of the function (0: no DWARF);
+				      valid after the function appeared in a cst_sym_piece */
+};
+
+/** Where one address is. */
+struct cst_sym_loc {
+	const char *dso;           /* binary ("[unknown]" when no mapping) */
+	uint64_t dso_offset;       /* file offset in @dso (address when no mapping) */
+	const struct cst_sym_func *func; /* NULL when unknown: print dso+offset */
+	uint64_t func_offset;      /* address - function start */
+	const char *file;          /* source file of the address, NULL if unknown */
+	int line;
+	const char *inlined;       /* innermost inlined function here, or NULL */
+	bool is_data;              /* an Arm $d mapping symbol covers it */
+};
+
+/** Look up one runtime address in @pid's space (then the global space).
+ *  Strings stay valid for the life of the symbolizer. Errors: -cste_invalid. */
+int cst_symbolizer_lookup(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
+			  struct cst_sym_loc *loc);
+
+/** One frame of an inline chain, innermost first, as addr2line -f -i prints it:
+ *  the function and the source position inside it. */
+struct cst_sym_frame {
+	const char *func;          /* function or inlined function name; NULL unknown */
+	const char *file;          /* NULL unknown */
+	int line;
+};
+
+/** Fill up to @max frames for @addr (innermost inline first, the containing
+ *  function last). Returns the number of frames (0 when nothing is known) or
+ *  -cste_invalid. Strings stay valid until the next call. */
+int cst_symbolizer_inline_chain(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
+				struct cst_sym_frame *frames, int max);
+
+/** One disassembled instruction. */
+struct cst_sym_insn {
+	uint64_t addr;
+	uint8_t size;
+	uint8_t bytes[4];
+	char text[96];             /* "mnemonic operands"; "(bad)" if undecodable */
+};
+
+/** Disassemble the instruction at @addr as @isa (A64, A32 or T32).
+ *  Errors: -cste_invalid, -cste_not_found (no bytes for the address),
+ *  -cste_unsupported (isa). */
+int cst_symbolizer_disasm(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
+			  enum cst_isa isa, struct cst_sym_insn *insn);
+
+/* ------------------------------------------------------------------------
+ * The symbolized stream every view consumes.
+ * ------------------------------------------------------------------------ */
+
+/** Executed instructions on one source line within a piece. */
+struct cst_sym_line_count {
+	uint32_t slot;             /* index of the line within the function (< nlines) */
+	uint32_t num_insns;
+	const char *file;
+	int line;
+};
+
+/** The part of an executed range that lies in one function (or one unknown
+ *  region). A range usually is one piece; it is split where it crosses symbols. */
+struct cst_sym_piece {
+	uint64_t start, end;       /* runtime addresses, end exclusive */
+	uint32_t num_insns;
+	struct cst_sym_loc loc;    /* of @start */
+	const struct cst_sym_line_count *lines; /* per-line counts (none without DWARF) */
+	uint32_t nlines;
+	bool enters_func;          /* @start is the function's first instruction */
+};
+
+/** A decoded element with, for instruction ranges, its symbolized pieces.
+ *  Valid during the callback only. */
+struct cst_sym_elem {
+	const struct cst_elem *elem;
+	int32_t pid;               /* resolved: elem pid, else context ID, else -1 */
+	const struct cst_sym_piece *pieces; /* instr ranges only */
+	uint32_t npieces;
+};
+
+/** Sink for symbolized elements: return 0 to go on, > 0 to stop, < 0 to abort. */
+typedef int (*cst_sym_elem_fn)(void *ctx, const struct cst_sym_elem *se);
+
+/** Symbolize one decoded element (ranges are split and cached by range) and give
+ *  it to @fn. Returns what @fn returns, or -cste_nomem. */
+int cst_symbolizer_feed(struct cst_symbolizer *sym, const struct cst_elem *elem,
+			cst_sym_elem_fn fn, void *ctx);
+
+/** Run @session through the symbolizer: its images and sideband build the address
+ *  spaces, every element reaches @fn symbolized. Returns 0, a positive stop value,
+ *  or a negative error from the session or @fn. */
+int cst_symbolizer_run(struct cst_symbolizer *sym, struct cst_session *session,
+		       cst_sym_elem_fn fn, void *ctx);
+
+struct cst_symbolizer_stats {
+	uint64_t ranges;           /* ranges symbolized */
+	uint64_t cache_hits;       /* ranges answered from the range cache */
+	uint64_t unknown_insns;    /* instructions without a function */
+	uint64_t insns;            /* instructions in symbolized ranges */
+};
+
+int cst_symbolizer_get_stats(const struct cst_symbolizer *sym, struct cst_symbolizer_stats *st);
+
+/* ------------------------------------------------------------------------
+ * Per-function totals (the model behind `cstrace report`).
+ * ------------------------------------------------------------------------ */
+
+/** Sort/group keys of a report. */
+enum cst_report_key {
+	cst_report_key_dso = 1 << 0,
+	cst_report_key_sym = 1 << 1,
+	cst_report_key_srcline = 1 << 2,
+};
+
+struct cst_report_row {
+	const char *dso;
+	const char *sym;           /* "[unknown]" for unknown code */
+	const char *file;          /* srcline key only */
+	int line;
+	uint64_t insns;            /* executed instructions (self) */
+	uint64_t entries;          /* times the function's entry was executed */
+	uint64_t taken, not_taken; /* branches ending ranges in it */
+	uint32_t lines_hit, lines_total; /* source lines executed / of the function */
+	uint64_t func_addr;        /* link address of the function (0 unknown) */
+};
+
+struct cst_report;
+
+/** Errors: -cste_invalid (no key), -cste_nomem. */
+int cst_report_alloc(struct cst_report **out, unsigned keys);
+void cst_report_free(struct cst_report *rep);
+
+/** Account one symbolized element (a cst_sym_elem_fn: pass the report as ctx). */
+int cst_report_add(void *rep, const struct cst_sym_elem *se);
+
+/** Rows sorted by instructions, most first. @rows stays valid until the next
+ *  call or free. Returns the row count or -cste_nomem. */
+int cst_report_rows(struct cst_report *rep, const struct cst_report_row **rows);
+
+/** Total executed instructions accounted (equals the decoded num_insns sum). */
+uint64_t cst_report_total(const struct cst_report *rep);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CSTRACE_SYMBOLIZE_H */

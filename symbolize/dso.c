@@ -1,0 +1,332 @@
+/* Binaries (dso): find the file behind a recorded path or build-id, check that it
+ * is the binary that ran, and say once, precisely, when it is not there. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+
+static void hex(char *out, const uint8_t *p, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+	out[2 * n] = 0;
+}
+
+/* Append to dso->why: the trail of what was tried, for the one warning. */
+static void why_add(struct dso *dso, const char *path, const char *reason)
+{
+	char buf[1024];
+	size_t old = dso->why ? strlen(dso->why) : 0;
+	char *n;
+
+	snprintf(buf, sizeof(buf), "%.900s (%.100s)", path, reason);
+	n = realloc(dso->why, old + strlen(buf) + 3);
+	if (!n)
+		return;
+	if (old) {
+		n[old] = ';';
+		n[old + 1] = ' ';
+		strcpy(n + old + 2, buf);
+	} else {
+		strcpy(n, buf);
+	}
+	dso->why = n;
+}
+
+static void unmap(struct dso *dso)
+{
+	if (dso->elf)
+		elf_end(dso->elf);
+	if (dso->map)
+		munmap((void *)dso->map, dso->map_size);
+	dso->elf = NULL;
+	dso->map = NULL;
+	dso->map_size = 0;
+}
+
+/* Map @path; returns 0 or -1 with errno. */
+static int map_file(struct dso *dso, const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *p;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	/* Private and writable so that libelf may do its in-place work copy-on-write. */
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	dso->map = p;
+	dso->map_size = (size_t)st.st_size;
+	return 0;
+}
+
+static int load_segments(struct dso *dso)
+{
+	size_t n;
+
+	if (elf_getphdrnum(dso->elf, &n) < 0)
+		return -1;
+	dso->segs = calloc(n ? n : 1, sizeof(*dso->segs));
+	if (!dso->segs)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(dso->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		dso->segs[dso->nsegs++] = (struct sym_segment){ph.p_vaddr, ph.p_offset,
+							       ph.p_filesz, ph.p_memsz};
+	}
+	if (elf_getshdrnum(dso->elf, &n) < 0)
+		return -1;
+	dso->secs = calloc(n ? n : 1, sizeof(*dso->secs));
+	if (!dso->secs)
+		return -1;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(dso->elf, scn));) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_ALLOC) || sh.sh_offset > dso->map_size ||
+		    sh.sh_size > dso->map_size - sh.sh_offset)
+			continue;
+		dso->secs[dso->nsecs++] = (struct sym_segment){sh.sh_addr, sh.sh_offset,
+							       sh.sh_size, sh.sh_size};
+	}
+	return 0;
+}
+
+/* Try @path as the binary. Returns true when it is accepted. */
+static bool try_elf(struct dso *dso, const char *path)
+{
+	char want[129], have[129];
+	const void *bid = NULL;
+	ssize_t blen;
+	GElf_Ehdr eh;
+
+	if (map_file(dso, path) < 0) {
+		why_add(dso, path, strerror(errno));
+		return false;
+	}
+	dso->elf = elf_memory((char *)dso->map, dso->map_size);
+	if (!dso->elf || elf_kind(dso->elf) != ELF_K_ELF || !gelf_getehdr(dso->elf, &eh)) {
+		if (dso->raw_wanted) {
+			/* A memory dump: bytes are all we need. */
+			if (dso->elf)
+				elf_end(dso->elf);
+			dso->elf = NULL;
+			dso->kind = dso_raw;
+			dso->file = strdup(path);
+			return true;
+		}
+		why_add(dso, path, "not an ELF file");
+		unmap(dso);
+		return false;
+	}
+	blen = dwelf_elf_gnu_build_id(dso->elf, &bid);
+	if (dso->build_id_size) {
+		hex(want, dso->build_id, dso->build_id_size > 64 ? 64 : dso->build_id_size);
+		if (blen <= 0) {
+			why_add(dso, path, "has no build-id");
+			unmap(dso);
+			return false;
+		}
+		if ((uint32_t)blen != dso->build_id_size ||
+		    memcmp(bid, dso->build_id, (size_t)blen) != 0) {
+			char msg[300];
+
+			hex(have, bid, (uint32_t)(blen > 64 ? 64 : blen));
+			snprintf(msg, sizeof(msg), "build-id %s, not %s", have, want);
+			why_add(dso, path, msg);
+			unmap(dso);
+			return false;
+		}
+	} else if (blen > 0 && blen <= 64) {
+		memcpy(dso->build_id, bid, (size_t)blen);
+		dso->build_id_size = (uint32_t)blen;
+	}
+	dso->machine = eh.e_machine;
+	if (load_segments(dso) < 0) {
+		why_add(dso, path, "unreadable program headers");
+		unmap(dso);
+		return false;
+	}
+	dso->kind = dso_elf;
+	dso->file = strdup(path);
+	return true;
+}
+
+static void join(char *out, size_t size, const char *root, const char *path)
+{
+	snprintf(out, size, "%s%s%s", root ? root : "",
+		 root && *root && path[0] != '/' ? "/" : "", path);
+}
+
+static void open_dso(struct cst_symbolizer *sym, struct dso *dso)
+{
+	char p[4096], id[129];
+	const char *symfs = sym->opts.symfs;
+
+	if (dso->build_id_size) {
+		const char *cache = sym->opts.buildid_dir;
+		char home[4096];
+
+		hex(id, dso->build_id, dso->build_id_size > 64 ? 64 : dso->build_id_size);
+		if (!cache && getenv("HOME")) {
+			snprintf(home, sizeof(home), "%s/.debug", getenv("HOME"));
+			cache = home;
+		}
+		/* perf's build-id cache: .build-id/xx/rest -> <path>/<id>/ holding "elf" */
+		if (cache) {
+			if (snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s/elf", cache, id, id + 2) <
+				    (int)sizeof(p) &&
+			    access(p, R_OK) == 0 && try_elf(dso, p))
+				return;
+		}
+	}
+	join(p, sizeof(p), symfs, dso->path);
+	if (try_elf(dso, p))
+		return;
+	/* Nothing with the code: the separate debug file still has symbols and lines. */
+	if (dso->build_id_size) {
+		const char *dirs[2] = {sym->opts.debug_dir, "/usr/lib/debug"};
+
+		for (int i = 0; i < 2; i++) {
+			char dir[4096];
+
+			if (!dirs[i])
+				continue;
+			join(dir, sizeof(dir), i == 0 ? NULL : symfs, dirs[i]);
+			if (snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", dir, id, id + 2) <
+				    (int)sizeof(p) &&
+			    try_elf(dso, p))
+				return;
+		}
+	}
+	dso->kind = dso_missing;
+}
+
+struct dso *dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t *build_id,
+		    uint32_t build_id_size, bool raw)
+{
+	struct dso *dso;
+	const char *slash;
+
+	if (build_id_size > 64)
+		build_id_size = 64;
+	for (dso = sym->dsos; dso; dso = dso->next)
+		if (!strcmp(dso->path, path) && dso->raw_wanted == raw &&
+		    (!build_id_size || (dso->build_id_size == build_id_size &&
+					!memcmp(dso->build_id, build_id, build_id_size))))
+			return dso;
+	dso = calloc(1, sizeof(*dso));
+	if (!dso)
+		return NULL;
+	dso->path = strdup(path);
+	/* Memory dumps have long absolute paths; their base name reads better. */
+	slash = strrchr(path, '/');
+	dso->short_name = strdup(raw && slash ? slash + 1 : path);
+	if (!dso->path || !dso->short_name) {
+		dso_free(dso);
+		return NULL;
+	}
+	memcpy(dso->build_id, build_id, build_id_size);
+	dso->build_id_size = build_id_size;
+	dso->raw_wanted = raw;
+	open_dso(sym, dso);
+	dso->next = sym->dsos;
+	sym->dsos = dso;
+	return dso;
+}
+
+void dso_free(struct dso *dso)
+{
+	if (!dso)
+		return;
+	if (dso->dwfl)
+		dwfl_end(dso->dwfl);
+	unmap(dso);
+	for (uint32_t i = 0; i < dso->nfuncs; i++) {
+		free((char *)dso->funcs[i].pub.name);
+		free(dso->funcs[i].slots);
+	}
+	free(dso->funcs);
+	free(dso->mapsyms);
+	free(dso->segs);
+	free(dso->secs);
+	free(dso->rows);
+	free(dso->debug_file);
+	free(dso->why);
+	free(dso->file);
+	free(dso->path);
+	free(dso->short_name);
+	free(dso);
+}
+
+const uint8_t *dso_bytes(const struct dso *dso, uint64_t offset, uint64_t len)
+{
+	if (!dso->map || offset > dso->map_size || len > dso->map_size - offset)
+		return NULL;
+	return dso->map + offset;
+}
+
+const uint8_t *dso_code(const struct dso *dso, uint64_t vaddr, uint64_t len)
+{
+	if (dso->kind == dso_raw)
+		return dso_bytes(dso, vaddr, len);
+	for (uint32_t i = 0; i < dso->nsecs; i++) {
+		const struct sym_segment *s = &dso->secs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz)
+			return len <= s->filesz - (vaddr - s->vaddr)
+				       ? dso->map + s->offset + (vaddr - s->vaddr)
+				       : NULL;
+	}
+	return NULL;
+}
+
+bool dso_off_to_vaddr(const struct dso *dso, uint64_t off, uint64_t *vaddr)
+{
+	if (dso->kind != dso_elf) {
+		*vaddr = off;
+		return true;
+	}
+	for (uint32_t i = 0; i < dso->nsegs; i++) {
+		const struct sym_segment *s = &dso->segs[i];
+
+		if (off >= s->offset && off - s->offset < (s->filesz ? s->filesz : 1)) {
+			*vaddr = s->vaddr + (off - s->offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+void dso_warn(struct cst_symbolizer *sym, struct dso *dso)
+{
+	char id[129] = "";
+
+	if (dso->warned)
+		return;
+	dso->warned = true;
+	if (dso->build_id_size)
+		hex(id, dso->build_id, dso->build_id_size);
+	cst_logf(&sym->log, cst_log_warning,
+		 "%s%s%s: no matching binary; looked for %s; its addresses show as [unknown]",
+		 dso->path, *id ? " build-id " : "", id, dso->why ? dso->why : "nothing");
+}

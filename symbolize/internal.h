@@ -1,0 +1,224 @@
+/* Internal to symbolize/: binaries (dso), their symbol and line tables, address
+ * spaces and the range cache, shared by the files of this folder only. */
+#ifndef CSTRACE_SYMBOLIZE_INTERNAL_H
+#define CSTRACE_SYMBOLIZE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <capstone/capstone.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "cstrace/symbolize.h"
+
+/* ---- functions and line rows ---- */
+
+struct sym_line_slot {
+	const char *file;
+	int line;
+};
+
+struct sym_func {
+	struct cst_sym_func pub;
+	uint64_t end;              /* addr + size (link addresses) */
+	bool slots_done;
+	struct sym_line_slot *slots; /* distinct lines, pub.nlines of them */
+};
+
+/* One row of a module's line table (link addresses). */
+struct sym_row {
+	uint64_t addr;
+	const char *file;
+	uint32_t line;             /* 0: no line (end of sequence or compiler-made) */
+};
+
+/* Arm mapping symbol: code state from @addr on. */
+enum sym_mapkind { sym_map_a32 = 'a', sym_map_t32 = 't', sym_map_data = 'd', sym_map_a64 = 'x' };
+
+struct sym_mapsym {
+	uint64_t addr;
+	char kind;
+};
+
+struct sym_segment {
+	uint64_t vaddr, offset, filesz, memsz;
+};
+
+enum dso_kind {
+	dso_missing = 0,           /* no usable file: dso+offset only */
+	dso_elf,
+	dso_raw,                   /* bytes only (memory dump) */
+	dso_kallsyms,
+};
+
+struct dso {
+	char *path;                /* as recorded / given */
+	char *short_name;          /* for display: as recorded */
+	char *file;                /* what was opened (symfs applied), NULL if none */
+	enum dso_kind kind;
+	uint8_t build_id[64];      /* wanted (recorded) build-id */
+	uint32_t build_id_size;
+	bool raw_wanted;
+
+	/* the opened file */
+	const uint8_t *map;
+	size_t map_size;
+	Elf *elf;
+	uint16_t machine;          /* EM_AARCH64, EM_ARM */
+	struct sym_segment *segs;  /* PT_LOAD: file offset <-> link address */
+	uint32_t nsegs;
+	struct sym_segment *secs;  /* allocated PROGBITS sections: where bytes really are */
+	uint32_t nsecs;
+
+	/* symbols (link addresses, Thumb bit cleared), sorted by address */
+	struct sym_func *funcs;
+	uint32_t nfuncs;
+	struct sym_mapsym *mapsyms;
+	uint32_t nmapsyms;
+	bool syms_done;
+
+	/* DWARF through libdwfl: one Dwfl per binary, reported at its own addresses */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	bool dwarf_done, has_dwarf;
+	struct sym_row *rows;
+	uint32_t nrows;
+	char *debug_file;          /* separate debug file dwfl found, if any */
+
+	char *why;                 /* what was looked for, for the warning */
+	bool warned;
+	struct dso *next;
+};
+
+/* ---- address spaces ---- */
+
+struct mapping {
+	uint64_t start, end;       /* runtime */
+	int64_t vaddr_adj;         /* link address = runtime + vaddr_adj */
+	int64_t off_adj;           /* file offset = runtime + off_adj */
+	struct dso *dso;
+};
+
+struct space {
+	int32_t pid;
+	uint32_t gen;              /* bumped on change: keys the range cache */
+	struct mapping *maps;      /* sorted by start, no overlaps */
+	uint32_t nmaps, cap;
+};
+
+/* ---- range cache ---- */
+
+struct range_entry {
+	const struct space *space;
+	uint32_t gen;
+	uint64_t start, end;
+	uint32_t num_insns;
+	uint8_t isa;
+	uint32_t npieces;
+	struct cst_sym_piece *pieces;
+};
+
+struct arena_chunk;
+
+struct comm {
+	int32_t tid;
+	char name[32];
+};
+
+struct cst_symbolizer {
+	struct cst_symbolizer_opts opts;
+	struct cst_log log;
+	char *debuginfo_path;      /* for Dwfl_Callbacks: "debug_dir:.debug:/usr/lib/debug" */
+	Dwfl_Callbacks callbacks;
+
+	struct dso *dsos;
+	uint32_t next_func_id;
+
+	struct space **spaces;     /* sorted by pid */
+	uint32_t nspaces;
+	struct space *kernel;      /* kallsyms / vmlinux: consulted last */
+
+	struct range_entry *cache; /* open addressing, power of two */
+	uint32_t cache_cap, cache_used;
+	struct arena_chunk *arena;
+
+	csh cs_a64, cs_a32, cs_t32;
+	bool cs_ok;
+	cs_insn *cs_insn;
+
+	struct comm *comms;
+	uint32_t ncomms, comms_cap;
+
+	struct cst_sym_frame frames[16];
+	struct cst_sym_line_count *scratch; /* per-line counts being built */
+	uint32_t scratch_cap;
+	struct cst_sym_piece *pscratch;     /* pieces being built */
+	uint32_t pscratch_cap;
+	struct cst_symbolizer_stats stats;
+	struct cst_sym_piece one_piece; /* for uncached single pieces */
+};
+
+/* arena.c: cache memory freed all at once */
+void *sym_arena_alloc(struct cst_symbolizer *sym, size_t size);
+void sym_arena_free_all(struct cst_symbolizer *sym);
+
+/* dso.c */
+struct dso *dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t *build_id,
+		    uint32_t build_id_size, bool raw);
+void dso_free(struct dso *dso);
+/* Bytes of the file at @offset (NULL if not there). */
+const uint8_t *dso_bytes(const struct dso *dso, uint64_t offset, uint64_t len);
+/* Code bytes at link address @vaddr (never the empty sections of a debug file). */
+const uint8_t *dso_code(const struct dso *dso, uint64_t vaddr, uint64_t len);
+/* Link address of file offset @off, false if no segment holds it. */
+bool dso_off_to_vaddr(const struct dso *dso, uint64_t off, uint64_t *vaddr);
+/* Warn once that @dso lacks what is needed. */
+void dso_warn(struct cst_symbolizer *sym, struct dso *dso);
+
+/* symtab.c */
+void dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso);
+const struct sym_func *dso_find_func(const struct dso *dso, uint64_t vaddr);
+/* First function starting after @vaddr, or UINT64_MAX. */
+uint64_t dso_next_func(const struct dso *dso, uint64_t vaddr);
+char dso_mapping_kind(const struct dso *dso, uint64_t vaddr);
+int dso_load_kallsyms(struct cst_symbolizer *sym, struct dso *dso, const char *path,
+		      uint64_t *lo, uint64_t *hi);
+
+/* srcline.c */
+bool dso_load_dwarf(struct cst_symbolizer *sym, struct dso *dso);
+const struct sym_row *dso_find_row(const struct dso *dso, uint64_t vaddr);
+void func_load_slots(struct dso *dso, struct sym_func *f);
+uint32_t func_slot(const struct sym_func *f, const struct sym_row *row);
+const char *dso_inlined_at(struct dso *dso, uint64_t vaddr);
+int dso_inline_chain(struct cst_symbolizer *sym, struct dso *dso, uint64_t vaddr,
+		     const struct sym_func *f, struct cst_sym_frame *frames, int max);
+
+/* space.c */
+struct space *space_get(struct cst_symbolizer *sym, int32_t pid, bool create);
+const struct mapping *space_find(const struct space *sp, uint64_t addr);
+int space_insert(struct cst_symbolizer *sym, struct space *sp, const struct mapping *m);
+/* Find the mapping of @addr for @pid: pid space, global space, kernel. */
+const struct mapping *sym_find_mapping(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
+				       const struct space **in);
+void space_free(struct space *sp);
+
+/* disasm.c */
+int sym_disasm_open(struct cst_symbolizer *sym);
+void sym_disasm_close(struct cst_symbolizer *sym);
+/* Size of the instruction at @p (T32 needs its first halfword). */
+static inline unsigned sym_insn_size(enum cst_isa isa, const uint8_t *p)
+{
+	if (isa != cst_isa_t32)
+		return 4;
+	if (!p)
+		return 2;
+	return ((p[1] >> 3) >= 0x1d) ? 4 : 2;
+}
+
+/* range.c */
+void sym_fill_loc(struct cst_symbolizer *sym, const struct mapping *m, uint64_t addr,
+		  struct cst_sym_loc *loc);
+
+#endif

@@ -1,0 +1,378 @@
+/* Symbolizing executed ranges: split a range where it crosses functions, count
+ * instructions per piece and per source line, and cache the result per range. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sym_fill_loc(struct cst_symbolizer *sym, const struct mapping *m, uint64_t addr,
+		  struct cst_sym_loc *loc)
+{
+	struct dso *dso;
+	uint64_t vaddr;
+	const struct sym_func *f = NULL;
+
+	memset(loc, 0, sizeof(*loc));
+	if (!m) {
+		loc->dso = "[unknown]";
+		loc->dso_offset = addr;
+		return;
+	}
+	dso = m->dso;
+	vaddr = (uint64_t)((int64_t)addr + m->vaddr_adj);
+	loc->dso = dso->short_name;
+	loc->dso_offset = (uint64_t)((int64_t)addr + m->off_adj);
+	switch (dso->kind) {
+	case dso_missing:
+		dso_warn(sym, dso);
+		return;
+	case dso_raw:
+		return; /* bytes only: dso+offset is all there is to say */
+	case dso_kallsyms:
+		f = dso_find_func(dso, vaddr);
+		break;
+	case dso_elf:
+		dso_load_symbols(sym, dso);
+		if (dso->nmapsyms && dso_mapping_kind(dso, vaddr) == sym_map_data) {
+			/* executed "data" means a wrong image: name nothing */
+			loc->is_data = true;
+			return;
+		}
+		f = dso_find_func(dso, vaddr);
+		if (dso->has_dwarf) {
+			const struct sym_row *row = dso_find_row(dso, vaddr);
+
+			if (row) {
+				loc->file = row->file;
+				loc->line = (int)row->line;
+			}
+		}
+		break;
+	}
+	if (f) {
+		loc->func = &f->pub;
+		loc->func_offset = vaddr - f->pub.addr;
+	}
+}
+
+int cst_symbolizer_lookup(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
+			  struct cst_sym_loc *loc)
+{
+	const struct space *sp;
+	const struct mapping *m;
+
+	if (!sym || !loc)
+		return -cste_invalid;
+	m = sym_find_mapping(sym, pid, addr, &sp);
+	sym_fill_loc(sym, m, addr, loc);
+	if (m && loc->func && m->dso->has_dwarf)
+		loc->inlined = dso_inlined_at(m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj));
+	return 0;
+}
+
+int cst_symbolizer_inline_chain(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
+				struct cst_sym_frame *frames, int max)
+{
+	const struct space *sp;
+	const struct mapping *m;
+	struct cst_sym_loc loc;
+
+	if (!sym || (!frames && max > 0) || max < 0)
+		return -cste_invalid;
+	m = sym_find_mapping(sym, pid, addr, &sp);
+	sym_fill_loc(sym, m, addr, &loc);
+	if (!m || m->dso->kind != dso_elf || loc.is_data)
+		return 0;
+	return dso_inline_chain(sym, m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj),
+				(const struct sym_func *)loc.func, frames, max);
+}
+
+/* Bytes needed to step over instructions: T32 sizes vary, the others do not. */
+static const uint8_t *code_at(const struct mapping *m, uint64_t addr)
+{
+	if (!m || (m->dso->kind != dso_elf && m->dso->kind != dso_raw))
+		return NULL;
+	return dso_code(m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj), 2);
+}
+
+/* Count instructions of [start, end); -1 when T32 bytes are unreadable. */
+static int64_t count_insns(const struct mapping *m, enum cst_isa isa, uint64_t start,
+			   uint64_t end)
+{
+	int64_t n = 0;
+
+	if (isa != cst_isa_t32)
+		return (int64_t)((end - start + 3) / 4);
+	for (uint64_t a = start; a < end; n++) {
+		const uint8_t *p = code_at(m, a);
+
+		if (!p)
+			return -1;
+		a += sym_insn_size(isa, p);
+	}
+	return n;
+}
+
+static struct cst_sym_line_count *scratch_line(struct cst_symbolizer *sym, uint32_t *n,
+					       uint32_t slot)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if (sym->scratch[i].slot == slot)
+			return &sym->scratch[i];
+	if (*n == sym->scratch_cap) {
+		uint32_t cap = sym->scratch_cap ? sym->scratch_cap * 2 : 64;
+		struct cst_sym_line_count *s = realloc(sym->scratch, cap * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		sym->scratch = s;
+		sym->scratch_cap = cap;
+	}
+	memset(&sym->scratch[*n], 0, sizeof(sym->scratch[0]));
+	sym->scratch[*n].slot = slot;
+	return &sym->scratch[(*n)++];
+}
+
+/* Per-line instruction counts of a piece inside function @f, stored in the arena. */
+static int piece_lines(struct cst_symbolizer *sym, const struct mapping *m, struct sym_func *f,
+		       enum cst_isa isa, struct cst_sym_piece *pc)
+{
+	struct dso *dso = m->dso;
+	uint32_t n = 0;
+	const struct sym_row *row = NULL, *rend = dso->rows + dso->nrows;
+	struct cst_sym_line_count *out;
+
+	func_load_slots(dso, f);
+	if (!f->pub.nlines)
+		return 0;
+	for (uint64_t a = pc->start; a < pc->end;) {
+		uint64_t v = (uint64_t)((int64_t)a + m->vaddr_adj);
+		const uint8_t *p = isa == cst_isa_t32 ? code_at(m, a) : NULL;
+
+		/* rows are sorted: step forward, search only on the first instruction */
+		if (!row)
+			row = dso_find_row(dso, v);
+		else
+			while (row + 1 < rend && row[1].addr <= v)
+				row++;
+		if (row && row->line && row->addr <= v) {
+			uint32_t slot = func_slot(f, row);
+
+			if (slot != UINT32_MAX) {
+				struct cst_sym_line_count *lc = scratch_line(sym, &n, slot);
+
+				if (!lc)
+					return -cste_nomem;
+				lc->num_insns++;
+				lc->file = f->slots[slot].file;
+				lc->line = f->slots[slot].line;
+			}
+		}
+		if (isa == cst_isa_t32 && !p)
+			break;
+		a += sym_insn_size(isa, p);
+	}
+	if (!n)
+		return 0;
+	out = sym_arena_alloc(sym, n * sizeof(*out));
+	if (!out)
+		return -cste_nomem;
+	memcpy(out, sym->scratch, n * sizeof(*out));
+	pc->lines = out;
+	pc->nlines = n;
+	return 0;
+}
+
+static struct cst_sym_piece *next_piece(struct cst_symbolizer *sym, uint32_t n)
+{
+	if (n == sym->pscratch_cap) {
+		uint32_t cap = sym->pscratch_cap ? sym->pscratch_cap * 2 : 16;
+		struct cst_sym_piece *p = realloc(sym->pscratch, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		sym->pscratch = p;
+		sym->pscratch_cap = cap;
+	}
+	memset(&sym->pscratch[n], 0, sizeof(sym->pscratch[0]));
+	return &sym->pscratch[n];
+}
+
+/* Split [start, end) at function and mapping boundaries. Returns the piece count
+ * (pieces in sym->pscratch) or a negative error. */
+static int split_range(struct cst_symbolizer *sym, int32_t pid, const struct cst_elem *e)
+{
+	uint64_t cur = e->start;
+	int64_t sum = 0;
+	uint32_t n = 0;
+
+	while (cur < e->end) {
+		const struct space *sp;
+		const struct mapping *m = sym_find_mapping(sym, pid, cur, &sp);
+		struct cst_sym_piece *pc = next_piece(sym, n);
+		uint64_t lim = e->end;
+		int64_t cnt;
+
+		if (!pc)
+			return -cste_nomem;
+		sym_fill_loc(sym, m, cur, &pc->loc);
+		if (m) {
+			struct dso *dso = m->dso;
+			uint64_t v = (uint64_t)((int64_t)cur + m->vaddr_adj);
+
+			if (m->end < lim)
+				lim = m->end;
+			if (pc->loc.func) {
+				struct sym_func *f = (struct sym_func *)pc->loc.func;
+				uint64_t fend = (uint64_t)((int64_t)f->end - m->vaddr_adj);
+
+				if (fend < lim)
+					lim = fend;
+				pc->enters_func = v == f->pub.addr;
+				if (dso->has_dwarf)
+					pc->loc.inlined = dso_inlined_at(dso, v);
+			} else if (dso->nfuncs && !pc->loc.is_data) {
+				uint64_t next = dso_next_func(dso, v);
+
+				if (next != UINT64_MAX) {
+					uint64_t r = (uint64_t)((int64_t)next - m->vaddr_adj);
+
+					if (r > cur && r < lim)
+						lim = r;
+				}
+			}
+		}
+		pc->start = cur;
+		pc->end = lim;
+		cnt = lim == e->end ? (int64_t)e->num_insns - sum
+				    : count_insns(m, e->isa, cur, lim);
+		if (cnt < 0 || sum + cnt > (int64_t)e->num_insns) {
+			/* cannot step instructions here: the rest is one piece */
+			pc->end = e->end;
+			cnt = (int64_t)e->num_insns - sum;
+			lim = e->end;
+		}
+		pc->num_insns = (uint32_t)cnt;
+		sum += cnt;
+		if (m && pc->loc.func && m->dso->has_dwarf) {
+			int err = piece_lines(sym, m, (struct sym_func *)pc->loc.func, e->isa, pc);
+
+			if (err)
+				return err;
+		}
+		n++;
+		cur = lim;
+	}
+	return (int)n;
+}
+
+static uint64_t hash_key(const void *sp, uint32_t gen, uint64_t start, uint64_t end, uint8_t isa)
+{
+	uint64_t h = start * 0x9e3779b97f4a7c15ull ^ (end + isa) * 0xc2b2ae3d27d4eb4full ^
+		     ((uint64_t)(uintptr_t)sp + gen) * 0x165667b19e3779f9ull;
+
+	return h ^ (h >> 29);
+}
+
+static int cache_grow(struct cst_symbolizer *sym)
+{
+	uint32_t cap = sym->cache_cap ? sym->cache_cap * 2 : 1u << 14;
+	struct range_entry *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -cste_nomem;
+	for (uint32_t i = 0; i < sym->cache_cap; i++) {
+		struct range_entry *o = &sym->cache[i];
+		uint64_t h;
+
+		if (!o->pieces)
+			continue;
+		h = hash_key(o->space, o->gen, o->start, o->end, o->isa);
+		while (t[h & (cap - 1)].pieces)
+			h++;
+		t[h & (cap - 1)] = *o;
+	}
+	free(sym->cache);
+	sym->cache = t;
+	sym->cache_cap = cap;
+	return 0;
+}
+
+/* The pieces of range @e, from the cache or computed and cached. */
+static int range_pieces(struct cst_symbolizer *sym, int32_t pid, const struct cst_elem *e,
+			const struct cst_sym_piece **pieces, uint32_t *npieces)
+{
+	const struct space *sp;
+	uint64_t h;
+	struct range_entry *slot;
+	int n;
+
+	/* the space of the first address keys the entry: pids sharing the global
+	 * space share entries, and a mapping change (gen) retires old ones */
+	sym_find_mapping(sym, pid, e->start, &sp);
+	if (sym->cache_used * 2 >= sym->cache_cap && cache_grow(sym) < 0)
+		return -cste_nomem;
+	h = hash_key(sp, sp ? sp->gen : 0, e->start, e->end, (uint8_t)e->isa);
+	for (;; h++) {
+		slot = &sym->cache[h & (sym->cache_cap - 1)];
+		if (!slot->pieces)
+			break;
+		if (slot->space == sp && slot->gen == (sp ? sp->gen : 0) &&
+		    slot->start == e->start && slot->end == e->end &&
+		    slot->isa == (uint8_t)e->isa && slot->num_insns == e->num_insns) {
+			sym->stats.cache_hits++;
+			*pieces = slot->pieces;
+			*npieces = slot->npieces;
+			return 0;
+		}
+	}
+	n = split_range(sym, pid, e);
+	if (n < 0)
+		return n;
+	if (n == 0) {
+		*pieces = NULL;
+		*npieces = 0;
+		return 0;
+	}
+	slot->pieces = sym_arena_alloc(sym, (size_t)n * sizeof(*slot->pieces));
+	if (!slot->pieces)
+		return -cste_nomem;
+	memcpy(slot->pieces, sym->pscratch, (size_t)n * sizeof(*slot->pieces));
+	slot->space = sp;
+	slot->gen = sp ? sp->gen : 0;
+	slot->start = e->start;
+	slot->end = e->end;
+	slot->isa = (uint8_t)e->isa;
+	slot->num_insns = e->num_insns;
+	slot->npieces = (uint32_t)n;
+	sym->cache_used++;
+	*pieces = slot->pieces;
+	*npieces = (uint32_t)n;
+	return 0;
+}
+
+int cst_symbolizer_feed(struct cst_symbolizer *sym, const struct cst_elem *elem,
+			cst_sym_elem_fn fn, void *ctx)
+{
+	struct cst_sym_elem se = {0};
+
+	if (!sym || !elem || !fn)
+		return -cste_invalid;
+	se.elem = elem;
+	se.pid = elem->pid >= 0 ? elem->pid
+		 : elem->ctx.ctxid_valid ? (int32_t)elem->ctx.context_id
+					 : CST_SYM_PID_GLOBAL;
+	if ((elem->type == cst_elem_instr_range || elem->type == cst_elem_i_range_nopath) &&
+	    elem->end > elem->start) {
+		int err = range_pieces(sym, se.pid, elem, &se.pieces, &se.npieces);
+
+		if (err)
+			return err;
+		sym->stats.ranges++;
+		sym->stats.insns += elem->num_insns;
+		for (uint32_t i = 0; i < se.npieces; i++)
+			if (!se.pieces[i].loc.func)
+				sym->stats.unknown_insns += se.pieces[i].num_insns;
+	}
+	return fn(ctx, &se);
+}

@@ -1,0 +1,138 @@
+/* Address spaces: per pid, plus a global one (snapshot images, --elf) and the
+ * kernel; sorted mappings where a new mapping replaces what it overlaps. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct space *space_get(struct cst_symbolizer *sym, int32_t pid, bool create)
+{
+	uint32_t lo = 0, hi = sym->nspaces;
+	struct space *sp, **n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (sym->spaces[mid]->pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < sym->nspaces && sym->spaces[lo]->pid == pid)
+		return sym->spaces[lo];
+	if (!create)
+		return NULL;
+	sp = calloc(1, sizeof(*sp));
+	n = realloc(sym->spaces, (sym->nspaces + 1) * sizeof(*n));
+	if (!sp || !n) {
+		free(sp);
+		if (n)
+			sym->spaces = n;
+		return NULL;
+	}
+	sym->spaces = n;
+	memmove(&n[lo + 1], &n[lo], (sym->nspaces - lo) * sizeof(*n));
+	sp->pid = pid;
+	n[lo] = sp;
+	sym->nspaces++;
+	return sp;
+}
+
+const struct mapping *space_find(const struct space *sp, uint64_t addr)
+{
+	uint32_t lo = 0, hi;
+
+	if (!sp)
+		return NULL;
+	hi = sp->nmaps;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (sp->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr < sp->maps[lo - 1].end)
+		return &sp->maps[lo - 1];
+	return NULL;
+}
+
+int space_insert(struct cst_symbolizer *sym, struct space *sp, const struct mapping *m)
+{
+	uint32_t i, w = 0, cap = sp->nmaps + 2;
+	struct mapping *out;
+
+	if (m->end <= m->start)
+		return -cste_invalid;
+	/* worst case: one old mapping is split in two around the new one */
+	out = malloc(cap * sizeof(*out));
+	if (!out)
+		return -cste_nomem;
+	for (i = 0; i < sp->nmaps; i++) {
+		struct mapping o = sp->maps[i];
+
+		if (o.end <= m->start || o.start >= m->end) {
+			out[w++] = o;
+			continue;
+		}
+		if (o.start < m->start) {
+			struct mapping left = o;
+
+			left.end = m->start;
+			out[w++] = left;
+		}
+		if (o.end > m->end) {
+			struct mapping right = o;
+
+			right.start = m->end;
+			out[w++] = right;
+		}
+	}
+	out[w++] = *m;
+	/* restore the order: insertion of the one new element */
+	for (i = w - 1; i > 0 && out[i - 1].start > out[i].start; i--) {
+		struct mapping t = out[i];
+
+		out[i] = out[i - 1];
+		out[i - 1] = t;
+	}
+	free(sp->maps);
+	sp->maps = out;
+	sp->nmaps = w;
+	sp->cap = cap;
+	sp->gen++;
+	(void)sym;
+	return 0;
+}
+
+const struct mapping *sym_find_mapping(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
+				       const struct space **in)
+{
+	const struct mapping *m = NULL;
+	struct space *sp;
+
+	if (pid != CST_SYM_PID_GLOBAL && (sp = space_get(sym, pid, false)) &&
+	    (m = space_find(sp, addr))) {
+		*in = sp;
+		return m;
+	}
+	if ((sp = space_get(sym, CST_SYM_PID_GLOBAL, false)) && (m = space_find(sp, addr))) {
+		*in = sp;
+		return m;
+	}
+	if (sym->kernel && (m = space_find(sym->kernel, addr))) {
+		*in = sym->kernel;
+		return m;
+	}
+	*in = NULL;
+	return NULL;
+}
+
+void space_free(struct space *sp)
+{
+	if (!sp)
+		return;
+	free(sp->maps);
+	free(sp);
+}

@@ -1,0 +1,338 @@
+/* The symbolizer object: options, building address spaces from sideband, trace
+ * images and user-given ELF files, and running a decode session through it. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cst_symbolizer_alloc(struct cst_symbolizer **out, const struct cst_symbolizer_opts *opts)
+{
+	struct cst_symbolizer *sym;
+	const char *dd;
+	size_t len;
+	int err;
+
+	if (!out || (opts && opts->sz < sizeof(size_t)))
+		return -cste_invalid;
+	*out = NULL;
+	sym = calloc(1, sizeof(*sym));
+	if (!sym)
+		return -cste_nomem;
+	if (opts)
+		memcpy(&sym->opts, opts, opts->sz < sizeof(*opts) ? opts->sz : sizeof(*opts));
+	sym->opts.sz = sizeof(sym->opts);
+	if (sym->opts.log)
+		sym->log = *sym->opts.log;
+	/* libdwfl's search path: the user's debug dir first, then the usual places,
+	 * each under symfs when one is given */
+	dd = sym->opts.debug_dir;
+	len = (dd ? strlen(dd) : 0) + 2 * (sym->opts.symfs ? strlen(sym->opts.symfs) : 0) + 64;
+	sym->debuginfo_path = malloc(len);
+	if (!sym->debuginfo_path) {
+		free(sym);
+		return -cste_nomem;
+	}
+	/* an empty entry means "beside the binary" (for .gnu_debuglink) */
+	snprintf(sym->debuginfo_path, len, "%s%s:.debug:%s/usr/lib/debug", dd ? dd : "",
+		 dd ? ":" : "", sym->opts.symfs ? sym->opts.symfs : "");
+	sym->callbacks.find_elf = dwfl_build_id_find_elf;
+	sym->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	sym->callbacks.section_address = dwfl_offline_section_address;
+	sym->callbacks.debuginfo_path = &sym->debuginfo_path;
+	elf_version(EV_CURRENT);
+	err = sym_disasm_open(sym);
+	if (err) {
+		cst_symbolizer_free(sym);
+		return err;
+	}
+	if (sym->opts.kallsyms || sym->opts.vmlinux) {
+		sym->kernel = calloc(1, sizeof(*sym->kernel));
+		if (!sym->kernel) {
+			cst_symbolizer_free(sym);
+			return -cste_nomem;
+		}
+		sym->kernel->pid = CST_SYM_PID_GLOBAL;
+	}
+	if (sym->opts.vmlinux) {
+		struct dso *dso = dso_get(sym, sym->opts.vmlinux, NULL, 0, false);
+
+		if (!dso || dso->kind != dso_elf) {
+			cst_logf(&sym->log, cst_log_error, "cannot read vmlinux %s",
+				 sym->opts.vmlinux);
+			cst_symbolizer_free(sym);
+			return dso ? -cste_not_found : -cste_nomem;
+		}
+		for (uint32_t i = 0; i < dso->nsegs; i++) {
+			struct mapping m = {dso->segs[i].vaddr,
+					    dso->segs[i].vaddr + dso->segs[i].memsz, 0,
+					    (int64_t)dso->segs[i].offset -
+						    (int64_t)dso->segs[i].vaddr,
+					    dso};
+
+			if (dso->segs[i].memsz)
+				space_insert(sym, sym->kernel, &m);
+		}
+	} else if (sym->opts.kallsyms) {
+		struct dso *dso = calloc(1, sizeof(*dso));
+		uint64_t lo, hi;
+
+		if (!dso || !(dso->path = strdup("[kernel.kallsyms]")) ||
+		    !(dso->short_name = strdup("[kernel.kallsyms]"))) {
+			dso_free(dso);
+			cst_symbolizer_free(sym);
+			return -cste_nomem;
+		}
+		dso->next = sym->dsos;
+		sym->dsos = dso;
+		err = dso_load_kallsyms(sym, dso, sym->opts.kallsyms, &lo, &hi);
+		if (err) {
+			cst_logf(&sym->log, cst_log_error, "cannot read kallsyms %s",
+				 sym->opts.kallsyms);
+			cst_symbolizer_free(sym);
+			return err;
+		}
+		space_insert(sym, sym->kernel, &(struct mapping){lo, hi, 0, 0, dso});
+	}
+	*out = sym;
+	return 0;
+}
+
+void cst_symbolizer_free(struct cst_symbolizer *sym)
+{
+	if (!sym)
+		return;
+	while (sym->dsos) {
+		struct dso *d = sym->dsos;
+
+		sym->dsos = d->next;
+		dso_free(d);
+	}
+	for (uint32_t i = 0; i < sym->nspaces; i++)
+		space_free(sym->spaces[i]);
+	free(sym->spaces);
+	space_free(sym->kernel);
+	sym_disasm_close(sym);
+	sym_arena_free_all(sym);
+	free(sym->cache);
+	free(sym->comms);
+	free(sym->scratch);
+	free(sym->pscratch);
+	free(sym->debuginfo_path);
+	free(sym);
+}
+
+int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_mapping *m)
+{
+	struct space *sp;
+	struct dso *dso;
+	struct mapping map;
+	uint64_t v;
+
+	if (!sym || !m || !m->path)
+		return -cste_invalid;
+	sp = space_get(sym, m->pid, true);
+	dso = dso_get(sym, m->path, m->build_id, m->build_id_size, m->raw);
+	if (!sp || !dso)
+		return -cste_nomem;
+	if (m->elf_vaddr && dso->kind == dso_elf) {
+		/* at link addresses, or the first segment moved to m->addr */
+		int64_t bias = dso->nsegs && m->addr ? (int64_t)(m->addr - dso->segs[0].vaddr) : 0;
+
+		for (uint32_t i = 0; i < dso->nsegs; i++) {
+			const struct sym_segment *s = &dso->segs[i];
+			int err;
+
+			if (!s->memsz)
+				continue;
+			map = (struct mapping){(uint64_t)((int64_t)s->vaddr + bias),
+					       (uint64_t)((int64_t)(s->vaddr + s->memsz) + bias),
+					       -bias, (int64_t)s->offset - (int64_t)s->vaddr - bias,
+					       dso};
+			err = space_insert(sym, sp, &map);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+	map.start = m->addr;
+	map.end = m->addr + m->len;
+	if (!m->len) {
+		/* to the end of the file (or a page, when there is no file) */
+		map.end = m->addr + (dso->map_size > m->pgoff ? dso->map_size - m->pgoff : 4096);
+	}
+	map.off_adj = (int64_t)m->pgoff - (int64_t)m->addr;
+	if (dso->kind == dso_elf && dso_off_to_vaddr(dso, m->pgoff, &v))
+		map.vaddr_adj = (int64_t)v - (int64_t)m->addr;
+	else
+		map.vaddr_adj = map.off_adj;
+	map.dso = dso;
+	return space_insert(sym, sp, &map);
+}
+
+int cst_symbolizer_add_elf_spec(struct cst_symbolizer *sym, const char *spec, int32_t pid)
+{
+	struct cst_sym_mapping m = {.pid = pid, .elf_vaddr = true};
+	const char *at;
+	char path[4096];
+	struct dso *dso;
+
+	if (!sym || !spec)
+		return -cste_invalid;
+	at = strrchr(spec, '@');
+	if (at) {
+		if ((size_t)(at - spec) >= sizeof(path))
+			return -cste_invalid;
+		memcpy(path, spec, (size_t)(at - spec));
+		path[at - spec] = 0;
+		if (cst_parse_u64(at + 1, &m.addr) < 0) {
+			cst_logf(&sym->log, cst_log_error, "%s: '%s' is not an address", spec,
+				 at + 1);
+			return -cste_format;
+		}
+	} else {
+		snprintf(path, sizeof(path), "%s", spec);
+	}
+	m.path = path;
+	dso = dso_get(sym, path, NULL, 0, false);
+	if (!dso)
+		return -cste_nomem;
+	if (dso->kind != dso_elf) {
+		cst_logf(&sym->log, cst_log_error, "%s: cannot use it: %s", path,
+			 dso->why ? dso->why : "not an ELF file");
+		return -cste_not_found;
+	}
+	return cst_symbolizer_add_mapping(sym, &m);
+}
+
+int cst_symbolizer_add_trace_images(struct cst_symbolizer *sym, const struct cst_trace *trace)
+{
+	int n;
+
+	if (!sym || !trace)
+		return -cste_invalid;
+	n = cst_trace_nimages(trace);
+	for (int i = 0; i < n; i++) {
+		const struct cst_mem_image *img = cst_trace_image(trace, i);
+		struct cst_sym_mapping m = {0};
+		int err;
+
+		if (!img || !img->path)
+			continue;
+		m.pid = CST_SYM_PID_GLOBAL;
+		m.addr = img->address;
+		m.len = img->length;
+		m.pgoff = img->file_offset;
+		m.path = img->path;
+		m.raw = true;
+		err = cst_symbolizer_add_mapping(sym, &m);
+		if (err && err != -cste_invalid)
+			return err;
+	}
+	return 0;
+}
+
+static int set_comm(struct cst_symbolizer *sym, int32_t tid, const char *name)
+{
+	for (uint32_t i = 0; i < sym->ncomms; i++)
+		if (sym->comms[i].tid == tid) {
+			snprintf(sym->comms[i].name, sizeof(sym->comms[i].name), "%s", name);
+			return 0;
+		}
+	if (sym->ncomms == sym->comms_cap) {
+		uint32_t cap = sym->comms_cap ? sym->comms_cap * 2 : 32;
+		struct comm *c = realloc(sym->comms, cap * sizeof(*c));
+
+		if (!c)
+			return -cste_nomem;
+		sym->comms = c;
+		sym->comms_cap = cap;
+	}
+	sym->comms[sym->ncomms].tid = tid;
+	snprintf(sym->comms[sym->ncomms].name, sizeof(sym->comms[0].name), "%s", name);
+	sym->ncomms++;
+	return 0;
+}
+
+const char *cst_symbolizer_comm(const struct cst_symbolizer *sym, int32_t tid)
+{
+	if (!sym)
+		return NULL;
+	for (uint32_t i = 0; i < sym->ncomms; i++)
+		if (sym->comms[i].tid == tid)
+			return sym->comms[i].name;
+	return NULL;
+}
+
+int cst_symbolizer_add_sideband(struct cst_symbolizer *sym, const struct cst_sideband *sb)
+{
+	if (!sym || !sb)
+		return -cste_invalid;
+	switch (sb->type) {
+	case cst_sb_mmap: {
+		struct cst_sym_mapping m = {0};
+
+		/* anonymous and special mappings ([vdso], //anon, [heap]) have no file */
+		if (!sb->filename || sb->filename[0] != '/' || !sb->len)
+			return 0;
+		m.pid = sb->pid;
+		m.addr = sb->addr;
+		m.len = sb->len;
+		m.pgoff = sb->pgoff;
+		m.path = sb->filename;
+		m.build_id = sb->build_id;
+		m.build_id_size = sb->build_id ? sb->build_id_size : 0;
+		return cst_symbolizer_add_mapping(sym, &m);
+	}
+	case cst_sb_comm:
+		return sb->filename ? set_comm(sym, sb->tid, sb->filename) : 0;
+	default:
+		return 0;
+	}
+}
+
+int cst_symbolizer_get_stats(const struct cst_symbolizer *sym, struct cst_symbolizer_stats *st)
+{
+	if (!sym || !st)
+		return -cste_invalid;
+	*st = sym->stats;
+	return 0;
+}
+
+struct run_ctx {
+	struct cst_symbolizer *sym;
+	cst_sym_elem_fn fn;
+	void *ctx;
+};
+
+static int run_elem(void *ctx, const struct cst_elem *elem)
+{
+	struct run_ctx *rc = ctx;
+
+	return cst_symbolizer_feed(rc->sym, elem, rc->fn, rc->ctx);
+}
+
+static int run_sideband(void *ctx, const struct cst_sideband *sb)
+{
+	struct run_ctx *rc = ctx;
+
+	return cst_symbolizer_add_sideband(rc->sym, sb);
+}
+
+int cst_symbolizer_run(struct cst_symbolizer *sym, struct cst_session *session,
+		       cst_sym_elem_fn fn, void *ctx)
+{
+	struct run_ctx rc = {sym, fn, ctx};
+	const struct cst_trace *trace;
+	int err;
+
+	if (!sym || !session || !fn)
+		return -cste_invalid;
+	trace = cst_session_trace(session);
+	if (trace) {
+		err = cst_symbolizer_add_trace_images(sym, trace);
+		if (err)
+			return err;
+	}
+	return cst_session_run(session, run_elem, run_sideband, &rc);
+}

@@ -1,0 +1,387 @@
+/* Function symbols of a binary: .symtab or .dynsym (through libdwfl, which also
+ * finds a stripped binary's debug file), PLT stubs, Arm mapping symbols, kallsyms. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct vec {
+	struct sym_func *f;
+	uint32_t n, cap;
+};
+
+static int vec_add(struct vec *v, const char *name, uint64_t addr, uint64_t size, int rank)
+{
+	if (v->n == v->cap) {
+		uint32_t cap = v->cap ? v->cap * 2 : 256;
+		struct sym_func *n = realloc(v->f, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		v->f = n;
+		v->cap = cap;
+	}
+	memset(&v->f[v->n], 0, sizeof(v->f[0]));
+	v->f[v->n].pub.name = strdup(name);
+	if (!v->f[v->n].pub.name)
+		return -1;
+	v->f[v->n].pub.addr = addr;
+	v->f[v->n].pub.size = size;
+	/* rank rides in nlines until the duplicates are folded */
+	v->f[v->n].pub.nlines = (uint32_t)rank;
+	v->n++;
+	return 0;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct sym_func *x = a, *y = b;
+
+	if (x->pub.addr != y->pub.addr)
+		return x->pub.addr < y->pub.addr ? -1 : 1;
+	/* best name first: higher rank, then the sized one */
+	if (x->pub.nlines != y->pub.nlines)
+		return x->pub.nlines > y->pub.nlines ? -1 : 1;
+	if ((x->pub.size != 0) != (y->pub.size != 0))
+		return x->pub.size ? -1 : 1;
+	return strcmp(x->pub.name, y->pub.name);
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct sym_mapsym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static bool is_mapping_symbol(const char *name)
+{
+	return name[0] == '$' && strchr("atdx", name[1]) && (name[2] == 0 || name[2] == '.');
+}
+
+/* Section end of @shndx in @elf, or 0. */
+static uint64_t section_end(Elf *elf, GElf_Word shndx)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(elf, shndx);
+
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return 0;
+	return sh.sh_addr + sh.sh_size;
+}
+
+/* Name PLT entries "sym@plt" as objdump does: entries follow the PLT header in
+ * the order of the PLT relocations. Sizes are the ABIs' standard stub sizes. */
+static void add_plt(struct dso *dso, struct vec *v)
+{
+	Elf_Scn *scn = NULL, *plt = NULL, *rel = NULL;
+	GElf_Shdr plt_sh = {0}, rel_sh = {0}, sh;
+	size_t shstrndx, nrel;
+	uint64_t hdr, ent;
+	Elf_Data *data, *symdata, *strdata;
+	Elf_Scn *symscn;
+	GElf_Shdr sym_sh;
+
+	if (!dso->elf || elf_getshdrstrndx(dso->elf, &shstrndx) < 0)
+		return;
+	while ((scn = elf_nextscn(dso->elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(dso->elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		if (!strcmp(name, ".plt") && sh.sh_type == SHT_PROGBITS) {
+			plt = scn;
+			plt_sh = sh;
+		} else if (!strcmp(name, ".rela.plt") || !strcmp(name, ".rel.plt")) {
+			rel = scn;
+			rel_sh = sh;
+		}
+	}
+	if (!plt || !rel || !rel_sh.sh_entsize)
+		return;
+	nrel = rel_sh.sh_size / rel_sh.sh_entsize;
+	if (dso->machine == EM_AARCH64) {
+		hdr = 32;
+		ent = 16;
+	} else if (dso->machine == EM_ARM) {
+		hdr = 20;
+		ent = (plt_sh.sh_size - hdr) == nrel * 16 ? 16 : 12;
+	} else {
+		return;
+	}
+	if (plt_sh.sh_size < hdr || (plt_sh.sh_size - hdr) != nrel * ent)
+		return; /* a layout we do not know: better no names than wrong ones */
+	symscn = elf_getscn(dso->elf, rel_sh.sh_link);
+	if (!symscn || !gelf_getshdr(symscn, &sym_sh))
+		return;
+	data = elf_getdata(rel, NULL);
+	symdata = elf_getdata(symscn, NULL);
+	strdata = elf_getdata(elf_getscn(dso->elf, sym_sh.sh_link), NULL);
+	if (!data || !symdata || !strdata)
+		return;
+	for (size_t i = 0; i < nrel; i++) {
+		GElf_Sym s;
+		uint64_t info;
+		const char *name;
+		char buf[512];
+
+		if (rel_sh.sh_type == SHT_RELA) {
+			GElf_Rela r;
+
+			if (!gelf_getrela(data, (int)i, &r))
+				return;
+			info = r.r_info;
+		} else {
+			GElf_Rel r;
+
+			if (!gelf_getrel(data, (int)i, &r))
+				return;
+			info = r.r_info;
+		}
+		if (!gelf_getsym(symdata, (int)(dso->elf && gelf_getclass(dso->elf) == ELFCLASS64
+							? GELF_R_SYM(info)
+							: ELF32_R_SYM((uint32_t)info)),
+				 &s))
+			continue;
+		name = elf_strptr(dso->elf, sym_sh.sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		snprintf(buf, sizeof(buf), "%s@plt", name);
+		if (vec_add(v, buf, plt_sh.sh_addr + hdr + i * ent, ent, 1) < 0)
+			return;
+	}
+}
+
+void dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
+{
+	struct vec v = {0};
+	struct sym_mapsym *maps = NULL;
+	uint32_t nmaps = 0, capmaps = 0;
+	int n;
+
+	if (dso->syms_done)
+		return;
+	dso->syms_done = true;
+	if (dso->kind != dso_elf || !dso_load_dwarf(sym, dso) || !dso->mod)
+		return;
+	n = dwfl_module_getsymtab(dso->mod);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym s;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf;
+		Dwarf_Addr bias;
+		const char *name = dwfl_module_getsym_info(dso->mod, i, &s, &addr, &shndx, &elf,
+							   &bias);
+
+		(void)bias;
+		int type, rank;
+		uint64_t size;
+
+		if (!name || !*name || shndx == SHN_UNDEF || shndx == SHN_ABS)
+			continue;
+		addr -= dso->bias;
+		type = GELF_ST_TYPE(s.st_info);
+		if (dso->machine == EM_ARM && type == STT_FUNC)
+			addr &= ~1ull; /* the Thumb bit is not part of the address */
+		if (is_mapping_symbol(name)) {
+			if (nmaps == capmaps) {
+				uint32_t cap = capmaps ? capmaps * 2 : 256;
+				struct sym_mapsym *m = realloc(maps, cap * sizeof(*m));
+
+				if (!m)
+					goto fail;
+				maps = m;
+				capmaps = cap;
+			}
+			maps[nmaps++] = (struct sym_mapsym){addr, name[1]};
+			continue;
+		}
+		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    !(type == STT_NOTYPE && GELF_ST_BIND(s.st_info) != STB_LOCAL))
+			continue;
+		if (type == STT_NOTYPE) {
+			/* only labels in code count as functions (not data markers) */
+			GElf_Shdr sh;
+			Elf_Scn *scn = elf_getscn(elf, shndx);
+
+			if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+				continue;
+		}
+		rank = GELF_ST_BIND(s.st_info) == STB_GLOBAL ? 3
+		       : GELF_ST_BIND(s.st_info) == STB_WEAK ? 2
+							     : 1;
+		if (type == STT_FUNC)
+			rank += 4;
+		size = s.st_size;
+		if (vec_add(&v, name, addr, size, rank) < 0)
+			goto fail;
+		/* unsized symbols end at the latest with their section (link address) */
+		if (!size)
+			v.f[v.n - 1].end = section_end(elf, shndx);
+	}
+	add_plt(dso, &v);
+	if (v.n) {
+		uint32_t w = 0;
+
+		qsort(v.f, v.n, sizeof(v.f[0]), cmp_func);
+		for (uint32_t r = 0; r < v.n; r++) {
+			if (w && v.f[w - 1].pub.addr == v.f[r].pub.addr) {
+				free((char *)v.f[r].pub.name); /* an alias: keep the best name */
+				continue;
+			}
+			v.f[w++] = v.f[r];
+		}
+		v.n = w;
+		for (uint32_t i = 0; i < v.n; i++) {
+			struct sym_func *f = &v.f[i];
+			uint64_t next = i + 1 < v.n ? v.f[i + 1].pub.addr : UINT64_MAX;
+
+			if (!f->pub.size) {
+				/* Unsized (assembly) symbols reach to the next symbol within
+				 * their section, as perf and objdump treat them. */
+				uint64_t end = f->end && f->end > f->pub.addr ? f->end : next;
+
+				if (next < end)
+					end = next;
+				f->pub.size = end == UINT64_MAX ? 4 : end - f->pub.addr;
+			}
+			f->end = f->pub.addr + f->pub.size;
+			f->pub.nlines = 0;
+			f->pub.dso = dso->short_name;
+			f->pub.id = sym->next_func_id++;
+		}
+	}
+	if (nmaps)
+		qsort(maps, nmaps, sizeof(*maps), cmp_map);
+	dso->funcs = v.f;
+	dso->nfuncs = v.n;
+	dso->mapsyms = maps;
+	dso->nmapsyms = nmaps;
+	return;
+fail:
+	for (uint32_t i = 0; i < v.n; i++)
+		free((char *)v.f[i].pub.name);
+	free(v.f);
+	free(maps);
+	cst_logf(&sym->log, cst_log_error, "%s: out of memory reading symbols", dso->path);
+}
+
+const struct sym_func *dso_find_func(const struct dso *dso, uint64_t vaddr)
+{
+	uint32_t lo = 0, hi = dso->nfuncs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (dso->funcs[mid].pub.addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* lo: first function above vaddr; an inner symbol may end before vaddr while
+	 * the one before it still covers it. */
+	for (uint32_t i = lo; i > 0 && lo - i < 4; i--) {
+		const struct sym_func *f = &dso->funcs[i - 1];
+
+		if (vaddr < f->end)
+			return f;
+	}
+	return NULL;
+}
+
+uint64_t dso_next_func(const struct dso *dso, uint64_t vaddr)
+{
+	uint32_t lo = 0, hi = dso->nfuncs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (dso->funcs[mid].pub.addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < dso->nfuncs ? dso->funcs[lo].pub.addr : UINT64_MAX;
+}
+
+char dso_mapping_kind(const struct dso *dso, uint64_t vaddr)
+{
+	uint32_t lo = 0, hi = dso->nmapsyms;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (dso->mapsyms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? dso->mapsyms[lo - 1].kind : 0;
+}
+
+int dso_load_kallsyms(struct cst_symbolizer *sym, struct dso *dso, const char *path,
+		      uint64_t *lo, uint64_t *hi)
+{
+	FILE *f = fopen(path, "r");
+	struct vec v = {0};
+	char line[1024];
+
+	if (!f)
+		return -cste_not_found;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		char type, name[512];
+
+		if (sscanf(line, "%llx %c %511s", &addr, &type, name) != 3)
+			continue;
+		if (!strchr("tTwW", type) || !addr)
+			continue;
+		if (vec_add(&v, name, addr, 0, type == 'T' ? 3 : type == 't' ? 2 : 1) < 0) {
+			fclose(f);
+			return -cste_nomem;
+		}
+	}
+	fclose(f);
+	if (!v.n) {
+		free(v.f);
+		cst_logf(&sym->log, cst_log_warning,
+			 "%s: no text symbols with addresses (kptr_restrict?)", path);
+		return -cste_format;
+	}
+	qsort(v.f, v.n, sizeof(v.f[0]), cmp_func);
+	{
+		uint32_t w = 0;
+
+		for (uint32_t r = 0; r < v.n; r++) {
+			if (w && v.f[w - 1].pub.addr == v.f[r].pub.addr) {
+				free((char *)v.f[r].pub.name);
+				continue;
+			}
+			v.f[w++] = v.f[r];
+		}
+		v.n = w;
+	}
+	for (uint32_t i = 0; i < v.n; i++) {
+		struct sym_func *fn = &v.f[i];
+
+		/* kallsyms has no sizes: each symbol reaches to the next one */
+		fn->pub.size = i + 1 < v.n ? v.f[i + 1].pub.addr - fn->pub.addr : 4;
+		fn->end = fn->pub.addr + fn->pub.size;
+		fn->pub.nlines = 0;
+		fn->pub.dso = dso->short_name;
+		fn->pub.id = sym->next_func_id++;
+	}
+	dso->funcs = v.f;
+	dso->nfuncs = v.n;
+	dso->syms_done = true;
+	dso->dwarf_done = true;
+	dso->kind = dso_kallsyms;
+	*lo = v.f[0].pub.addr;
+	*hi = v.f[v.n - 1].end;
+	return 0;
+}

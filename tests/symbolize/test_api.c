@@ -1,0 +1,67 @@
+/* Unit tests of the symbolize API edges: NULL and bad arguments, empty spaces,
+ * the report model's accounting on hand-made symbolized elements. */
+#include "test.h"
+
+#include "cstrace/symbolize.h"
+
+static int count(void *ctx, const struct cst_sym_elem *se)
+{
+	*(uint32_t *)ctx += se->npieces;
+	return 0;
+}
+
+int main(void)
+{
+	struct cst_symbolizer *sym = NULL;
+	struct cst_symbolizer_opts bad = {.sz = 1};
+	struct cst_sym_loc loc;
+	struct cst_sym_insn insn;
+	struct cst_report *rep = NULL;
+	const struct cst_report_row *rows;
+	struct cst_elem e = {.type = cst_elem_instr_range, .start = 0x1000, .end = 0x1010,
+			     .num_insns = 4, .isa = cst_isa_a64, .pid = -1,
+			     .last_class = cst_insn_branch, .last_executed = true};
+	uint32_t npieces = 0;
+
+	CHECK_EQ_INT(cst_symbolizer_alloc(NULL, NULL), -cste_invalid);
+	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, &bad), -cste_invalid);
+	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, NULL), 0);
+	CHECK(sym != NULL);
+	CHECK_EQ_INT(cst_symbolizer_lookup(NULL, 0, 0, &loc), -cste_invalid);
+	CHECK_EQ_INT(cst_symbolizer_lookup(sym, 0, 0, NULL), -cste_invalid);
+	CHECK_EQ_INT(cst_symbolizer_add_mapping(sym, NULL), -cste_invalid);
+	CHECK_EQ_INT(cst_symbolizer_add_elf_spec(sym, NULL, 0), -cste_invalid);
+	CHECK_EQ_INT(cst_symbolizer_add_elf_spec(sym, "/nonexistent/file", 0), -cste_not_found);
+	CHECK_EQ_INT(cst_symbolizer_add_elf_spec(sym, "/nonexistent@xyz", 0), -cste_format);
+	CHECK_EQ_INT(cst_symbolizer_feed(sym, NULL, count, NULL), -cste_invalid);
+	CHECK_EQ_INT(cst_symbolizer_inline_chain(sym, 0, 0, NULL, 4), -cste_invalid);
+
+	/* nothing mapped: [unknown] with the address as offset, no symbol */
+	CHECK_EQ_INT(cst_symbolizer_lookup(sym, 5, 0x1234, &loc), 0);
+	CHECK_EQ_STR(loc.dso, "[unknown]");
+	CHECK_EQ_INT(loc.dso_offset, 0x1234);
+	CHECK(loc.func == NULL);
+	CHECK_EQ_INT(cst_symbolizer_disasm(sym, 5, 0x1234, cst_isa_a64, &insn), -cste_not_found);
+	CHECK_EQ_INT(cst_symbolizer_disasm(sym, 5, 0x1234, cst_isa_jazelle, &insn),
+		     -cste_unsupported);
+
+	/* an unmapped range is one unknown piece holding all its instructions */
+	CHECK_EQ_INT(cst_symbolizer_feed(sym, &e, count, &npieces), 0);
+	CHECK_EQ_INT(npieces, 1);
+
+	CHECK_EQ_INT(cst_report_alloc(&rep, 0), -cste_invalid);
+	CHECK_EQ_INT(cst_report_alloc(&rep, cst_report_key_sym | cst_report_key_dso), 0);
+	CHECK_EQ_INT(cst_symbolizer_feed(sym, &e, cst_report_add, rep), 0);
+	e.last_executed = false;
+	CHECK_EQ_INT(cst_symbolizer_feed(sym, &e, cst_report_add, rep), 0);
+	CHECK_EQ_INT(cst_report_total(rep), 8);
+	CHECK_EQ_INT(cst_report_rows(rep, &rows), 1);
+	CHECK_EQ_STR(rows[0].sym, "[unknown]");
+	CHECK_EQ_INT(rows[0].insns, 8);
+	CHECK_EQ_INT(rows[0].taken, 1);
+	CHECK_EQ_INT(rows[0].not_taken, 1);
+	cst_report_free(rep);
+	cst_symbolizer_free(sym);
+	cst_symbolizer_free(NULL);
+	return test_done();
+}
