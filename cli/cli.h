@@ -12,6 +12,8 @@
 int cmd_decode(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
+int cmd_boards(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 /** A log sink printing "cstrace: warning: ..." lines on stderr. */
 extern const struct cst_log cli_log;

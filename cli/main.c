@@ -14,6 +14,8 @@ static const struct verb verbs[] = {
 	{"decode", cmd_decode, "decode a trace into instruction ranges and events"},
 	{"dump", cmd_dump, "list the trace packets with byte offsets"},
 	{"synth", cmd_synth, "run an Arm program under QEMU and write ETM trace of it"},
+	{"boards", cmd_boards, "list and show board profiles, write fixture trees"},
+	{"doctor", cmd_doctor, "check this system for CoreSight tracing, with fixes"},
 };
 
 static void usage(FILE *out)

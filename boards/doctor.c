@@ -1,0 +1,584 @@
+/* The doctor: checks a system (through its sysroot) against what tracing needs and
+ * what the board profile expects, and gives each problem with its exact fix. */
+#include "cstrace/boards.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <zlib.h>
+
+struct doc {
+	const struct cst_sysroot *root;
+	const struct cst_board *b;
+	cst_check_fn fn;
+	void *ctx;
+	int problems;
+};
+
+static void report(struct doc *d, const char *id, enum cst_verdict v, const char *subject,
+		   const char *fix, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void report(struct doc *d, const char *id, enum cst_verdict v, const char *subject,
+		   const char *fix, const char *fmt, ...)
+{
+	char detail[1024];
+	struct cst_check c = {id, v, subject, detail, v == cst_verdict_problem ? fix : NULL};
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	if (v == cst_verdict_problem)
+		d->problems++;
+	if (d->fn)
+		d->fn(d->ctx, &c);
+}
+
+/* Read the kernel config, gzipped (/proc/config.gz) or plain (/boot/config-REL):
+ * zlib reads both. Returns a malloc'ed text or NULL; @where names the file. */
+static char *read_kconfig(const struct cst_sysroot *root, char *where, size_t wsize)
+{
+	char rel[128], path[256];
+	const char *tries[2] = {"/proc/config.gz", path};
+
+	if (cst_sysroot_read(root, "/proc/sys/kernel/osrelease", rel, sizeof(rel)) < 0) {
+		struct utsname u;
+
+		/* Only the live system may fall back to uname: a fixture has its own. */
+		if (!cst_sysroot_is_live(root) || uname(&u) < 0)
+			rel[0] = '\0';
+		else
+			snprintf(rel, sizeof(rel), "%s", u.release);
+	}
+	snprintf(path, sizeof(path), "/boot/config-%s", rel);
+	for (int i = 0; i < (rel[0] ? 2 : 1); i++) {
+		int fd = cst_sysroot_open(root, tries[i], O_RDONLY);
+		gzFile gz;
+		char *text = NULL;
+		size_t len = 0, cap = 0;
+		int n;
+
+		if (fd < 0)
+			continue;
+		gz = gzdopen(fd, "rb");
+		if (!gz) {
+			close(fd);
+			continue;
+		}
+		do {
+			if (cap - len < 65536) {
+				char *t = realloc(text, cap + 131072);
+
+				if (!t) {
+					free(text);
+					gzclose(gz);
+					return NULL;
+				}
+				text = t;
+				cap += 131072;
+			}
+			n = gzread(gz, text + len, (unsigned)(cap - len - 1));
+			if (n > 0)
+				len += (size_t)n;
+		} while (n > 0);
+		gzclose(gz);
+		if (n < 0 || !text) {
+			free(text);
+			continue;
+		}
+		text[len] = '\0';
+		snprintf(where, wsize, "%s", tries[i]);
+		return text;
+	}
+	return NULL;
+}
+
+/* The value of CONFIG_X in @text ("y", "m", "0x10"), or NULL if not set. */
+static const char *kconfig_value(const char *text, const char *name, char *buf, size_t size)
+{
+	size_t nl = strlen(name);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, name, nl) && p[nl] == '=') {
+			const char *v = p + nl + 1;
+			size_t l = strcspn(v, "\n");
+
+			snprintf(buf, size, "%.*s", (int)l, v);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static void check_kconfig(struct doc *d)
+{
+	static const char *const generic[] = {
+		"CONFIG_PERF_EVENTS=y", "CONFIG_CORESIGHT=y", "CONFIG_CORESIGHT_LINKS_AND_SINKS=y",
+		"CONFIG_CORESIGHT_LINK_AND_SINK_TMC=y"};
+	const char *const *want = d->b ? (const char *const *)d->b->kconfig : generic;
+	int nwant = d->b ? d->b->nkconfig : (int)(sizeof(generic) / sizeof(generic[0]));
+	char where[256], missing[1024] = "", fix[1400] = "", val[64];
+	char *text = read_kconfig(d->root, where, sizeof(where));
+	int nmissing = 0;
+
+	if (!text) {
+		report(d, "kconfig", cst_verdict_problem, "kernel config",
+		       "modprobe configs (or build with CONFIG_IKCONFIG_PROC=y), or install the "
+		       "kernel's config as /boot/config-$(uname -r)",
+		       "cannot see the kernel configuration: no /proc/config.gz and no /boot/config-*");
+		return;
+	}
+	strcat(fix, "scripts/config");
+	for (int i = 0; i < nwant; i++) {
+		char name[128];
+		const char *eq = strchr(want[i], '=');
+		const char *have;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - want[i]), want[i]);
+		have = kconfig_value(text, name, val, sizeof(val));
+		/* A driver built as a module (m) satisfies "=y": it only needs loading. */
+		if (have && (!strcmp(have, eq + 1) || (!strcmp(eq + 1, "y") && !strcmp(have, "m"))))
+			continue;
+		nmissing++;
+		if (strlen(missing) + strlen(name) + 4 < sizeof(missing))
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
+				 missing[0] ? ", " : "", name);
+		if (strlen(fix) + strlen(name) + 8 < sizeof(fix))
+			snprintf(fix + strlen(fix), sizeof(fix) - strlen(fix), " -e %s", name + 7);
+	}
+	free(text);
+	if (nmissing) {
+		strncat(fix, " && make olddefconfig, then rebuild and boot the kernel",
+			sizeof(fix) - strlen(fix) - 1);
+		report(d, "kconfig", cst_verdict_problem, where, fix, "%d option%s not set: %s",
+		       nmissing, nmissing > 1 ? "s" : "", missing);
+	} else {
+		report(d, "kconfig", cst_verdict_ok, where, NULL, "all %d CoreSight options set",
+		       nwant);
+	}
+}
+
+static bool have_pmu(const struct cst_sysroot *root)
+{
+	return cst_sysroot_exists(root, "/sys/bus/event_source/devices/cs_etm/type");
+}
+
+static void check_pmu(struct doc *d)
+{
+	int64_t type;
+	char fix[512];
+
+	if (cst_sysroot_read_s64(d->root, "/sys/bus/event_source/devices/cs_etm/type", &type) == 0) {
+		report(d, "pmu", cst_verdict_ok, "cs_etm PMU", NULL,
+		       "present (perf event type %lld)", (long long)type);
+		return;
+	}
+	snprintf(fix, sizeof(fix),
+		 "enable the CoreSight options above and the ETM driver, check 'dmesg | grep -i "
+		 "coresight' for probe errors%s%s%s",
+		 d->b && d->b->dt_overlay ? "; before Linux " : "",
+		 d->b && d->b->dt_overlay ? (d->b->dt_upstream ? d->b->dt_upstream : "?") : "",
+		 d->b && d->b->dt_overlay ? " apply the DT overlay shipped with the profile ("
+					    "cstrace boards show NAME)" : "");
+	report(d, "pmu", cst_verdict_problem, "cs_etm PMU", fix,
+	       "no /sys/bus/event_source/devices/cs_etm: perf cannot trace with CoreSight");
+}
+
+static void check_devices(struct doc *d)
+{
+	char sysname[64], subject[128], fix[512];
+	int present = 0, total = 0;
+
+	for (int i = 0; i < d->b->ndevices; i++) {
+		const struct cst_board_device *dev = &d->b->devices[i];
+
+		total++;
+		if (cst_sys_device_by_base(d->root, dev->base, sysname, sizeof(sysname)) == 0) {
+			present++;
+			continue;
+		}
+		snprintf(subject, sizeof(subject), "%s %s @ 0x%llx", cst_bdev_type_name(dev->type),
+			 dev->name, (unsigned long long)dev->base);
+		snprintf(fix, sizeof(fix),
+			 "check the DT node %s (status = \"okay\", compatible = \"%s\", clocks) and "
+			 "'dmesg | grep %llx' for its probe error; its driver option must be set",
+			 dev->dt_node, dev->compatible ? dev->compatible : "?",
+			 (unsigned long long)dev->base);
+		report(d, "device", cst_verdict_problem, subject, fix,
+		       "not on /sys/bus/coresight: the device did not probe");
+	}
+	if (present == total)
+		report(d, "device", cst_verdict_ok, "topology", NULL,
+		       "all %d devices of the profile present (matched by base address)", total);
+}
+
+struct sinks_ctx {
+	char list[512];
+	int n;
+};
+
+static int sinks_one(void *ctx, const char *name)
+{
+	struct sinks_ctx *s = ctx;
+
+	snprintf(s->list + strlen(s->list), sizeof(s->list) - strlen(s->list), "%s%s",
+		 s->n ? " " : "", name);
+	s->n++;
+	return 0;
+}
+
+static void check_sinks(struct doc *d)
+{
+	struct sinks_ctx s = {"", 0};
+	char path[256], subject[128], fix[512], sysname[64];
+	int pref = -1;
+
+	cst_sysroot_foreach(d->root, "/sys/bus/event_source/devices/cs_etm/sinks", sinks_one, &s);
+	if (d->b)
+		for (int i = 0; i < d->b->ndevices && pref < 0; i++)
+			if (d->b->devices[i].preferred)
+				pref = i;
+	if (pref < 0) {
+		if (s.n)
+			report(d, "sink", cst_verdict_ok, "perf sinks", NULL, "%s", s.list);
+		else
+			report(d, "sink", cst_verdict_problem, "perf sinks",
+			       "enable CONFIG_CORESIGHT_LINK_AND_SINK_TMC and check that an ETF or ETR "
+			       "probed ('dmesg | grep -i tmc')",
+			       "cs_etm lists no sinks: perf has nowhere to put trace");
+		return;
+	}
+	snprintf(subject, sizeof(subject), "%s %s @ 0x%llx", cst_bdev_type_name(d->b->devices[pref].type),
+		 d->b->devices[pref].name, (unsigned long long)d->b->devices[pref].base);
+	if (cst_sys_device_by_base(d->root, d->b->devices[pref].base, sysname, sizeof(sysname)) < 0) {
+		snprintf(fix, sizeof(fix),
+			 "make the TMC at 0x%llx probe (DT node %s, CONFIG_CORESIGHT_LINK_AND_SINK_TMC); "
+			 "until then perf can only use: %s",
+			 (unsigned long long)d->b->devices[pref].base, d->b->devices[pref].dt_node,
+			 s.n ? s.list : "nothing");
+		report(d, "sink", cst_verdict_problem, subject, fix,
+		       "the board's perf sink is missing");
+		return;
+	}
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/cs_etm/sinks/%s", sysname);
+	if (!cst_sysroot_exists(d->root, path)) {
+		report(d, "sink", cst_verdict_problem, subject,
+		       "the kernel registers TMC sinks with perf when they probe: update to a kernel "
+		       "whose TMC driver supports perf (4.10 or later)",
+		       "%s is present but not listed in cs_etm/sinks", sysname);
+		return;
+	}
+	report(d, "sink", cst_verdict_ok, subject, NULL, "is %s: use perf record -e cs_etm/@%s/",
+	       sysname, sysname);
+}
+
+/* Architecture from ID registers, in words: "ETMv3.5", "PTM1.1", "ETMv4.0". */
+static void etmv3_arch(uint32_t etmidr, char *buf, size_t size)
+{
+	unsigned major = (etmidr >> 8) & 0xf, minor = (etmidr >> 4) & 0xf;
+
+	if (major == 3)
+		snprintf(buf, size, "PTM1.%u", minor);
+	else
+		snprintf(buf, size, "ETMv%u.%u", major + 1, minor);
+}
+
+static void etmv4_arch(uint32_t trcidr1, char *buf, size_t size)
+{
+	snprintf(buf, size, "ETMv%u.%u", (trcidr1 >> 8) & 0xf, (trcidr1 >> 4) & 0xf);
+}
+
+/* What the ETM at @dir shows itself to be, from whichever ID register exists. */
+static void etm_seen_arch(const struct cst_sysroot *root, const char *dir, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	int64_t v;
+
+	snprintf(path, sizeof(path), "%s/trcidr/trcidr1", dir);
+	if (cst_sysroot_read_s64(root, path, &v) == 0) {
+		etmv4_arch((uint32_t)v, buf, size);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/mgmt/etmidr", dir);
+	if (cst_sysroot_read_s64(root, path, &v) == 0) {
+		etmv3_arch((uint32_t)v, buf, size);
+		return;
+	}
+	snprintf(buf, size, "unknown");
+}
+
+static void check_etms(struct doc *d)
+{
+	for (int i = 0; i < d->b->ndevices; i++) {
+		const struct cst_board_device *e = &d->b->devices[i];
+		char sysname[64], dir[128], subject[128], fix[768], seen[32], bad[512] = "";
+		char path[PATH_MAX];
+		int64_t cpu;
+		int nbad = 0, nchecked = 0;
+
+		if (e->type != cst_bdev_etm)
+			continue;
+		snprintf(subject, sizeof(subject), "%s @ 0x%llx (cpu%d, %s)", e->name,
+			 (unsigned long long)e->base, e->cpu, e->source.core_name);
+		if (cst_sys_device_by_base(d->root, e->base, sysname, sizeof(sysname)) < 0) {
+			report(d, "etm", cst_verdict_skip, subject, NULL,
+			       "not probed: see the device check");
+			continue;
+		}
+		snprintf(dir, sizeof(dir), "/sys/bus/coresight/devices/%s", sysname);
+		for (int r = 0; r < e->nidregs; r++) {
+			const struct cst_board_idreg *reg = &e->idregs[r];
+			int64_t v;
+
+			snprintf(path, sizeof(path), "%s/%s", dir, reg->file);
+			if (cst_sysroot_read_s64(d->root, path, &v) < 0) {
+				nbad++;
+				snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad), "%s%s unreadable",
+					 nbad > 1 ? ", " : "", reg->name);
+				continue;
+			}
+			nchecked++;
+			if (((uint32_t)v & reg->mask) != reg->value) {
+				nbad++;
+				snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
+					 "%s%s 0x%08x, expected 0x%08x", nbad > 1 ? ", " : "", reg->name,
+					 (unsigned)v, reg->value);
+			}
+		}
+		etm_seen_arch(d->root, dir, seen, sizeof(seen));
+		if (nbad) {
+			/* "ETMv3.5" vs "ETMv4.0": the family is what comes before the dot. */
+			size_t fam = e->arch ? strcspn(e->arch, ".") : 0;
+			bool arch_differs = fam && strncmp(seen, e->arch, fam) != 0;
+
+			if (arch_differs)
+				snprintf(fix, sizeof(fix),
+					 "the unit at 0x%llx shows itself as %s, not %s: this is not a %s "
+					 "(choose the right profile with --board), or its DT node binds the "
+					 "wrong driver (compatible must be \"%s\")",
+					 (unsigned long long)e->base, seen, e->arch, d->b->name,
+					 e->compatible ? e->compatible : "?");
+			else
+				snprintf(fix, sizeof(fix),
+					 "if debug access is closed the registers read wrong: check the "
+					 "firmware prerequisites (cstrace boards show %s); else this core "
+					 "revision is new to the profile: report the values",
+					 d->b->name);
+			report(d, "etm", cst_verdict_problem, subject, fix, "%s is %s: %s", sysname,
+			       seen, bad);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/cpu", dir);
+		if (cst_sysroot_read_s64(d->root, path, &cpu) == 0 && cpu != e->cpu) {
+			report(d, "etm", cst_verdict_problem, subject,
+			       "logical CPU numbers follow the boot CPU: capture is unaffected, but for "
+			       "'cstrace decode --board' give the CPUs of this system",
+			       "%s traces cpu%lld, the profile says cpu%d", sysname, (long long)cpu,
+			       e->cpu);
+			continue;
+		}
+		report(d, "etm", cst_verdict_ok, subject, NULL, "%s is %s, %d ID registers match",
+		       sysname, seen, nchecked);
+	}
+}
+
+static void check_paranoid(struct doc *d)
+{
+	int64_t v;
+	const char *fix = "sudo sysctl -w kernel.perf_event_paranoid=-1 (or run cstrace as root, or "
+			  "give it CAP_PERFMON)";
+
+	if (cst_sysroot_read_s64(d->root, "/proc/sys/kernel/perf_event_paranoid", &v) < 0) {
+		report(d, "paranoid", cst_verdict_problem, "perf_event_paranoid",
+		       "build the kernel with CONFIG_PERF_EVENTS=y",
+		       "no /proc/sys/kernel/perf_event_paranoid: the kernel has no perf events");
+		return;
+	}
+	/* Above 1, unprivileged users may not trace the kernel nor whole CPUs. */
+	if (v > 1)
+		report(d, "paranoid", cst_verdict_problem, "perf_event_paranoid", fix,
+		       "%lld: without privileges only user-space per-thread trace is allowed%s",
+		       (long long)v, v > 2 ? ", or none at all" : "");
+	else
+		report(d, "paranoid", cst_verdict_ok, "perf_event_paranoid", NULL, "%lld", (long long)v);
+}
+
+struct idle_ctx {
+	struct doc *d;
+	char enabled[256]; /* "cpu1/state1 cpu1/state2 ..." */
+	int nenabled;
+	int ncpus;
+};
+
+static int idle_cpu(void *ctx, const char *name)
+{
+	struct idle_ctx *c = ctx;
+	char path[PATH_MAX];
+
+	if (strncmp(name, "cpu", 3) || name[3] < '0' || name[3] > '9')
+		return 0;
+	c->ncpus++;
+	for (int s = 1; s < 10; s++) {
+		int64_t dis;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/%s/cpuidle/state%d/disable", name,
+			 s);
+		if (cst_sysroot_read_s64(c->d->root, path, &dis) < 0)
+			break;
+		if (dis)
+			continue;
+		c->nenabled++;
+		if (strlen(c->enabled) + strlen(name) + 10 < sizeof(c->enabled))
+			snprintf(c->enabled + strlen(c->enabled), sizeof(c->enabled) - strlen(c->enabled),
+				 "%s%s/state%d", c->enabled[0] ? " " : "", name, s);
+	}
+	return 0;
+}
+
+/* True when every ETM's DT node asks the driver to save state over idle. */
+static bool etms_keep_context(struct doc *d)
+{
+	int n = 0;
+
+	for (int i = 0; i < d->b->ndevices; i++) {
+		const struct cst_board_device *e = &d->b->devices[i];
+		char sysname[64], path[PATH_MAX], uevent[2048];
+		char *of;
+
+		if (e->type != cst_bdev_etm)
+			continue;
+		n++;
+		if (cst_sys_device_by_base(d->root, e->base, sysname, sizeof(sysname)) < 0)
+			return false;
+		snprintf(path, sizeof(path), "/sys/bus/coresight/devices/%s/../uevent", sysname);
+		if (cst_sysroot_read(d->root, path, uevent, sizeof(uevent)) < 0)
+			return false;
+		of = strstr(uevent, "OF_FULLNAME=");
+		if (!of)
+			return false;
+		of += 12;
+		of[strcspn(of, "\n")] = '\0';
+		snprintf(path, sizeof(path), "/proc/device-tree%s/arm,coresight-loses-context-with-cpu",
+			 of);
+		if (!cst_sysroot_exists(d->root, path))
+			return false;
+	}
+	return n > 0;
+}
+
+static void check_cpuidle(struct doc *d)
+{
+	struct idle_ctx c = {d, "", 0, 0};
+	char fix[512];
+
+	if (!d->b) {
+		report(d, "cpuidle", cst_verdict_skip, "CPU idle", NULL,
+		       "no board profile: cannot tell whether this SoC loses trace in idle");
+		return;
+	}
+	if (!d->b->loses_context_in_idle) {
+		report(d, "cpuidle", cst_verdict_ok, "CPU idle", NULL,
+		       "%s keeps ETM state in idle: nothing to do", d->b->name);
+		return;
+	}
+	if (etms_keep_context(d)) {
+		report(d, "cpuidle", cst_verdict_ok, "CPU idle", NULL,
+		       "the ETM nodes carry arm,coresight-loses-context-with-cpu: the driver "
+		       "saves and restores them");
+		return;
+	}
+	cst_sysroot_foreach(d->root, "/sys/devices/system/cpu", idle_cpu, &c);
+	if (!c.nenabled) {
+		report(d, "cpuidle", cst_verdict_ok, "CPU idle", NULL,
+		       "no deep idle state enabled on %d CPUs", c.ncpus);
+		return;
+	}
+	snprintf(fix, sizeof(fix),
+		 "for f in /sys/devices/system/cpu/cpu*/cpuidle/state[1-9]*/disable; do echo 1 | "
+		 "sudo tee $f; done  (or boot with cpuidle.off=1)");
+	report(d, "cpuidle", cst_verdict_problem, "CPU idle", fix,
+	       "%d deep idle state%s enabled (%s): %s ETMs lose their programming there and "
+	       "trace stops",
+	       c.nenabled, c.nenabled > 1 ? "s" : "", c.enabled, d->b->name);
+}
+
+static void check_debugfs(struct doc *d)
+{
+	char mounts[16384];
+
+	if (cst_sysroot_read(d->root, "/proc/mounts", mounts, sizeof(mounts)) >= 0 &&
+	    strstr(mounts, " debugfs ")) {
+		report(d, "debugfs", cst_verdict_ok, "debugfs", NULL, "mounted");
+		return;
+	}
+	report(d, "debugfs", cst_verdict_problem, "debugfs",
+	       "sudo mount -t debugfs none /sys/kernel/debug",
+	       "not mounted: perf reads tracepoint formats there, and the CoreSight CPU-debug "
+	       "driver reports the PC of hung cores there");
+}
+
+int cst_doctor_run(const struct cst_sysroot *root, const struct cst_doctor_opts *opts,
+		   cst_check_fn fn, void *ctx)
+{
+	struct cst_doctor_opts o = {0};
+	struct cst_board *detected = NULL;
+	struct doc d = {0};
+	bool bus, pmu;
+
+	if (!root)
+		return -cste_invalid;
+	if (opts)
+		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	d.root = root;
+	d.fn = fn;
+	d.ctx = ctx;
+	d.b = o.board;
+	if (!d.b) {
+		int err = cst_board_detect(&detected, root, o.boards_dir, o.log);
+
+		if (err < 0 && err != -cste_not_found)
+			return err;
+		d.b = detected;
+	}
+	bus = cst_sysroot_exists(root, "/sys/bus/coresight/devices");
+	pmu = have_pmu(root);
+	if (!d.b && !bus && !pmu) {
+		struct utsname u;
+		char detail[256];
+
+		snprintf(detail, sizeof(detail),
+			 "no /sys/bus/coresight, no cs_etm PMU and no known board in the device tree");
+		if (cst_sysroot_is_live(root) && uname(&u) == 0 && strncmp(u.machine, "arm", 3) &&
+		    strcmp(u.machine, "aarch64"))
+			snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail),
+				 " (this is %s: CoreSight is an Arm feature)", u.machine);
+		report(&d, "coresight", cst_verdict_problem, "CoreSight",
+		       "run cstrace doctor on an Arm board with CoreSight (see 'cstrace boards list'), "
+		       "or give --board NAME to check against a profile anyway",
+		       "this system has no CoreSight: %s", detail);
+		return cst_doctor_no_coresight;
+	}
+	if (d.b)
+		report(&d, "board", cst_verdict_ok, d.b->name, NULL, "%s%s", d.b->title ? d.b->title : "",
+		       o.board ? " (given with --board)" : " (from /proc/device-tree/compatible)");
+	else
+		report(&d, "board", cst_verdict_skip, "board", NULL,
+		       "no profile matches /proc/device-tree/compatible: generic checks only");
+	check_kconfig(&d);
+	check_pmu(&d);
+	if (d.b)
+		check_devices(&d);
+	if (pmu)
+		check_sinks(&d);
+	if (d.b)
+		check_etms(&d);
+	check_paranoid(&d);
+	check_cpuidle(&d);
+	check_debugfs(&d);
+	cst_board_free(detected);
+	return d.problems ? cst_doctor_problems : cst_doctor_ok;
+}

@@ -1,0 +1,498 @@
+/* Fixture trees: write what a board's /sys, /proc and /boot look like to the
+ * CoreSight tools, from its profile, optionally with faults, for doctor and capture tests. */
+#include "cstrace/boards.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+struct fx {
+	const struct cst_board *b;
+	const char *dir;
+	unsigned faults;
+	int err;
+};
+
+static int fx_host(struct fx *f, const char *path, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s%s", f->dir, path);
+
+	if (n < 0 || (size_t)n >= size) {
+		f->err = -cste_nomem;
+		return -1;
+	}
+	return 0;
+}
+
+/* snprintf that records truncation as an error instead of writing a wrong path. */
+static void fx_fmt(struct fx *f, char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void fx_fmt(struct fx *f, char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= size)
+		f->err = -cste_nomem;
+}
+
+/* mkdir -p of a target path inside the fixture. */
+static void fx_mkdir(struct fx *f, const char *path)
+{
+	char host[PATH_MAX];
+
+	if (f->err || fx_host(f, path, host, sizeof(host)) < 0)
+		return;
+	for (char *p = host + strlen(f->dir) + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(host, 0755) < 0 && errno != EEXIST)
+			f->err = -cste_io;
+		*p = '/';
+	}
+	if (mkdir(host, 0755) < 0 && errno != EEXIST)
+		f->err = -cste_io;
+}
+
+static void fx_parent(struct fx *f, const char *path)
+{
+	char parent[PATH_MAX];
+	char *slash;
+
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (slash && slash != parent) {
+		*slash = '\0';
+		fx_mkdir(f, parent);
+	}
+}
+
+static void fx_write(struct fx *f, const char *path, const void *data, size_t len)
+{
+	char host[PATH_MAX];
+	FILE *fp;
+
+	fx_parent(f, path);
+	if (f->err || fx_host(f, path, host, sizeof(host)) < 0)
+		return;
+	fp = fopen(host, "w");
+	if (!fp) {
+		f->err = -cste_io;
+		return;
+	}
+	if (len && fwrite(data, 1, len, fp) != len)
+		f->err = -cste_io;
+	if (fclose(fp) != 0)
+		f->err = -cste_io;
+}
+
+static void fx_printf(struct fx *f, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void fx_printf(struct fx *f, const char *path, const char *fmt, ...)
+{
+	char text[4096];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(text)) {
+		f->err = -cste_nomem;
+		return;
+	}
+	fx_write(f, path, text, (size_t)n);
+}
+
+/* A relative symbolic link, as sysfs has them, so the tree can be moved. */
+static void fx_link(struct fx *f, const char *link, const char *target)
+{
+	char rel[PATH_MAX] = "", host[PATH_MAX];
+	size_t common = 0;
+	const char *rest;
+
+	fx_parent(f, link);
+	if (f->err || fx_host(f, link, host, sizeof(host)) < 0)
+		return;
+	/* Longest common directory prefix of the link's directory and the target. */
+	for (size_t i = 0; link[i] && link[i] == target[i]; i++)
+		if (link[i] == '/')
+			common = i + 1;
+	for (const char *p = link + common; *p; p++)
+		if (*p == '/')
+			strncat(rel, "../", sizeof(rel) - strlen(rel) - 1);
+	rest = target + common;
+	strncat(rel, rest, sizeof(rel) - strlen(rel) - 1);
+	if (symlink(rel, host) < 0 && errno != EEXIST)
+		f->err = -cste_io;
+}
+
+/* Stand-in for the kernel's name hash in cs_etm/sinks/: perf only copies it. */
+static uint32_t sink_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *name; name++)
+		h = (h ^ (uint8_t)*name) * 16777619u;
+	return h;
+}
+
+static const char *sys_prefix(const struct cst_board_device *d)
+{
+	switch (d->type) {
+	case cst_bdev_etm:
+		return "etm";
+	case cst_bdev_stm:
+		return "stm";
+	case cst_bdev_funnel:
+		return "funnel";
+	case cst_bdev_replicator:
+		return "replicator";
+	case cst_bdev_etf:
+		return "tmc_etf";
+	case cst_bdev_etr:
+		return "tmc_etr";
+	case cst_bdev_etb:
+		return "tmc_etb";
+	case cst_bdev_tpiu:
+		return "tpiu";
+	case cst_bdev_cti:
+		return d->cpu >= 0 ? "cti_cpu" : "cti_sys";
+	default:
+		return "unknown";
+	}
+}
+
+static bool is_v4(const struct cst_board_device *d)
+{
+	return d->source.protocol == cst_proto_etmv4i || d->source.protocol == cst_proto_ete;
+}
+
+static void write_etm_regs(struct fx *f, const char *dev, const struct cst_board_device *d,
+			   bool wrong_arch)
+{
+	char path[PATH_MAX];
+	bool v4 = is_v4(d) != wrong_arch;
+
+	if (wrong_arch) {
+		/* The other architecture's registers: what a core of another family
+		 * (or the wrong driver) would show. */
+		static const struct {
+			const char *file;
+			uint32_t v;
+		} v4regs[] = {{"trcidr/trcidr0", 0x28000EA1}, {"trcidr/trcidr1", 0x4100F403},
+			      {"trcidr/trcidr2", 0x00000488}, {"trcidr/trcidr8", 0},
+			      {"mgmt/trcauthstatus", 0xCC}},
+		  v3regs[] = {{"mgmt/etmidr", 0x410CF250}, {"mgmt/etmccer", 0x344008F2}};
+
+		for (size_t i = 0; v4 && i < sizeof(v4regs) / sizeof(v4regs[0]); i++) {
+			fx_fmt(f, path, sizeof(path), "%s/%s", dev, v4regs[i].file);
+			fx_printf(f, path, "0x%x\n", v4regs[i].v);
+		}
+		for (size_t i = 0; !v4 && i < sizeof(v3regs) / sizeof(v3regs[0]); i++) {
+			fx_fmt(f, path, sizeof(path), "%s/%s", dev, v3regs[i].file);
+			fx_printf(f, path, "0x%x\n", v3regs[i].v);
+		}
+		return;
+	}
+	for (int i = 0; i < d->nidregs; i++) {
+		const struct cst_board_idreg *r = &d->idregs[i];
+
+		fx_fmt(f, path, sizeof(path), "%s/%s", dev, r->file);
+		/* Bits outside the mask are the profile's decode default: a real part
+		 * shows some value there, and the default is as good as any. */
+		fx_printf(f, path, "0x%x\n", r->value);
+	}
+	/* Registers a real driver always shows even when the profile does not check them. */
+	fx_fmt(f, path, sizeof(path), "%s/%s", dev, v4 ? "mgmt/trcdevarch" : "mgmt/etmccr");
+	fx_printf(f, path, "0x%x\n", v4 ? 0x47704a13u : 0x8d294024u);
+}
+
+static void write_device(struct fx *f, const struct cst_board_device *d, const char *sysname,
+			 bool probed, bool wrong_arch)
+{
+	const struct cst_board *b = f->b;
+	const char *plat = "/sys/devices/platform";
+	char amba[PATH_MAX], dev[PATH_MAX], path[PATH_MAX], ofpath[PATH_MAX], node[128];
+	char *at;
+	const char *ofprefix = "";
+
+	/* "etf@20010000" is the AMBA device "20010000.etf". */
+	fx_fmt(f, node, sizeof(node), "%s", d->dt_node);
+	at = strchr(node, '@');
+	if (at)
+		*at = '\0';
+	fx_fmt(f, amba, sizeof(amba), "%s/%llx.%s", b->sysfs_parent, (unsigned long long)d->base,
+		 node);
+	if (!strncmp(b->sysfs_parent, plat, strlen(plat)))
+		ofprefix = b->sysfs_parent + strlen(plat); /* "" or "/soc" */
+	fx_fmt(f, ofpath, sizeof(ofpath), "%s/%s", ofprefix, d->dt_node);
+	fx_fmt(f, path, sizeof(path), "%s/uevent", amba);
+	fx_printf(f, path,
+		  "OF_NAME=%s\nOF_FULLNAME=%s\nOF_COMPATIBLE_0=%s\nOF_COMPATIBLE_1=arm,primecell\n"
+		  "OF_COMPATIBLE_N=2\n",
+		  node, ofpath, d->compatible ? d->compatible : "arm,primecell");
+	fx_fmt(f, path, sizeof(path), "/proc/device-tree%s/compatible", ofpath);
+	fx_write(f, path, d->compatible ? d->compatible : "", d->compatible ? strlen(d->compatible) + 1 : 0);
+	if (!probed)
+		return; /* the AMBA device exists, its driver did not bind */
+
+	fx_fmt(f, dev, sizeof(dev), "%s/%s", amba, sysname);
+	fx_mkdir(f, dev);
+	fx_fmt(f, path, sizeof(path), "/sys/bus/coresight/devices/%s", sysname);
+	fx_link(f, path, dev);
+	switch (d->type) {
+	case cst_bdev_etm:
+		fx_fmt(f, path, sizeof(path), "%s/cpu", dev);
+		fx_printf(f, path, "%d\n", d->cpu);
+		fx_fmt(f, path, sizeof(path), "%s/enable_source", dev);
+		fx_printf(f, path, "0\n");
+		write_etm_regs(f, dev, d, wrong_arch);
+		break;
+	case cst_bdev_stm:
+		fx_fmt(f, path, sizeof(path), "%s/enable_source", dev);
+		fx_printf(f, path, "0\n");
+		break;
+	case cst_bdev_etf:
+	case cst_bdev_etr:
+	case cst_bdev_etb:
+		fx_fmt(f, path, sizeof(path), "%s/enable_sink", dev);
+		fx_printf(f, path, "0\n");
+		/* RAM size in 32-bit words, as the TMC reports it. */
+		fx_fmt(f, path, sizeof(path), "%s/mgmt/rsz", dev);
+		fx_printf(f, path, "0x%llx\n", (unsigned long long)(d->capacity / 4));
+		if (d->type == cst_bdev_etr) {
+			fx_fmt(f, path, sizeof(path), "%s/buffer_size", dev);
+			fx_printf(f, path, "0x100000\n");
+		}
+		break;
+	case cst_bdev_tpiu:
+		fx_fmt(f, path, sizeof(path), "%s/enable_sink", dev);
+		fx_printf(f, path, "0\n");
+		break;
+	default:
+		break;
+	}
+	if (d->type == cst_bdev_etm) {
+		/* perf finds each CPU's ETM through cs_etm/cpuN. */
+		fx_fmt(f, path, sizeof(path), "/sys/devices/cs_etm/cpu%d", d->cpu);
+		if (!(f->faults & cst_fault_no_pmu))
+			fx_link(f, path, dev);
+	}
+	if (d->perf_sink && !(f->faults & cst_fault_no_pmu)) {
+		fx_fmt(f, path, sizeof(path), "/sys/devices/cs_etm/sinks/%s", sysname);
+		fx_printf(f, path, "0x%08x\n", sink_hash(sysname));
+	}
+}
+
+static void write_pmu(struct fx *f)
+{
+	static const struct {
+		const char *name, *value;
+	} fmt[] = {
+		{"branch_broadcast", "config:8"}, {"cycacc", "config:12"},
+		{"contextid", "config:14"},       {"contextid1", "config:14"},
+		{"contextid2", "config:15"},      {"timestamp", "config:28"},
+		{"retstack", "config:29"},        {"preset", "config:0-3"},
+		{"sinkid", "config2:0-31"},       {"configid", "config2:32-63"},
+		{"cc_threshold", "config3:0-11"},
+	};
+	char path[PATH_MAX];
+
+	fx_printf(f, "/sys/devices/cs_etm/type", "%d\n", 8);
+	for (size_t i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++) {
+		fx_fmt(f, path, sizeof(path), "/sys/devices/cs_etm/format/%s", fmt[i].name);
+		fx_printf(f, path, "%s\n", fmt[i].value);
+	}
+	fx_mkdir(f, "/sys/devices/cs_etm/sinks");
+	fx_link(f, "/sys/bus/event_source/devices/cs_etm", "/sys/devices/cs_etm");
+}
+
+static void write_kconfig(struct fx *f, const char *osrelease)
+{
+	char text[8192], host[PATH_MAX], path[PATH_MAX];
+	size_t len = 0;
+	gzFile gz;
+
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+				"#\n# Automatically generated file; DO NOT EDIT.\n"
+				"# cstrace fixture for %s\n#\nCONFIG_IKCONFIG=y\nCONFIG_IKCONFIG_PROC=y\n",
+				f->b->name);
+	for (int i = 0; i < f->b->nkconfig && len < sizeof(text) - 256; i++) {
+		const char *c = f->b->kconfig[i];
+		const char *eq = strchr(c, '=');
+
+		if ((f->faults & cst_fault_kconfig_etm_off) && strstr(c, "_SOURCE_ETM"))
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "# %.*s is not set\n",
+						(int)(eq - c), c);
+		else
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s\n", c);
+	}
+	/* /proc/config.gz as the kernel serves it, and /boot/config-REL as Debian ships it. */
+	if (fx_host(f, "/proc/config.gz", host, sizeof(host)) < 0)
+		return;
+	fx_mkdir(f, "/proc");
+	gz = gzopen(host, "wb");
+	if (!gz || gzwrite(gz, text, (unsigned)len) != (int)len) {
+		f->err = -cste_io;
+		if (gz)
+			gzclose(gz);
+		return;
+	}
+	if (gzclose(gz) != Z_OK)
+		f->err = -cste_io;
+	fx_fmt(f, path, sizeof(path), "/boot/config-%s", osrelease);
+	fx_write(f, path, text, len);
+}
+
+int cst_board_fixture_write(const struct cst_board *b, const char *dir,
+			    const struct cst_fixture_opts *opts)
+{
+	struct cst_fixture_opts o = {0};
+	struct fx f = {0};
+	int counts[cst_bdev_max + 1] = {0}; /* +1: cti_cpu counted apart from cti_sys */
+	int preferred = -1, first_etm = -1;
+	char path[PATH_MAX];
+
+	if (!b || !dir || !*dir)
+		return -cste_invalid;
+	if (opts)
+		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (!o.osrelease)
+		o.osrelease = "6.12.0-cstrace";
+	f.b = b;
+	f.dir = dir;
+	f.faults = o.faults;
+	{
+		/* mkdir -p of the fixture directory itself. */
+		char tmp[PATH_MAX];
+
+		if (strlen(dir) >= sizeof(tmp))
+			return -cste_nomem;
+		strcpy(tmp, dir);
+		for (char *p = tmp + 1; *p; p++) {
+			if (*p != '/')
+				continue;
+			*p = '\0';
+			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+				return -cste_io;
+			*p = '/';
+		}
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			return -cste_io;
+	}
+
+	/* Identity */
+	{
+		char compat[512];
+		size_t len = 0;
+		const char *first = b->ncompatibles ? b->compatibles[0] : b->name;
+		const char *last = b->ncompatibles ? b->compatibles[b->ncompatibles - 1] : NULL;
+
+		/* A list of NUL-terminated strings, most specific first. */
+		for (int k = 0; k < 2; k++) {
+			const char *c = k ? last : first;
+			size_t cl = c ? strlen(c) + 1 : 0;
+
+			if (!c || (k && !strcmp(c, first)) || len + cl > sizeof(compat))
+				continue;
+			memcpy(compat + len, c, cl);
+			len += cl;
+		}
+		fx_write(&f, "/proc/device-tree/compatible", compat, len);
+		fx_write(&f, "/proc/device-tree/model", b->title ? b->title : b->name,
+			 strlen(b->title ? b->title : b->name) + 1);
+	}
+	fx_printf(&f, "/proc/sys/kernel/osrelease", "%s\n", o.osrelease);
+	fx_printf(&f, "/proc/sys/kernel/perf_event_paranoid", "%d\n",
+		  (o.faults & cst_fault_paranoid) ? 3 : -1);
+	fx_printf(&f, "/proc/mounts",
+		  "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\n"
+		  "proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\n%s",
+		  (o.faults & cst_fault_no_debugfs) ?
+			  "" : "debugfs /sys/kernel/debug debugfs rw,nosuid,nodev,noexec,relatime 0 0\n");
+	fx_mkdir(&f, "/sys/kernel/debug");
+	if (!(o.faults & cst_fault_no_kconfig))
+		write_kconfig(&f, o.osrelease);
+
+	/* CPUs and their idle states: state0 is WFI (keeps trace); deeper ones power
+	 * the core down, which is what loses ETM state on some boards. */
+	for (int i = 0; i < b->ncpus; i++) {
+		static const char *const states[] = {"WFI", "cpu-sleep", "cluster-sleep"};
+		int cpu = b->cpus[i].cpu;
+
+		for (int s = 0; s < 3; s++) {
+			fx_fmt(&f, path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name",
+				 cpu, s);
+			fx_printf(&f, path, "%s\n", states[s]);
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/disable", cpu, s);
+			fx_printf(&f, path, "%d\n", s > 0 && !(o.faults & cst_fault_cpuidle_on) ? 1 : 0);
+		}
+	}
+	fx_printf(&f, "/sys/devices/system/cpu/online", "0-%d\n", b->ncpus ? b->ncpus - 1 : 0);
+
+	if (o.faults & cst_fault_no_pmu)
+		return f.err; /* CoreSight not built or not probed: no bus, no PMU */
+	fx_mkdir(&f, "/sys/bus/coresight/devices");
+	write_pmu(&f);
+	for (int i = 0; i < b->ndevices; i++) {
+		if (b->devices[i].preferred && preferred < 0)
+			preferred = i;
+		if (b->devices[i].type == cst_bdev_etm &&
+		    (first_etm < 0 || b->devices[i].cpu < b->devices[first_etm].cpu))
+			first_etm = i;
+	}
+	/* Probe order is device-tree order; non-ETM names number in that order. */
+	for (int k = 0; k < b->ndevices; k++) {
+		int i = o.reverse_probe ? b->ndevices - 1 - k : k;
+		const struct cst_board_device *d = &b->devices[i];
+		char sysname[64];
+		int slot = (d->type == cst_bdev_cti && d->cpu >= 0) ? cst_bdev_max : (int)d->type;
+
+		if (d->type == cst_bdev_etm)
+			fx_fmt(&f, sysname, sizeof(sysname), "etm%d", d->cpu);
+		else
+			fx_fmt(&f, sysname, sizeof(sysname), "%s%d", sys_prefix(d), counts[slot]);
+		/* A device that fails to probe takes no number. */
+		if ((o.faults & cst_fault_missing_sink) && i == preferred) {
+			write_device(&f, d, sysname, false, false);
+			continue;
+		}
+		if (d->type != cst_bdev_etm)
+			counts[slot]++;
+		write_device(&f, d, sysname, true,
+			     (o.faults & cst_fault_wrong_etm_arch) && i == first_etm);
+	}
+	return f.err;
+}
+
+static const struct {
+	const char *word;
+	enum cst_fixture_fault fault;
+} fault_words[] = {
+	{"missing-sink", cst_fault_missing_sink}, {"wrong-etm-arch", cst_fault_wrong_etm_arch},
+	{"paranoid", cst_fault_paranoid},         {"cpuidle-on", cst_fault_cpuidle_on},
+	{"no-kconfig", cst_fault_no_kconfig},     {"kconfig-etm-off", cst_fault_kconfig_etm_off},
+	{"no-debugfs", cst_fault_no_debugfs},     {"no-pmu", cst_fault_no_pmu},
+};
+
+unsigned cst_fixture_fault_parse(const char *word)
+{
+	if (!word)
+		return 0;
+	for (size_t i = 0; i < sizeof(fault_words) / sizeof(fault_words[0]); i++)
+		if (!strcmp(word, fault_words[i].word))
+			return fault_words[i].fault;
+	return 0;
+}

@@ -1,0 +1,965 @@
+/* Board profiles: read boards/NAME.ini with libinih into struct cst_board, with
+ * every mistake reported as one "FILE:LINE: what" line. */
+#include "cstrace/boards.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#ifndef CSTRACE_BOARDS_SRC_DIR
+#define CSTRACE_BOARDS_SRC_DIR ""
+#endif
+#ifndef CSTRACE_BOARDS_INSTALL_DIR
+#define CSTRACE_BOARDS_INSTALL_DIR "/usr/local/share/cstrace/boards"
+#endif
+#ifndef CSTRACE_BUILD_DIR
+#define CSTRACE_BUILD_DIR ""
+#endif
+
+static const char *const bdev_names[cst_bdev_max] = {
+	[cst_bdev_etm] = "etm",       [cst_bdev_stm] = "stm",   [cst_bdev_funnel] = "funnel",
+	[cst_bdev_replicator] = "replicator", [cst_bdev_etf] = "etf", [cst_bdev_etr] = "etr",
+	[cst_bdev_etb] = "etb",       [cst_bdev_tpiu] = "tpiu", [cst_bdev_cti] = "cti",
+};
+
+const char *cst_bdev_type_name(enum cst_bdev_type type)
+{
+	if ((unsigned)type >= cst_bdev_max)
+		return "?";
+	return bdev_names[type];
+}
+
+/* Registers a profile may give: ID registers are both checked by the doctor and
+ * used as decode defaults; control registers are decode defaults only. */
+struct reg_desc {
+	const char *name;
+	const char *file; /* sysfs attribute, NULL for control registers */
+	bool v4;          /* belongs to ETMv4/ETE (else ETMv3/PTM, or STM) */
+	size_t off;       /* offset in struct cst_source_cfg */
+};
+
+#define V3(f) offsetof(struct cst_source_cfg, regs.etmv3.f)
+#define V4(f) offsetof(struct cst_source_cfg, regs.etmv4.f)
+static const struct reg_desc regs[] = {
+	{"etmidr", "mgmt/etmidr", false, V3(etmidr)},
+	{"etmccer", "mgmt/etmccer", false, V3(etmccer)},
+	{"etmcr", NULL, false, V3(etmcr)},
+	{"trcidr0", "trcidr/trcidr0", true, V4(trcidr0)},
+	{"trcidr1", "trcidr/trcidr1", true, V4(trcidr1)},
+	{"trcidr2", "trcidr/trcidr2", true, V4(trcidr2)},
+	{"trcidr8", "trcidr/trcidr8", true, V4(trcidr8)},
+	{"trcidr9", "trcidr/trcidr9", true, V4(trcidr9)},
+	{"trcidr10", "trcidr/trcidr10", true, V4(trcidr10)},
+	{"trcidr11", "trcidr/trcidr11", true, V4(trcidr11)},
+	{"trcidr12", "trcidr/trcidr12", true, V4(trcidr12)},
+	{"trcidr13", "trcidr/trcidr13", true, V4(trcidr13)},
+	{"trcauthstatus", "mgmt/trcauthstatus", true, V4(trcauthstatus)},
+	{"trcdevarch", "mgmt/trcdevarch", true, V4(trcdevarch)},
+	{"trcconfigr", NULL, true, V4(trcconfigr)},
+};
+#undef V3
+#undef V4
+
+/* Architecture of the cores the profiles name. Kept here rather than taken from
+ * the decode library so that profiles load without the decoder linked in. */
+static void core_arch(const char *core, enum cst_core_arch *arch, enum cst_core_profile *prof)
+{
+	static const char *const v7[] = {"Cortex-A5", "Cortex-A7", "Cortex-A8", "Cortex-A9",
+					 "Cortex-A15", "Cortex-A17"};
+
+	*prof = cst_core_profile_a;
+	*arch = cst_core_arch_v8;
+	for (size_t i = 0; i < sizeof(v7) / sizeof(v7[0]); i++)
+		if (!strcasecmp(core, v7[i]))
+			*arch = cst_core_arch_v7;
+	if (!strncasecmp(core, "Cortex-M", 8)) {
+		*arch = cst_core_arch_v7;
+		*prof = cst_core_profile_m;
+	}
+}
+
+struct parse {
+	struct cst_board *b;
+	const char *file;
+	int line;        /* line being parsed (counted by the reader) */
+	FILE *fp;
+	char err[256];   /* first error */
+	int err_line;
+	char section[128];
+	int dev;         /* current device, or -1 */
+	int cpu;         /* current cpu entry, or -1 */
+	int issue;       /* current issue, or -1 */
+	int *dev_line;   /* line where each device's section starts */
+	bool cont;       /* the line being parsed is an indented continuation */
+	char **last;     /* the text value set last, which a continuation extends */
+	int long_line;   /* first line too long for libinih, or 0 */
+	int dev_line_cap;
+};
+
+static char *reader(char *str, int num, void *stream)
+{
+	struct parse *p = stream;
+	char *r = fgets(str, num, p->fp);
+	size_t n;
+
+	if (!r)
+		return r;
+	p->line++;
+	n = strlen(r);
+	/* libinih reads at most @num bytes a line: a longer one would come back in
+	 * pieces and be misread, so it is an error of its own. */
+	if (n == (size_t)num - 1 && r[n - 1] != '\n' && !feof(p->fp) && !p->long_line)
+		p->long_line = p->line;
+	p->cont = (r[0] == ' ' || r[0] == '\t') && r[strspn(r, " \t\r\n")] != '\0';
+	return r;
+}
+
+static int fail(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p->err[0]) {
+		va_start(ap, fmt);
+		vsnprintf(p->err, sizeof(p->err), fmt, ap);
+		va_end(ap);
+		p->err_line = p->line;
+	}
+	return 0;
+}
+
+static int grow(void **arr, int n, size_t elem)
+{
+	void *a = realloc(*arr, (size_t)(n + 1) * elem);
+
+	if (!a)
+		return -1;
+	memset((char *)a + (size_t)n * elem, 0, elem);
+	*arr = a;
+	return 0;
+}
+
+static int push_str(struct parse *p, char ***arr, int *n, const char *v)
+{
+	char *s = strdup(v);
+
+	if (!s || grow((void **)arr, *n, sizeof(char *)) < 0) {
+		free(s);
+		return fail(p, "out of memory");
+	}
+	(*arr)[(*n)++] = s;
+	p->last = &(*arr)[*n - 1];
+	return 1;
+}
+
+static int set_str(struct parse *p, char **dst, const char *v)
+{
+	char *s = strdup(v);
+
+	if (!s)
+		return fail(p, "out of memory");
+	free(*dst);
+	*dst = s;
+	p->last = dst;
+	return 1;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1"))
+		*out = true;
+	else if (!strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcmp(v, "0"))
+		*out = false;
+	else
+		return -1;
+	return 0;
+}
+
+/* "4K", "64M", "0x1000", "4096". */
+static int parse_size(const char *v, uint64_t *out)
+{
+	char buf[64];
+	size_t n = strlen(v);
+	uint64_t mul = 1;
+
+	if (!n || n >= sizeof(buf))
+		return -1;
+	strcpy(buf, v);
+	if (buf[n - 1] == 'K' || buf[n - 1] == 'k')
+		mul = 1024;
+	else if (buf[n - 1] == 'M' || buf[n - 1] == 'm')
+		mul = 1024 * 1024;
+	else if (buf[n - 1] == 'G' || buf[n - 1] == 'g')
+		mul = 1024ull * 1024 * 1024;
+	if (mul != 1)
+		buf[n - 1] = '\0';
+	if (cst_parse_u64(buf, out) < 0)
+		return -1;
+	*out *= mul;
+	return 0;
+}
+
+static int parse_int(const char *v, int *out)
+{
+	uint64_t u;
+
+	if (cst_parse_u64(v, &u) < 0 || u > INT_MAX)
+		return -1;
+	*out = (int)u;
+	return 0;
+}
+
+static int handle_board(struct parse *p, const char *k, const char *v)
+{
+	struct cst_board *b = p->b;
+
+	if (!strcmp(k, "name"))
+		return set_str(p, &b->name, v);
+	if (!strcmp(k, "title"))
+		return set_str(p, &b->title, v);
+	if (!strcmp(k, "compatible"))
+		return push_str(p, &b->compatibles, &b->ncompatibles, v);
+	if (!strcmp(k, "sysfs_parent")) {
+		if (v[0] != '/')
+			return fail(p, "sysfs_parent must be an absolute path, not '%s'", v);
+		return set_str(p, &b->sysfs_parent, v);
+	}
+	if (!strcmp(k, "dt_overlay"))
+		return set_str(p, &b->dt_overlay, v);
+	if (!strcmp(k, "dt_upstream"))
+		return set_str(p, &b->dt_upstream, v);
+	if (!strcmp(k, "loses_context_in_idle")) {
+		if (parse_bool(v, &b->loses_context_in_idle) < 0)
+			return fail(p, "loses_context_in_idle wants yes or no, not '%s'", v);
+		return 1;
+	}
+	if (!strcmp(k, "trace_id")) {
+		if (!strcmp(v, "legacy"))
+			b->trace_id_policy = cst_trace_id_legacy;
+		else if (!strcmp(v, "sequential"))
+			b->trace_id_policy = cst_trace_id_sequential;
+		else if (!strcmp(v, "dynamic"))
+			b->trace_id_policy = cst_trace_id_dynamic;
+		else
+			return fail(p, "trace_id wants legacy, sequential or dynamic, not '%s'", v);
+		return 1;
+	}
+	return fail(p, "unknown key '%s' in [board]", k);
+}
+
+static int handle_cpu(struct parse *p, const char *k, const char *v)
+{
+	struct cst_board_cpu *c = &p->b->cpus[p->cpu];
+
+	if (!strcmp(k, "core"))
+		return set_str(p, &c->core, v);
+	if (!strcmp(k, "cluster"))
+		return set_str(p, &c->cluster, v);
+	if (!strcmp(k, "mpidr")) {
+		if (cst_parse_u64(v, &c->mpidr) < 0)
+			return fail(p, "mpidr '%s' is not a number", v);
+		return 1;
+	}
+	return fail(p, "unknown key '%s' in [%s]", k, p->section);
+}
+
+/* "VALUE" or "VALUE/MASK"; @value keeps all bits (the decode default), the check
+ * compares only @mask's bits, and MASK 0 means "decode default, do not check". */
+static int parse_reg_value(const char *v, uint32_t *value, uint32_t *mask)
+{
+	char buf[64];
+	const char *slash = strchr(v, '/');
+	uint64_t a, m = 0xffffffffu;
+
+	if (strlen(v) >= sizeof(buf))
+		return -1;
+	strcpy(buf, v);
+	if (slash) {
+		buf[slash - v] = '\0';
+		if (cst_parse_u64(slash + 1, &m) < 0 || m > 0xffffffffu)
+			return -1;
+	}
+	if (cst_parse_u64(buf, &a) < 0 || a > 0xffffffffu)
+		return -1;
+	*value = (uint32_t)a;
+	*mask = (uint32_t)m;
+	return 0;
+}
+
+static int handle_device(struct parse *p, const char *k, const char *v)
+{
+	struct cst_board_device *d = &p->b->devices[p->dev];
+
+	if (!strcmp(k, "base")) {
+		if (cst_parse_u64(v, &d->base) < 0)
+			return fail(p, "base '%s' is not an address", v);
+		for (int i = 0; i < p->b->ndevices; i++)
+			if (i != p->dev && p->b->devices[i].base == d->base)
+				return fail(p, "base 0x%llx is already used by %s",
+					    (unsigned long long)d->base, p->b->devices[i].name);
+		return 1;
+	}
+	if (!strcmp(k, "node"))
+		return set_str(p, &d->dt_node, v);
+	if (!strcmp(k, "compatible"))
+		return set_str(p, &d->compatible, v);
+	if (!strcmp(k, "note"))
+		return set_str(p, &d->note, v);
+	if (!strcmp(k, "arch"))
+		return set_str(p, &d->arch, v);
+	if (!strcmp(k, "cpu")) {
+		if (parse_int(v, &d->cpu) < 0 || d->cpu > 63)
+			return fail(p, "cpu '%s' is not a CPU number (0-63)", v);
+		d->source.cpu = d->cpu;
+		return 1;
+	}
+	if (!strcmp(k, "core")) {
+		snprintf(d->source.core_name, sizeof(d->source.core_name), "%s", v);
+		return 1;
+	}
+	if (!strcmp(k, "protocol")) {
+		static const struct {
+			const char *n;
+			enum cst_protocol p;
+		} protos[] = {{"etmv3", cst_proto_etmv3}, {"ptm", cst_proto_ptm},
+			      {"etmv4", cst_proto_etmv4i}, {"etmv4i", cst_proto_etmv4i},
+			      {"ete", cst_proto_ete},     {"stm", cst_proto_stm}};
+
+		for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
+			if (!strcasecmp(v, protos[i].n)) {
+				d->source.protocol = protos[i].p;
+				return 1;
+			}
+		return fail(p, "protocol '%s' is not etmv3, ptm, etmv4, ete or stm", v);
+	}
+	if (!strcmp(k, "capacity")) {
+		if (parse_size(v, &d->capacity) < 0)
+			return fail(p, "capacity '%s' is not a size (4096, 64K, 8M)", v);
+		return 1;
+	}
+	if (!strcmp(k, "perf_sink") || !strcmp(k, "preferred") || !strcmp(k, "scatter_gather")) {
+		bool *dst = !strcmp(k, "perf_sink") ? &d->perf_sink :
+			    !strcmp(k, "preferred") ? &d->preferred : &d->scatter_gather;
+
+		if (parse_bool(v, dst) < 0)
+			return fail(p, "%s wants yes or no, not '%s'", k, v);
+		return 1;
+	}
+	if (!strcmp(k, "stmtcsr")) {
+		uint64_t x;
+
+		if (cst_parse_u64(v, &x) < 0 || x > 0xffffffffu)
+			return fail(p, "stmtcsr '%s' is not a 32-bit value", v);
+		d->source.regs.stm.stmtcsr = (uint32_t)x;
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		uint32_t value, mask;
+
+		if (strcmp(k, regs[i].name))
+			continue;
+		if (d->type != cst_bdev_etm)
+			return fail(p, "%s is an ETM register but [%s] is not an ETM", k, p->section);
+		if (parse_reg_value(v, &value, &mask) < 0)
+			return fail(p, "%s '%s' is not a 32-bit value (VALUE or VALUE/MASK)", k, v);
+		memcpy((char *)&d->source + regs[i].off, &value, sizeof(value));
+		if (regs[i].file && mask) {
+			struct cst_board_idreg *r;
+
+			if (d->nidregs == CST_BOARD_MAX_IDREGS)
+				return fail(p, "too many ID registers in [%s]", p->section);
+			r = &d->idregs[d->nidregs++];
+			snprintf(r->name, sizeof(r->name), "%s", regs[i].name);
+			snprintf(r->file, sizeof(r->file), "%s", regs[i].file);
+			r->value = value & mask;
+			r->mask = mask;
+		}
+		return 1;
+	}
+	return fail(p, "unknown key '%s' in [%s]", k, p->section);
+}
+
+/* "etm0:0 -> funnel_big:1"; a missing port means 0. */
+static int parse_endpoint(struct parse *p, char *s, int *dev, int *port)
+{
+	char *colon;
+
+	while (*s == ' ')
+		s++;
+	for (char *e = s + strlen(s); e > s && e[-1] == ' ';)
+		*--e = '\0';
+	*port = 0;
+	colon = strchr(s, ':');
+	if (colon) {
+		*colon = '\0';
+		if (parse_int(colon + 1, port) < 0)
+			return fail(p, "port '%s' is not a number", colon + 1);
+	}
+	*dev = cst_board_device_by_name(p->b, s);
+	if (*dev < 0)
+		return fail(p, "link names '%s', which no section above defines", s);
+	return 1;
+}
+
+static int handle_graph(struct parse *p, const char *k, const char *v)
+{
+	struct cst_board *b = p->b;
+	struct cst_board_link l;
+	char buf[256], *arrow;
+
+	if (strcmp(k, "link"))
+		return fail(p, "unknown key '%s' in [graph] (only link = A:port -> B:port)", k);
+	if (strlen(v) >= sizeof(buf))
+		return fail(p, "link too long");
+	strcpy(buf, v);
+	arrow = strstr(buf, "->");
+	if (!arrow)
+		return fail(p, "link '%s' has no '->'", v);
+	*arrow = '\0';
+	if (!parse_endpoint(p, buf, &l.from, &l.from_port) ||
+	    !parse_endpoint(p, arrow + 2, &l.to, &l.to_port))
+		return 0;
+	if (grow((void **)&b->links, b->nlinks, sizeof(l)) < 0)
+		return fail(p, "out of memory");
+	b->links[b->nlinks++] = l;
+	return 1;
+}
+
+static int handle_issue(struct parse *p, const char *k, const char *v)
+{
+	struct cst_board_issue *is = &p->b->issues[p->issue];
+
+	if (!strcmp(k, "symptom"))
+		return set_str(p, &is->symptom, v);
+	if (!strcmp(k, "workaround"))
+		return set_str(p, &is->workaround, v);
+	if (!strcmp(k, "check"))
+		return set_str(p, &is->check, v);
+	return fail(p, "unknown key '%s' in [%s]", k, p->section);
+}
+
+/* A new section: set up the entry it describes. */
+static int enter_section(struct parse *p, const char *section)
+{
+	struct cst_board *b = p->b;
+	char kind[32], name[96], extra[8];
+	int n;
+
+	snprintf(p->section, sizeof(p->section), "%s", section);
+	p->dev = p->cpu = p->issue = -1;
+	if (!strcmp(section, "board") || !strcmp(section, "kernel") ||
+	    !strcmp(section, "firmware") || !strcmp(section, "graph"))
+		return 1;
+	n = sscanf(section, "%31s %95s %7s", kind, name, extra);
+	if (n != 2)
+		return fail(p, "section [%s] is not [board], [kernel], [firmware], [graph] or "
+			       "[KIND NAME]", section);
+	if (!strcmp(kind, "cpu")) {
+		int cpu;
+
+		if (parse_int(name, &cpu) < 0 || cpu > 63)
+			return fail(p, "[cpu %s]: not a CPU number (0-63)", name);
+		for (int i = 0; i < b->ncpus; i++)
+			if (b->cpus[i].cpu == cpu)
+				return fail(p, "[cpu %d] appears twice", cpu);
+		if (grow((void **)&b->cpus, b->ncpus, sizeof(*b->cpus)) < 0)
+			return fail(p, "out of memory");
+		b->cpus[b->ncpus].cpu = cpu;
+		p->cpu = b->ncpus++;
+		return 1;
+	}
+	if (!strcmp(kind, "issue")) {
+		if (grow((void **)&b->issues, b->nissues, sizeof(*b->issues)) < 0)
+			return fail(p, "out of memory");
+		p->issue = b->nissues++;
+		return set_str(p, &b->issues[p->issue].id, name);
+	}
+	for (int t = 0; t < cst_bdev_max; t++) {
+		struct cst_board_device *d;
+
+		if (strcmp(kind, bdev_names[t]))
+			continue;
+		if (cst_board_device_by_name(b, name) >= 0)
+			return fail(p, "device '%s' is defined twice", name);
+		if (strlen(name) >= sizeof(b->devices[0].source.name))
+			return fail(p, "device name '%s' is longer than %zu characters", name,
+				    sizeof(b->devices[0].source.name) - 1);
+		if (grow((void **)&b->devices, b->ndevices, sizeof(*b->devices)) < 0 ||
+		    grow((void **)&p->dev_line, b->ndevices, sizeof(int)) < 0)
+			return fail(p, "out of memory");
+		d = &b->devices[b->ndevices];
+		d->type = (enum cst_bdev_type)t;
+		d->cpu = -1;
+		d->source.cpu = -1;
+		d->base = UINT64_MAX;
+		memcpy(d->source.name, name, strlen(name) + 1);
+		if (t == cst_bdev_stm)
+			d->source.protocol = cst_proto_stm;
+		p->dev_line[b->ndevices] = p->line;
+		p->dev = b->ndevices++;
+		return set_str(p, &d->name, name);
+	}
+	return fail(p, "section [%s]: unknown kind '%s'", section, kind);
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse *p = user;
+
+	if (p->err[0])
+		return 1; /* keep the first error only */
+	if (strcmp(section, p->section) || !p->section[0]) {
+		if (!enter_section(p, section))
+			return 0;
+	}
+	if (!name)
+		return 1;
+	if (p->cont) {
+		/* An indented line continues the previous text value. */
+		size_t ol;
+		char *t;
+
+		if (!p->last || !*p->last)
+			return fail(p, "indented line continues nothing");
+		ol = strlen(*p->last);
+		t = realloc(*p->last, ol + strlen(value) + 2);
+		if (!t)
+			return fail(p, "out of memory");
+		t[ol] = ' ';
+		strcpy(t + ol + 1, value);
+		*p->last = t;
+		return 1;
+	}
+	p->last = NULL;
+	if (!*value)
+		return fail(p, "key '%s' has no value", name);
+	if (!strcmp(section, "board"))
+		return handle_board(p, name, value);
+	if (!strcmp(section, "kernel")) {
+		if (strcmp(name, "config"))
+			return fail(p, "unknown key '%s' in [kernel] (only config = CONFIG_X=y)", name);
+		if (strncmp(value, "CONFIG_", 7) || !strchr(value, '='))
+			return fail(p, "config '%s' is not CONFIG_NAME=value", value);
+		return push_str(p, &p->b->kconfig, &p->b->nkconfig, value);
+	}
+	if (!strcmp(section, "firmware")) {
+		if (strcmp(name, "require"))
+			return fail(p, "unknown key '%s' in [firmware] (only require = ...)", name);
+		return push_str(p, &p->b->firmware, &p->b->nfirmware, value);
+	}
+	if (!strcmp(section, "graph"))
+		return handle_graph(p, name, value);
+	if (p->cpu >= 0)
+		return handle_cpu(p, name, value);
+	if (p->issue >= 0)
+		return handle_issue(p, name, value);
+	if (p->dev >= 0)
+		return handle_device(p, name, value);
+	return fail(p, "internal: no entry for [%s]", section);
+}
+
+/* Checks that need the whole file: required keys, and defaults taken from
+ * other sections (an ETM's core from its CPU). */
+static int finish(struct parse *p)
+{
+	struct cst_board *b = p->b;
+
+	if (!b->name) {
+		p->line = 1;
+		return fail(p, "[board] has no name");
+	}
+	if (!b->ndevices) {
+		p->line = 1;
+		return fail(p, "the profile lists no devices");
+	}
+	for (int i = 0; i < b->ndevices; i++) {
+		struct cst_board_device *d = &b->devices[i];
+
+		p->line = p->dev_line[i];
+		if (d->base == UINT64_MAX)
+			return fail(p, "[%s %s] has no base address", bdev_names[d->type], d->name);
+		if (!d->dt_node) {
+			char node[64];
+
+			snprintf(node, sizeof(node), "%s@%llx", bdev_names[d->type],
+				 (unsigned long long)d->base);
+			if (!set_str(p, &d->dt_node, node))
+				return 0;
+		}
+		if (d->type != cst_bdev_etm)
+			continue;
+		if (d->cpu < 0)
+			return fail(p, "[etm %s] has no cpu", d->name);
+		if (d->source.protocol == cst_proto_unknown)
+			return fail(p, "[etm %s] has no protocol (etmv3, ptm, etmv4, ete)", d->name);
+		if (!d->source.core_name[0]) {
+			for (int c = 0; c < b->ncpus; c++)
+				if (b->cpus[c].cpu == d->cpu && b->cpus[c].core)
+					snprintf(d->source.core_name, sizeof(d->source.core_name),
+						 "%s", b->cpus[c].core);
+		}
+		if (!d->source.core_name[0])
+			return fail(p, "[etm %s]: no core type (core = , or a [cpu %d] section)",
+				    d->name, d->cpu);
+		core_arch(d->source.core_name, &d->source.arch, &d->source.profile);
+		for (int r = 0; r < d->nidregs; r++)
+			for (size_t k = 0; k < sizeof(regs) / sizeof(regs[0]); k++)
+				if (!strcmp(regs[k].name, d->idregs[r].name) &&
+				    regs[k].v4 != (d->source.protocol == cst_proto_etmv4i ||
+						   d->source.protocol == cst_proto_ete))
+					return fail(p, "[etm %s]: %s does not belong to protocol %s",
+						    d->name, regs[k].name,
+						    regs[k].v4 ? "etmv3/ptm" : "etmv4/ete");
+	}
+	if (!b->sysfs_parent && !set_str(p, &b->sysfs_parent, "/sys/devices/platform"))
+		return 0;
+	return 1;
+}
+
+void cst_board_free(struct cst_board *b)
+{
+	if (!b)
+		return;
+	free(b->name);
+	free(b->title);
+	free(b->file);
+	for (int i = 0; i < b->ncompatibles; i++)
+		free(b->compatibles[i]);
+	free(b->compatibles);
+	free(b->sysfs_parent);
+	free(b->dt_overlay);
+	free(b->dt_upstream);
+	for (int i = 0; i < b->ncpus; i++) {
+		free(b->cpus[i].core);
+		free(b->cpus[i].cluster);
+	}
+	free(b->cpus);
+	for (int i = 0; i < b->ndevices; i++) {
+		struct cst_board_device *d = &b->devices[i];
+
+		free(d->name);
+		free(d->dt_node);
+		free(d->compatible);
+		free(d->arch);
+		free(d->note);
+	}
+	free(b->devices);
+	free(b->links);
+	for (int i = 0; i < b->nkconfig; i++)
+		free(b->kconfig[i]);
+	free(b->kconfig);
+	for (int i = 0; i < b->nfirmware; i++)
+		free(b->firmware[i]);
+	free(b->firmware);
+	for (int i = 0; i < b->nissues; i++) {
+		free(b->issues[i].id);
+		free(b->issues[i].symptom);
+		free(b->issues[i].workaround);
+		free(b->issues[i].check);
+	}
+	free(b->issues);
+	free(b);
+}
+
+int cst_board_load(struct cst_board **out, const char *path, const struct cst_log *log)
+{
+	struct parse p = {0};
+	int ret;
+
+	if (!out || !path)
+		return -cste_invalid;
+	*out = NULL;
+	p.file = path;
+	p.dev = p.cpu = p.issue = -1;
+	p.fp = fopen(path, "r");
+	if (!p.fp) {
+		int e = errno;
+
+		cst_logf(log, cst_log_error, "%s: %s", path, strerror(e));
+		return e == ENOENT ? -cste_not_found : -cste_io;
+	}
+	p.b = calloc(1, sizeof(*p.b));
+	if (!p.b || !(p.b->file = strdup(path))) {
+		fclose(p.fp);
+		free(p.b);
+		return -cste_nomem;
+	}
+	ret = ini_parse_stream(reader, &p, handler, &p);
+	fclose(p.fp);
+	if (p.long_line && (!p.err[0] || p.err_line >= p.long_line)) {
+		snprintf(p.err, sizeof(p.err),
+			 "line too long: break it and indent the rest on the next lines");
+		p.err_line = p.long_line;
+	}
+	if (ret > 0 && !p.err[0]) {
+		/* libinih found a line it could not read as [section] or key = value. */
+		snprintf(p.err, sizeof(p.err), "syntax error (expected [section] or key = value)");
+		p.err_line = ret;
+	} else if (ret < 0 && !p.err[0]) {
+		snprintf(p.err, sizeof(p.err), "cannot read the file");
+		p.err_line = 0;
+	}
+	if (!p.err[0])
+		finish(&p);
+	free(p.dev_line);
+	if (p.err[0]) {
+		cst_logf(log, cst_log_error, "%s:%d: %s", path, p.err_line, p.err);
+		cst_board_free(p.b);
+		return strstr(p.err, "out of memory") ? -cste_nomem : -cste_format;
+	}
+	*out = p.b;
+	return 0;
+}
+
+const char *cst_boards_default_dir(void)
+{
+	static const char *const src = CSTRACE_BOARDS_SRC_DIR;
+	static const char *const build = CSTRACE_BUILD_DIR;
+	const char *env = getenv("CSTRACE_BOARDS_DIR");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	/* A binary inside the build tree reads the source profiles, so that edits show
+	 * without installing; an installed one reads <datadir>/cstrace/boards. */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0 && build[0] && src[0]) {
+		size_t bl = strlen(build);
+
+		exe[n] = '\0';
+		if (!strncmp(exe, build, bl) && exe[bl] == '/' && access(src, R_OK) == 0)
+			return src;
+	}
+	return CSTRACE_BOARDS_INSTALL_DIR;
+}
+
+int cst_board_find(struct cst_board **out, const char *dir, const char *name,
+		   const struct cst_log *log)
+{
+	char path[PATH_MAX];
+	int n;
+
+	if (!out || !name || !*name || strchr(name, '/'))
+		return -cste_invalid;
+	if (!dir)
+		dir = cst_boards_default_dir();
+	n = snprintf(path, sizeof(path), "%s/%s.ini", dir, name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -cste_nomem;
+	if (access(path, F_OK) != 0) {
+		cst_logf(log, cst_log_error, "no board profile '%s' in %s (see 'cstrace boards list')",
+			 name, dir);
+		return -cste_not_found;
+	}
+	return cst_board_load(out, path, log);
+}
+
+struct foreach_ctx {
+	cst_sysroot_dir_fn fn;
+	void *ctx;
+};
+
+static int foreach_ini(void *ctx, const char *name)
+{
+	struct foreach_ctx *f = ctx;
+	size_t n = strlen(name);
+	char base[256];
+
+	if (n <= 4 || n >= sizeof(base) || strcmp(name + n - 4, ".ini"))
+		return 0;
+	memcpy(base, name, n - 4);
+	base[n - 4] = '\0';
+	return f->fn(f->ctx, base);
+}
+
+int cst_boards_foreach(const char *dir, cst_sysroot_dir_fn fn, void *ctx)
+{
+	struct foreach_ctx f = {fn, ctx};
+	struct cst_sysroot *root;
+	char abs[PATH_MAX];
+	int ret;
+
+	if (!fn)
+		return -cste_invalid;
+	if (!dir)
+		dir = cst_boards_default_dir();
+	/* Reuse the sorted directory walk: a relative dir is made absolute first. */
+	if (dir[0] != '/') {
+		if (!getcwd(abs, sizeof(abs)) || strlen(abs) + 1 + strlen(dir) >= sizeof(abs))
+			return -cste_nomem;
+		strcat(abs, "/");
+		strcat(abs, dir);
+	} else {
+		snprintf(abs, sizeof(abs), "%s", dir);
+	}
+	root = cst_sysroot_alloc("/");
+	if (!root)
+		return -cste_nomem;
+	ret = cst_sysroot_foreach(root, abs, foreach_ini, &f);
+	cst_sysroot_free(root);
+	return ret;
+}
+
+int cst_board_device_by_base(const struct cst_board *b, uint64_t base)
+{
+	if (!b)
+		return -cste_invalid;
+	for (int i = 0; i < b->ndevices; i++)
+		if (b->devices[i].base == base)
+			return i;
+	return -cste_not_found;
+}
+
+int cst_board_device_by_name(const struct cst_board *b, const char *name)
+{
+	if (!b || !name)
+		return -cste_invalid;
+	for (int i = 0; i < b->ndevices; i++)
+		if (b->devices[i].name && !strcmp(b->devices[i].name, name))
+			return i;
+	return -cste_not_found;
+}
+
+uint8_t cst_board_trace_id(const struct cst_board *b, int cpu)
+{
+	if (!b || cpu < 0)
+		return 0;
+	switch (b->trace_id_policy) {
+	case cst_trace_id_legacy:
+		return (uint8_t)(0x10 + 2 * cpu);
+	case cst_trace_id_sequential:
+		return (uint8_t)(0x10 + cpu);
+	default:
+		return 0;
+	}
+}
+
+struct detect_ctx {
+	const char *dir;
+	const char *compat; /* NUL-separated list */
+	size_t compat_len;
+	const struct cst_log *log;
+	struct cst_board *found;
+	int best; /* index in the DT list of the best match: lower is more specific */
+	int err;
+};
+
+static int detect_one(void *ctx, const char *name)
+{
+	struct detect_ctx *d = ctx;
+	struct cst_board *b;
+	int best = -1;
+
+	if (cst_board_find(&b, d->dir, name, d->log) < 0)
+		return 0; /* a broken profile must not hide the others; it was logged */
+	for (int i = 0; i < b->ncompatibles && best != 0; i++) {
+		int idx = 0;
+
+		for (size_t off = 0; off < d->compat_len; off += strlen(d->compat + off) + 1, idx++)
+			if (!strcmp(d->compat + off, b->compatibles[i]) && (best < 0 || idx < best))
+				best = idx;
+	}
+	if (best >= 0 && (d->best < 0 || best < d->best)) {
+		cst_board_free(d->found);
+		d->found = b;
+		d->best = best;
+		return 0;
+	}
+	cst_board_free(b);
+	return 0;
+}
+
+int cst_board_detect(struct cst_board **out, const struct cst_sysroot *root, const char *dir,
+		     const struct cst_log *log)
+{
+	char compat[4096];
+	struct detect_ctx d = {0};
+	int fd, err;
+	ssize_t n;
+
+	if (!out || !root)
+		return -cste_invalid;
+	*out = NULL;
+	/* compatible is a list of NUL-terminated strings: read it raw. */
+	fd = cst_sysroot_open(root, "/proc/device-tree/compatible", 0);
+	if (fd < 0)
+		return fd == -cste_not_found ? -cste_not_found : fd;
+	n = read(fd, compat, sizeof(compat) - 1);
+	close(fd);
+	if (n <= 0)
+		return -cste_not_found;
+	compat[n] = '\0';
+	d.dir = dir;
+	d.compat = compat;
+	d.compat_len = (size_t)n;
+	d.log = log;
+	d.best = -1;
+	err = cst_boards_foreach(dir, detect_one, &d);
+	if (err < 0) {
+		cst_board_free(d.found);
+		return err;
+	}
+	if (!d.found)
+		return -cste_not_found;
+	*out = d.found;
+	return 0;
+}
+
+int cst_board_sources(const struct cst_board *b, const struct cst_board_sources_opts *opts,
+		      struct cst_source_cfg *out, int max)
+{
+	struct cst_board_sources_opts o = {0};
+	enum cst_trace_id_policy policy;
+	int n = 0;
+
+	if (!b || max < 0 || (!out && max > 0))
+		return -cste_invalid;
+	if (opts)
+		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	policy = o.override_policy ? o.policy : b->trace_id_policy;
+	if (policy == cst_trace_id_dynamic)
+		return -cste_unsupported;
+	/* ETMs in CPU order, so source N is the Nth selected CPU whatever the profile's
+	 * listing order. */
+	for (int cpu = 0; cpu < 64; cpu++) {
+		if (o.cpu_mask && !(o.cpu_mask & (1ull << cpu)))
+			continue;
+		for (int i = 0; i < b->ndevices; i++) {
+			const struct cst_board_device *d = &b->devices[i];
+			struct cst_source_cfg c;
+			uint8_t id;
+
+			if (d->type != cst_bdev_etm || d->cpu != cpu)
+				continue;
+			c = d->source;
+			id = policy == cst_trace_id_sequential ? (uint8_t)(0x10 + cpu) :
+								 (uint8_t)(0x10 + 2 * cpu);
+			if (c.protocol == cst_proto_etmv4i || c.protocol == cst_proto_ete)
+				c.regs.etmv4.trctraceidr = id;
+			else
+				c.regs.etmv3.etmtraceidr = id;
+			if (n < max)
+				out[n] = c;
+			n++;
+		}
+	}
+	if (!n)
+		return -cste_not_found;
+	if (o.with_stm) {
+		for (int i = 0; i < b->ndevices; i++) {
+			if (b->devices[i].type != cst_bdev_stm)
+				continue;
+			if (n < max)
+				out[n] = b->devices[i].source;
+			n++;
+		}
+	}
+	return n;
+}
