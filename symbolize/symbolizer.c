@@ -282,6 +282,8 @@ int cst_symbolizer_add_sideband(struct cst_symbolizer *sym, const struct cst_sid
 		m.path = sb->filename;
 		m.build_id = sb->build_id;
 		m.build_id_size = sb->build_id ? sb->build_id_size : 0;
+		/* without a pid it is a snapshot's memory image: plain bytes are fine */
+		m.raw = sb->pid < 0;
 		return cst_symbolizer_add_mapping(sym, &m);
 	}
 	case cst_sb_comm:

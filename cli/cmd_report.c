@@ -1,0 +1,508 @@
+/* `cstrace report`: executed instructions per function (or dso / source line) as a
+ * table, JSON or CSV; also the symbolizer options and filters that script shares. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "cstrace/symbolize.h"
+#include "trace_opts.h"
+
+/* ---- shared with script_view.c (cli.h keeps to verbs) ---- */
+#define SYMCLI_MAX 64
+struct symcli {
+	struct trace_opts topts;
+	struct cst_symbolizer_opts sopts;
+	const char *elfs[SYMCLI_MAX];
+	int nelfs;
+	int32_t pids[SYMCLI_MAX], tids[SYMCLI_MAX], cpus[SYMCLI_MAX];
+	int npids, ntids, ncpus;
+	bool has_time;
+	uint64_t t0, t1;
+	uint64_t last_ts[128]; /* latest timestamp per trace ID: ranges carry none */
+};
+#define SYMCLI_LONG                                                                     \
+	{"elf", required_argument, NULL, 0x2000},                                        \
+	{"debug-dir", required_argument, NULL, 0x2001},                                  \
+	{"kallsyms", required_argument, NULL, 0x2002},                                   \
+	{"vmlinux", required_argument, NULL, 0x2003},                                    \
+	{"pid", required_argument, NULL, 0x2004},                                        \
+	{"tid", required_argument, NULL, 0x2005},                                        \
+	{"cpu", required_argument, NULL, 0x2006},                                        \
+	{"time", required_argument, NULL, 0x2007}
+#define SYMCLI_HELP                                                                     \
+	"  --elf FILE[@ADDR]    symbols and lines from FILE, at its link addresses or with\n" \
+	"                       its first segment at ADDR; repeatable\n"                 \
+	"  --debug-dir DIR      look for debug files (DIR/.build-id/xx/y.debug) here first\n" \
+	"  --kallsyms FILE      kernel symbols (/proc/kallsyms format)\n"                \
+	"  --vmlinux FILE       kernel ELF for kernel addresses\n"                        \
+	"  --pid/--tid/--cpu L  only these (comma-separated lists)\n"                     \
+	"  --time START,END     only ranges between these timestamps (either may be empty)\n"
+void symcli_init(struct symcli *c);
+int symcli_parse(struct symcli *c, int opt, const char *arg);
+int symcli_open(struct symcli *c, const char *path, struct cst_session **session,
+		struct cst_symbolizer **sym);
+bool symcli_keep(struct symcli *c, const struct cst_sym_elem *se);
+void symcli_fini(struct symcli *c);
+/* ---- end of shared block ---- */
+
+void symcli_init(struct symcli *c)
+{
+	memset(c, 0, sizeof(*c));
+	trace_opts_init(&c->topts);
+	c->sopts.sz = sizeof(c->sopts);
+	c->sopts.log = &cli_log;
+}
+
+void symcli_fini(struct symcli *c)
+{
+	trace_opts_fini(&c->topts);
+}
+
+static int parse_list(const char *opt, const char *arg, int32_t *v, int *n)
+{
+	char buf[1024], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t x;
+
+		if (*n >= SYMCLI_MAX || cst_parse_u64(tok, &x) < 0 || x > INT32_MAX) {
+			cli_error("%s: '%s' is not a number (or too many)", opt, tok);
+			return -1;
+		}
+		v[(*n)++] = (int32_t)x;
+	}
+	return 1;
+}
+
+int symcli_parse(struct symcli *c, int opt, const char *arg)
+{
+	int t = trace_opts_parse(&c->topts, opt, arg);
+
+	if (t)
+		return t;
+	switch (opt) {
+	case 0x2000:
+		if (c->nelfs >= SYMCLI_MAX) {
+			cli_error("--elf: at most %d files", SYMCLI_MAX);
+			return -1;
+		}
+		c->elfs[c->nelfs++] = arg;
+		return 1;
+	case 0x2001:
+		c->sopts.debug_dir = arg;
+		return 1;
+	case 0x2002:
+		c->sopts.kallsyms = arg;
+		return 1;
+	case 0x2003:
+		c->sopts.vmlinux = arg;
+		return 1;
+	case 0x2004:
+		return parse_list("--pid", arg, c->pids, &c->npids);
+	case 0x2005:
+		return parse_list("--tid", arg, c->tids, &c->ntids);
+	case 0x2006:
+		return parse_list("--cpu", arg, c->cpus, &c->ncpus);
+	case 0x2007: {
+		const char *comma = strchr(arg, ',');
+		char a[64] = "", b[64] = "";
+
+		if (!comma || (size_t)(comma - arg) >= sizeof(a) || strlen(comma + 1) >= sizeof(b)) {
+			cli_error("--time %s: expected START,END", arg);
+			return -1;
+		}
+		memcpy(a, arg, (size_t)(comma - arg));
+		strcpy(b, comma + 1);
+		c->t0 = 0;
+		c->t1 = UINT64_MAX;
+		if ((*a && cst_parse_u64(a, &c->t0) < 0) || (*b && cst_parse_u64(b, &c->t1) < 0)) {
+			cli_error("--time %s: START and END are timestamps", arg);
+			return -1;
+		}
+		c->has_time = true;
+		return 1;
+	}
+	default:
+		return 0;
+	}
+}
+
+int symcli_open(struct symcli *c, const char *path, struct cst_session **session,
+		struct cst_symbolizer **sym)
+{
+	int err;
+
+	if (trace_opts_finish(&c->topts) < 0)
+		return -cste_invalid;
+	/* perf.data lookups apply to symbols too */
+	c->sopts.symfs = c->topts.session.symfs;
+	c->sopts.buildid_dir = c->topts.session.buildid_dir;
+	err = cst_session_open(session, path, &c->topts.session);
+	if (err < 0)
+		return err;
+	err = cst_symbolizer_alloc(sym, &c->sopts);
+	if (err < 0) {
+		cli_error("cannot set up symbols: %s", cst_strerror(err));
+		return err;
+	}
+	for (int i = 0; i < c->nelfs; i++) {
+		err = cst_symbolizer_add_elf_spec(*sym, c->elfs[i], CST_SYM_PID_GLOBAL);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static bool in_list(const int32_t *v, int n, int32_t x)
+{
+	if (!n)
+		return true;
+	for (int i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+bool symcli_keep(struct symcli *c, const struct cst_sym_elem *se)
+{
+	const struct cst_elem *e = se->elem;
+
+	if (e->type == cst_elem_timestamp)
+		c->last_ts[e->trace_id & 0x7f] = e->timestamp;
+	if (!in_list(c->pids, c->npids, se->pid) || !in_list(c->tids, c->ntids, e->tid) ||
+	    !in_list(c->cpus, c->ncpus, e->cpu))
+		return false;
+	if (c->has_time) {
+		uint64_t t = c->last_ts[e->trace_id & 0x7f];
+
+		if (t < c->t0 || t > c->t1)
+			return false;
+	}
+	return true;
+}
+
+/* ---- report ---- */
+
+enum rep_format { rep_text, rep_json, rep_csv };
+
+struct report_run {
+	struct symcli *cli;
+	struct cst_report *rep;
+	uint64_t ranges;
+};
+
+static const char report_usage[] =
+	"usage: cstrace report [options] TRACE\n"
+	"\n"
+	"Executed instructions per function: self count, share of all, times the function\n"
+	"was entered, taken / not-taken branches ending in it, and the share of its source\n"
+	"lines that ran. Code without symbols shows as [unknown] in its binary.\n"
+	"\n"
+	"options:\n"
+	"  --sort KEYS          group by dso, sym, srcline (comma-separated; default dso,sym)\n"
+	"  --format=F           text (default; sized to the terminal), json, csv\n"
+	"  -o, --output FILE    write to FILE instead of standard output\n"
+	"  --limit N            text: at most N rows (default all)\n"
+	"  --stats              print symbolizer totals on standard error\n" SYMCLI_HELP
+		TRACE_OPTS_HELP "  -h, --help           this text\n";
+
+static int report_elem(void *ctx, const struct cst_sym_elem *se)
+{
+	struct report_run *r = ctx;
+
+	if (!symcli_keep(r->cli, se))
+		return 0;
+	if (se->elem->type == cst_elem_instr_range)
+		r->ranges++;
+	return cst_report_add(r->rep, se);
+}
+
+static int term_width(FILE *f)
+{
+	struct winsize ws;
+	const char *cols = getenv("COLUMNS");
+
+	if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+		return ws.ws_col;
+	if (cols && atoi(cols) >= 40)
+		return atoi(cols);
+	return 160;
+}
+
+static void coverage(const struct cst_report_row *row, char *buf, size_t size)
+{
+	if (row->lines_total)
+		snprintf(buf, size, "%u/%u", row->lines_hit, row->lines_total);
+	else
+		snprintf(buf, size, "-");
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+
+	return s ? s + 1 : p;
+}
+
+static void print_text(FILE *f, unsigned keys, const struct cst_report_row *rows, int n,
+		       uint64_t total, int limit)
+{
+	int width = term_width(f);
+	/* fixed numeric columns, the rest shared by name columns */
+	int fixed = 12 + 8 + 10 + 10 + 10 + 10 + 6;
+	int name_w = width - fixed;
+	int dso_w = (keys & cst_report_key_dso) ? name_w / 3 : 0;
+	int src_w = (keys & cst_report_key_srcline) ? name_w / 3 : 0;
+	int sym_w = name_w - dso_w - src_w - 2;
+
+	if (sym_w < 12)
+		sym_w = 12;
+	fprintf(f, "# %" PRIu64 " instructions executed\n", total);
+	fprintf(f, "%12s %7s %9s %9s %9s %9s  %-*s", "insns", "share", "entered", "taken",
+		"not-taken", "lines", sym_w, (keys & cst_report_key_sym) ? "symbol" : "");
+	if (dso_w)
+		fprintf(f, " %-*s", dso_w - 1, "dso");
+	if (src_w)
+		fprintf(f, " %s", "srcline");
+	fputc('\n', f);
+	for (int i = 0; i < n && (limit <= 0 || i < limit); i++) {
+		const struct cst_report_row *r = &rows[i];
+		char cov[32];
+
+		coverage(r, cov, sizeof(cov));
+		fprintf(f, "%12" PRIu64 " %6.2f%% %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9s  %-*.*s",
+			r->insns, total ? 100.0 * (double)r->insns / (double)total : 0.0,
+			r->entries, r->taken, r->not_taken, cov, sym_w, sym_w,
+			r->sym ? r->sym : "");
+		if (dso_w)
+			fprintf(f, " %-*.*s", dso_w - 1, dso_w - 1, r->dso ? base_name(r->dso) : "");
+		if (src_w)
+			fprintf(f, " %s:%d", r->file ? base_name(r->file) : "??", r->line);
+		fputc('\n', f);
+	}
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void print_csv(FILE *f, const struct cst_report_row *rows, int n, uint64_t total)
+{
+	fputs("insns,share,entries,taken,not_taken,lines_hit,lines_total,sym,dso,file,line\n", f);
+	for (int i = 0; i < n; i++) {
+		const struct cst_report_row *r = &rows[i];
+
+		fprintf(f, "%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,", r->insns,
+			total ? 100.0 * (double)r->insns / (double)total : 0.0, r->entries, r->taken,
+			r->not_taken, r->lines_hit, r->lines_total);
+		csv_str(f, r->sym);
+		fputc(',', f);
+		csv_str(f, r->dso);
+		fputc(',', f);
+		csv_str(f, r->file);
+		fprintf(f, ",%d\n", r->line);
+	}
+}
+
+static int print_json(FILE *f, const struct cst_report_row *rows, int n, uint64_t total,
+		      uint64_t ranges)
+{
+	json_t *root = json_object(), *arr = json_array();
+	int err = 0;
+
+	if (!root || !arr)
+		return -cste_nomem;
+	json_object_set_new(root, "total_insns", json_integer((json_int_t)total));
+	json_object_set_new(root, "ranges", json_integer((json_int_t)ranges));
+	for (int i = 0; i < n; i++) {
+		const struct cst_report_row *r = &rows[i];
+		json_t *o = json_object();
+
+		if (!o)
+			return -cste_nomem;
+		if (r->sym)
+			json_object_set_new(o, "sym", json_string(r->sym));
+		if (r->dso)
+			json_object_set_new(o, "dso", json_string(r->dso));
+		if (r->file || r->line)
+			json_object_set_new(o, "srcline",
+					    json_sprintf("%s:%d", r->file ? r->file : "??", r->line));
+		json_object_set_new(o, "insns", json_integer((json_int_t)r->insns));
+		json_object_set_new(o, "share", json_real(total ? (double)r->insns / (double)total : 0));
+		json_object_set_new(o, "entries", json_integer((json_int_t)r->entries));
+		json_object_set_new(o, "taken", json_integer((json_int_t)r->taken));
+		json_object_set_new(o, "not_taken", json_integer((json_int_t)r->not_taken));
+		json_object_set_new(o, "lines_hit", json_integer(r->lines_hit));
+		json_object_set_new(o, "lines_total", json_integer(r->lines_total));
+		if (r->func_addr)
+			json_object_set_new(o, "addr", json_integer((json_int_t)r->func_addr));
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(root, "rows", arr);
+	if (json_dumpf(root, f, JSON_INDENT(1)) < 0)
+		err = -cste_io;
+	fputc('\n', f);
+	json_decref(root);
+	return err;
+}
+
+static int parse_sort(const char *arg, unsigned *keys)
+{
+	char buf[256], *tok, *save = NULL;
+
+	*keys = 0;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "dso"))
+			*keys |= cst_report_key_dso;
+		else if (!strcmp(tok, "sym") || !strcmp(tok, "symbol"))
+			*keys |= cst_report_key_sym;
+		else if (!strcmp(tok, "srcline"))
+			*keys |= cst_report_key_srcline;
+		else {
+			cli_error("--sort: '%s' is not dso, sym or srcline", tok);
+			return -1;
+		}
+	}
+	return *keys ? 0 : -1;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"sort", required_argument, NULL, 's'},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"limit", required_argument, NULL, 'l'},
+		{"stats", no_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'},
+		SYMCLI_LONG,
+		TRACE_OPTS_LONG,
+		{NULL, 0, NULL, 0},
+	};
+	struct symcli cli;
+	struct report_run run = {&cli, NULL, 0};
+	struct cst_session *session = NULL;
+	struct cst_symbolizer *sym = NULL;
+	const struct cst_report_row *rows;
+	enum rep_format format = rep_text;
+	unsigned keys = cst_report_key_dso | cst_report_key_sym;
+	const char *output = NULL;
+	FILE *f = stdout;
+	bool stats = false;
+	int opt, n, err, limit = 0, status = 1;
+
+	symcli_init(&cli);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		int t = symcli_parse(&cli, opt, optarg);
+
+		if (t < 0)
+			goto usage_error;
+		if (t > 0)
+			continue;
+		switch (opt) {
+		case 's':
+			if (parse_sort(optarg, &keys) < 0)
+				goto usage_error;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				format = rep_text;
+			else if (!strcmp(optarg, "json"))
+				format = rep_json;
+			else if (!strcmp(optarg, "csv"))
+				format = rep_csv;
+			else {
+				cli_error("--format %s: expected text, json or csv", optarg);
+				goto usage_error;
+			}
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'l':
+			limit = atoi(optarg);
+			break;
+		case 'S':
+			stats = true;
+			break;
+		case 'h':
+			fputs(report_usage, stdout);
+			symcli_fini(&cli);
+			return 0;
+		default:
+			goto usage_error;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_error("report: one TRACE expected\n%s", report_usage);
+		goto usage_error;
+	}
+	if (symcli_open(&cli, argv[optind], &session, &sym) < 0)
+		goto out;
+	err = cst_report_alloc(&run.rep, keys);
+	if (err < 0)
+		goto out;
+	err = cst_symbolizer_run(sym, session, report_elem, &run);
+	if (err < 0) {
+		cli_error("%s: %s", argv[optind], cst_strerror(err));
+		goto out;
+	}
+	n = cst_report_rows(run.rep, &rows);
+	if (n < 0)
+		goto out;
+	if (output && !(f = fopen(output, "w"))) {
+		cli_error("%s: cannot create: %s", output, strerror(errno));
+		f = stdout;
+		goto out;
+	}
+	if (format == rep_json)
+		err = print_json(f, rows, n, cst_report_total(run.rep), run.ranges);
+	else if (format == rep_csv)
+		print_csv(f, rows, n, cst_report_total(run.rep));
+	else
+		print_text(f, keys, rows, n, cst_report_total(run.rep), limit);
+	if (fflush(f) == EOF || err < 0) {
+		cli_error("%s: write failed: %s", output ? output : "standard output",
+			  strerror(errno));
+		goto out;
+	}
+	if (stats) {
+		struct cst_symbolizer_stats st;
+
+		cst_symbolizer_get_stats(sym, &st);
+		fprintf(stderr,
+			"cstrace: %" PRIu64 " ranges symbolized (%" PRIu64 " from the cache), %" PRIu64
+			" instructions, %" PRIu64 " without a symbol\n",
+			st.ranges, st.cache_hits, st.insns, st.unknown_insns);
+	}
+	status = 0;
+out:
+	if (f != stdout)
+		fclose(f);
+	cst_report_free(run.rep);
+	cst_symbolizer_free(sym);
+	cst_session_free(session);
+	symcli_fini(&cli);
+	return status;
+usage_error:
+	symcli_fini(&cli);
+	return 2;
+}

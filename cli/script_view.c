@@ -1,0 +1,473 @@
+/* The `cstrace script` views over the symbolized stream: one line per taken branch,
+ * per instruction with disassembly, or an indented call trace, with perf-like -F. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cstrace/symbolize.h"
+#include "trace_opts.h"
+
+/* ---- shared with cmd_report.c (which defines these; cli.h keeps to verbs) ---- */
+#define SYMCLI_MAX 64
+struct symcli {
+	struct trace_opts topts;
+	struct cst_symbolizer_opts sopts;
+	const char *elfs[SYMCLI_MAX];
+	int nelfs;
+	int32_t pids[SYMCLI_MAX], tids[SYMCLI_MAX], cpus[SYMCLI_MAX];
+	int npids, ntids, ncpus;
+	bool has_time;
+	uint64_t t0, t1;
+	uint64_t last_ts[128];
+};
+#define SYMCLI_LONG                                                                     \
+	{"elf", required_argument, NULL, 0x2000},                                        \
+	{"debug-dir", required_argument, NULL, 0x2001},                                  \
+	{"kallsyms", required_argument, NULL, 0x2002},                                   \
+	{"vmlinux", required_argument, NULL, 0x2003},                                    \
+	{"pid", required_argument, NULL, 0x2004},                                        \
+	{"tid", required_argument, NULL, 0x2005},                                        \
+	{"cpu", required_argument, NULL, 0x2006},                                        \
+	{"time", required_argument, NULL, 0x2007}
+#define SYMCLI_HELP                                                                     \
+	"  --elf FILE[@ADDR]    symbols and lines from FILE, at its link addresses or with\n" \
+	"                       its first segment at ADDR; repeatable\n"                 \
+	"  --debug-dir DIR      look for debug files (DIR/.build-id/xx/y.debug) here first\n" \
+	"  --kallsyms FILE      kernel symbols (/proc/kallsyms format)\n"                \
+	"  --vmlinux FILE       kernel ELF for kernel addresses\n"                        \
+	"  --pid/--tid/--cpu L  only these (comma-separated lists)\n"                     \
+	"  --time START,END     only ranges between these timestamps (either may be empty)\n"
+void symcli_init(struct symcli *c);
+int symcli_parse(struct symcli *c, int opt, const char *arg);
+int symcli_open(struct symcli *c, const char *path, struct cst_session **session,
+		struct cst_symbolizer **sym);
+bool symcli_keep(struct symcli *c, const struct cst_sym_elem *se);
+void symcli_fini(struct symcli *c);
+/* ---- end of shared block ---- */
+
+int script_view_run(int argc, char **argv);
+
+enum field {
+	f_comm = 1 << 0,
+	f_pid = 1 << 1,
+	f_tid = 1 << 2,
+	f_cpu = 1 << 3,
+	f_time = 1 << 4,
+	f_id = 1 << 5,
+	f_flags = 1 << 6,
+	f_ip = 1 << 7,
+	f_sym = 1 << 8,
+	f_symoff = 1 << 9,
+	f_dso = 1 << 10,
+	f_addr = 1 << 11,
+	f_srcline = 1 << 12,
+	f_insn = 1 << 13,
+	f_insncnt = 1 << 14,
+};
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} field_names[] = {
+	{"comm", f_comm},   {"pid", f_pid},   {"tid", f_tid},     {"cpu", f_cpu},
+	{"time", f_time},   {"id", f_id},     {"flags", f_flags}, {"ip", f_ip},
+	{"sym", f_sym},     {"symoff", f_symoff}, {"dso", f_dso}, {"addr", f_addr},
+	{"srcline", f_srcline}, {"insn", f_insn}, {"insncnt", f_insncnt},
+};
+
+enum mode { mode_branch, mode_insn, mode_calls };
+
+/* A range waits for the next element of its trace ID: that says where it went. */
+struct pending {
+	bool valid;
+	struct cst_elem e;
+	int32_t pid;
+	const struct cst_sym_piece *pieces; /* cached by the symbolizer: stable */
+	uint32_t npieces;
+	uint64_t time;
+};
+
+struct script {
+	struct symcli *cli;
+	struct cst_symbolizer *sym;
+	FILE *f;
+	enum mode mode;
+	unsigned fields;
+	struct pending pend[128];
+	int depth[128];
+	bool started[128];
+	bool io_error;
+};
+
+static const char script_usage[] =
+	"usage: cstrace script [options] TRACE\n"
+	"\n"
+	"Print the decoded trace with symbols: by default one line per taken branch\n"
+	"(from -> to, each as symbol+offset and binary).\n"
+	"\n"
+	"options:\n"
+	"  --insn               one line per executed instruction, with disassembly\n"
+	"  --srcline            add the source file:line\n"
+	"  --call-trace         calls and returns as an indented tree\n"
+	"  -F, --fields LIST    fields: comm,pid,tid,cpu,time,id,flags,ip,sym,symoff,dso,\n"
+	"                       addr,srcline,insn,insncnt (perf script -F style)\n"
+	"  -o, --output FILE    write to FILE instead of standard output\n" SYMCLI_HELP
+		TRACE_OPTS_HELP "  -h, --help           this text\n";
+
+static int parse_fields(const char *arg, unsigned *fields)
+{
+	char buf[512], *tok, *save = NULL;
+
+	*fields = 0;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < sizeof(field_names) / sizeof(field_names[0]); i++)
+			if (!strcmp(tok, field_names[i].name))
+				break;
+		if (i == sizeof(field_names) / sizeof(field_names[0])) {
+			cli_error("-F: '%s' is not a field", tok);
+			return -1;
+		}
+		*fields |= field_names[i].bit;
+	}
+	return 0;
+}
+
+static void put_head(struct script *s, const struct cst_elem *e, int32_t pid, uint64_t time)
+{
+	FILE *f = s->f;
+
+	if (s->fields & f_comm) {
+		const char *c = e->tid >= 0 ? cst_symbolizer_comm(s->sym, e->tid) : NULL;
+
+		fprintf(f, "%16s ", c ? c : "-");
+	}
+	if (s->fields & f_pid)
+		fprintf(f, "%6" PRId32 "%s", pid, s->fields & f_tid ? "/" : " ");
+	if (s->fields & f_tid)
+		fprintf(f, "%-6" PRId32 " ", e->tid);
+	if (s->fields & f_cpu)
+		fprintf(f, "[%03" PRId32 "] ", e->cpu);
+	if (s->fields & f_id)
+		fprintf(f, "id:%02x ", e->trace_id);
+	if (s->fields & f_time)
+		fprintf(f, "%12" PRIu64 ": ", time);
+}
+
+/* "addr sym+off (dso)" as the fields ask */
+static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *loc)
+{
+	FILE *f = s->f;
+
+	if (s->fields & f_ip)
+		fprintf(f, "%16" PRIx64 " ", addr);
+	if (s->fields & f_sym) {
+		if (loc->func) {
+			fputs(loc->func->name, f);
+			if (s->fields & f_symoff)
+				fprintf(f, "+%#" PRIx64, loc->func_offset);
+		} else {
+			/* unknown code: where it is, never a guess at a name */
+			fprintf(f, "[unknown]");
+			if (s->fields & f_symoff)
+				fprintf(f, " %s+%#" PRIx64, loc->dso, loc->dso_offset);
+		}
+	}
+	if (s->fields & f_dso)
+		fprintf(f, " (%s)", loc->dso);
+	if ((s->fields & f_srcline) && loc->file)
+		fprintf(f, " %s:%d", loc->file, loc->line);
+}
+
+static const char *flags_of(const struct cst_elem *e)
+{
+	if (!e->last_executed)
+		return "jcc-nt";
+	switch (e->last_subclass) {
+	case cst_insn_sub_link: return "call";
+	case cst_insn_sub_ret: return "return";
+	case cst_insn_sub_eret: return "eret";
+	default: return e->last_class == cst_insn_branch_indirect ? "jmp-ind" : "jmp";
+	}
+}
+
+static void end_line(struct script *s)
+{
+	if (putc('\n', s->f) == EOF)
+		s->io_error = true;
+}
+
+/* Print the branch that ended pending range @p; @to is where it went (or NULL). */
+static void put_branch(struct script *s, struct pending *p, const struct cst_elem *to,
+		       const char *why)
+{
+	const struct cst_elem *e = &p->e;
+	uint64_t from = e->end - (e->last_size ? e->last_size : 4);
+	struct cst_sym_loc loc;
+
+	if (!e->last_executed && !why)
+		return; /* not taken: execution simply went on */
+	put_head(s, e, p->pid, p->time);
+	if (s->fields & f_flags)
+		fprintf(s->f, "%-7s ", why ? why : flags_of(e));
+	cst_symbolizer_lookup(s->sym, p->pid, from, &loc);
+	put_loc(s, from, &loc);
+	if (s->fields & f_insncnt)
+		fprintf(s->f, " insns:%u", e->num_insns);
+	if (s->fields & f_addr) {
+		fputs(" => ", s->f);
+		if (to && to->type == cst_elem_instr_range) {
+			cst_symbolizer_lookup(s->sym, p->pid, to->start, &loc);
+			put_loc(s, to->start, &loc);
+		} else {
+			fputs("[none]", s->f);
+		}
+	}
+	end_line(s);
+}
+
+static void put_insns(struct script *s, const struct cst_sym_elem *se, uint64_t time)
+{
+	const struct cst_elem *e = se->elem;
+
+	for (uint32_t i = 0; i < se->npieces; i++) {
+		const struct cst_sym_piece *pc = &se->pieces[i];
+		uint64_t a = pc->start;
+
+		for (uint32_t k = 0; k < pc->num_insns && a < pc->end; k++) {
+			struct cst_sym_insn in;
+			struct cst_sym_loc loc = pc->loc;
+			int err = cst_symbolizer_disasm(s->sym, se->pid, a, e->isa, &in);
+
+			loc.func_offset += a - pc->start;
+			loc.dso_offset += a - pc->start;
+			if (s->fields & f_srcline) {
+				/* lines change inside a piece: look each one up */
+				cst_symbolizer_lookup(s->sym, se->pid, a, &loc);
+			}
+			put_head(s, e, se->pid, time);
+			put_loc(s, a, &loc);
+			if (s->fields & f_insn)
+				fprintf(s->f, "\t%s", err ? "(no code bytes)" : in.text);
+			end_line(s);
+			if (err)
+				break; /* sizes unknown from here on */
+			a += in.size;
+		}
+	}
+}
+
+static void put_call(struct script *s, const struct cst_sym_elem *se, int depth, uint64_t time)
+{
+	const struct cst_sym_loc *loc = se->npieces ? &se->pieces[0].loc : NULL;
+
+	put_head(s, se->elem, se->pid, time);
+	fprintf(s->f, "%*s", depth * 2, "");
+	if (loc && loc->func)
+		fprintf(s->f, "%s", loc->func->name);
+	else if (loc)
+		fprintf(s->f, "[unknown] %s+%#" PRIx64, loc->dso, loc->dso_offset);
+	if (loc && (s->fields & f_dso))
+		fprintf(s->f, " (%s)", loc->dso);
+	end_line(s);
+}
+
+static int script_elem(void *ctx, const struct cst_sym_elem *se)
+{
+	struct script *s = ctx;
+	const struct cst_elem *e = se->elem;
+	unsigned id = e->trace_id & 0x7f;
+	struct pending *p = &s->pend[id];
+	uint64_t time;
+
+	if (!symcli_keep(s->cli, se))
+		return 0;
+	time = s->cli->last_ts[id];
+	switch (e->type) {
+	case cst_elem_instr_range:
+		if (s->mode == mode_branch && p->valid)
+			put_branch(s, p, e, NULL);
+		if (s->mode == mode_insn)
+			put_insns(s, se, time);
+		if (s->mode == mode_calls) {
+			if (!s->started[id]) {
+				put_call(s, se, s->depth[id], time);
+				s->started[id] = true;
+			} else if (p->valid && p->e.last_executed &&
+				   p->e.last_subclass == cst_insn_sub_link) {
+				put_call(s, se, ++s->depth[id], time);
+			}
+			if (e->last_executed && e->last_subclass == cst_insn_sub_ret &&
+			    s->depth[id] > 0)
+				s->depth[id]--;
+		}
+		p->valid = true;
+		p->e = *e;
+		p->e.ocsd = NULL;
+		p->pid = se->pid;
+		p->pieces = se->pieces;
+		p->npieces = se->npieces;
+		p->time = time;
+		break;
+	case cst_elem_exception:
+		if (s->mode == mode_branch && p->valid)
+			put_branch(s, p, NULL, "exception");
+		p->valid = false;
+		if (s->mode == mode_calls) {
+			put_head(s, e, se->pid, time);
+			fprintf(s->f, "%*s[exception %u]", s->depth[id] * 2, "",
+				e->exception_number);
+			end_line(s);
+		}
+		break;
+	case cst_elem_no_sync:
+	case cst_elem_trace_on:
+	case cst_elem_addr_nacc:
+	case cst_elem_addr_unknown:
+	case cst_elem_eot:
+		if (s->mode == mode_branch && p->valid && p->e.last_executed)
+			put_branch(s, p, NULL, "gap");
+		p->valid = false;
+		if (s->mode == mode_calls && s->started[id]) {
+			/* after a gap the call depth is unknown: start a new tree */
+			put_head(s, e, se->pid, time);
+			fprintf(s->f, "[%s]", cst_elem_type_name(e->type));
+			end_line(s);
+			s->started[id] = false;
+			s->depth[id] = 0;
+		}
+		break;
+	default:
+		break;
+	}
+	return s->io_error ? -cste_io : 0;
+}
+
+int script_view_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"insn", no_argument, NULL, 'i'},
+		{"srcline", no_argument, NULL, 'l'},
+		{"call-trace", no_argument, NULL, 'c'},
+		{"fields", required_argument, NULL, 'F'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		SYMCLI_LONG,
+		TRACE_OPTS_LONG,
+		{NULL, 0, NULL, 0},
+	};
+	struct symcli cli;
+	struct script *s = calloc(1, sizeof(*s));
+	struct cst_session *session = NULL;
+	struct cst_symbolizer *sym = NULL;
+	const char *output = NULL;
+	bool srcline = false, have_fields = false;
+	int opt, err, status = 1;
+
+	if (!s) {
+		cli_error("out of memory");
+		return 1;
+	}
+	symcli_init(&cli);
+	s->cli = &cli;
+	s->f = stdout;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "F:o:h", longopts, NULL)) != -1) {
+		int t = symcli_parse(&cli, opt, optarg);
+
+		if (t < 0)
+			goto usage_error;
+		if (t > 0)
+			continue;
+		switch (opt) {
+		case 'i':
+			s->mode = mode_insn;
+			break;
+		case 'c':
+			s->mode = mode_calls;
+			break;
+		case 'l':
+			srcline = true;
+			break;
+		case 'F':
+			if (parse_fields(optarg, &s->fields) < 0)
+				goto usage_error;
+			have_fields = true;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			fputs(script_usage, stdout);
+			symcli_fini(&cli);
+			free(s);
+			return 0;
+		default:
+			goto usage_error;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_error("script: one TRACE expected\n%s", script_usage);
+		goto usage_error;
+	}
+	if (!have_fields) {
+		s->fields = f_tid | f_cpu | f_time | f_ip | f_sym | f_symoff | f_dso;
+		if (s->mode == mode_branch)
+			s->fields |= f_flags | f_addr;
+		if (s->mode == mode_insn)
+			s->fields = (s->fields & ~(unsigned)f_dso) | f_insn;
+		if (s->mode == mode_calls)
+			s->fields = f_tid | f_cpu | f_time;
+	}
+	if (srcline)
+		s->fields |= f_srcline;
+	if (output && !(s->f = fopen(output, "w"))) {
+		cli_error("%s: cannot create: %s", output, strerror(errno));
+		s->f = stdout;
+		goto out;
+	}
+	setvbuf(s->f, NULL, _IOFBF, 1 << 20);
+	if (symcli_open(&cli, argv[optind], &session, &sym) < 0)
+		goto out;
+	s->sym = sym;
+	err = cst_symbolizer_run(sym, session, script_elem, s);
+	/* the last range of each trace ID has nowhere known to go */
+	for (unsigned id = 0; id < 128 && s->mode == mode_branch; id++)
+		if (s->pend[id].valid && s->pend[id].e.last_executed)
+			put_branch(s, &s->pend[id], NULL, "end");
+	if (fflush(s->f) == EOF || s->io_error) {
+		cli_error("%s: write failed: %s", output ? output : "standard output",
+			  strerror(errno));
+		goto out;
+	}
+	if (err < 0) {
+		cli_error("%s: %s", argv[optind], cst_strerror(err));
+		goto out;
+	}
+	status = 0;
+out:
+	if (s->f != stdout)
+		fclose(s->f);
+	cst_symbolizer_free(sym);
+	cst_session_free(session);
+	symcli_fini(&cli);
+	free(s);
+	return status;
+usage_error:
+	symcli_fini(&cli);
+	free(s);
+	return 2;
+}
+
+/* Until cli/cmd_script.c exists the script verb is this view; a cmd_script there
+ * takes precedence at link time. */
+__attribute__((weak)) int cmd_script(int argc, char **argv)
+{
+	return script_view_run(argc, argv);
+}
