@@ -11,6 +11,7 @@
 /* Each verb: argc/argv start at the verb itself (argv[0] == "decode"). */
 int cmd_decode(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);

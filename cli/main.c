@@ -13,6 +13,7 @@ struct verb {
 static const struct verb verbs[] = {
 	{"decode", cmd_decode, "decode a trace into instruction ranges and events"},
 	{"dump", cmd_dump, "list the trace packets with byte offsets"},
+	{"record", cmd_record, "capture ETM trace of a command (perf cs_etm or sysfs mode)"},
 	{"synth", cmd_synth, "run an Arm program under QEMU and write ETM trace of it"},
 	{"report", cmd_report, "executed instructions per function, line coverage, branches"},
 	{"script", cmd_script, "the trace with symbols: branches, instructions, call trace"},

@@ -129,6 +129,34 @@ uint64_t cst_ring_load_u64(const volatile void *p);
 uint64_t cst_ring_load_u64_split(const volatile void *p);
 
 /* ------------------------------------------------------------------------
+ * Writing drained data into perf.data (through the perfdata stage's writer).
+ * ------------------------------------------------------------------------ */
+
+struct cst_perf_writer;
+
+/** The adapter between rings and a perf.data writer. It refuses data that
+ *  would leave less than @reserve bytes free on the file system (or under
+ *  RLIMIT_FSIZE), so the file can always be finished: a full disk costs the
+ *  newest trace, never the file. Caller-owned; no allocation. */
+struct cst_perf_out {
+	struct cst_perf_writer *w;
+	char dir[4096];     /* directory of the file, for statvfs */
+	uint64_t reserve;   /* bytes kept free to finish the file */
+	uint64_t written;   /* bytes written so far (header and attrs included) */
+	uint64_t refused;   /* bytes refused because the space ran out */
+	uint64_t reference; /* AUXTRACE reference counter */
+	bool full;          /* the space ran out */
+	int error;          /* the writer's first error */
+};
+
+/** Set up @o for writer @w writing @path; @written = bytes already there.
+ *  @reserve 0 = 1 MiB. */
+void cst_perf_out_init(struct cst_perf_out *o, struct cst_perf_writer *w, const char *path,
+		       uint64_t written, uint64_t reserve);
+/** The ring output writing through @o: records raw, AUX chunks as AUXTRACE. */
+struct cst_ring_output cst_perf_out_ring_output(struct cst_perf_out *o);
+
+/* ------------------------------------------------------------------------
  * cs_etm discovery (all files are read below a root: "/" on a board, a
  * fixture tree in tests).
  * ------------------------------------------------------------------------ */
@@ -186,6 +214,7 @@ struct cst_etm_request {
 	char sink[32];     /* empty = default sink */
 	uint64_t config[4];
 	bool timestamp, contextid;
+	bool user_only;    /* the "u" modifier: exclude_kernel */
 };
 
 /** Parse an event string against the PMU's format terms. A term may take a
@@ -193,6 +222,10 @@ struct cst_etm_request {
  *  the terms there are), -cste_not_found (sink not found: @msg lists the sinks). */
 int cst_etm_request_parse(struct cst_etm_request *req, const struct cst_etm_pmu *pmu,
 			  const char *event, char *msg, size_t msglen);
+
+/** Set each CPU's ETMCR (ETMv3: the config bits are ETMCR's) and TRCCONFIGR
+ *  (ETMv4: the driver's translation) from the request, for the metadata. */
+void cst_etm_pmu_apply_config(struct cst_etm_pmu *pmu, const struct cst_etm_request *req);
 
 /** Fill a struct perf_event_attr (@attr, @size bytes, e.g. PERF_ATTR_SIZE_VER7)
  *  for the cs_etm event as perf does: sample_period 1, sample_id_all, disabled
@@ -242,8 +275,11 @@ struct cst_record_result {
 	bool output_failed;     /* the output refused data (disk full) */
 	uint64_t file_bytes;
 	struct cst_ring_stats total;
-	struct cst_ring_stats per_cpu[CST_ETM_MAX_CPUS + 1]; /* [N] CPU N, last: per-thread */
+	struct cst_ring_stats per_ring[CST_ETM_MAX_CPUS + 1];
+	int ring_cpu[CST_ETM_MAX_CPUS + 1]; /* the CPU of each ring; -1 per-thread */
 	int nrings;
+	const char *output;     /* the file written */
+	bool snapshot;
 };
 
 /** Record @opts->argv (or a pid, or the system) into perf.data. The file is
@@ -280,6 +316,7 @@ struct cst_sysfs_opts {
 struct cst_sysfs_result {
 	int exit_status;
 	uint64_t buffer_bytes;
+	bool buffer_full;          /* the sink wrapped: older trace was overwritten */
 	int nsources;
 	int nmaps;                 /* memory images written */
 };

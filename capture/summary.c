@@ -1,0 +1,86 @@
+/* The recording summary on stderr: what was captured, and every loss by cause with
+ * its exact count where the kernel reports one. */
+#include "cstrace/capture.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static void ring_line(FILE *fp, const char *who, const struct cst_ring_stats *st)
+{
+	fprintf(fp, "cstrace: %s: %llu bytes of trace in %llu chunk(s), %llu AUX record(s), "
+		    "%llu sideband record(s)\n",
+		who, (unsigned long long)st->aux_bytes, (unsigned long long)st->chunks,
+		(unsigned long long)st->aux_records,
+		(unsigned long long)(st->records - st->aux_records));
+	if (st->truncated)
+		fprintf(fp, "cstrace: %s: LOST: the sink dropped trace %llu time(s) (TRUNCATED; "
+			    "%llu with nothing kept): the kernel does not say how many bytes; a "
+			    "bigger AUX area (-m) or snapshot mode avoids it; the event was "
+			    "re-enabled %llu time(s)\n",
+			who, (unsigned long long)st->truncated,
+			(unsigned long long)st->empty_truncated, (unsigned long long)st->reenables);
+	else if (st->reenables)
+		fprintf(fp, "cstrace: %s: the AUX area was full %llu time(s): trace was off "
+			    "until re-enabled\n",
+			who, (unsigned long long)st->reenables);
+	if (st->collision || st->partial)
+		fprintf(fp, "cstrace: %s: %llu AUX record(s) flagged COLLISION, %llu PARTIAL\n", who,
+			(unsigned long long)st->collision, (unsigned long long)st->partial);
+	if (st->lost_events)
+		fprintf(fp, "cstrace: %s: LOST: %llu sideband/AUX record(s) dropped by the kernel "
+			    "(data area full, %llu PERF_RECORD_LOST)\n",
+			who, (unsigned long long)st->lost_events,
+			(unsigned long long)st->lost_records);
+	if (st->snapshot_overwritten)
+		fprintf(fp, "cstrace: %s: %llu byte(s) overwritten before a snapshot took them "
+			    "(snapshot mode keeps the newest)\n",
+			who, (unsigned long long)st->snapshot_overwritten);
+	if (st->unwritten_bytes)
+		fprintf(fp, "cstrace: %s: LOST: %llu byte(s) not written: the output refused them\n",
+			who, (unsigned long long)st->unwritten_bytes);
+}
+
+void cst_record_summary(const struct cst_record_result *res, void *out)
+{
+	FILE *fp = out;
+	const struct cst_ring_stats *t;
+	bool lost;
+
+	if (!res || !fp)
+		return;
+	t = &res->total;
+	for (int i = 0; i < res->nrings; i++) {
+		char who[32];
+
+		if (res->ring_cpu[i] < 0)
+			snprintf(who, sizeof(who), "per-thread");
+		else
+			snprintf(who, sizeof(who), "cpu %d", res->ring_cpu[i]);
+		ring_line(fp, who, &res->per_ring[i]);
+	}
+	fprintf(fp, "cstrace: wrote %s: %llu bytes, %llu bytes of trace%s\n",
+		res->output ? res->output : "perf.data", (unsigned long long)res->file_bytes,
+		(unsigned long long)t->aux_bytes,
+		res->snapshot ? " (snapshot mode)" : "");
+	lost = t->truncated || t->lost_events || t->unwritten_bytes || t->reenables;
+	if (!lost)
+		fprintf(fp, "cstrace: nothing lost%s\n",
+			t->snapshot_overwritten ? " beyond what snapshots overwrite" : "");
+	if (res->output_failed)
+		fprintf(fp, "cstrace: the output ran out of space: the file is finished and holds "
+			    "everything up to the last complete chunk; %llu byte(s) were not written\n",
+			(unsigned long long)t->unwritten_bytes);
+	if (res->interrupted)
+		fprintf(fp, "cstrace: interrupted: the file holds the trace up to that point\n");
+	if (res->exit_status >= 0) {
+		if (WIFSIGNALED(res->exit_status))
+			fprintf(fp, "cstrace: the command was killed by signal %d (%s)%s\n",
+				WTERMSIG(res->exit_status), strsignal(WTERMSIG(res->exit_status)),
+				WCOREDUMP(res->exit_status) ? ", core dumped" : "");
+		else if (WIFEXITED(res->exit_status) && WEXITSTATUS(res->exit_status))
+			fprintf(fp, "cstrace: the command exited with status %d\n",
+				WEXITSTATUS(res->exit_status));
+	}
+}

@@ -1,0 +1,223 @@
+/* cstrace record: capture ETM trace of a command into perf.data through the cs_etm
+ * PMU, or into a snapshot directory through sysfs (--sysfs). Option parsing only. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cstrace/capture.h"
+
+static void record_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cstrace record [options] -- CMD [ARGS...]\n"
+		"\n"
+		"Trace CMD with the CoreSight ETM and write perf.data (Linux perf reads it too).\n"
+		"\n"
+		"  -e cs_etm/@SINK,TERMS/[u]  event: sink and terms (timestamp, cycacc,\n"
+		"                             contextid, retstack, branch_broadcast, term=value);\n"
+		"                             'u' traces user space only\n"
+		"  --per-thread               follow CMD wherever it runs (default)\n"
+		"  -a                         every CPU, everything running (needs paranoid <= 0)\n"
+		"  -C CPUS                    CMD on these CPUs only, one ring each (\"0,2-3\")\n"
+		"  -p PID                     an existing process instead of CMD (Ctrl-C stops)\n"
+		"  -m PAGES                   AUX area pages per ring (power of two)\n"
+		"  --snapshot[=SIZE]          keep only the newest trace (SIZE bytes, K/M suffix);\n"
+		"                             SIGUSR2 takes a snapshot, exit takes the last one\n"
+		"  -o FILE                    output (perf.data; a directory with --sysfs)\n"
+		"  --root DIR                 read sysfs/procfs below DIR (tests, fixtures)\n"
+		"  --sysfs                    sysfs mode: no perf; enable the sink and ETMs in\n"
+		"                             /sys/bus/coresight, read /dev/SINK, write a snapshot\n"
+		"                             directory for 'cstrace decode' and trc_pkt_lister\n"
+		"  --sink NAME                the sink for --sysfs (e.g. tmc_etf0)\n"
+		"  --sideband-only            no trace: record only the sideband (diagnostics)\n"
+		"\n"
+		"On exit (or Ctrl-C, or a crash of CMD) the file is finished and a summary on\n"
+		"stderr says what was captured and what was lost.\n");
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+
+	if (end == s)
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	else if (*end == 'g' || *end == 'G')
+		v <<= 30, end++;
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_cpus(const char *s, uint64_t *mask)
+{
+	char buf[256], *tok, *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	*mask = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(tok, '-');
+		uint64_t lo, hi;
+
+		if (dash)
+			*dash = 0;
+		if (cst_parse_u64(tok, &lo) < 0 || (dash && cst_parse_u64(dash + 1, &hi) < 0))
+			return -1;
+		if (!dash)
+			hi = lo;
+		if (hi < lo || hi > 63)
+			return -1;
+		for (uint64_t c = lo; c <= hi; c++)
+			*mask |= 1ULL << c;
+	}
+	return *mask ? 0 : -1;
+}
+
+static int run_sysfs(const char *root, const char *sink, uint64_t mask, const char *out,
+		     char **argv)
+{
+	struct cst_sysfs_opts so = {.sz = sizeof(so), .log = &cli_log, .root = root, .sink = sink,
+				    .cpu_mask = mask, .outdir = out ? out : "cstrace-snapshot",
+				    .argv = argv};
+	struct cst_sysfs_result res;
+	char msg[1024];
+	int err;
+
+	if (!sink) {
+		cli_error("record --sysfs needs --sink NAME (e.g. --sink tmc_etf0)");
+		return 2;
+	}
+	err = cst_sysfs_record(&so, &res, msg, sizeof(msg));
+	if (err < 0) {
+		cli_error("record: %s", msg[0] ? msg : cst_strerror(err));
+		return 1;
+	}
+	fprintf(stderr,
+		"cstrace: wrote snapshot %s: %llu bytes of trace from %s, %d source(s), %d "
+		"memory image(s)\n",
+		so.outdir, (unsigned long long)res.buffer_bytes, sink, res.nsources, res.nmaps);
+	if (res.buffer_full)
+		fprintf(stderr, "cstrace: the sink buffer wrapped: only its newest %llu bytes "
+				"are kept (older trace was overwritten in the sink)\n",
+			(unsigned long long)res.buffer_bytes);
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	enum { OPT_PER_THREAD = 256, OPT_SNAPSHOT, OPT_ROOT, OPT_SYSFS, OPT_SINK, OPT_SIDEBAND };
+	static const struct option longopts[] = {
+		{"per-thread", no_argument, NULL, OPT_PER_THREAD},
+		{"snapshot", optional_argument, NULL, OPT_SNAPSHOT},
+		{"root", required_argument, NULL, OPT_ROOT},
+		{"sysfs", no_argument, NULL, OPT_SYSFS},
+		{"sink", required_argument, NULL, OPT_SINK},
+		{"sideband-only", no_argument, NULL, OPT_SIDEBAND},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct cst_record_opts o = {.sz = sizeof(o), .log = &cli_log};
+	struct cst_record_result res;
+	const char *sink = NULL;
+	bool sysfs = false;
+	char msg[1536];
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:aC:p:m:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			o.event = optarg;
+			break;
+		case OPT_PER_THREAD:
+			o.scope = cst_scope_per_thread;
+			break;
+		case 'a':
+			o.scope = cst_scope_system;
+			break;
+		case 'C':
+			o.scope = cst_scope_cpus;
+			if (parse_cpus(optarg, &o.cpu_mask) < 0) {
+				cli_error("record: -C '%s': expected CPU numbers 0-63 like 0,2-3", optarg);
+				return 2;
+			}
+			break;
+		case 'p': {
+			uint64_t pid;
+
+			if (cst_parse_u64(optarg, &pid) < 0 || !pid || pid > 0x7fffffff) {
+				cli_error("record: -p '%s' is not a process ID", optarg);
+				return 2;
+			}
+			o.scope = cst_scope_pid;
+			o.pid = (int)pid;
+			break;
+		}
+		case 'm':
+			if (cst_parse_u64(optarg, &o.aux_pages) < 0 || !o.aux_pages ||
+			    (o.aux_pages & (o.aux_pages - 1))) {
+				cli_error("record: -m '%s': the AUX size is a power-of-two number of pages",
+					  optarg);
+				return 2;
+			}
+			break;
+		case OPT_SNAPSHOT:
+			o.snapshot = true;
+			if (optarg && parse_size(optarg, &o.snapshot_size) < 0) {
+				cli_error("record: --snapshot=%s: expected a size like 64K or 4M", optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case OPT_ROOT:
+			o.root = optarg;
+			break;
+		case OPT_SYSFS:
+			sysfs = true;
+			break;
+		case OPT_SINK:
+			sink = optarg;
+			break;
+		case OPT_SIDEBAND:
+			o.sideband_only = true;
+			break;
+		case 'h':
+			record_usage(stdout);
+			return 0;
+		default:
+			record_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		o.argv = argv + optind;
+	if (sysfs) {
+		if (!o.argv) {
+			cli_error("record --sysfs: give the command to trace after --");
+			return 2;
+		}
+		return run_sysfs(o.root, sink, o.cpu_mask, o.output, argv + optind);
+	}
+	err = cst_record_run(&o, &res, msg, sizeof(msg));
+	if (err < 0) {
+		cli_error("record: %s", msg[0] ? msg : cst_strerror(err));
+		if (res.nrings)
+			cst_record_summary(&res, stderr);
+		return 1;
+	}
+	cst_record_summary(&res, stderr);
+	return res.output_failed ? 1 : 0;
+}
