@@ -99,6 +99,7 @@ struct parse {
 	bool cont;       /* the line being parsed is an indented continuation */
 	char **last;     /* the text value set last, which a continuation extends */
 	int long_line;   /* first line too long for libinih, or 0 */
+	int section_line;/* line of the last [section] header read */
 	int dev_line_cap;
 };
 
@@ -117,6 +118,10 @@ static char *reader(char *str, int num, void *stream)
 	if (n == (size_t)num - 1 && r[n - 1] != '\n' && !feof(p->fp) && !p->long_line)
 		p->long_line = p->line;
 	p->cont = (r[0] == ' ' || r[0] == '\t') && r[strspn(r, " \t\r\n")] != '\0';
+	/* libinih tells the handler of a section only at its first key: remember
+	 * where the header was, so errors about the section point at it. */
+	if (r[strspn(r, " \t")] == '[')
+		p->section_line = p->line;
 	return r;
 }
 
@@ -501,7 +506,7 @@ static int enter_section(struct parse *p, const char *section)
 		memcpy(d->source.name, name, strlen(name) + 1);
 		if (t == cst_bdev_stm)
 			d->source.protocol = cst_proto_stm;
-		p->dev_line[b->ndevices] = p->line;
+		p->dev_line[b->ndevices] = p->section_line;
 		p->dev = b->ndevices++;
 		return set_str(p, &d->name, name);
 	}
@@ -515,7 +520,12 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (p->err[0])
 		return 1; /* keep the first error only */
 	if (strcmp(section, p->section) || !p->section[0]) {
-		if (!enter_section(p, section))
+		int line = p->line, ok;
+
+		p->line = p->section_line;
+		ok = enter_section(p, section);
+		p->line = line;
+		if (!ok)
 			return 0;
 	}
 	if (!name)
