@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+# Compares decoded instruction addresses with QEMU's ground truth, instruction for
+# instruction: exact (whole run) or suffix (a lossy sink: pieces between gaps).
+import argparse, configparser, json, os, re, struct, sys
+
+GAPS = {"no_sync", "addr_nacc", "addr_unknown"}
+
+
+class Memory:
+    """The snapshot's memory dumps: T32 instruction sizes need the first halfword."""
+
+    def __init__(self, snap):
+        self.regions = []
+        if not snap:
+            return
+        c = configparser.ConfigParser(strict=False, interpolation=None)
+        c.read(os.path.join(snap, "cpu_0.ini"))
+        for s in c.sections():
+            if s.lower().startswith("dump"):
+                with open(os.path.join(snap, c[s]["file"]), "rb") as f:
+                    self.regions.append((int(c[s]["address"], 0), f.read()))
+
+    def t32_size(self, a):
+        for base, b in self.regions:
+            if base <= a and a + 2 <= base + len(b):
+                hw = b[a - base] | (b[a - base + 1] << 8)
+                return 4 if (hw >> 11) >= 0x1D else 2
+        raise SystemExit("no code bytes for T32 address 0x%x" % a)
+
+
+def expand(start, end, isa, mem, out):
+    a = start
+    while a < end:
+        out.append(a)
+        a += mem.t32_size(a) if isa == "T32" else 4
+
+
+def read_jsonl(path, mem):
+    """Segments of addresses split at gap elements."""
+    segs, cur = [], []
+    with open(path) as f:
+        for line in f:
+            e = json.loads(line)
+            t = e.get("type")
+            if t == "instr_range":
+                expand(e["start"], e["end"], e["isa"], mem, cur)
+            elif t in GAPS or (t == "trace_on" and e.get("gap") not in (None, "filter", "none")):
+                if cur:
+                    segs.append(cur)
+                cur = []
+    if cur:
+        segs.append(cur)
+    return segs
+
+
+RANGE_RE = re.compile(r"exec range=0x([0-9a-f]+):\[0x([0-9a-f]+)\].*\(ISA=(\w+)\)")
+
+
+def read_lister(path, mem):
+    segs, cur = [], []
+    with open(path) as f:
+        for line in f:
+            m = RANGE_RE.search(line)
+            if m:
+                expand(int(m.group(1), 16), int(m.group(2), 16), m.group(3), mem, cur)
+            elif "OCSD_GEN_TRC_ELEM_NO_SYNC" in line or "ADDR_NACC" in line or "ADDR_UNKNOWN" in line:
+                if cur:
+                    segs.append(cur)
+                cur = []
+    if cur:
+        segs.append(cur)
+    return segs
+
+
+def read_ips(path):
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                out.append(int(line.split()[0], 16))
+    return [out]
+
+
+def pack(seq):
+    return struct.pack(">%dQ" % len(seq), *seq)
+
+
+def first_diff(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--truth", required=True)
+    ap.add_argument("--jsonl")
+    ap.add_argument("--lister")
+    ap.add_argument("--ips")
+    ap.add_argument("--snapshot")
+    ap.add_argument("--mode", choices=["exact", "suffix"], default="exact")
+    ap.add_argument("--min-segments", type=int, default=1)
+    a = ap.parse_args()
+    mem = Memory(a.snapshot)
+    with open(a.truth) as f:
+        truth = [int(x, 16) for x in f if x.strip()]
+    if a.jsonl:
+        segs = read_jsonl(a.jsonl, mem)
+    elif a.lister:
+        segs = read_lister(a.lister, mem)
+    else:
+        segs = read_ips(a.ips)
+    if a.mode == "exact":
+        got = [x for s in segs for x in s]
+        if got == truth:
+            print("exact: %d instructions identical" % len(truth))
+            return 0
+        i = first_diff(got, truth)
+        print("MISMATCH: decoded %d, QEMU %d, first difference at #%d" % (len(got), len(truth), i))
+        print("  decoded: %s" % " ".join("%x" % x for x in got[max(0, i - 3):i + 4]))
+        print("  QEMU:    %s" % " ".join("%x" % x for x in truth[max(0, i - 3):i + 4]))
+        return 1
+    # suffix: every piece is a contiguous run of the truth, pieces in order, the last
+    # one ends where the program ended.
+    segs = [s for s in segs if s]
+    if len(segs) < a.min_segments:
+        print("FAIL: %d decoded pieces, expected at least %d" % (len(segs), a.min_segments))
+        return 1
+    hay = pack(truth)
+    limit = len(truth)
+    covered = 0
+    for n, s in enumerate(reversed(segs)):
+        needle = pack(s)
+        end = limit * 8
+        pos = hay.rfind(needle, 0, end)
+        while pos >= 0 and pos % 8:
+            pos = hay.rfind(needle, 0, pos + len(needle) - 1)
+        if pos < 0:
+            print("FAIL: decoded piece %d (%d instructions from 0x%x) is not in QEMU's run"
+                  % (len(segs) - n, len(s), s[0]))
+            return 1
+        if n == 0 and pos // 8 + len(s) != len(truth):
+            print("FAIL: the last piece does not end where the program ended")
+            return 1
+        limit = pos // 8
+        covered += len(s)
+    print("suffix: %d pieces, %d of %d instructions decoded (%.1f%%), first at #%d"
+          % (len(segs), covered, len(truth), 100.0 * covered / max(1, len(truth)), limit))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
