@@ -14,6 +14,8 @@
 
 #define CST_DEFAULT_WINDOW (64 * 1024)
 #define CST_FRAME 16
+#define DSTREAM_BLOCK 512
+#define DSTREAM_DATA (DSTREAM_BLOCK - 8)
 
 struct pkt_ctx {
 	struct cst_decoder *dec;
@@ -348,6 +350,8 @@ struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
 		dec->opts.window = CST_DEFAULT_WINDOW;
 	dec->opts.window = (dec->opts.window + CST_FRAME - 1) / CST_FRAME * CST_FRAME;
 	dec->format = b->format;
+	if (dec->format == cst_bufmt_dstream)
+		dec->opts.window = (dec->opts.window + DSTREAM_BLOCK - 1) / DSTREAM_BLOCK * DSTREAM_BLOCK;
 	memset(dec->id_source, -1, sizeof(dec->id_source));
 
 	switch (b->format) {
@@ -492,8 +496,8 @@ int cst_decoder_feed(struct cst_decoder *dec, uint64_t offset, const uint8_t *da
 
 	if (!dec || (!data && len))
 		return -cste_invalid;
-	if (dec->format == cst_bufmt_raw)
-		return push(dec, offset, data, len);
+	if (dec->format != cst_bufmt_frames)
+		return push(dec, offset, data, len); /* raw, or TPIU framing found by FSYNCs */
 
 	/* Memory-aligned frames must reach OpenCSD in 16-byte units. */
 	if (dec->ncarry) {
@@ -556,6 +560,22 @@ int cst_decoder_reset(struct cst_decoder *dec)
 	return 0;
 }
 
+/* DSTREAM captures come in 512-byte blocks: 504 bytes of TPIU data and an 8-byte
+ * footer. Footers are skipped, and offsets count TPIU data bytes only, as
+ * trc_pkt_lister counts them. @pos is the block-aligned file position. */
+static int feed_dstream(struct cst_decoder *dec, uint64_t pos, const uint8_t *data, size_t len)
+{
+	for (size_t i = 0; i < len; i += DSTREAM_BLOCK) {
+		size_t n = len - i < DSTREAM_DATA ? len - i : DSTREAM_DATA;
+		uint64_t block = (pos + i) / DSTREAM_BLOCK;
+		int ret = push(dec, block * DSTREAM_DATA, data + i, n);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int cst_decoder_run(struct cst_decoder *dec)
 {
 	const struct cst_buffer_info *b;
@@ -592,7 +612,7 @@ int cst_decoder_run(struct cst_decoder *dec)
 		close(fd);
 		return -cste_no_trace;
 	}
-	if (dec->format != cst_bufmt_raw && (end - b->offset) % CST_FRAME)
+	if (dec->format == cst_bufmt_frames && (end - b->offset) % CST_FRAME)
 		cst_logf(dec->opts.log, cst_log_warning,
 			 "%s: offset %llu: size %llu is not a whole number of 16-byte frames: "
 			 "the last %llu bytes cannot be decoded",
@@ -616,8 +636,10 @@ int cst_decoder_run(struct cst_decoder *dec)
 			ret = -cste_io;
 			break;
 		}
-		/* offsets are relative to the buffer's first byte, as trc_pkt_lister counts */
-		ret = cst_decoder_feed(dec, pos - b->offset, window, (size_t)got);
+		if (dec->format == cst_bufmt_dstream)
+			ret = feed_dstream(dec, pos - b->offset, window, (size_t)got);
+		else /* offsets count from the buffer's first byte, as trc_pkt_lister's */
+			ret = cst_decoder_feed(dec, pos - b->offset, window, (size_t)got);
 		pos += (uint64_t)got;
 	}
 	free(window);
