@@ -323,6 +323,11 @@ static int run_traced(struct sysfs_run *r, int *exit_status)
 	}
 	if (on)
 		sources_off(r);
+	else if (!err) {
+		/* it never reached its exec: nothing was traced */
+		snprintf(r->msg, r->msglen, "cannot run '%s' (see the message above)", r->o->argv[0]);
+		err = -cste_not_found;
+	}
 	return err;
 }
 

@@ -12,6 +12,7 @@
 int cmd_decode(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_aux(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);

@@ -14,6 +14,7 @@ static const struct verb verbs[] = {
 	{"decode", cmd_decode, "decode a trace into instruction ranges and events"},
 	{"dump", cmd_dump, "list the trace packets with byte offsets"},
 	{"record", cmd_record, "capture ETM trace of a command (perf cs_etm or sysfs mode)"},
+	{"aux", cmd_aux, "explain the AUX records of a perf.data file: flags, chunks, loss"},
 	{"synth", cmd_synth, "run an Arm program under QEMU and write ETM trace of it"},
 	{"report", cmd_report, "executed instructions per function, line coverage, branches"},
 	{"script", cmd_script, "the trace with symbols: branches, instructions, call trace"},

@@ -330,6 +330,76 @@ struct cst_sysfs_result {
 int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result *res, char *msg,
 		     size_t msglen);
 
+/* ------------------------------------------------------------------------
+ * AUX-buffer report (`cstrace aux`): what each PERF_RECORD_AUX of a perf.data
+ * file says, where its bytes are, and what is missing.
+ * ------------------------------------------------------------------------ */
+
+/** One PERF_RECORD_AUX. Positions are AUX positions (the kernel's aux_head
+ *  numbering): [start, end) holds the record's bytes. */
+struct cst_aux_rec_info {
+	uint64_t index;       /* AUX record number in the file, from 0 */
+	uint64_t file_offset; /* of the record */
+	int cpu;              /* its queue: the CPU, or -1 for per-thread files */
+	uint64_t time;        /* sample_id time, 0 if none */
+	uint64_t aux_offset, aux_size, flags;
+	uint64_t start, end;  /* overwrite mode: end = aux_offset */
+	int64_t chunk;        /* the AUXTRACE chunk holding start (index), -1 if none */
+	uint64_t covered;     /* bytes of [start, end) present in chunks */
+	uint64_t lost;        /* aux_size - covered: bytes the file does not have */
+	int64_t gap;          /* start - end of the queue's previous record */
+	int64_t wraps;        /* ends of the AUX area crossed; -1 unknown (no aux_size) */
+	uint64_t order;       /* position among AUX and AUXTRACE records in the file */
+};
+
+/** One AUXTRACE chunk. */
+struct cst_aux_chunk_info {
+	uint64_t index, file_offset;
+	int cpu;              /* queue, as for records */
+	uint32_t idx, tid;
+	uint64_t offset, size;
+	uint64_t records;     /* AUX records whose bytes it holds (some or all) */
+	uint64_t order;
+};
+
+/** Totals of one queue (a CPU, or -1 per-thread). */
+struct cst_aux_queue_summary {
+	int cpu;
+	uint64_t records, record_bytes, chunks, chunk_bytes;
+	uint64_t truncated, overwrite, partial, collision, empty_truncated;
+	uint64_t gaps, gap_bytes; /* records not starting where the previous one ended */
+	uint64_t lost_bytes;      /* record bytes found in no chunk */
+	uint64_t wraps;
+	uint64_t lost_events;     /* PERF_RECORD_LOST counts */
+};
+
+struct cst_aux_report {
+	struct cst_aux_rec_info *recs;
+	uint64_t nrecs;
+	struct cst_aux_chunk_info *chunks;
+	uint64_t nchunks;
+	struct cst_aux_queue_summary *queues;
+	int nqueues;
+	uint64_t aux_size;    /* as given (0 = unknown) */
+	bool per_thread;
+	bool incomplete;      /* the file was not finished */
+};
+
+/** Read @path and build the report; @aux_size (bytes, power of two, 0 =
+ *  unknown) lets wraps be counted. Errors: those of cst_perf_reader_open,
+ *  -cste_nomem, -cste_invalid. */
+int cst_aux_report_build(struct cst_aux_report **out, const char *path, uint64_t aux_size,
+			 const struct cst_log *log);
+void cst_aux_report_free(struct cst_aux_report *r);
+
+/** Flags in words: "truncated,overwrite,partial,collision" (and "raw" for the
+ *  unformatted PMU format), "-" for none. Returns @buf. */
+const char *cst_aux_flags_words(uint64_t flags, char *buf, size_t size);
+
+/** Write an SVG timeline: head position per queue over the records, and chunk
+ *  sizes below. Errors: -cste_invalid, -cste_io. */
+int cst_aux_report_svg(const struct cst_aux_report *r, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,365 @@
+/* The AUX-buffer report: matches every PERF_RECORD_AUX of a perf.data file with the
+ * AUXTRACE chunks that hold its bytes, and counts flags, gaps, wraps and lost bytes. */
+#include "cstrace/capture.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cstrace/perfdata.h"
+
+const char *cst_aux_flags_words(uint64_t flags, char *buf, size_t size)
+{
+	static const struct { uint64_t bit; const char *word; } words[] = {
+		{CST_PERF_AUX_TRUNCATED, "truncated"}, {CST_PERF_AUX_OVERWRITE, "overwrite"},
+		{CST_PERF_AUX_PARTIAL, "partial"},     {CST_PERF_AUX_COLLISION, "collision"},
+		{CST_PERF_AUX_CORESIGHT_RAW, "raw"},
+	};
+	size_t n = 0;
+
+	if (!buf || !size)
+		return "";
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (flags & words[i].bit)
+			n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s", n ? "," : "",
+					      words[i].word);
+	if (!n)
+		snprintf(buf, size, "-");
+	return buf;
+}
+
+static void *grow(void *p, uint64_t n, uint64_t *cap, size_t elem)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : 64;
+	return realloc(p, *cap * elem);
+}
+
+static struct cst_aux_queue_summary *queue(struct cst_aux_report *r, int cpu)
+{
+	struct cst_aux_queue_summary *q;
+
+	for (int i = 0; i < r->nqueues; i++)
+		if (r->queues[i].cpu == cpu)
+			return &r->queues[i];
+	q = realloc(r->queues, (size_t)(r->nqueues + 1) * sizeof(*q));
+	if (!q)
+		return NULL;
+	r->queues = q;
+	q = &r->queues[r->nqueues++];
+	memset(q, 0, sizeof(*q));
+	q->cpu = cpu;
+	return q;
+}
+
+static int cmp_chunk(const void *a, const void *b)
+{
+	const struct cst_aux_chunk_info *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_queue(const void *a, const void *b)
+{
+	const struct cst_aux_queue_summary *x = a, *y = b;
+
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+/* Overlaps of [start, end) with the queue's chunks (sorted by offset). */
+static void match(struct cst_aux_report *r, struct cst_aux_rec_info *a, uint64_t *by_index)
+{
+	uint64_t lo = 0, hi = r->nchunks;
+
+	a->chunk = -1;
+	a->covered = 0;
+	/* first chunk of the queue that could overlap: offset + size > start */
+	while (lo < hi) {
+		uint64_t mid = (lo + hi) / 2;
+		const struct cst_aux_chunk_info *c = &r->chunks[mid];
+
+		if (c->cpu < a->cpu || (c->cpu == a->cpu && c->offset + c->size <= a->start))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Chunks of one queue can overlap each other only in snapshot mode, where
+	 * each one holds the same positions again; count a position once. */
+	for (uint64_t pos = a->start, i = lo; i < r->nchunks; i++) {
+		struct cst_aux_chunk_info *c = &r->chunks[i];
+		uint64_t s, e;
+
+		if (c->cpu != a->cpu || c->offset >= a->end)
+			break;
+		s = c->offset > pos ? c->offset : pos;
+		e = c->offset + c->size < a->end ? c->offset + c->size : a->end;
+		if (e <= s)
+			continue;
+		if (a->chunk < 0)
+			a->chunk = (int64_t)c->index;
+		a->covered += e - s;
+		pos = e;
+		by_index[c->index]++;
+	}
+	a->lost = a->aux_size - a->covered;
+}
+
+int cst_aux_report_build(struct cst_aux_report **out, const char *path, uint64_t aux_size,
+			 const struct cst_log *log)
+{
+	struct cst_perf_reader_opts ro = {.sz = sizeof(ro), .log = log};
+	struct cst_perf_reader *rd;
+	struct cst_perf_record rec;
+	struct cst_aux_report *r;
+	uint64_t cap_recs = 0, cap_chunks = 0, order = 0, *by_index = NULL;
+	int err;
+
+	if (!out || !path || (aux_size & (aux_size - 1)))
+		return -cste_invalid;
+	*out = NULL;
+	err = cst_perf_reader_open(&rd, path, &ro);
+	if (err < 0)
+		return err;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		cst_perf_reader_free(rd);
+		return -cste_nomem;
+	}
+	r->aux_size = aux_size;
+	r->incomplete = cst_perf_reader_incomplete(rd);
+	r->per_thread = true;
+	while ((err = cst_perf_reader_next(rd, &rec)) == 0) {
+		if (rec.type == cst_perf_rec_aux) {
+			struct cst_aux_rec_info *a;
+
+			r->recs = grow(r->recs, r->nrecs, &cap_recs, sizeof(*r->recs));
+			if (!r->recs) {
+				err = -cste_nomem;
+				break;
+			}
+			a = &r->recs[r->nrecs];
+			memset(a, 0, sizeof(*a));
+			a->index = r->nrecs++;
+			a->file_offset = rec.file_offset;
+			a->cpu = rec.sid.have_cpu ? (int)rec.sid.cpu : -1;
+			a->time = rec.sid.have_time ? rec.sid.time : 0;
+			a->aux_offset = rec.u.aux.aux_offset;
+			a->aux_size = rec.u.aux.aux_size;
+			a->flags = rec.u.aux.flags;
+			/* overwrite mode reports where the data ends */
+			if (a->flags & CST_PERF_AUX_OVERWRITE) {
+				a->end = a->aux_offset;
+				a->start = a->aux_offset - a->aux_size;
+			} else {
+				a->start = a->aux_offset;
+				a->end = a->aux_offset + a->aux_size;
+			}
+			a->order = order++;
+		} else if (rec.type == cst_perf_rec_auxtrace) {
+			struct cst_aux_chunk_info *c;
+
+			r->chunks = grow(r->chunks, r->nchunks, &cap_chunks, sizeof(*r->chunks));
+			if (!r->chunks) {
+				err = -cste_nomem;
+				break;
+			}
+			c = &r->chunks[r->nchunks];
+			memset(c, 0, sizeof(*c));
+			c->index = r->nchunks++;
+			c->file_offset = rec.file_offset;
+			c->cpu = (int)rec.u.auxtrace.cpu;
+			c->idx = rec.u.auxtrace.idx;
+			c->tid = rec.u.auxtrace.tid;
+			c->offset = rec.u.auxtrace.offset;
+			c->size = rec.u.auxtrace.size;
+			c->order = order++;
+			if (c->cpu != -1)
+				r->per_thread = false;
+		} else if (rec.type == cst_perf_rec_lost) {
+			struct cst_aux_queue_summary *q =
+				queue(r, rec.sid.have_cpu ? (int)rec.sid.cpu : -1);
+			if (q)
+				q->lost_events += rec.u.lost.lost;
+		}
+	}
+	cst_perf_reader_free(rd);
+	if (err == -cste_eos || err == -cste_truncated)
+		err = 0; /* a cut file: report what it holds */
+	if (err < 0)
+		goto fail;
+	if (r->per_thread) {
+		/* one queue: the CPU in a per-thread record is where it ran */
+		for (uint64_t i = 0; i < r->nrecs; i++)
+			r->recs[i].cpu = -1;
+		for (int i = 0; i < r->nqueues; i++)
+			r->queues[i].cpu = -1;
+	}
+	if (r->nchunks)
+		qsort(r->chunks, r->nchunks, sizeof(*r->chunks), cmp_chunk);
+	by_index = calloc(r->nchunks + 1, sizeof(uint64_t));
+	if (!by_index) {
+		err = -cste_nomem;
+		goto fail;
+	}
+	for (uint64_t i = 0; i < r->nchunks; i++) {
+		struct cst_aux_queue_summary *q = queue(r, r->chunks[i].cpu);
+
+		if (!q) {
+			err = -cste_nomem;
+			goto fail;
+		}
+		q->chunks++;
+		q->chunk_bytes += r->chunks[i].size;
+	}
+	for (uint64_t i = 0; i < r->nrecs; i++) {
+		struct cst_aux_rec_info *a = &r->recs[i];
+		struct cst_aux_queue_summary *q = queue(r, a->cpu);
+		int64_t prev = -1;
+
+		if (!q) {
+			err = -cste_nomem;
+			goto fail;
+		}
+		match(r, a, by_index);
+		for (int64_t k = (int64_t)i - 1; k >= 0; k--)
+			if (r->recs[k].cpu == a->cpu) {
+				prev = k;
+				break;
+			}
+		a->gap = prev >= 0 ? (int64_t)(a->start - r->recs[prev].end) : 0;
+		a->wraps = !aux_size ? -1
+			   : a->aux_size ? (int64_t)((a->end - 1) / aux_size - a->start / aux_size)
+					 : 0;
+		q->records++;
+		q->record_bytes += a->aux_size;
+		q->truncated += !!(a->flags & CST_PERF_AUX_TRUNCATED);
+		q->empty_truncated += (a->flags & CST_PERF_AUX_TRUNCATED) && !a->aux_size;
+		q->overwrite += !!(a->flags & CST_PERF_AUX_OVERWRITE);
+		q->partial += !!(a->flags & CST_PERF_AUX_PARTIAL);
+		q->collision += !!(a->flags & CST_PERF_AUX_COLLISION);
+		if (a->gap) {
+			q->gaps++;
+			q->gap_bytes += (uint64_t)(a->gap < 0 ? -a->gap : a->gap);
+		}
+		q->lost_bytes += a->lost;
+		q->wraps += a->wraps > 0 ? (uint64_t)a->wraps : 0;
+	}
+	for (uint64_t i = 0; i < r->nchunks; i++)
+		r->chunks[i].records = by_index[r->chunks[i].index];
+	/* back to file order for printing */
+	for (uint64_t i = 0; i < r->nchunks; i++)
+		while (r->chunks[i].index != i) {
+			struct cst_aux_chunk_info t = r->chunks[r->chunks[i].index];
+
+			r->chunks[r->chunks[i].index] = r->chunks[i];
+			r->chunks[i] = t;
+		}
+	if (r->nqueues)
+		qsort(r->queues, (size_t)r->nqueues, sizeof(*r->queues), cmp_queue);
+	free(by_index);
+	*out = r;
+	return 0;
+fail:
+	free(by_index);
+	cst_aux_report_free(r);
+	return err;
+}
+
+void cst_aux_report_free(struct cst_aux_report *r)
+{
+	if (!r)
+		return;
+	free(r->recs);
+	free(r->chunks);
+	free(r->queues);
+	free(r);
+}
+
+int cst_aux_report_svg(const struct cst_aux_report *r, const char *path)
+{
+	static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+					     "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
+	const double W = 900, H = 520, L = 80, R = 20, top = 40, mid = 300, bot = 480;
+	uint64_t maxpos = 1, maxchunk = 1, n = 1;
+	FILE *f;
+
+	if (!r || !path)
+		return -cste_invalid;
+	f = fopen(path, "w");
+	if (!f)
+		return -cste_io;
+	for (uint64_t i = 0; i < r->nrecs; i++) {
+		uint64_t rel = r->recs[i].end - (r->nrecs ? r->recs[0].start : 0);
+		if (rel > maxpos && rel < (1ULL << 62))
+			maxpos = rel;
+	}
+	for (uint64_t i = 0; i < r->nchunks; i++)
+		if (r->chunks[i].size > maxchunk)
+			maxchunk = r->chunks[i].size;
+	n = r->nrecs + r->nchunks > 1 ? r->nrecs + r->nchunks - 1 : 1;
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		   "font-family=\"sans-serif\" font-size=\"12\">\n"
+		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+		   "<text x=\"%.0f\" y=\"20\" font-size=\"14\">AUX head position (bytes since the "
+		   "first record) and AUXTRACE chunk sizes, in file order</text>\n",
+		W, H, L);
+	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L,
+		mid, W - R, mid);
+	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L,
+		top, L, bot);
+	fprintf(f, "<text x=\"5\" y=\"%.0f\">%llu</text><text x=\"5\" y=\"%.0f\">0</text>\n",
+		top + 10, (unsigned long long)maxpos, mid);
+	fprintf(f, "<text x=\"5\" y=\"%.0f\">%llu</text><text x=\"5\" y=\"%.0f\">chunk</text>\n",
+		mid + 25, (unsigned long long)maxchunk, bot);
+	for (int q = 0; q < r->nqueues; q++) {
+		const char *col = colors[q % 8];
+		bool first = true;
+
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s %d</text>\n", W - 160,
+			top + 15 + 15 * q, col, r->queues[q].cpu < 0 ? "per-thread" : "cpu",
+			r->queues[q].cpu);
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", col);
+		for (uint64_t i = 0; i < r->nrecs; i++) {
+			const struct cst_aux_rec_info *a = &r->recs[i];
+			double x, y;
+
+			if (a->cpu != r->queues[q].cpu)
+				continue;
+			x = L + (W - L - R) * (double)a->order / (double)n;
+			y = mid - (mid - top) * (double)(a->end - r->recs[0].start) / (double)maxpos;
+			fprintf(f, "%s%.1f,%.1f", first ? "" : " ", x, y);
+			first = false;
+		}
+		fprintf(f, "\"/>\n");
+		for (uint64_t i = 0; i < r->nrecs; i++) {
+			const struct cst_aux_rec_info *a = &r->recs[i];
+			double x = L + (W - L - R) * (double)a->order / (double)n;
+			double y = mid - (mid - top) * (double)(a->end - r->recs[0].start) / (double)maxpos;
+
+			if (a->cpu == r->queues[q].cpu && (a->flags & CST_PERF_AUX_TRUNCATED))
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" "
+					   "stroke=\"red\"><title>truncated</title></circle>\n",
+					x, y);
+		}
+		for (uint64_t i = 0; i < r->nchunks; i++) {
+			const struct cst_aux_chunk_info *c = &r->chunks[i];
+			double x = L + (W - L - R) * (double)c->order / (double)n;
+			double h = (bot - mid - 20) * (double)c->size / (double)maxchunk;
+
+			if (c->cpu != r->queues[q].cpu)
+				continue;
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"%.1f\" "
+				   "fill=\"%s\"/>\n",
+				x - 1.5, bot - h, h, col);
+		}
+	}
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">red circles: TRUNCATED records</text>\n</svg>\n",
+		L, H - 15);
+	return fclose(f) ? -cste_io : 0;
+}

@@ -1,0 +1,174 @@
+/* cstrace aux: the AUX-buffer debugger. Lists every PERF_RECORD_AUX of a perf.data file
+ * with its flags, the chunk holding it, wraps, gaps and lost bytes; per-CPU totals; SVG. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cstrace/capture.h"
+
+static void aux_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cstrace aux [--aux-size BYTES] [--timeline out.svg] [--summary] FILE\n"
+		"\n"
+		"Explain the AUX records of a perf.data file (cs_etm or any AUX trace):\n"
+		"one line per PERF_RECORD_AUX with its AUX offset and size, its flags in words\n"
+		"(truncated, overwrite, partial, collision), the AUXTRACE chunk that holds its\n"
+		"bytes, how often it wraps the AUX area, the gap since the previous record of its\n"
+		"CPU and the bytes the file does not have; then a summary per CPU.\n"
+		"\n"
+		"  --aux-size BYTES   the AUX area size used when recording (needed to count\n"
+		"                     wraps; K/M suffixes accepted)\n"
+		"  --timeline FILE    write an SVG of the head position and chunk sizes\n"
+		"  --summary          the per-CPU summary only\n");
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char buf[64];
+	size_t n = strlen(s);
+	uint64_t mul = 1;
+
+	if (!n || n >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	if (buf[n - 1] == 'K' || buf[n - 1] == 'k')
+		mul = 1024;
+	else if (buf[n - 1] == 'M' || buf[n - 1] == 'm')
+		mul = 1 << 20;
+	if (mul > 1)
+		buf[n - 1] = 0;
+	if (cst_parse_u64(buf, out) < 0)
+		return -1;
+	*out *= mul;
+	return 0;
+}
+
+static void print_queue_name(char *buf, size_t size, int cpu)
+{
+	if (cpu < 0)
+		snprintf(buf, size, "per-thread");
+	else
+		snprintf(buf, size, "cpu %d", cpu);
+}
+
+int cmd_aux(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"aux-size", required_argument, NULL, 's'},
+		{"timeline", required_argument, NULL, 't'},
+		{"summary", no_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct cst_aux_report *r;
+	const char *svg = NULL;
+	uint64_t aux_size = 0;
+	bool summary_only = false;
+	char words[64], who[32];
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_size(optarg, &aux_size) < 0 || !aux_size ||
+			    (aux_size & (aux_size - 1))) {
+				cli_error("aux: --aux-size '%s': a power of two in bytes (e.g. 4M)",
+					  optarg);
+				return 2;
+			}
+			break;
+		case 't':
+			svg = optarg;
+			break;
+		case 'S':
+			summary_only = true;
+			break;
+		case 'h':
+			aux_usage(stdout);
+			return 0;
+		default:
+			aux_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		aux_usage(stderr);
+		return 2;
+	}
+	err = cst_aux_report_build(&r, argv[optind], aux_size, &cli_log);
+	if (err < 0) {
+		cli_error("aux: %s: %s", argv[optind], cst_strerror(err));
+		return 1;
+	}
+	if (r->incomplete)
+		printf("# %s was not finished (the recorder stopped early): records up to its end\n",
+		       argv[optind]);
+	if (!summary_only) {
+		printf("%-6s %-10s %-18s %-18s %-10s %-28s %-8s %-12s %-6s %-10s %s\n", "aux#",
+		       "queue", "file_offset", "aux_offset", "size", "flags", "chunk", "chunk_file",
+		       "wraps", "gap", "lost");
+		for (uint64_t i = 0; i < r->nrecs; i++) {
+			const struct cst_aux_rec_info *a = &r->recs[i];
+			char chunk[24] = "-", cfile[24] = "-", wraps[24] = "?";
+
+			print_queue_name(who, sizeof(who), a->cpu);
+			if (a->chunk >= 0) {
+				snprintf(chunk, sizeof(chunk), "%lld", (long long)a->chunk);
+				snprintf(cfile, sizeof(cfile), "0x%llx",
+					 (unsigned long long)r->chunks[a->chunk].file_offset);
+			}
+			if (a->wraps >= 0)
+				snprintf(wraps, sizeof(wraps), "%lld", (long long)a->wraps);
+			printf("%-6llu %-10s 0x%-16llx 0x%-16llx %-10llu %-28s %-8s %-12s %-6s %-10lld "
+			       "%llu\n",
+			       (unsigned long long)a->index, who, (unsigned long long)a->file_offset,
+			       (unsigned long long)a->aux_offset, (unsigned long long)a->aux_size,
+			       cst_aux_flags_words(a->flags, words, sizeof(words)), chunk, cfile, wraps,
+			       (long long)a->gap, (unsigned long long)a->lost);
+		}
+		printf("\n%-6s %-10s %-18s %-18s %-10s %s\n", "chunk#", "queue", "file_offset",
+		       "aux_offset", "size", "records");
+		for (uint64_t i = 0; i < r->nchunks; i++) {
+			const struct cst_aux_chunk_info *ch = &r->chunks[i];
+
+			print_queue_name(who, sizeof(who), ch->cpu);
+			printf("%-6llu %-10s 0x%-16llx 0x%-16llx %-10llu %llu\n",
+			       (unsigned long long)ch->index, who, (unsigned long long)ch->file_offset,
+			       (unsigned long long)ch->offset, (unsigned long long)ch->size,
+			       (unsigned long long)ch->records);
+		}
+		printf("\n");
+	}
+	for (int q = 0; q < r->nqueues; q++) {
+		const struct cst_aux_queue_summary *s = &r->queues[q];
+
+		print_queue_name(who, sizeof(who), s->cpu);
+		printf("%s: records %llu (%llu bytes), chunks %llu (%llu bytes), truncated %llu "
+		       "(empty %llu), overwrite %llu, partial %llu, collision %llu, gaps %llu "
+		       "(%llu bytes), wraps %s%llu, lost bytes %llu, lost records %llu\n",
+		       who, (unsigned long long)s->records, (unsigned long long)s->record_bytes,
+		       (unsigned long long)s->chunks, (unsigned long long)s->chunk_bytes,
+		       (unsigned long long)s->truncated, (unsigned long long)s->empty_truncated,
+		       (unsigned long long)s->overwrite, (unsigned long long)s->partial,
+		       (unsigned long long)s->collision, (unsigned long long)s->gaps,
+		       (unsigned long long)s->gap_bytes, r->aux_size ? "" : "?",
+		       (unsigned long long)s->wraps, (unsigned long long)s->lost_bytes,
+		       (unsigned long long)s->lost_events);
+	}
+	if (!r->nrecs)
+		printf("no AUX records\n");
+	if (svg) {
+		err = cst_aux_report_svg(r, svg);
+		if (err < 0) {
+			cli_error("aux: cannot write %s", svg);
+			cst_aux_report_free(r);
+			return 1;
+		}
+	}
+	cst_aux_report_free(r);
+	return 0;
+}
