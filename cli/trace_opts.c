@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "cstrace/boards.h"
 
 void trace_opts_init(struct trace_opts *t)
 {
@@ -138,11 +139,44 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 	}
 }
 
-int trace_opts_finish(struct trace_opts *t)
+/* --board: the profile's ETM sources go first; a source given explicitly with
+ * the same trace ID replaces the board's. */
+static int add_board_sources(struct trace_opts *t)
 {
-	if (t->board) {
-		cli_error("--board %s: board profiles are not available in this build", t->board);
+	struct cst_source_cfg board_src[TRACE_OPTS_MAX_SOURCES];
+	struct cst_board *board = NULL;
+	int n, nexplicit = t->session.nraw_sources;
+
+	if (cst_board_find(&board, NULL, t->board, &cli_log) < 0)
+		return -1;
+	n = cst_board_sources(board, NULL, board_src, TRACE_OPTS_MAX_SOURCES);
+	cst_board_free(board);
+	if (n < 0) {
+		cli_error("--board %s: %s", t->board, cst_strerror(n));
 		return -1;
 	}
+	if (n > TRACE_OPTS_MAX_SOURCES)
+		n = TRACE_OPTS_MAX_SOURCES;
+	for (int i = 0; i < n; i++) {
+		uint8_t id = cst_source_trace_id(&board_src[i]);
+		bool given = false;
+
+		for (int j = 0; j < nexplicit; j++)
+			given |= cst_source_trace_id(&t->sources[j]) == id;
+		if (given)
+			continue;
+		if (t->session.nraw_sources >= TRACE_OPTS_MAX_SOURCES) {
+			cli_error("--board %s: too many sources", t->board);
+			return -1;
+		}
+		t->sources[t->session.nraw_sources++] = board_src[i];
+	}
+	return 0;
+}
+
+int trace_opts_finish(struct trace_opts *t)
+{
+	if (t->board && add_board_sources(t) < 0)
+		return -1;
 	return 0;
 }

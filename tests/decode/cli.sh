@@ -56,6 +56,17 @@ check "raw dump decodes (rc $?): $(head -c 200 "$TMP/err")" [ -s "$TMP/raw" ]
 "$CSTRACE" decode --format=elements "$a57" > "$TMP/snap" 2>/dev/null
 check "raw dump == snapshot decode" cmp -s "$TMP/raw" "$TMP/snap"
 
+# --board: a raw ETB dump of the Juno r1 decodes with the profile's registers; CPU 0
+# (trace ID 0x10 under the legacy policy) gives exactly the snapshot's elements.
+j=$SRC/juno_r1_1
+"$CSTRACE" decode --format=elements --board juno-r1 --image "$j/kernel_dump.bin@0xFFFFFFC000081000" \
+  "$j/cstrace.bin" > "$TMP/board" 2> "$TMP/err"
+check "--board juno-r1: decodes (rc $?): $(head -c 200 "$TMP/err")" grep -q "ID:10; OCSD_GEN_TRC_ELEM_INSTR_RANGE" "$TMP/board"
+check "--board juno-r1: CPU 0 as in the snapshot" cmp -s <(grep "ID:10;" "$TMP/board") <(grep "ID:10;" "$TMP/e")
+"$CSTRACE" decode --board nosuch "$j/cstrace.bin" 2> "$TMP/err"; rc=$?
+check "--board nosuch: exit 2" [ $rc -eq 2 ]
+check "--board nosuch: names the profile" grep -q "no board profile 'nosuch'" "$TMP/err"
+
 # dump: the packet lines equal trc_pkt_lister's (from its full listings)
 for snap in a57_single_step TC2 init-short-addr juno_r1_1; do
   full=$SRC/expected-full/$snap.ppl.xz
