@@ -94,6 +94,9 @@ struct dso {
 
 /* ---- address spaces ---- */
 
+/* Space of user-given ELF files for every pid (--elf): consulted first. */
+#define SYM_PID_USER (-2)
+
 struct mapping {
 	uint64_t start, end;       /* runtime */
 	int64_t vaddr_adj;         /* link address = runtime + vaddr_adj */

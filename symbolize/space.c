@@ -112,6 +112,11 @@ const struct mapping *sym_find_mapping(struct cst_symbolizer *sym, int32_t pid, 
 	const struct mapping *m = NULL;
 	struct space *sp;
 
+	/* what the user named explicitly wins over recorded images and mappings */
+	if ((sp = space_get(sym, SYM_PID_USER, false)) && (m = space_find(sp, addr))) {
+		*in = sp;
+		return m;
+	}
 	if (pid != CST_SYM_PID_GLOBAL && (sp = space_get(sym, pid, false)) &&
 	    (m = space_find(sp, addr))) {
 		*in = sp;

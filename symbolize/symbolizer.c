@@ -172,7 +172,8 @@ int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_
 
 int cst_symbolizer_add_elf_spec(struct cst_symbolizer *sym, const char *spec, int32_t pid)
 {
-	struct cst_sym_mapping m = {.pid = pid, .elf_vaddr = true};
+	struct cst_sym_mapping m = {.pid = pid == CST_SYM_PID_GLOBAL ? SYM_PID_USER : pid,
+				    .elf_vaddr = true};
 	const char *at;
 	char path[4096];
 	struct dso *dso;

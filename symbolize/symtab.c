@@ -186,7 +186,7 @@ void dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
 			continue;
 		addr -= dso->bias;
 		type = GELF_ST_TYPE(s.st_info);
-		if (dso->machine == EM_ARM && type == STT_FUNC)
+		if (dso->machine == EM_ARM && (type == STT_FUNC || type == STT_GNU_IFUNC))
 			addr &= ~1ull; /* the Thumb bit is not part of the address */
 		if (is_mapping_symbol(name)) {
 			if (nmaps == capmaps) {

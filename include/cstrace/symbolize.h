@@ -61,7 +61,8 @@ struct cst_sym_mapping {
 int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_mapping *m);
 
 /** Add a user-given ELF: "FILE" (at its link addresses) or "FILE@ADDR" (its first
- *  loadable segment placed at ADDR), in @pid's space.
+ *  loadable segment placed at ADDR), in @pid's space; with CST_SYM_PID_GLOBAL it
+ *  applies to every pid and wins over recorded images at the same addresses.
  *  Errors: -cste_invalid, -cste_format (bad address), -cste_not_found, -cste_nomem. */
 int cst_symbolizer_add_elf_spec(struct cst_symbolizer *sym, const char *spec, int32_t pid);
 

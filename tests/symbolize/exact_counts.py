@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Compare `cstrace report --format=json` per-function instruction counts with QEMU's
+executed addresses (synth --truth), attributing each address to the sized function
+symbol (nm -S) that holds it. Functions are matched by start address, so aliases
+need not agree on a name. Exit 0 when every sized function agrees exactly."""
+import bisect, json, subprocess, sys
+
+nm, binary, truth_path, report_path = sys.argv[1:5]
+funcs = {}
+for line in subprocess.run([nm, "-S", "--defined-only", binary], capture_output=True,
+                           text=True, check=True).stdout.splitlines():
+    parts = line.split()
+    if len(parts) != 4 or parts[2] not in "tTwWiI":
+        continue
+    start, size = int(parts[0], 16) & ~1, int(parts[1], 16)
+    if size:
+        funcs[start] = max(size, funcs.get(start, 0))
+starts = sorted(funcs)
+truth = {}
+for line in open(truth_path):
+    line = line.strip()
+    if not line:
+        continue
+    a = int(line, 16) & ~1
+    i = bisect.bisect_right(starts, a) - 1
+    if i >= 0 and a < starts[i] + funcs[starts[i]]:
+        truth[starts[i]] = truth.get(starts[i], 0) + 1
+rep = json.load(open(report_path))
+got = {}
+for r in rep["rows"]:
+    if "addr" in r and r["addr"] in funcs:
+        got[r["addr"]] = got.get(r["addr"], 0) + r["insns"]
+bad = 0
+for a in sorted(set(truth) | set(got)):
+    if truth.get(a, 0) != got.get(a, 0):
+        bad += 1
+        print(f"{a:#x}: QEMU {truth.get(a, 0)} report {got.get(a, 0)}", file=sys.stderr)
+total_truth = sum(1 for l in open(truth_path) if l.strip())
+if rep["total_insns"] != total_truth:
+    bad += 1
+    print(f"total: QEMU {total_truth} report {rep['total_insns']}", file=sys.stderr)
+print(f"{len(truth)} functions, {sum(truth.values())} of {total_truth} instructions "
+      f"in sized functions, {bad} mismatches")
+sys.exit(1 if bad else 0)
