@@ -1,0 +1,794 @@
+/* perf.data input behind cst_session: cs_etm AUXTRACE_INFO to trace sources, each AUX
+ * record to one decoder run over its AUXTRACE bytes, sideband to pid/tid/cpu and memory. */
+#include "perf_input.h"
+#include "perf_mem.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cstrace/perfdata.h"
+
+#define FEED_CHUNK (256u * 1024u)
+#define PROT_EXEC_BIT 0x4
+#define MISC_COMM_EXEC (1u << 13)
+#define MISC_MMAP_DATA (1u << 13)
+
+/* One AUXTRACE record: where its payload sits and which ring it came from. */
+struct auxbuf {
+	uint64_t hdr_off, data_off, size, offset;
+	uint32_t idx, tid, cpu;
+};
+
+struct thread {
+	int32_t tid, pid;
+};
+
+/* Who runs on a CPU (per-CPU) or in a per-thread buffer, from ITRACE_START/SWITCH. */
+struct running {
+	int32_t key; /* cpu, or tid for per-thread buffers */
+	int32_t pid, tid;
+};
+
+enum pid_fmt { pid_fmt_none, pid_fmt_ctxid, pid_fmt_vmid };
+
+struct cst_perf_input {
+	char *path;
+	struct cst_log log;
+	struct cst_perf_reader *r;
+	struct cst_perf_etm_info info;
+	struct perf_mem *mem;
+	enum pid_fmt pid_fmt;
+
+	int frames_buffer;  /* trace buffer for formatted AUX data, or -1 */
+	int *raw_buffer;    /* per info CPU index: buffer of its raw data, or -1 */
+	bool has_aux;       /* AUX records present (else whole AUXTRACE buffers) */
+
+	struct auxbuf *bufs;
+	uint64_t nbufs, cap_bufs;
+	struct thread *threads;
+	size_t nthreads, cap_threads;
+	struct running *run;
+	size_t nrun, cap_run;
+
+	/* decoders, made on first use */
+	struct cst_decoder *frames_dec;
+	struct cst_decoder **raw_dec;
+	bool packets_only;
+
+	/* the fragment being decoded */
+	cst_elem_fn elem_fn;
+	void *elem_ctx;
+	int32_t cur_pid, cur_tid, cur_cpu;
+	uint32_t fragment;
+	uint64_t truncated_aux, missing_aux;
+};
+
+static void warnf(struct cst_perf_input *in, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#include <stdarg.h>
+
+static void warnf(struct cst_perf_input *in, uint64_t off, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cst_logf(&in->log, cst_log_warning, "%s: offset %" PRIu64 ": %s", in->path, off, msg);
+}
+
+/* ------------------------------------------------------------- threads */
+
+static struct thread *thread_find(struct cst_perf_input *in, int32_t tid)
+{
+	for (size_t i = in->nthreads; i-- > 0;)
+		if (in->threads[i].tid == tid)
+			return &in->threads[i];
+	return NULL;
+}
+
+static void thread_set(struct cst_perf_input *in, int32_t tid, int32_t pid)
+{
+	struct thread *t = thread_find(in, tid);
+
+	if (t) {
+		t->pid = pid;
+		return;
+	}
+	if (in->nthreads == in->cap_threads) {
+		size_t ncap = in->cap_threads ? in->cap_threads * 2 : 64;
+		void *n = realloc(in->threads, ncap * sizeof(*in->threads));
+
+		if (!n)
+			return;
+		in->threads = n;
+		in->cap_threads = ncap;
+	}
+	in->threads[in->nthreads++] = (struct thread){tid, pid};
+}
+
+static int32_t pid_of(struct cst_perf_input *in, int32_t tid)
+{
+	struct thread *t = thread_find(in, tid);
+
+	return t ? t->pid : -1;
+}
+
+static struct running *running_get(struct cst_perf_input *in, int32_t key)
+{
+	for (size_t i = 0; i < in->nrun; i++)
+		if (in->run[i].key == key)
+			return &in->run[i];
+	if (in->nrun == in->cap_run) {
+		size_t ncap = in->cap_run ? in->cap_run * 2 : 16;
+		void *n = realloc(in->run, ncap * sizeof(*in->run));
+
+		if (!n)
+			return NULL;
+		in->run = n;
+		in->cap_run = ncap;
+	}
+	in->run[in->nrun] = (struct running){key, -1, -1};
+	return &in->run[in->nrun++];
+}
+
+/* ------------------------------------------------------------- open */
+
+static int add_buf(struct cst_perf_input *in, const struct cst_perf_record *rec)
+{
+	if (in->nbufs == in->cap_bufs) {
+		uint64_t ncap = in->cap_bufs ? in->cap_bufs * 2 : 64;
+		void *n = realloc(in->bufs, ncap * sizeof(*in->bufs));
+
+		if (!n)
+			return -cste_nomem;
+		in->bufs = n;
+		in->cap_bufs = ncap;
+	}
+	in->bufs[in->nbufs++] = (struct auxbuf){rec->file_offset, rec->u.auxtrace.data_offset,
+						rec->u.auxtrace.size, rec->u.auxtrace.offset,
+						rec->u.auxtrace.idx, rec->u.auxtrace.tid,
+						rec->u.auxtrace.cpu};
+	return 0;
+}
+
+/* The HEADER_AUXTRACE index says where AUXTRACE records are; check that each entry
+ * points at one, as a file edited or cut short may not agree with its index. */
+static bool index_agrees(struct cst_perf_input *in)
+{
+	const struct cst_perf_features *f = cst_perf_reader_features(in->r);
+	uint64_t k = 0;
+
+	if (!f->has_auxtrace_index)
+		return true;
+	if (f->nauxtrace != in->nbufs) {
+		warnf(in, 0, "the AUXTRACE index lists %" PRIu64 " buffers, the data holds %" PRIu64
+			     "; using the buffers found by scanning",
+		      f->nauxtrace, in->nbufs);
+		return false;
+	}
+	for (k = 0; k < in->nbufs; k++)
+		if (f->auxtrace_offsets[k] != in->bufs[k].hdr_off) {
+			warnf(in, f->auxtrace_offsets[k],
+			      "AUXTRACE index entry %" PRIu64 " does not point at an AUXTRACE record; "
+			      "using the buffers found by scanning",
+			      k);
+			return false;
+		}
+	return true;
+}
+
+static void source_from_info(const struct cst_perf_etm_cpu *c, struct cst_source_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->cpu = (int)c->cpu;
+	cfg->profile = cst_core_profile_a;
+	if (c->magic == CST_PERF_ETMV3_MAGIC) {
+		cfg->protocol = c->is_ptm ? cst_proto_ptm : cst_proto_etmv3;
+		cfg->arch = cst_core_arch_v7;
+		cfg->regs.etmv3.etmidr = c->etmidr;
+		cfg->regs.etmv3.etmcr = c->etmcr;
+		cfg->regs.etmv3.etmccer = c->etmccer;
+		cfg->regs.etmv3.etmtraceidr = c->etmtraceidr & 0x7f;
+		snprintf(cfg->name, sizeof(cfg->name), "%s_%d", c->is_ptm ? "PTM" : "ETM",
+			 cfg->cpu);
+		snprintf(cfg->core_name, sizeof(cfg->core_name), "ARMv7-A");
+		return;
+	}
+	cfg->protocol = c->magic == CST_PERF_ETE_MAGIC ? cst_proto_ete : cst_proto_etmv4i;
+	cfg->arch = c->magic == CST_PERF_ETE_MAGIC ? cst_core_arch_aa64 : cst_core_arch_v8;
+	cfg->regs.etmv4.trcconfigr = c->trcconfigr;
+	cfg->regs.etmv4.trctraceidr = c->trctraceidr & 0x7f;
+	cfg->regs.etmv4.trcidr0 = c->trcidr0;
+	cfg->regs.etmv4.trcidr1 = c->trcidr1;
+	cfg->regs.etmv4.trcidr2 = c->trcidr2;
+	cfg->regs.etmv4.trcidr8 = c->trcidr8;
+	cfg->regs.etmv4.trcauthstatus = c->trcauthstatus;
+	cfg->regs.etmv4.trcdevarch = c->trcdevarch;
+	snprintf(cfg->name, sizeof(cfg->name), "%s_%d",
+		 c->magic == CST_PERF_ETE_MAGIC ? "ETE" : "ETM", cfg->cpu);
+	snprintf(cfg->core_name, sizeof(cfg->core_name), "%s",
+		 c->magic == CST_PERF_ETE_MAGIC ? "ARM-AA64" : "ARMv8-A");
+}
+
+/* perf's pid format: what the trace's context packets carry (cs_etm__init_pid_fmt). */
+static enum pid_fmt pid_format(const struct cst_perf_etm_cpu *c)
+{
+	if (c->magic == CST_PERF_ETMV3_MAGIC)
+		return (c->etmcr & (1u << 14)) ? pid_fmt_ctxid : pid_fmt_none;
+	if ((c->trcconfigr & (1u << 7)) && (c->trcconfigr & (1u << 15)))
+		return pid_fmt_vmid;
+	return (c->trcconfigr & (1u << 6)) ? pid_fmt_ctxid : pid_fmt_none;
+}
+
+/* First pass: trace IDs from AUX_OUTPUT_HW_ID, data formats, AUXTRACE buffers. */
+static int prescan(struct cst_perf_input *in, uint8_t *hw_ids, bool *frames, bool *raw_cpu)
+{
+	struct cst_perf_record rec;
+	uint64_t n = 0;
+	int err;
+
+	cst_perf_reader_rewind(in->r);
+	while ((err = cst_perf_reader_next(in->r, &rec)) == 0) {
+		n++;
+		switch (rec.type) {
+		case cst_perf_rec_aux_output_hw_id:
+			for (uint32_t i = 0; i < in->info.nr_cpu; i++)
+				if (rec.sid.have_cpu && in->info.cpus[i].cpu == rec.sid.cpu)
+					hw_ids[i] = (uint8_t)(rec.u.hw_id.hw_id & 0x7f);
+			break;
+		case cst_perf_rec_aux:
+			in->has_aux = true;
+			if (!rec.u.aux.aux_size)
+				break;
+			if (rec.u.aux.flags & CST_PERF_AUX_CORESIGHT_RAW) {
+				bool found = false;
+
+				for (uint32_t i = 0; i < in->info.nr_cpu; i++)
+					if (rec.sid.have_cpu && in->info.cpus[i].cpu == rec.sid.cpu)
+						raw_cpu[i] = found = true;
+				if (!found)
+					raw_cpu[0] = true;
+			} else {
+				*frames = true;
+			}
+			break;
+		case cst_perf_rec_auxtrace:
+			err = add_buf(in, &rec);
+			if (err)
+				return err;
+			break;
+		default:
+			break;
+		}
+	}
+	if (err == -cste_truncated || err == -cste_format) {
+		cst_logf(&in->log, cst_log_warning,
+			 "%s: incomplete file, %" PRIu64 " records recovered", in->path, n);
+	} else if (err != -cste_eos) {
+		return err;
+	} else if (cst_perf_reader_incomplete(in->r)) {
+		cst_logf(&in->log, cst_log_warning,
+			 "%s: incomplete file, %" PRIu64 " records recovered", in->path, n);
+	}
+	if (!in->has_aux)
+		*frames = true; /* whole AUXTRACE buffers: perf treats them as formatted */
+	return 0;
+}
+
+int cst_perf_input_open(struct cst_perf_input **out, const char *path,
+			const struct cst_session_opts *opts, struct cst_trace *trace)
+{
+	struct cst_perf_reader_opts ro = {.sz = sizeof(ro)};
+	struct cst_perf_input *in;
+	const struct cst_perf_features *f;
+	uint8_t hw_ids[256];
+	bool frames = false, *raw_cpu = NULL;
+	int err;
+
+	if (!out || !path || !trace)
+		return -cste_invalid;
+	*out = NULL;
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return -cste_nomem;
+	in->frames_buffer = -1;
+	if (opts && opts->log)
+		in->log = *opts->log;
+	ro.log = &in->log;
+	in->path = strdup(path);
+	if (!in->path) {
+		err = -cste_nomem;
+		goto fail;
+	}
+	err = cst_perf_reader_open(&in->r, path, &ro);
+	if (err)
+		goto fail;
+	err = cst_perf_reader_etm_info(in->r, &in->info);
+	if (err)
+		goto fail;
+	if (in->info.nr_cpu > 256) {
+		cst_logf(&in->log, cst_log_error, "%s: %u CPUs in cs_etm AUXTRACE_INFO, at most 256",
+			 path, in->info.nr_cpu);
+		err = -cste_unsupported;
+		goto fail;
+	}
+	memset(hw_ids, 0, sizeof(hw_ids));
+	raw_cpu = calloc(in->info.nr_cpu, sizeof(bool));
+	in->raw_buffer = calloc(in->info.nr_cpu, sizeof(int));
+	in->raw_dec = calloc(in->info.nr_cpu, sizeof(*in->raw_dec));
+	if (!raw_cpu || !in->raw_buffer || !in->raw_dec) {
+		err = -cste_nomem;
+		goto fail;
+	}
+	err = prescan(in, hw_ids, &frames, raw_cpu);
+	if (err)
+		goto fail;
+	f = cst_perf_reader_features(in->r);
+	if (!index_agrees(in)) {
+		/* the scanned list stays in use */
+	} else if (!f->has_auxtrace_index && in->nbufs) {
+		cst_logf(&in->log, cst_log_info, "%s: no AUXTRACE index; buffers found by scanning",
+			 path);
+	}
+	in->pid_fmt = pid_format(&in->info.cpus[0]);
+
+	/* Sources: one per CPU; all in the frame buffer, and one raw buffer per CPU
+	 * whose data is unformatted (a single source per unformatted stream). */
+	if (frames) {
+		struct cst_buffer_info b = {.name = "perf-aux", .path = path, .size = UINT64_MAX,
+					    .format = cst_bufmt_frames};
+
+		in->frames_buffer = cst_trace_add_buffer(trace, &b);
+		if (in->frames_buffer < 0) {
+			err = in->frames_buffer;
+			goto fail;
+		}
+	}
+	for (uint32_t i = 0; i < in->info.nr_cpu; i++) {
+		struct cst_source_cfg cfg;
+
+		source_from_info(&in->info.cpus[i], &cfg);
+		if (hw_ids[i]) {
+			if (cfg.protocol == cst_proto_etmv3 || cfg.protocol == cst_proto_ptm)
+				cfg.regs.etmv3.etmtraceidr = hw_ids[i];
+			else
+				cfg.regs.etmv4.trctraceidr = hw_ids[i];
+		}
+		if (frames) {
+			err = cst_trace_add_source(trace, in->frames_buffer, &cfg);
+			if (err < 0)
+				goto fail;
+		}
+		in->raw_buffer[i] = -1;
+		if (raw_cpu[i]) {
+			char name[64];
+			struct cst_buffer_info b = {.name = name, .path = path, .size = UINT64_MAX,
+						    .format = cst_bufmt_raw};
+
+			snprintf(name, sizeof(name), "perf-aux-raw-cpu%d", cfg.cpu);
+			in->raw_buffer[i] = cst_trace_add_buffer(trace, &b);
+			if (in->raw_buffer[i] < 0) {
+				err = in->raw_buffer[i];
+				goto fail;
+			}
+			err = cst_trace_add_source(trace, in->raw_buffer[i], &cfg);
+			if (err < 0)
+				goto fail;
+		}
+	}
+	in->mem = perf_mem_alloc(opts ? opts->symfs : NULL, opts ? opts->buildid_dir : NULL,
+				 opts ? opts->kernel : NULL, &in->log);
+	if (!in->mem) {
+		err = -cste_nomem;
+		goto fail;
+	}
+	for (uint64_t i = 0; i < f->nbuild_ids; i++)
+		perf_mem_add_build_id(in->mem, f->build_ids[i].filename, f->build_ids[i].id,
+				      f->build_ids[i].size);
+	free(raw_cpu);
+	*out = in;
+	return 0;
+fail:
+	free(raw_cpu);
+	cst_perf_input_free(in);
+	return err;
+}
+
+void cst_perf_input_free(struct cst_perf_input *in)
+{
+	if (!in)
+		return;
+	cst_decoder_free(in->frames_dec);
+	for (uint32_t i = 0; in->raw_dec && i < in->info.nr_cpu; i++)
+		cst_decoder_free(in->raw_dec[i]);
+	free(in->raw_dec);
+	free(in->raw_buffer);
+	perf_mem_free(in->mem);
+	cst_perf_etm_info_fini(&in->info);
+	cst_perf_reader_free(in->r);
+	free(in->bufs);
+	free(in->threads);
+	free(in->run);
+	free(in->path);
+	free(in);
+}
+
+/* ------------------------------------------------------------- run */
+
+static int cpu_index(const struct cst_perf_input *in, uint32_t cpu)
+{
+	for (uint32_t i = 0; i < in->info.nr_cpu; i++)
+		if (in->info.cpus[i].cpu == cpu)
+			return (int)i;
+	return -1;
+}
+
+static int on_elem(void *ctx, const struct cst_elem *elem)
+{
+	struct cst_perf_input *in = ctx;
+	struct cst_elem e = *elem;
+
+	/* Context IDs carry the tid when perf configured them (PID_IN_CONTEXTIDR). */
+	if (e.type == cst_elem_pe_context && in->pid_fmt != pid_fmt_none) {
+		bool valid = in->pid_fmt == pid_fmt_ctxid ? e.ctx.ctxid_valid : e.ctx.vmid_valid;
+		uint32_t id = in->pid_fmt == pid_fmt_ctxid ? e.ctx.context_id : e.ctx.vmid;
+
+		if (valid && id) {
+			in->cur_tid = (int32_t)id;
+			in->cur_pid = pid_of(in, in->cur_tid);
+			perf_mem_set_pid(in->mem, in->cur_pid);
+		}
+	}
+	e.pid = in->cur_pid;
+	e.tid = in->cur_tid;
+	e.cpu = in->cur_cpu;
+	e.fragment = in->fragment;
+	return in->elem_fn ? in->elem_fn(in->elem_ctx, &e) : 0;
+}
+
+static struct cst_decoder *decoder_for(struct cst_perf_input *in, const struct cst_trace *trace,
+				       bool raw, int ci, cst_packet_fn pkt_fn, void *pkt_ctx)
+{
+	struct cst_decoder_opts o = {.sz = sizeof(o), .log = &in->log,
+				     .packets_only = in->packets_only, .fsync_reset = !raw,
+				     .mem_read = perf_mem_read, .mem_ctx = in->mem};
+	struct cst_decoder **slot;
+	int buffer;
+
+	if (raw) {
+		if (ci < 0 || in->raw_buffer[ci] < 0)
+			return NULL;
+		slot = &in->raw_dec[ci];
+		buffer = in->raw_buffer[ci];
+	} else {
+		if (in->frames_buffer < 0)
+			return NULL;
+		slot = &in->frames_dec;
+		buffer = in->frames_buffer;
+	}
+	if (!*slot) {
+		*slot = cst_decoder_alloc(trace, buffer, &o, NULL);
+		if (!*slot)
+			return NULL;
+		cst_decoder_set_elem_cb(*slot, on_elem, in);
+		if (pkt_fn)
+			cst_decoder_set_packet_cb(*slot, pkt_fn, pkt_ctx);
+	}
+	return *slot;
+}
+
+/* Decode @size bytes at file offset @off as one fragment. */
+static int decode_fragment(struct cst_perf_input *in, struct cst_decoder *dec, uint64_t off,
+			   uint64_t size)
+{
+	uint8_t *buf = malloc(FEED_CHUNK);
+	int ret = 0;
+
+	if (!buf)
+		return -cste_nomem;
+	cst_decoder_reset(dec);
+	while (size && !ret) {
+		uint64_t want = size < FEED_CHUNK ? size : FEED_CHUNK;
+		int64_t got = cst_perf_reader_pread(in->r, off, buf, want);
+
+		if (got <= 0) {
+			warnf(in, off, "AUXTRACE data ends early (%" PRIu64 " bytes missing)", size);
+			break;
+		}
+		ret = cst_decoder_feed(dec, off, buf, (size_t)got);
+		off += (uint64_t)got;
+		size -= (uint64_t)got;
+	}
+	free(buf);
+	if (ret)
+		return ret;
+	return cst_decoder_end(dec);
+}
+
+static const struct auxbuf *find_buf(const struct cst_perf_input *in,
+				     const struct cst_perf_record *rec, uint64_t start,
+				     uint64_t size)
+{
+	const struct cst_perf_sample_id *sid = &rec->sid;
+
+	for (uint64_t i = 0; i < in->nbufs; i++) {
+		const struct auxbuf *b = &in->bufs[i];
+
+		if (b->cpu == UINT32_MAX) {
+			if (sid->have_tid && b->tid != sid->tid)
+				continue;
+		} else if (sid->have_cpu && b->cpu != sid->cpu) {
+			continue;
+		}
+		if (start >= b->offset && start - b->offset <= b->size &&
+		    size <= b->size - (start - b->offset))
+			return b;
+	}
+	return NULL;
+}
+
+static int do_aux(struct cst_perf_input *in, const struct cst_trace *trace,
+		  const struct cst_perf_record *rec, cst_packet_fn pkt_fn, void *pkt_ctx)
+{
+	uint64_t size = rec->u.aux.aux_size, start = rec->u.aux.aux_offset;
+	bool raw = rec->u.aux.flags & CST_PERF_AUX_CORESIGHT_RAW;
+	const struct auxbuf *b;
+	struct cst_decoder *dec;
+	struct running *run;
+	int ci;
+
+	if (rec->u.aux.flags & CST_PERF_AUX_TRUNCATED)
+		in->truncated_aux++;
+	if (!size)
+		return 0;
+	if (rec->u.aux.flags & CST_PERF_AUX_OVERWRITE) {
+		/* snapshot: aux_offset is the end of the data */
+		if (size > start)
+			size = start;
+		start -= size;
+	}
+	b = find_buf(in, rec, start, size);
+	if (!b && (rec->u.aux.flags & CST_PERF_AUX_OVERWRITE)) {
+		/* perf clamps snapshot sizes to the buffer it saved */
+		for (uint64_t i = 0; i < in->nbufs && !b; i++) {
+			const struct auxbuf *c = &in->bufs[i];
+
+			if (c->offset + c->size == rec->u.aux.aux_offset &&
+			    (c->cpu == UINT32_MAX || !rec->sid.have_cpu || c->cpu == rec->sid.cpu)) {
+				b = c;
+				start = c->offset;
+				size = c->size;
+			}
+		}
+	}
+	if (!b) {
+		in->missing_aux++;
+		warnf(in, rec->file_offset,
+		      "AUX record: no AUXTRACE data holds aux offset 0x%" PRIx64 " size 0x%" PRIx64
+		      " (cpu %d tid %d); fragment skipped",
+		      start, size, rec->sid.have_cpu ? (int)rec->sid.cpu : -1,
+		      rec->sid.have_tid ? (int)rec->sid.tid : -1);
+		return 0;
+	}
+	/* Attribution as perf does it: per-thread buffers name their thread (cpu =
+	 * the buffer index), per-CPU ones take ITRACE_START/SWITCH, then context IDs. */
+	if (b->cpu == UINT32_MAX) {
+		in->cur_cpu = (int32_t)b->idx;
+		in->cur_tid = (int32_t)b->tid;
+		in->cur_pid = pid_of(in, in->cur_tid);
+		ci = rec->sid.have_cpu ? cpu_index(in, rec->sid.cpu) : 0;
+		if (in->cur_pid < 0 && (run = running_get(in, -2 - (int32_t)b->tid)))
+			in->cur_pid = run->pid;
+	} else {
+		in->cur_cpu = (int32_t)b->cpu;
+		ci = cpu_index(in, b->cpu);
+		run = running_get(in, (int32_t)b->cpu);
+		in->cur_pid = run ? run->pid : -1;
+		in->cur_tid = run ? run->tid : -1;
+	}
+	if (ci < 0)
+		ci = 0;
+	perf_mem_set_pid(in->mem, in->cur_pid);
+	dec = decoder_for(in, trace, raw, ci, pkt_fn, pkt_ctx);
+	if (!dec) {
+		warnf(in, rec->file_offset, "AUX record: no decoder for this %s data; skipped",
+		      raw ? "raw" : "formatted");
+		return 0;
+	}
+	in->fragment++;
+	return decode_fragment(in, dec, b->data_off + (start - b->offset), size);
+}
+
+static int sideband(struct cst_perf_input *in, const struct cst_perf_record *rec,
+		    cst_sideband_fn sb_fn, void *ctx)
+{
+	struct cst_sideband sb;
+	struct running *run;
+	int32_t cpu = rec->sid.have_cpu ? (int32_t)rec->sid.cpu : -1;
+
+	memset(&sb, 0, sizeof(sb));
+	sb.pid = rec->sid.have_tid ? (int32_t)rec->sid.pid : -1;
+	sb.tid = rec->sid.have_tid ? (int32_t)rec->sid.tid : -1;
+	sb.cpu = cpu;
+	sb.time = rec->sid.have_time ? rec->sid.time : 0;
+	switch (rec->type) {
+	case cst_perf_rec_comm:
+		thread_set(in, (int32_t)rec->u.comm.tid, (int32_t)rec->u.comm.pid);
+		if (rec->misc & MISC_COMM_EXEC)
+			perf_mem_drop_pid(in->mem, (int32_t)rec->u.comm.pid);
+		sb.type = cst_sb_comm;
+		sb.pid = (int32_t)rec->u.comm.pid;
+		sb.tid = (int32_t)rec->u.comm.tid;
+		sb.filename = rec->u.comm.comm;
+		break;
+	case cst_perf_rec_fork:
+	case cst_perf_rec_exit:
+		if (rec->type == cst_perf_rec_fork)
+			thread_set(in, (int32_t)rec->u.fork.tid, (int32_t)rec->u.fork.pid);
+		sb.type = rec->type == cst_perf_rec_fork ? cst_sb_fork : cst_sb_exit;
+		sb.pid = (int32_t)rec->u.fork.pid;
+		sb.tid = (int32_t)rec->u.fork.tid;
+		sb.time = rec->u.fork.time;
+		break;
+	case cst_perf_rec_mmap:
+	case cst_perf_rec_mmap2: {
+		bool exec = rec->type == cst_perf_rec_mmap2 ? (rec->u.mmap.prot & PROT_EXEC_BIT)
+							    : !(rec->misc & MISC_MMAP_DATA);
+
+		if (!exec)
+			return 0;
+		thread_set(in, (int32_t)rec->u.mmap.tid, (int32_t)rec->u.mmap.pid);
+		perf_mem_add_map(in->mem, (int32_t)rec->u.mmap.pid, rec->u.mmap.addr,
+				 rec->u.mmap.len, rec->u.mmap.pgoff, rec->u.mmap.filename,
+				 rec->u.mmap.build_id, rec->u.mmap.build_id_size);
+		sb.type = cst_sb_mmap;
+		sb.pid = (int32_t)rec->u.mmap.pid;
+		sb.tid = (int32_t)rec->u.mmap.tid;
+		sb.addr = rec->u.mmap.addr;
+		sb.len = rec->u.mmap.len;
+		sb.pgoff = rec->u.mmap.pgoff;
+		sb.filename = rec->u.mmap.filename;
+		sb.build_id = rec->u.mmap.build_id_size ? rec->u.mmap.build_id : NULL;
+		sb.build_id_size = rec->u.mmap.build_id_size;
+		break;
+	}
+	case cst_perf_rec_itrace_start:
+		thread_set(in, (int32_t)rec->u.itrace_start.tid, (int32_t)rec->u.itrace_start.pid);
+		/* per-CPU: keyed by CPU; without a CPU (per-thread), by thread */
+		run = running_get(in, cpu >= 0 ? cpu : -2 - (int32_t)rec->u.itrace_start.tid);
+		if (run) {
+			run->pid = (int32_t)rec->u.itrace_start.pid;
+			run->tid = (int32_t)rec->u.itrace_start.tid;
+		}
+		return 0;
+	case cst_perf_rec_switch:
+	case cst_perf_rec_switch_cpu_wide:
+		sb.type = rec->u.sw.out ? cst_sb_switch_out : cst_sb_switch_in;
+		if (cpu >= 0 && (run = running_get(in, cpu))) {
+			if (!rec->u.sw.out) {
+				run->pid = sb.pid;
+				run->tid = sb.tid;
+			} else if (rec->type == cst_perf_rec_switch_cpu_wide) {
+				run->pid = (int32_t)rec->u.sw.next_prev_pid;
+				run->tid = (int32_t)rec->u.sw.next_prev_tid;
+			}
+		}
+		break;
+	case cst_perf_rec_lost:
+		sb.type = cst_sb_lost;
+		sb.lost = rec->u.lost.lost;
+		break;
+	case cst_perf_rec_lost_samples:
+		sb.type = cst_sb_lost;
+		sb.lost = rec->u.lost_samples.lost;
+		break;
+	default:
+		return 0;
+	}
+	return sb_fn ? sb_fn(ctx, &sb) : 0;
+}
+
+static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_elem_fn elem_fn,
+		cst_sideband_fn sb_fn, cst_packet_fn pkt_fn, void *ctx)
+{
+	struct cst_perf_record rec;
+	int err, ret = 0;
+
+	if (!in || !trace)
+		return -cste_invalid;
+	in->elem_fn = elem_fn;
+	in->elem_ctx = ctx;
+	in->fragment = 0;
+	in->truncated_aux = in->missing_aux = 0;
+	in->nthreads = in->nrun = 0;
+	cst_perf_reader_rewind(in->r);
+	while (!ret && (err = cst_perf_reader_next(in->r, &rec)) == 0) {
+		if (rec.type == cst_perf_rec_aux) {
+			ret = do_aux(in, trace, &rec, pkt_fn, ctx);
+		} else if (rec.type == cst_perf_rec_auxtrace && !in->has_aux) {
+			/* no AUX records (old perf or piped): one fragment per buffer */
+			struct cst_decoder *dec = decoder_for(in, trace, false, 0, pkt_fn, ctx);
+
+			in->cur_cpu = rec.u.auxtrace.cpu == UINT32_MAX ? (int32_t)rec.u.auxtrace.idx
+								   : (int32_t)rec.u.auxtrace.cpu;
+			in->cur_tid = rec.u.auxtrace.cpu == UINT32_MAX ? (int32_t)rec.u.auxtrace.tid : -1;
+			in->cur_pid = in->cur_tid >= 0 ? pid_of(in, in->cur_tid) : -1;
+			perf_mem_set_pid(in->mem, in->cur_pid);
+			if (dec) {
+				in->fragment++;
+				ret = decode_fragment(in, dec, rec.u.auxtrace.data_offset,
+						      rec.u.auxtrace.size);
+			}
+		} else {
+			ret = sideband(in, &rec, sb_fn, ctx);
+		}
+	}
+	if (in->truncated_aux)
+		cst_logf(&in->log, cst_log_warning,
+			 "%s: %" PRIu64 " AUX records flagged TRUNCATED: the sink overflowed and "
+			 "trace was lost there",
+			 in->path, in->truncated_aux);
+	return ret;
+}
+
+static void sum_stats(const struct cst_perf_input *in, struct cst_decoder_stats *stats)
+{
+	struct cst_decoder_stats s;
+
+	memset(stats, 0, sizeof(*stats));
+	for (uint32_t i = 0; i <= in->info.nr_cpu; i++) {
+		const struct cst_decoder *d = i < in->info.nr_cpu ? in->raw_dec[i] : in->frames_dec;
+
+		if (!d || cst_decoder_get_stats(d, &s))
+			continue;
+		stats->bytes += s.bytes;
+		stats->elements += s.elements;
+		stats->ranges += s.ranges;
+		stats->instructions += s.instructions;
+		stats->gaps += s.gaps;
+		stats->nacc += s.nacc;
+		stats->packets += s.packets;
+	}
+}
+
+/* Decoders keep their mode: throw them away between a run and a dump. */
+static void drop_decoders(struct cst_perf_input *in)
+{
+	cst_decoder_free(in->frames_dec);
+	in->frames_dec = NULL;
+	for (uint32_t i = 0; i < in->info.nr_cpu; i++) {
+		cst_decoder_free(in->raw_dec[i]);
+		in->raw_dec[i] = NULL;
+	}
+}
+
+int cst_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
+		       cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
+		       struct cst_decoder_stats *stats)
+{
+	int ret;
+
+	if (!in || !trace)
+		return -cste_invalid;
+	drop_decoders(in);
+	in->packets_only = false;
+	ret = walk(in, trace, elem_fn, sb_fn, NULL, ctx);
+	if (stats)
+		sum_stats(in, stats);
+	return ret;
+}
+
+int cst_perf_input_dump(struct cst_perf_input *in, const struct cst_trace *trace,
+			cst_packet_fn fn, void *ctx)
+{
+	if (!in || !trace || !fn)
+		return -cste_invalid;
+	drop_decoders(in);
+	in->packets_only = true;
+	return walk(in, trace, NULL, NULL, fn, ctx);
+}

@@ -1,0 +1,443 @@
+/* Code memory for perf.data decoding: MMAP2 maps per process, each file found once
+ * (symfs, build-id cache, recorded path with its build-id checked) and read via libelf. */
+#include "perf_mem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BLOCK 4096u
+
+struct seg {
+	uint64_t vaddr, offset, filesz;
+};
+
+struct mfile {
+	char *name;          /* as recorded */
+	uint8_t bid[20];
+	uint8_t bid_size;
+	bool resolved, missing;
+	int fd;
+	bool is_elf;
+	struct seg *segs;
+	int nsegs;
+	/* one cached block: OpenCSD reads an instruction at a time */
+	uint64_t blk_off;
+	uint32_t blk_len;
+	uint8_t blk[BLOCK];
+};
+
+struct map {
+	int32_t pid;
+	uint64_t start, end, pgoff;
+	int file;
+};
+
+struct perf_mem {
+	struct cst_log log;
+	char *symfs, *buildid_dir, *kernel;
+	struct mfile *files;
+	int nfiles, cap_files;
+	struct map *maps;
+	int nmaps, cap_maps;
+	int kernel_file; /* index or -1 */
+	int32_t pid;
+	int missing;
+};
+
+struct perf_mem *perf_mem_alloc(const char *symfs, const char *buildid_dir, const char *kernel,
+				const struct cst_log *log)
+{
+	struct perf_mem *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	if (log)
+		m->log = *log;
+	m->kernel_file = -1;
+	m->pid = -1;
+	if ((symfs && !(m->symfs = strdup(symfs))) ||
+	    (buildid_dir && !(m->buildid_dir = strdup(buildid_dir))) ||
+	    (kernel && !(m->kernel = strdup(kernel)))) {
+		perf_mem_free(m);
+		return NULL;
+	}
+	elf_version(EV_CURRENT);
+	return m;
+}
+
+void perf_mem_free(struct perf_mem *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < m->nfiles; i++) {
+		if (m->files[i].fd >= 0)
+			close(m->files[i].fd);
+		free(m->files[i].name);
+		free(m->files[i].segs);
+	}
+	free(m->files);
+	free(m->maps);
+	free(m->symfs);
+	free(m->buildid_dir);
+	free(m->kernel);
+	free(m);
+}
+
+static int file_index(struct perf_mem *m, const char *name)
+{
+	struct mfile *f;
+
+	for (int i = 0; i < m->nfiles; i++)
+		if (!strcmp(m->files[i].name, name))
+			return i;
+	if (m->nfiles == m->cap_files) {
+		int ncap = m->cap_files ? m->cap_files * 2 : 16;
+		void *n = realloc(m->files, (size_t)ncap * sizeof(*m->files));
+
+		if (!n)
+			return -cste_nomem;
+		m->files = n;
+		m->cap_files = ncap;
+	}
+	f = &m->files[m->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	f->name = strdup(name);
+	if (!f->name)
+		return -cste_nomem;
+	return m->nfiles++;
+}
+
+int perf_mem_add_build_id(struct perf_mem *m, const char *filename, const uint8_t *id,
+			  uint8_t size)
+{
+	int i;
+
+	if (!m || !filename || !id || !size || size > 20)
+		return -cste_invalid;
+	i = file_index(m, filename);
+	if (i < 0)
+		return i;
+	if (!m->files[i].bid_size) {
+		memcpy(m->files[i].bid, id, size);
+		m->files[i].bid_size = size;
+	}
+	return 0;
+}
+
+int perf_mem_add_map(struct perf_mem *m, int32_t pid, uint64_t start, uint64_t len,
+		     uint64_t pgoff, const char *filename, const uint8_t *build_id,
+		     uint8_t build_id_size)
+{
+	int f;
+
+	if (!m || !filename || !len || start + len < start)
+		return -cste_invalid;
+	/* anonymous and special mappings carry no code we can read */
+	if (filename[0] != '/' && strncmp(filename, "[kernel", 7) != 0)
+		return 0;
+	f = file_index(m, filename);
+	if (f < 0)
+		return f;
+	if (build_id_size && build_id_size <= 20 && !m->files[f].bid_size) {
+		memcpy(m->files[f].bid, build_id, build_id_size);
+		m->files[f].bid_size = build_id_size;
+	}
+	if (m->nmaps == m->cap_maps) {
+		int ncap = m->cap_maps ? m->cap_maps * 2 : 32;
+		void *n = realloc(m->maps, (size_t)ncap * sizeof(*m->maps));
+
+		if (!n)
+			return -cste_nomem;
+		m->maps = n;
+		m->cap_maps = ncap;
+	}
+	m->maps[m->nmaps++] = (struct map){pid, start, start + len, pgoff, f};
+	return 0;
+}
+
+void perf_mem_drop_pid(struct perf_mem *m, int32_t pid)
+{
+	int k = 0;
+
+	if (!m)
+		return;
+	for (int i = 0; i < m->nmaps; i++)
+		if (m->maps[i].pid != pid)
+			m->maps[k++] = m->maps[i];
+	m->nmaps = k;
+}
+
+void perf_mem_set_pid(struct perf_mem *m, int32_t pid)
+{
+	if (m)
+		m->pid = pid;
+}
+
+int perf_mem_missing(const struct perf_mem *m)
+{
+	return m ? m->missing : 0;
+}
+
+static void hex_id(const uint8_t *id, uint8_t size, char *out)
+{
+	for (uint8_t i = 0; i < size; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * size] = '\0';
+}
+
+/* The GNU build-id note of an ELF, or 0 bytes. */
+static uint8_t elf_build_id(Elf *e, uint8_t out[20])
+{
+	size_t nph = 0;
+
+	if (elf_getphdrnum(e, &nph))
+		return 0;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		d = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+		while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz) {
+				uint8_t n = nh.n_descsz > 20 ? 20 : (uint8_t)nh.n_descsz;
+
+				memcpy(out, (uint8_t *)d->d_buf + desc_off, n);
+				return n;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Open @path and read its PT_LOADs; with @want_bid, the file's build-id must match.
+ * Returns the fd or -1. */
+static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool check_bid)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+	size_t nph = 0;
+
+	if (fd < 0)
+		return -1;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		/* not ELF (a raw dump): read by file offset only */
+		if (e)
+			elf_end(e);
+		if (check_bid && f->bid_size) {
+			close(fd);
+			return -1;
+		}
+		f->is_elf = false;
+		return fd;
+	}
+	if (check_bid && f->bid_size) {
+		uint8_t bid[20];
+		uint8_t n = elf_build_id(e, bid);
+
+		if (n && (n != f->bid_size || memcmp(bid, f->bid, n))) {
+			char want[41], got[41];
+
+			hex_id(f->bid, f->bid_size, want);
+			hex_id(bid, n, got);
+			cst_logf(&m->log, cst_log_warning,
+				 "%s: build-id %s does not match the recorded %s: not used", path, got,
+				 want);
+			elf_end(e);
+			close(fd);
+			return -1;
+		}
+	}
+	if (!elf_getphdrnum(e, &nph) && nph) {
+		f->segs = calloc(nph, sizeof(*f->segs));
+		for (size_t i = 0; f->segs && i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_filesz)
+				f->segs[f->nsegs++] = (struct seg){ph.p_vaddr, ph.p_offset, ph.p_filesz};
+		}
+	}
+	f->is_elf = true;
+	elf_end(e);
+	return fd;
+}
+
+/* Find the file on this host: symfs first, then the build-id cache, then the path
+ * as recorded (only if its build-id matches). Warn once when nothing fits. */
+static bool resolve(struct perf_mem *m, struct mfile *f)
+{
+	char path[4096], hex[41];
+	const char *home = getenv("HOME");
+
+	if (f->resolved)
+		return !f->missing;
+	f->resolved = true;
+	if (m->symfs) {
+		snprintf(path, sizeof(path), "%s/%s", m->symfs, f->name);
+		f->fd = try_open(m, f, path, true);
+	}
+	if (f->fd < 0 && f->bid_size) {
+		hex_id(f->bid, f->bid_size, hex);
+		if (m->buildid_dir)
+			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/elf", m->buildid_dir, hex,
+				 hex + 2);
+		else
+			snprintf(path, sizeof(path), "%s/.debug/.build-id/%.2s/%s/elf",
+				 home ? home : "", hex, hex + 2);
+		f->fd = try_open(m, f, path, true);
+	}
+	if (f->fd < 0)
+		f->fd = try_open(m, f, f->name, true);
+	if (f->fd < 0) {
+		f->missing = true;
+		m->missing++;
+		if (f->bid_size)
+			hex_id(f->bid, f->bid_size, hex);
+		cst_logf(&m->log, cst_log_warning,
+			 "%s (build-id %s): not found%s%s or in the build-id cache; its code is "
+			 "not decoded (gaps)",
+			 f->name, f->bid_size ? hex : "unknown", m->symfs ? " under " : "",
+			 m->symfs ? m->symfs : "");
+		return false;
+	}
+	return true;
+}
+
+/* Bytes at file offset @off, through the file's one-block cache. */
+static uint32_t read_at(struct mfile *f, uint64_t off, uint32_t len, uint8_t *buf)
+{
+	uint32_t done = 0;
+
+	while (done < len) {
+		uint64_t o = off + done;
+		uint32_t n;
+
+		if (!f->blk_len || o < f->blk_off || o >= f->blk_off + f->blk_len) {
+			ssize_t got = pread(f->fd, f->blk, BLOCK, (off_t)(o & ~(uint64_t)(BLOCK - 1)));
+
+			if (got <= 0)
+				break;
+			f->blk_off = o & ~(uint64_t)(BLOCK - 1);
+			f->blk_len = (uint32_t)got;
+			if (o >= f->blk_off + f->blk_len)
+				break;
+		}
+		n = (uint32_t)(f->blk_off + f->blk_len - o);
+		if (n > len - done)
+			n = len - done;
+		memcpy(buf + done, f->blk + (o - f->blk_off), n);
+		done += n;
+	}
+	return done;
+}
+
+/* Clip a read at file offset @off to the PT_LOAD holding it (no bss, no gaps). */
+static uint32_t clip_to_segment(const struct mfile *f, uint64_t off, uint32_t len)
+{
+	if (!f->is_elf)
+		return len;
+	for (int i = 0; i < f->nsegs; i++) {
+		const struct seg *s = &f->segs[i];
+
+		if (off >= s->offset && off < s->offset + s->filesz) {
+			uint64_t room = s->offset + s->filesz - off;
+
+			return room < len ? (uint32_t)room : len;
+		}
+	}
+	return 0;
+}
+
+static uint32_t read_kernel(struct perf_mem *m, uint64_t address, uint32_t len, uint8_t *buf)
+{
+	struct mfile *f;
+
+	if (m->kernel_file < 0) {
+		int i;
+
+		if (!m->kernel)
+			return 0;
+		i = file_index(m, m->kernel);
+		if (i < 0)
+			return 0;
+		m->kernel_file = i;
+	}
+	f = &m->files[m->kernel_file];
+	if (!f->resolved) {
+		f->resolved = true;
+		f->fd = try_open(m, f, f->name, false);
+		if (f->fd < 0 || !f->is_elf) {
+			f->missing = true;
+			m->missing++;
+			cst_logf(&m->log, cst_log_warning,
+				 "%s: cannot read as an ELF vmlinux or kcore; kernel code not decoded",
+				 f->name);
+		}
+	}
+	if (f->missing)
+		return 0;
+	for (int i = 0; i < f->nsegs; i++) {
+		const struct seg *s = &f->segs[i];
+
+		if (address >= s->vaddr && address < s->vaddr + s->filesz) {
+			uint64_t room = s->vaddr + s->filesz - address;
+
+			return read_at(f, s->offset + (address - s->vaddr),
+				       room < len ? (uint32_t)room : len, buf);
+		}
+	}
+	return 0;
+}
+
+static uint32_t read_map(struct perf_mem *m, const struct map *mp, uint64_t address,
+			 uint32_t len, uint8_t *buf)
+{
+	struct mfile *f = &m->files[mp->file];
+	uint64_t off;
+
+	if (!resolve(m, f))
+		return 0;
+	if (address + len > mp->end || address + len < address)
+		len = (uint32_t)(mp->end - address);
+	off = mp->pgoff + (address - mp->start);
+	len = clip_to_segment(f, off, len);
+	return len ? read_at(f, off, len, buf) : 0;
+}
+
+uint32_t perf_mem_read(void *ctx, uint8_t trace_id, uint64_t address, enum cst_mem_space space,
+		       uint32_t len, uint8_t *buf)
+{
+	struct perf_mem *m = ctx;
+
+	(void)trace_id;
+	(void)space;
+	if (!m || !buf || !len)
+		return 0;
+	/* the current process's maps first, newest first; then any process's */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = m->nmaps - 1; i >= 0; i--) {
+			const struct map *mp = &m->maps[i];
+
+			if (pass == 0 && (m->pid < 0 || mp->pid != m->pid))
+				continue;
+			if (address >= mp->start && address < mp->end)
+				return read_map(m, mp, address, len, buf);
+		}
+		if (m->pid < 0)
+			break;
+	}
+	return read_kernel(m, address, len, buf);
+}
