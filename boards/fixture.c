@@ -460,8 +460,9 @@ int cst_board_fixture_write(const struct cst_board *b, const char *dir,
 		char sysname[64];
 		int slot = (d->type == cst_bdev_cti && d->cpu >= 0) ? cst_bdev_max : (int)d->type;
 
-		if (d->type == cst_bdev_etm)
-			fx_fmt(&f, sysname, sizeof(sysname), "etm%d", d->cpu);
+		/* ETMs and CPU-bound CTIs are numbered by their CPU, the rest by probe order. */
+		if (d->type == cst_bdev_etm || (d->type == cst_bdev_cti && d->cpu >= 0))
+			fx_fmt(&f, sysname, sizeof(sysname), "%s%d", sys_prefix(d), d->cpu);
 		else
 			fx_fmt(&f, sysname, sizeof(sysname), "%s%d", sys_prefix(d), counts[slot]);
 		/* A device that fails to probe takes no number. */

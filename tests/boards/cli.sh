@@ -17,7 +17,8 @@ done
 out=$("$CSTRACE" boards show stm32mp157 --boards-dir "$BOARDS")
 for re in "etm0 +0x500dc000 +ETMv3.5 +cpu0 Cortex-A7, trace ID 0x10" "etmidr +0x410cf250" \
 	"etf +etf +0x50092000 +4 KiB +perf sink \(use this one\)" "CONFIG_CORESIGHT_SOURCE_ETM3X=y" \
-	"stm32mp157-coresight.dtso needed before Linux 7.1" "\+-\[in 0\]-- etm etm0 @ 0x500dc000 \(cpu0\)"; do
+	"stm32mp157-coresight.dtso needed before Linux 7.1" "\+-\[in 1\]-- etm etm0 @ 0x500dc000 \(cpu0\)" \
+	"\+-\[in 0\]-- stm stm @ 0x500a0000"; do
 	checks=$((checks + 1)); printf '%s\n' "$out" | grep -Eq -- "$re" || fail "boards show stm32mp157: no '$re'"
 done
 out=$("$CSTRACE" boards sources juno-r1 --cpu 1,2 --boards-dir "$BOARDS")
