@@ -72,6 +72,56 @@ static int cmp_queue(const void *a, const void *b)
 	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
+struct qend {
+	int cpu;
+	uint64_t end;
+};
+
+static int cmp_qend(const void *a, const void *b)
+{
+	const struct qend *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+/* perf pads a chunk to 8 bytes, so its size may run up to 7 bytes past its
+ * data. The data ends where the next chunk starts, or else where an AUX
+ * record ends (a chunk is copied up to aux_head, which is a record's end). */
+static int chunk_data_sizes(struct cst_aux_report *r)
+{
+	struct qend *ends = calloc(r->nrecs + 1, sizeof(*ends));
+
+	if (!ends)
+		return -cste_nomem;
+	for (uint64_t i = 0; i < r->nrecs; i++)
+		ends[i] = (struct qend){r->recs[i].cpu, r->recs[i].end};
+	qsort(ends, r->nrecs, sizeof(*ends), cmp_qend);
+	for (uint64_t i = 0; i < r->nchunks; i++) {
+		struct cst_aux_chunk_info *c = &r->chunks[i], *n = c + 1;
+		uint64_t end = c->offset + c->size, lo = 0, hi = r->nrecs;
+
+		if (i + 1 < r->nchunks && n->cpu == c->cpu && n->offset > c->offset && n->offset < end)
+			end = n->offset;
+		/* the last record end <= end in this queue */
+		while (lo < hi) {
+			uint64_t mid = (lo + hi) / 2;
+
+			if (ends[mid].cpu < c->cpu || (ends[mid].cpu == c->cpu && ends[mid].end <= end))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && ends[lo - 1].cpu == c->cpu && ends[lo - 1].end + 8 > end &&
+		    ends[lo - 1].end > c->offset)
+			end = ends[lo - 1].end;
+		c->data_size = end - c->offset;
+	}
+	free(ends);
+	return 0;
+}
+
 /* Overlaps of [start, end) with the queue's chunks (sorted by offset). */
 static void match(struct cst_aux_report *r, struct cst_aux_rec_info *a, uint64_t *by_index)
 {
@@ -84,7 +134,7 @@ static void match(struct cst_aux_report *r, struct cst_aux_rec_info *a, uint64_t
 		uint64_t mid = (lo + hi) / 2;
 		const struct cst_aux_chunk_info *c = &r->chunks[mid];
 
-		if (c->cpu < a->cpu || (c->cpu == a->cpu && c->offset + c->size <= a->start))
+		if (c->cpu < a->cpu || (c->cpu == a->cpu && c->offset + c->data_size <= a->start))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -98,7 +148,7 @@ static void match(struct cst_aux_report *r, struct cst_aux_rec_info *a, uint64_t
 		if (c->cpu != a->cpu || c->offset >= a->end)
 			break;
 		s = c->offset > pos ? c->offset : pos;
-		e = c->offset + c->size < a->end ? c->offset + c->size : a->end;
+		e = c->offset + c->data_size < a->end ? c->offset + c->data_size : a->end;
 		if (e <= s)
 			continue;
 		if (a->chunk < 0)
@@ -193,6 +243,7 @@ int cst_aux_report_build(struct cst_aux_report **out, const char *path, uint64_t
 		err = 0; /* a cut file: report what it holds */
 	if (err < 0)
 		goto fail;
+	r->per_thread = r->per_thread && r->nchunks;
 	if (r->per_thread) {
 		/* one queue: the CPU in a per-thread record is where it ran */
 		for (uint64_t i = 0; i < r->nrecs; i++)
@@ -202,6 +253,9 @@ int cst_aux_report_build(struct cst_aux_report **out, const char *path, uint64_t
 	}
 	if (r->nchunks)
 		qsort(r->chunks, r->nchunks, sizeof(*r->chunks), cmp_chunk);
+	err = chunk_data_sizes(r);
+	if (err < 0)
+		goto fail;
 	by_index = calloc(r->nchunks + 1, sizeof(uint64_t));
 	if (!by_index) {
 		err = -cste_nomem;

@@ -227,12 +227,14 @@ static int deliver(struct cst_ring *r, uint64_t offset, uint64_t len, bool snaps
 	r->st.aux_bytes += len;
 	if (r->st.output_failed) {
 		r->st.unwritten_bytes += len;
+		r->st.unwritten_aux += len;
 		return 0;
 	}
 	err = r->out.aux ? r->out.aux(r->out.ctx, &c) : 0;
 	if (err < 0) {
 		r->st.output_failed = true;
 		r->st.unwritten_bytes += len;
+		r->st.unwritten_aux += len;
 		return err;
 	}
 	r->st.chunks++;

@@ -92,6 +92,7 @@ struct cst_ring_stats {
 	uint64_t snapshot_overwritten; /* bytes the sink wrote that a later write
 					* overwrote before a snapshot read them */
 	uint64_t unwritten_bytes;  /* bytes the output refused (disk full) */
+	uint64_t unwritten_aux;    /* the AUX part of unwritten_bytes */
 	uint64_t aux_head;         /* last aux_head seen */
 	bool output_failed;
 };
@@ -357,7 +358,8 @@ struct cst_aux_chunk_info {
 	uint64_t index, file_offset;
 	int cpu;              /* queue, as for records */
 	uint32_t idx, tid;
-	uint64_t offset, size;
+	uint64_t offset, size; /* size as in the file: padded to 8 bytes */
+	uint64_t data_size;   /* size less the padding the next chunk starts in */
 	uint64_t records;     /* AUX records whose bytes it holds (some or all) */
 	uint64_t order;
 };
