@@ -332,7 +332,7 @@ int cst_perf_input_open(struct cst_perf_input **out, const char *path,
 	if (!index_agrees(in)) {
 		/* the scanned list stays in use */
 	} else if (!f->has_auxtrace_index && in->nbufs) {
-		cst_logf(&in->log, cst_log_info, "%s: no AUXTRACE index; buffers found by scanning",
+		cst_logf(&in->log, cst_log_debug, "%s: no AUXTRACE index; buffers found by scanning",
 			 path);
 	}
 	in->pid_fmt = pid_format(&in->info.cpus[0]);

@@ -307,8 +307,8 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 		if (f->bid_size)
 			hex_id(f->bid, f->bid_size, hex);
 		cst_logf(&m->log, cst_log_warning,
-			 "%s (build-id %s): not found%s%s or in the build-id cache; its code is "
-			 "not decoded (gaps)",
+			 "%s (build-id %s): not found%s%s nor in the build-id cache; its code "
+			 "is not decoded (gaps)",
 			 f->name, f->bid_size ? hex : "unknown", m->symfs ? " under " : "",
 			 m->symfs ? m->symfs : "");
 		return false;
