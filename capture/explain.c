@@ -34,37 +34,44 @@ static void explain_permission(const char *root, bool system_wide, char *msg, si
 			 level);
 }
 
-static void explain_nomem(const char *root, uint64_t aux_bytes, int ncpus, char *msg,
-			  size_t msglen)
+/* mmap of a ring: EPERM when the locked-memory budget is exceeded (perf_mmap
+ * charges perf_event_mlock_kb per online CPU, then RLIMIT_MEMLOCK), ENOMEM when
+ * the kernel cannot allocate the AUX pages (rb_alloc_aux). */
+static void explain_mmap(const char *root, bool perm, uint64_t aux_bytes, int nrings, char *msg,
+			 size_t msglen)
 {
-	uint64_t mlock_kb = 516, fit_kb, fit_pages = 0;
-	struct rlimit rl = {0, 0};
-	uint64_t rlim_kb, budget_kb;
-	int nrings = ncpus > 0 ? ncpus : 1;
-	long psz = sysconf(_SC_PAGESIZE);
+	uint64_t mlock_kb = 516, fit_kb, fit_pages = 0, rlim_kb, budget_kb;
+	long psz = sysconf(_SC_PAGESIZE), online = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t page_kb = psz > 1024 ? (uint64_t)psz / 1024 : 4;
+	uint64_t want_pages = aux_bytes / (page_kb * 1024);
+	struct rlimit rl = {0, 0};
 
+	if (nrings < 1)
+		nrings = 1;
 	cap_read_u64(root, "/proc/sys/kernel/perf_event_mlock_kb", &mlock_kb);
 	getrlimit(RLIMIT_MEMLOCK, &rl);
-	rlim_kb = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX / 2048 : rl.rlim_cur / 1024;
-	/* The kernel charges perf_event_mlock_kb per online CPU first, then the
-	 * locked-memory rlimit (kernel/events/core.c, perf_mmap). */
-	budget_kb = mlock_kb * (uint64_t)nrings + rlim_kb;
-	/* per ring: what is left after the data area (CST_RECORD_DATA_PAGES + 1) */
+	rlim_kb = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX / 4096 : rl.rlim_cur / 1024;
+	budget_kb = mlock_kb * (uint64_t)(online > 0 ? online : 1) + rlim_kb;
 	fit_kb = budget_kb / (uint64_t)nrings;
-	fit_kb = fit_kb > page_kb * 65 ? fit_kb - page_kb * 65 : 0;
+	fit_kb = fit_kb > page_kb * 65 ? fit_kb - page_kb * 65 : 0; /* less the data area */
 	while ((fit_pages ? fit_pages * 2 : 1) * page_kb <= fit_kb)
 		fit_pages = fit_pages ? fit_pages * 2 : 1;
-	if (fit_pages >= 1)
+	/* Within the budget and still ENOMEM: the allocation itself failed. */
+	if (!perm && fit_pages >= want_pages && want_pages > 1)
+		fit_pages = want_pages / 2;
+	if (fit_pages)
 		snprintf(msg, msglen,
-			 "mmap of the AUX area (%llu KiB per ring, %d ring(s)) failed: not enough "
-			 "lockable memory (kernel.perf_event_mlock_kb = %llu per CPU, ulimit -l = "
-			 "%llu KiB); -m %llu (%llu KiB) would fit, or raise 'ulimit -l' or "
-			 "'sysctl -w kernel.perf_event_mlock_kb=%llu'",
+			 "mmap of the AUX area (%llu KiB per ring, %d ring(s)) failed: %s "
+			 "(kernel.perf_event_mlock_kb = %llu per CPU, ulimit -l = %llu KiB); "
+			 "-m %llu (%llu KiB) would fit, or raise 'ulimit -l' or 'sysctl -w "
+			 "kernel.perf_event_mlock_kb=%llu'",
 			 (unsigned long long)(aux_bytes / 1024), nrings,
+			 perm ? "over the locked-memory limit"
+			      : "the kernel could not allocate it (sinks without scatter-gather "
+				"need large contiguous blocks)",
 			 (unsigned long long)mlock_kb, (unsigned long long)rlim_kb,
 			 (unsigned long long)fit_pages, (unsigned long long)(fit_pages * page_kb),
-			 (unsigned long long)(aux_bytes / 1024 + 64));
+			 (unsigned long long)((aux_bytes / 1024 + page_kb * 65) * (uint64_t)nrings));
 	else
 		snprintf(msg, msglen,
 			 "mmap of the AUX area (%llu KiB) failed: no lockable memory left "
@@ -81,10 +88,13 @@ void cst_capture_explain_errno(int errnum, const char *root, bool system_wide,
 	switch (errnum) {
 	case EACCES:
 	case EPERM:
-		explain_permission(root, system_wide, msg, msglen);
+		if (aux_bytes)
+			explain_mmap(root, true, aux_bytes, ncpus, msg, msglen);
+		else
+			explain_permission(root, system_wide, msg, msglen);
 		break;
 	case ENOMEM:
-		explain_nomem(root, aux_bytes, ncpus, msg, msglen);
+		explain_mmap(root, false, aux_bytes, ncpus, msg, msglen);
 		break;
 	case EOPNOTSUPP:
 		snprintf(msg, msglen,

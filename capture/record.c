@@ -77,13 +77,13 @@ static int ring_disable(void *ctx)
 static const struct cst_ring_ops ring_ops = {sizeof(struct cst_ring_ops), ring_enable,
 					     ring_disable};
 
-static int fail_errno(struct session *s, int e, const char *what)
+static int fail_errno(struct session *s, int e, const char *what, bool mmap_aux)
 {
 	char why[768];
 	bool wide = s->o->scope == cst_scope_cpus || s->o->scope == cst_scope_system;
 
-	cst_capture_explain_errno(e, s->root, wide, s->aux_bytes, s->nrings ? s->nrings : 1, why,
-				  sizeof(why));
+	cst_capture_explain_errno(e, s->root, wide, mmap_aux ? s->aux_bytes : 0,
+				  s->nrings ? s->nrings : 1, why, sizeof(why));
 	snprintf(s->msg, s->msglen, "%s: %s", what, why);
 	if (e == EACCES || e == EPERM)
 		return -cste_permission;
@@ -182,7 +182,7 @@ static int map_ring(struct session *s, struct rec_ring *r, bool with_aux)
 	r->base = mmap(NULL, r->base_len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
 	if (r->base == MAP_FAILED) {
 		r->base = NULL;
-		return fail_errno(s, errno, "mmap of the data area");
+		return fail_errno(s, errno, "mmap of the data area", false);
 	}
 	if (with_aux) {
 		uint8_t *pg = r->base;
@@ -196,7 +196,7 @@ static int map_ring(struct session *s, struct rec_ring *r, bool with_aux)
 			      MAP_SHARED, r->fd, (off_t)off);
 		if (r->aux == MAP_FAILED) {
 			r->aux = NULL;
-			return fail_errno(s, errno, "mmap of the AUX area");
+			return fail_errno(s, errno, "mmap of the AUX area", true);
 		}
 	}
 	return 0;
@@ -238,12 +238,12 @@ static int open_events(struct session *s)
 		if (!o->sideband_only) {
 			r->fd = sys_perf_event_open(s->etm_attr, pid, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 			if (r->fd < 0)
-				return fail_errno(s, errno, what);
+				return fail_errno(s, errno, what, false);
 			ioctl(r->fd, PERF_EVENT_IOC_ID, &s->etm_ids[s->netm_ids++]);
 		}
 		dfd = sys_perf_event_open(s->dummy_attr, pid, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 		if (dfd < 0)
-			return fail_errno(s, errno, "perf_event_open(dummy sideband event)");
+			return fail_errno(s, errno, "perf_event_open(dummy sideband event)", false);
 		ioctl(dfd, PERF_EVENT_IOC_ID, &s->dummy_ids[s->ndummy_ids++]);
 		r->dummy_fd = dfd;
 		s->nrings++;

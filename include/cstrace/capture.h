@@ -296,7 +296,8 @@ void cst_record_summary(const struct cst_record_result *res, void *fp);
 
 /** The explanation for a perf_event_open / mmap errno, naming the setting to
  *  change; reads perf_event_paranoid, perf_event_mlock_kb and RLIMIT_MEMLOCK
- *  below @root. @aux_bytes is the AUX size asked for (mmap errors). */
+ *  below @root. @aux_bytes is the AUX size asked for when an mmap failed
+ *  (0 for perf_event_open); @ncpus the number of rings. */
 void cst_capture_explain_errno(int errnum, const char *root, bool system_wide,
 			       uint64_t aux_bytes, int ncpus, char *msg, size_t msglen);
 

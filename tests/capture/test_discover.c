@@ -1,0 +1,210 @@
+/* cs_etm discovery, event strings, attrs and error explanations against the boards
+ * stage's fixture trees (Juno r1: ETMv4, STM32MP157: ETMv3), read file by file. */
+#include "test.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cstrace/boards.h"
+#include "cstrace/capture.h"
+
+static char tmp[256];
+
+static int make_fixture(const char *board, const char *name, unsigned faults, char *dir, size_t n)
+{
+	struct cst_fixture_opts fo = {.sz = sizeof(fo), .faults = faults};
+	struct cst_board *b = NULL;
+	int err = cst_board_find(&b, NULL, board, NULL);
+
+	if (err < 0)
+		return err;
+	snprintf(dir, n, "%s/%s", tmp, name);
+	err = cst_board_fixture_write(b, dir, &fo);
+	cst_board_free(b);
+	return err;
+}
+
+/* A number straight from a fixture file, parsed here, not by capture. */
+static uint64_t file_u64(const char *dir, const char *rel)
+{
+	char path[1024], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", dir, rel);
+	f = fopen(path, "r");
+	if (!f)
+		return ~0ULL;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return strtoull(buf, NULL, 0);
+}
+
+static void test_juno(void)
+{
+	char dir[512], msg[1024];
+	struct cst_etm_pmu pmu;
+	struct cst_etm_request req;
+	struct perf_event_attr a;
+	const char *pmudir = "/sys/bus/event_source/devices/cs_etm";
+	char rel[256];
+
+	CHECK_EQ_INT(make_fixture("juno-r1", "juno", 0, dir, sizeof(dir)), 0);
+	CHECK_EQ_INT(cst_etm_pmu_discover(&pmu, dir, msg, sizeof(msg)), 0);
+	snprintf(rel, sizeof(rel), "%s/type", pmudir);
+	CHECK_EQ_INT(pmu.type, file_u64(dir, rel));
+	CHECK_EQ_INT(pmu.ncpus, 6);
+	CHECK_EQ_INT(pmu.nsinks, 3);
+	for (int i = 0; i < pmu.nsinks; i++) {
+		snprintf(rel, sizeof(rel), "%s/sinks/%s", pmudir, pmu.sinks[i]);
+		CHECK_EQ_INT(pmu.sink_hash[i], file_u64(dir, rel));
+	}
+	for (int i = 0; i < pmu.ncpus; i++) {
+		const struct cst_etm_cpu *c = &pmu.cpus[i];
+
+		CHECK_EQ_INT(c->cpu, i);
+		CHECK_EQ_INT(c->kind, cst_etm_v4);
+		CHECK_EQ_INT(c->traceid, 0x10 + 2 * i);
+		snprintf(rel, sizeof(rel), "%s/cpu%d/trcidr/trcidr0", pmudir, i);
+		CHECK_EQ_INT(c->trcidr0, file_u64(dir, rel));
+		snprintf(rel, sizeof(rel), "%s/cpu%d/trcidr/trcidr1", pmudir, i);
+		CHECK_EQ_INT(c->trcidr1, file_u64(dir, rel));
+		snprintf(rel, sizeof(rel), "%s/cpu%d/mgmt/trcauthstatus", pmudir, i);
+		CHECK_EQ_INT(c->trcauthstatus, file_u64(dir, rel));
+	}
+	int f = cst_etm_pmu_format(&pmu, "cycacc");
+	CHECK(f >= 0);
+	if (f >= 0) {
+		CHECK_EQ_INT(pmu.formats[f].word, 0);
+		CHECK_EQ_INT(pmu.formats[f].lo, 12);
+	}
+	CHECK_EQ_INT(cst_etm_pmu_format(&pmu, "nosuch"), -cste_not_found);
+
+	/* the event string of the brief */
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu,
+					   "cs_etm/@tmc_etr0,timestamp,cycacc,contextid,retstack,"
+					   "branch_broadcast/",
+					   msg, sizeof(msg)),
+		     0);
+	snprintf(rel, sizeof(rel), "%s/sinks/tmc_etr0", pmudir);
+	CHECK_EQ_INT(req.config[2] & 0xffffffffu, file_u64(dir, rel));
+	CHECK_EQ_INT(req.config[0], (1ULL << 8) | (1ULL << 12) | (1ULL << 14) | (1ULL << 28) |
+					    (1ULL << 29));
+	CHECK_EQ_STR(req.sink, "tmc_etr0");
+	cst_etm_pmu_apply_config(&pmu, &req);
+	CHECK_EQ_INT(pmu.cpus[0].trcconfigr,
+		     (1u << 3) | (1u << 4) | (1u << 6) | (1u << 11) | (1u << 12));
+	CHECK_EQ_INT(cst_etm_attr_fill(&a, sizeof(a), &pmu, &req, true, false), 0);
+	CHECK_EQ_INT(a.type, pmu.type);
+	CHECK_EQ_INT(a.config, req.config[0]);
+	CHECK_EQ_INT(a.config2, req.config[2]);
+	CHECK_EQ_INT(a.sample_period, 1);
+	CHECK(a.sample_id_all && a.disabled && a.enable_on_exec);
+	CHECK_EQ_INT(a.sample_type, cst_capture_sample_type());
+	CHECK_EQ_INT(cst_dummy_attr_fill(&a, sizeof(a), true, true, false), 0);
+	CHECK(a.type == PERF_TYPE_SOFTWARE && a.config == PERF_COUNT_SW_DUMMY);
+	CHECK(a.mmap2 && a.comm && a.comm_exec && a.task && a.context_switch && a.exclude_kernel);
+	CHECK(!a.inherit);
+
+	/* values and modifiers */
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/cycacc=0,timestamp=1/u", msg,
+					   sizeof(msg)),
+		     0);
+	CHECK_EQ_INT(req.config[0], 1ULL << 28);
+	CHECK(req.user_only);
+	/* errors say what exists */
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/@tmc_nope/", msg, sizeof(msg)),
+		     -cste_not_found);
+	CHECK(strstr(msg, "tmc_nope") && strstr(msg, "tmc_etf0") && strstr(msg, "tmc_etf1") &&
+	      strstr(msg, "tmc_etr0"));
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/fast/", msg, sizeof(msg)),
+		     -cste_format);
+	CHECK(strstr(msg, "'fast'") && strstr(msg, "cycacc") && strstr(msg, "retstack"));
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "intel_pt//", msg, sizeof(msg)),
+		     -cste_format);
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/cycacc=2/", msg, sizeof(msg)),
+		     -cste_format);
+	CHECK_EQ_INT(cst_etm_request_parse(NULL, &pmu, "cs_etm//", msg, sizeof(msg)),
+		     -cste_invalid);
+}
+
+static void test_stm32(void)
+{
+	char dir[512], msg[1024], rel[256];
+	struct cst_etm_pmu pmu;
+	struct cst_etm_request req;
+
+	CHECK_EQ_INT(make_fixture("stm32mp157", "stm32", 0, dir, sizeof(dir)), 0);
+	CHECK_EQ_INT(cst_etm_pmu_discover(&pmu, dir, msg, sizeof(msg)), 0);
+	CHECK_EQ_INT(pmu.ncpus, 2);
+	CHECK_EQ_INT(pmu.nsinks, 1);
+	CHECK_EQ_STR(pmu.sinks[0], "tmc_etf0");
+	for (int i = 0; i < pmu.ncpus; i++) {
+		CHECK_EQ_INT(pmu.cpus[i].kind, cst_etm_v3);
+		CHECK(!pmu.cpus[i].is_ptm);
+		snprintf(rel, sizeof(rel), "/sys/bus/event_source/devices/cs_etm/cpu%d/mgmt/etmidr", i);
+		CHECK_EQ_INT(pmu.cpus[i].etmidr, file_u64(dir, rel));
+		snprintf(rel, sizeof(rel), "/sys/bus/event_source/devices/cs_etm/cpu%d/mgmt/etmccer", i);
+		CHECK_EQ_INT(pmu.cpus[i].etmccer, file_u64(dir, rel));
+	}
+	/* the ETMv3 driver takes only cycacc, timestamp and retstack */
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/@tmc_etf0,contextid/", msg,
+					   sizeof(msg)),
+		     -cste_format);
+	CHECK(strstr(msg, "ETMv3") != NULL);
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/@tmc_etf0,timestamp,cycacc/", msg,
+					   sizeof(msg)),
+		     0);
+	cst_etm_pmu_apply_config(&pmu, &req);
+	CHECK_EQ_INT(pmu.cpus[1].etmcr, (1u << 12) | (1u << 28));
+}
+
+static void test_faults(void)
+{
+	char dir[512], msg[1024];
+	struct cst_etm_pmu pmu;
+
+	CHECK_EQ_INT(make_fixture("stm32mp157", "nopmu", cst_fault_no_pmu, dir, sizeof(dir)), 0);
+	CHECK_EQ_INT(cst_etm_pmu_discover(&pmu, dir, msg, sizeof(msg)), -cste_not_found);
+	CHECK(strstr(msg, "CONFIG_CORESIGHT") && strstr(msg, "CONFIG_CORESIGHT_SOURCE_ETM3X") &&
+	      strstr(msg, "--sysfs"));
+	CHECK_EQ_INT(cst_etm_pmu_discover(NULL, dir, msg, sizeof(msg)), -cste_invalid);
+
+	CHECK_EQ_INT(make_fixture("juno-r1", "paranoid", cst_fault_paranoid, dir, sizeof(dir)), 0);
+	cst_capture_explain_errno(EACCES, dir, false, 0, 1, msg, sizeof(msg));
+	CHECK(strstr(msg, "perf_event_paranoid = 3") != NULL);
+	CHECK(strstr(msg, "sysctl -w kernel.perf_event_paranoid=") != NULL);
+	cst_capture_explain_errno(EPERM, dir, true, 0, 1, msg, sizeof(msg));
+	CHECK(strstr(msg, "= 3") && strstr(msg, "-a, -C") && strstr(msg, "CAP_PERFMON"));
+
+	cst_capture_explain_errno(ENOMEM, dir, false, 64ULL << 20, 4, msg, sizeof(msg));
+	CHECK(strstr(msg, "65536 KiB") && strstr(msg, "perf_event_mlock_kb") &&
+	      strstr(msg, "ulimit -l"));
+	/* the size suggested is smaller than the one that failed */
+	const char *m = strstr(msg, "-m ");
+	CHECK(m != NULL);
+	if (m)
+		CHECK(strtoull(m + 3, NULL, 10) < (64ULL << 20) / (uint64_t)sysconf(_SC_PAGESIZE));
+	cst_capture_explain_errno(EPERM, dir, false, 1ULL << 40, 1, msg, sizeof(msg));
+	CHECK(strstr(msg, "locked-memory limit") != NULL);
+	cst_capture_explain_errno(EBUSY, dir, false, 0, 1, msg, sizeof(msg));
+	CHECK(strstr(msg, "enable_sink") != NULL);
+}
+
+int main(void)
+{
+	snprintf(tmp, sizeof(tmp), "%s/capture-discover-%d",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	if (mkdir(tmp, 0755))
+		TEST_SKIP("cannot create %s", tmp);
+	test_juno();
+	test_stm32();
+	test_faults();
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", tmp);
+	return test_done();
+}
