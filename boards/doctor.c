@@ -234,7 +234,7 @@ static int sinks_one(void *ctx, const char *name)
 static void check_sinks(struct doc *d)
 {
 	struct sinks_ctx s = {"", 0};
-	char path[256], subject[128], fix[512], sysname[64];
+	char path[256], subject[128], fix[1024], sysname[64];
 	int pref = -1;
 
 	cst_sysroot_foreach(d->root, "/sys/bus/event_source/devices/cs_etm/sinks", sinks_one, &s);
