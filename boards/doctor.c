@@ -272,8 +272,20 @@ static void check_sinks(struct doc *d)
 		       "%s is present but not listed in cs_etm/sinks", sysname);
 		return;
 	}
-	report(d, "sink", cst_verdict_ok, subject, NULL, "is %s: use perf record -e cs_etm/@%s/",
-	       sysname, sysname);
+	{
+		/* The TMC's trace RAM in 32-bit words: tells the user how much an ETF holds
+		 * (an ETR's buffer is system memory, sized by perf). */
+		char rsz_path[256], size[48] = "";
+		int64_t words;
+
+		snprintf(rsz_path, sizeof(rsz_path), "/sys/bus/coresight/devices/%s/mgmt/rsz", sysname);
+		if (d->b->devices[pref].type != cst_bdev_etr &&
+		    cst_sysroot_read_s64(d->root, rsz_path, &words) == 0 && words > 0)
+			snprintf(size, sizeof(size), " (%lld KiB of trace RAM)",
+				 (long long)(words * 4 / 1024));
+		report(d, "sink", cst_verdict_ok, subject, NULL,
+		       "is %s%s: use perf record -e cs_etm/@%s/", sysname, size, sysname);
+	}
 }
 
 /* Architecture from ID registers, in words: "ETMv3.5", "PTM1.1", "ETMv4.0". */

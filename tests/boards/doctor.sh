@@ -99,6 +99,24 @@ done
 out=$("$CSTRACE" doctor --root "$dir" 2>&1); rc=$?
 expect "juno dt property" 0 "^ok +cpuidle .*arm,coresight-loses-context-with-cpu"
 
+# The ETF's size comes from the device (mgmt/rsz, in words), not from the profile.
+dir="$TMP/mp1-rsz"
+"$CSTRACE" boards fixture stm32mp157 "$dir"
+out=$("$CSTRACE" doctor --root "$dir" 2>&1); rc=$?
+expect "stm32mp157 etf size" 0 "^ok +sink .*is tmc_etf0 \(4 KiB of trace RAM\)"
+echo 0x800 > "$dir/sys/devices/platform/soc/50092000.etf/tmc_etf0/mgmt/rsz"
+out=$("$CSTRACE" doctor --root "$dir" 2>&1); rc=$?
+expect "stm32mp157 etf size from rsz" 0 "^ok +sink .*is tmc_etf0 \(8 KiB of trace RAM\)"
+
+# An ETM bound to another logical CPU than the profile says (a different boot CPU):
+# capture is fine, decode --board would mislabel, so it is a problem with that fix.
+dir="$TMP/juno-cpus"
+"$CSTRACE" boards fixture juno-r1 "$dir"
+echo 3 > "$dir/sys/devices/platform/23040000.etm/etm0/cpu"
+out=$("$CSTRACE" doctor --root "$dir" 2>&1); rc=$?
+expect "juno etm cpu" 1 "^problem +etm +etm_little0 @ 0x23040000 .*etm0 traces cpu3, the profile says cpu0" \
+	"fix: logical CPU numbers follow the boot CPU"
+
 # --board overrides detection: a Juno tree checked as an STM32MP157 fails on what differs.
 dir="$TMP/juno-as-stm"
 "$CSTRACE" boards fixture juno-r1 "$dir"
