@@ -20,8 +20,15 @@ static const char script_usage[] =
 	"\n"
 	"options:\n"
 	"  --insn               one line per instruction instead of per branch\n"
-	"  Other options (-F, --call-trace, --srcline, --elf, ...) select the symbolized\n"
-	"  views of the symbolize stage.\n"
+	"\n"
+	"With symbols (from the trace's images, --elf files and recorded binaries):\n"
+	"  --symbols            branches as symbol+offset (dso) => symbol+offset (dso)\n"
+	"  --insn --disasm      instructions with symbol and disassembly\n"
+	"  --srcline            add file:line      --call-trace  indented calls/returns\n"
+	"  -F LIST              fields: comm,pid,tid,cpu,time,id,flags,ip,sym,symoff,dso,\n"
+	"                       addr,srcline,insn,insncnt\n"
+	"  --elf FILE[@ADDR], --debug-dir DIR, --kallsyms FILE, --vmlinux FILE,\n"
+	"  --pid/--tid/--cpu LIST, --time START,END   (see 'cstrace script --symbols --help')\n"
 	TRACE_OPTS_HELP
 	"  -h, --help           this text\n";
 

@@ -107,10 +107,14 @@ static const char script_usage[] =
 	"usage: cstrace script [options] TRACE\n"
 	"\n"
 	"Print the decoded trace with symbols: by default one line per taken branch\n"
-	"(from -> to, each as symbol+offset and binary).\n"
+	"(from -> to, each as symbol+offset and binary). Plain 'cstrace script' and\n"
+	"'cstrace script --insn' print perf's address-only samples; any option below\n"
+	"(--symbols for the defaults) selects this view.\n"
 	"\n"
 	"options:\n"
+	"  --symbols            this view with its default fields\n"
 	"  --insn               one line per executed instruction, with disassembly\n"
+	"  --disasm             (with --insn) this view: disassembly is its default\n"
 	"  --srcline            add the source file:line\n"
 	"  --call-trace         calls and returns as an indented tree\n"
 	"  -F, --fields LIST    fields: comm,pid,tid,cpu,time,id,flags,ip,sym,symoff,dso,\n"
@@ -203,8 +207,19 @@ static void end_line(struct script *s)
 		s->io_error = true;
 }
 
+/* Location of @addr inside piece @pc, from the cached piece: no lookup. */
+static void piece_loc(struct script *s, int32_t pid, const struct cst_sym_piece *pc,
+		      uint64_t addr, struct cst_sym_loc *loc)
+{
+	*loc = pc->loc;
+	loc->func_offset += addr - pc->start;
+	loc->dso_offset += addr - pc->start;
+	if ((s->fields & f_srcline) && addr != pc->start)
+		cst_symbolizer_lookup(s->sym, pid, addr, loc); /* lines change inside */
+}
+
 /* Print the branch that ended pending range @p; @to is where it went (or NULL). */
-static void put_branch(struct script *s, struct pending *p, const struct cst_elem *to,
+static void put_branch(struct script *s, struct pending *p, const struct cst_sym_elem *to,
 		       const char *why)
 {
 	const struct cst_elem *e = &p->e;
@@ -216,18 +231,19 @@ static void put_branch(struct script *s, struct pending *p, const struct cst_ele
 	put_head(s, e, p->pid, p->time);
 	if (s->fields & f_flags)
 		fprintf(s->f, "%-7s ", why ? why : flags_of(e));
-	cst_symbolizer_lookup(s->sym, p->pid, from, &loc);
+	if (p->npieces)
+		piece_loc(s, p->pid, &p->pieces[p->npieces - 1], from, &loc);
+	else
+		cst_symbolizer_lookup(s->sym, p->pid, from, &loc);
 	put_loc(s, from, &loc);
 	if (s->fields & f_insncnt)
 		fprintf(s->f, " insns:%u", e->num_insns);
 	if (s->fields & f_addr) {
 		fputs(" => ", s->f);
-		if (to && to->type == cst_elem_instr_range) {
-			cst_symbolizer_lookup(s->sym, p->pid, to->start, &loc);
-			put_loc(s, to->start, &loc);
-		} else {
+		if (to && to->elem->type == cst_elem_instr_range && to->npieces)
+			put_loc(s, to->elem->start, &to->pieces[0].loc);
+		else
 			fputs("[none]", s->f);
-		}
 	}
 	end_line(s);
 }
@@ -242,15 +258,10 @@ static void put_insns(struct script *s, const struct cst_sym_elem *se, uint64_t 
 
 		for (uint32_t k = 0; k < pc->num_insns && a < pc->end; k++) {
 			struct cst_sym_insn in;
-			struct cst_sym_loc loc = pc->loc;
+			struct cst_sym_loc loc;
 			int err = cst_symbolizer_disasm(s->sym, se->pid, a, e->isa, &in);
 
-			loc.func_offset += a - pc->start;
-			loc.dso_offset += a - pc->start;
-			if (s->fields & f_srcline) {
-				/* lines change inside a piece: look each one up */
-				cst_symbolizer_lookup(s->sym, se->pid, a, &loc);
-			}
+			piece_loc(s, se->pid, pc, a, &loc);
 			put_head(s, e, se->pid, time);
 			put_loc(s, a, &loc);
 			if (s->fields & f_insn)
@@ -292,7 +303,7 @@ static int script_elem(void *ctx, const struct cst_sym_elem *se)
 	switch (e->type) {
 	case cst_elem_instr_range:
 		if (s->mode == mode_branch && p->valid)
-			put_branch(s, p, e, NULL);
+			put_branch(s, p, se, NULL);
 		if (s->mode == mode_insn)
 			put_insns(s, se, time);
 		if (s->mode == mode_calls) {
@@ -355,6 +366,8 @@ int script_view_run(int argc, char **argv)
 		{"insn", no_argument, NULL, 'i'},
 		{"srcline", no_argument, NULL, 'l'},
 		{"call-trace", no_argument, NULL, 'c'},
+		{"symbols", no_argument, NULL, 'y'},
+		{"disasm", no_argument, NULL, 'd'},
 		{"fields", required_argument, NULL, 'F'},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
@@ -377,7 +390,7 @@ int script_view_run(int argc, char **argv)
 	symcli_init(&cli);
 	s->cli = &cli;
 	s->f = stdout;
-	optind = 1;
+	optind = 0; /* full getopt reset: cmd_script may have parsed part of argv */
 	while ((opt = getopt_long(argc, argv, "F:o:h", longopts, NULL)) != -1) {
 		int t = symcli_parse(&cli, opt, optarg);
 
@@ -395,6 +408,9 @@ int script_view_run(int argc, char **argv)
 		case 'l':
 			srcline = true;
 			break;
+		case 'y':
+		case 'd':
+			break; /* they only ask for this view: symbols and disassembly are its defaults */
 		case 'F':
 			if (parse_fields(optarg, &s->fields) < 0)
 				goto usage_error;
@@ -463,11 +479,4 @@ usage_error:
 	symcli_fini(&cli);
 	free(s);
 	return 2;
-}
-
-/* Until cli/cmd_script.c exists the script verb is this view; a cmd_script there
- * takes precedence at link time. */
-__attribute__((weak)) int cmd_script(int argc, char **argv)
-{
-	return script_view_run(argc, argv);
 }

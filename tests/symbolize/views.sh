@@ -27,9 +27,9 @@ consistency() { # name trace [view options...]
   check "$name: srcline rows sum to decoded" test "$(csv_sum "$TMP/$name.src.csv")" = "$n"
   check "$name: text report" quiet "$CSTRACE" report -o "$TMP/$name.txt" "$@"
   check "$name: text report names the total" grep -q "^# $n instructions" "$TMP/$name.txt"
-  check "$name: script" quiet "$CSTRACE" script -o "$TMP/$name.script" "$@"
+  check "$name: script" quiet "$CSTRACE" script --symbols -o "$TMP/$name.script" "$@"
   check "$name: script --call-trace" quiet "$CSTRACE" script --call-trace -o "$TMP/$name.calls" "$@"
-  check "$name: script --insn" quiet "$CSTRACE" script --insn -o "$TMP/$name.insn" "$@"
+  check "$name: script --insn" quiet "$CSTRACE" script --insn --disasm -o "$TMP/$name.insn" "$@"
   if ! grep -q "no code bytes" "$TMP/$name.insn"; then
     check "$name: one --insn line per decoded instruction" test "$(wc -l <"$TMP/$name.insn")" = "$n"
   fi
