@@ -213,9 +213,12 @@ static void write_etm_regs(struct fx *f, const char *dev, const struct cst_board
 		 * shows some value there, and the default is as good as any. */
 		fx_printf(f, path, "0x%x\n", r->value);
 	}
-	/* Registers a real driver always shows even when the profile does not check them. */
-	fx_fmt(f, path, sizeof(path), "%s/%s", dev, v4 ? "mgmt/trcdevarch" : "mgmt/etmccr");
-	fx_printf(f, path, "0x%x\n", v4 ? 0x47704a13u : 0x8d294024u);
+	/* perf records ts_source for ETMv4: -1 when the core has no self-hosted trace
+	 * filter (FEAT_TRF), as on every ETMv4.0 part the profiles describe. */
+	if (v4) {
+		fx_fmt(f, path, sizeof(path), "%s/ts_source", dev);
+		fx_printf(f, path, "-1\n");
+	}
 }
 
 static void write_device(struct fx *f, const struct cst_board_device *d, const char *sysname,
