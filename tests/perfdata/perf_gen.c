@@ -291,7 +291,8 @@ static void frame(struct buf *out, const struct buf *in, uint8_t id)
 static void usage(void)
 {
 	fprintf(stderr, "usage: perf_gen --elf PROG --out FILE --proto etmv4|ete|etmv3|ptm "
-			"[--raw] [--cpu-wide] [--snapshot] [--no-finish] [--dump TRACE] [--expect FILE]\n");
+			"[--raw] [--cpu-wide] [--snapshot] [--no-finish] [--hw-id] [--dump TRACE]\n"
+			"       [--expect FILE]\n");
 	exit(2);
 }
 
@@ -301,10 +302,11 @@ int main(int argc, char **argv)
 		{"elf", 1, 0, 'e'},     {"out", 1, 0, 'o'},      {"proto", 1, 0, 'p'},
 		{"raw", 0, 0, 'r'},     {"cpu-wide", 0, 0, 'c'}, {"snapshot", 0, 0, 's'},
 		{"no-finish", 0, 0, 'f'}, {"dump", 1, 0, 'd'}, {"expect", 1, 0, 'x'},
+		{"hw-id", 0, 0, 'H'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
-	bool raw = false, cpu_wide = false, snapshot = false, finish = true;
+	bool raw = false, cpu_wide = false, snapshot = false, finish = true, hw_id = false;
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
 					  .osrelease = "6.1.0", .arch = "aarch64",
 					  .nr_cpus_avail = 2, .nr_cpus_online = 2};
@@ -328,6 +330,7 @@ int main(int argc, char **argv)
 		case 'f': finish = false; break;
 		case 'd': dump = optarg; break;
 		case 'x': expect = optarg; break;
+		case 'H': hw_id = true; break;
 		default: usage();
 		}
 	}
@@ -379,9 +382,10 @@ int main(int argc, char **argv)
 	a.config = cpu_wide ? (1ull << 14) : 0; /* contextid */
 	a.sample_period = 1;
 	/* As perf 6.1 records: CPU only for per-CPU buffers (its AUX matching needs
-	 * sample->cpu == -1 for per-thread AUXTRACE buffers). */
+	 * sample->cpu == -1 for per-thread AUXTRACE buffers). Newer perf always sets
+	 * CPU so that AUX_OUTPUT_HW_ID records name their CPU: so does --hw-id. */
 	a.sample_type = CST_PERF_SAMPLE_IP | CST_PERF_SAMPLE_TID | CST_PERF_SAMPLE_IDENTIFIER |
-			(cpu_wide ? CST_PERF_SAMPLE_CPU : 0);
+			(cpu_wide || hw_id ? CST_PERF_SAMPLE_CPU : 0);
 	a.flags = CST_PERF_ATTR_DISABLED | CST_PERF_ATTR_EXCLUDE_KERNEL |
 		  CST_PERF_ATTR_EXCLUDE_HV | CST_PERF_ATTR_ENABLE_ON_EXEC |
 		  CST_PERF_ATTR_SAMPLE_ID_ALL;
@@ -408,6 +412,9 @@ int main(int argc, char **argv)
 		const struct buf *d1, *d2;
 		uint64_t flags = raw ? CST_PERF_AUX_CORESIGHT_RAW : 0;
 		uint32_t cpu2 = cpu_wide ? 1 : 0;
+		/* with --hw-id the sink uses IDs that only AUX_OUTPUT_HW_ID records tell
+		 * (newer kernels allocate them dynamically); the metadata keeps 0x10+2n */
+		uint8_t id_base = hw_id ? 0x20 : 0x10;
 
 		cst_perf_writer_task(w, false, PID, 1, PID, 1, 0, &sid);
 		cst_perf_writer_comm(w, true, PID, PID, "prog", &sid);
@@ -431,8 +438,8 @@ int main(int argc, char **argv)
 			d1 = &t1;
 			d2 = &t2;
 		} else {
-			frame(&f1, &t1, 0x10);
-			frame(&f2, &t2, (uint8_t)(0x10 + 2 * cpu2));
+			frame(&f1, &t1, id_base);
+			frame(&f2, &t2, (uint8_t)(id_base + 2 * cpu2));
 			d1 = &f1;
 			d2 = &f2;
 		}
@@ -447,6 +454,14 @@ int main(int argc, char **argv)
 		sid.id = 100;
 		sid2.id = cpu_wide ? 101 : 100;
 		/* Thread 1 on CPU 0, then thread 2 (CPU 1 when per-CPU). */
+		if (hw_id) {
+			/* minor version 1, sink id 0, trace ID in bits 7:0 */
+			struct cst_perf_sample_id h0 = sid, h1 = sid2;
+
+			h1.cpu = 1;
+			cst_perf_writer_hw_id(w, (1ull << 56) | id_base, &h0);
+			cst_perf_writer_hw_id(w, (1ull << 56) | (uint64_t)(id_base + 2), &h1);
+		}
 		cst_perf_writer_itrace_start(w, PID, PID, &sid);
 		cst_perf_writer_aux(w, snapshot ? d1->n : 0, d1->n,
 				    flags | (snapshot ? CST_PERF_AUX_OVERWRITE : 0), &sid);
