@@ -205,13 +205,25 @@ static void write_etm_regs(struct fx *f, const char *dev, const struct cst_board
 		}
 		return;
 	}
-	for (int i = 0; i < d->nidregs; i++) {
-		const struct cst_board_idreg *r = &d->idregs[i];
+	/* Every ID register perf and the doctor read, from the profile's full values
+	 * (its decode defaults), which satisfy its masked checks by construction. */
+	if (v4) {
+		const struct cst_etmv4_regs *r = &d->source.regs.etmv4;
+		const uint32_t idr[] = {r->trcidr0, r->trcidr1, r->trcidr2, r->trcidr8, r->trcidr9,
+					r->trcidr10, r->trcidr11, r->trcidr12, r->trcidr13};
+		const int num[] = {0, 1, 2, 8, 9, 10, 11, 12, 13};
 
-		fx_fmt(f, path, sizeof(path), "%s/%s", dev, r->file);
-		/* Bits outside the mask are the profile's decode default: a real part
-		 * shows some value there, and the default is as good as any. */
-		fx_printf(f, path, "0x%x\n", r->value);
+		for (size_t i = 0; i < sizeof(idr) / sizeof(idr[0]); i++) {
+			fx_fmt(f, path, sizeof(path), "%s/trcidr/trcidr%d", dev, num[i]);
+			fx_printf(f, path, "0x%x\n", idr[i]);
+		}
+		fx_fmt(f, path, sizeof(path), "%s/mgmt/trcauthstatus", dev);
+		fx_printf(f, path, "0x%x\n", r->trcauthstatus);
+	} else {
+		fx_fmt(f, path, sizeof(path), "%s/mgmt/etmidr", dev);
+		fx_printf(f, path, "0x%x\n", d->source.regs.etmv3.etmidr);
+		fx_fmt(f, path, sizeof(path), "%s/mgmt/etmccer", dev);
+		fx_printf(f, path, "0x%x\n", d->source.regs.etmv3.etmccer);
 	}
 	/* perf records ts_source for ETMv4: -1 when the core has no self-hosted trace
 	 * filter (FEAT_TRF), as on every ETMv4.0 part the profiles describe. */
