@@ -201,11 +201,11 @@ void dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
 			maps[nmaps++] = (struct sym_mapsym){addr, name[1]};
 			continue;
 		}
-		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
-		    !(type == STT_NOTYPE && GELF_ST_BIND(s.st_info) != STB_LOCAL))
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
 			continue;
 		if (type == STT_NOTYPE) {
-			/* only labels in code count as functions (not data markers) */
+			/* labels in code count as functions, as perf counts them (assembly
+			 * has no other symbols); never data markers */
 			GElf_Shdr sh;
 			Elf_Scn *scn = elf_getscn(elf, shndx);
 
@@ -214,6 +214,7 @@ void dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
 		}
 		rank = GELF_ST_BIND(s.st_info) == STB_GLOBAL ? 3
 		       : GELF_ST_BIND(s.st_info) == STB_WEAK ? 2
+		       : type == STT_NOTYPE			     ? 0
 							     : 1;
 		if (type == STT_FUNC)
 			rank += 4;
@@ -229,11 +230,20 @@ void dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
 		uint32_t w = 0;
 
 		qsort(v.f, v.n, sizeof(v.f[0]), cmp_func);
+		uint64_t covered = 0; /* end of the sized symbols so far */
+
 		for (uint32_t r = 0; r < v.n; r++) {
-			if (w && v.f[w - 1].pub.addr == v.f[r].pub.addr) {
-				free((char *)v.f[r].pub.name); /* an alias: keep the best name */
+			bool alias = w && v.f[w - 1].pub.addr == v.f[r].pub.addr;
+			/* a local label inside a sized function is part of it, not a
+			 * function of its own (glibc's __wrap_main inside _start) */
+			bool inner = v.f[r].pub.nlines == 0 && v.f[r].pub.addr < covered;
+
+			if (alias || inner) {
+				free((char *)v.f[r].pub.name); /* keep the best name */
 				continue;
 			}
+			if (v.f[r].pub.size && v.f[r].pub.addr + v.f[r].pub.size > covered)
+				covered = v.f[r].pub.addr + v.f[r].pub.size;
 			v.f[w++] = v.f[r];
 		}
 		v.n = w;

@@ -74,5 +74,30 @@ if command -v python3 >/dev/null; then
   exact interwork-arm arm arm-linux-gnueabihf "$CSTRACE_SOURCE_DIR/testdata/src/interwork.c"
   exact loop-thumb arm arm-linux-gnueabihf "$CSTRACE_SOURCE_DIR/testdata/src/loop.c" -mthumb
 fi
+# --- perf.data: binaries found through MMAP2 sideband (with build-id) name the same
+# symbol for every instruction as Debian's perf does
+PG=${CSTRACE_BUILD_DIR:-}/tests/perfdata/perf_gen
+if [ -x "$PG" ]; then
+  for pair in etmv4:a64.elf ptm:a32.elf; do
+    proto=${pair%%:*} elf=${pair#*:}
+    [ -f "$CSTRACE_BUILD_DIR/tests/perfdata/$elf" ] || continue
+    cp "$CSTRACE_BUILD_DIR/tests/perfdata/$elf" "$TMP/$elf"
+    "$PG" --elf "$TMP/$elf" --out "$TMP/$proto.data" --proto $proto --expect "$TMP/$proto.expect" ||
+      { fail "perf_gen $proto"; continue; }
+    check "perf.data $proto: report" quiet "$CSTRACE" report --format=json -o "$TMP/$proto.json" "$TMP/$proto.data"
+    check "perf.data $proto: total equals the known path" \
+      test "$(json_total "$TMP/$proto.json")" = "$(wc -l <"$TMP/$proto.expect") $(wc -l <"$TMP/$proto.expect")"
+    check "perf.data $proto: symbols from the recorded ELF" \
+      bash -c "! grep -q unknown '$TMP/$proto.json'"
+    if command -v perf >/dev/null && HOME=$TMP perf version >/dev/null 2>&1; then
+      HOME=$TMP perf script -i "$TMP/$proto.data" --itrace=i1i -F ip,sym 2>/dev/null |
+        awk '{$1=$1; print}' >"$TMP/$proto.perf"
+      "$CSTRACE" script --insn -F ip,sym "$TMP/$proto.data" 2>/dev/null |
+        awk '{$1=$1; print}' >"$TMP/$proto.cst"
+      check "perf.data $proto: same symbol per instruction as perf" \
+        cmp -s "$TMP/$proto.perf" "$TMP/$proto.cst"
+    fi
+  done
+fi
 [ "$checks" -gt 0 ] || skip "nothing to check here (no shared captures, no cross tools)"
 finish
