@@ -403,6 +403,33 @@ static void test_fixture_discovery(void)
 		CHECK_EQ_INT(problems, 0);
 		cst_sysroot_free(r);
 	}
+	/* Real Juno DTs list the revision first, then the family: the most specific
+	 * profile must win, and a bare "arm,juno" is an r0. */
+	{
+		static const char r1[] = "arm,juno-r1\0arm,juno\0arm,vexpress";
+		static const char r0[] = "arm,juno\0arm,vexpress";
+		char path[PATH_MAX + 64];
+		FILE *fp;
+
+		snprintf(dir, sizeof(dir), "%s/fx0", tmpdir);
+		snprintf(path, sizeof(path), "%s/proc/device-tree/compatible", dir);
+		r = cst_sysroot_alloc(dir);
+		for (int k = 0; k < 2; k++) {
+			fp = fopen(path, "w");
+			CHECK(fp != NULL);
+			if (!fp)
+				break;
+			fwrite(k ? r0 : r1, 1, k ? sizeof(r0) : sizeof(r1), fp);
+			fclose(fp);
+			CHECK_EQ_INT(cst_board_detect(&found, r, boards_dir, NULL), 0);
+			if (found)
+				CHECK_EQ_STR(found->name, k ? "juno-r0" : "juno-r1");
+			cst_board_free(found);
+			found = NULL;
+		}
+		cst_sysroot_free(r);
+	}
+
 	/* A fault is seen by the library too (the CLI tests cover every fault). */
 	fo.reverse_probe = false;
 	fo.faults = cst_fault_missing_sink;
