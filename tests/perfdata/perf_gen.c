@@ -291,7 +291,8 @@ static void frame(struct buf *out, const struct buf *in, uint8_t id)
 static void usage(void)
 {
 	fprintf(stderr, "usage: perf_gen --elf PROG --out FILE --proto etmv4|ete|etmv3|ptm "
-			"[--raw] [--cpu-wide] [--snapshot] [--no-finish] [--hw-id] [--dump TRACE]\n"
+			"[--raw] [--cpu-wide] [--snapshot] [--no-finish] [--hw-id] [--no-mmap]\n"
+			"       [--dump TRACE]\n"
 			"       [--expect FILE]\n");
 	exit(2);
 }
@@ -302,11 +303,12 @@ int main(int argc, char **argv)
 		{"elf", 1, 0, 'e'},     {"out", 1, 0, 'o'},      {"proto", 1, 0, 'p'},
 		{"raw", 0, 0, 'r'},     {"cpu-wide", 0, 0, 'c'}, {"snapshot", 0, 0, 's'},
 		{"no-finish", 0, 0, 'f'}, {"dump", 1, 0, 'd'}, {"expect", 1, 0, 'x'},
-		{"hw-id", 0, 0, 'H'},
+		{"hw-id", 0, 0, 'H'},     {"no-mmap", 0, 0, 'M'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
 	bool raw = false, cpu_wide = false, snapshot = false, finish = true, hw_id = false;
+	bool mmap = true;
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
 					  .osrelease = "6.1.0", .arch = "aarch64",
 					  .nr_cpus_avail = 2, .nr_cpus_online = 2};
@@ -331,6 +333,7 @@ int main(int argc, char **argv)
 		case 'd': dump = optarg; break;
 		case 'x': expect = optarg; break;
 		case 'H': hw_id = true; break;
+		case 'M': mmap = false; break;
 		default: usage();
 		}
 	}
@@ -418,9 +421,11 @@ int main(int argc, char **argv)
 
 		cst_perf_writer_task(w, false, PID, 1, PID, 1, 0, &sid);
 		cst_perf_writer_comm(w, true, PID, PID, "prog", &sid);
-		cst_perf_writer_mmap2(w, CST_PERF_MISC_USER, PID, PID, p.load_vaddr, p.load_size,
-				      p.load_offset, 5, 2, p.build_id, p.build_id_size, abspath,
-				      &sid);
+		/* without the mapping, the code can only come from elsewhere (--kernel) */
+		if (mmap)
+			cst_perf_writer_mmap2(w, CST_PERF_MISC_USER, PID, PID, p.load_vaddr,
+					      p.load_size, p.load_offset, 5, 2, p.build_id,
+					      p.build_id_size, abspath, &sid);
 		/* a second thread of the same process */
 		cst_perf_writer_task(w, false, PID, PID, PID + 1, PID, 0, &sid2);
 
