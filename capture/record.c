@@ -282,47 +282,6 @@ static void fill_perf_attr(struct cst_perf_attr *pa, const uint8_t *raw)
 	pa->aux_watermark = a->aux_watermark;
 }
 
-static int etm_info_of(const struct session *s, struct cst_perf_etm_info *info)
-{
-	memset(info, 0, sizeof(*info));
-	info->version = 1;
-	info->pmu_type = s->pmu.type;
-	info->nr_cpu = (uint32_t)s->pmu.ncpus;
-	info->snapshot = s->o->snapshot;
-	info->cpus = calloc((size_t)s->pmu.ncpus + 1, sizeof(*info->cpus));
-	if (!info->cpus)
-		return -cste_nomem;
-	for (int i = 0; i < s->pmu.ncpus; i++) {
-		const struct cst_etm_cpu *c = &s->pmu.cpus[i];
-		struct cst_perf_etm_cpu *p = &info->cpus[i];
-
-		p->cpu = (uint64_t)c->cpu;
-		if (c->kind == cst_etm_v3) {
-			p->magic = CST_PERF_ETMV3_MAGIC;
-			p->nr_params = 4;
-			p->is_ptm = c->is_ptm;
-			p->etmcr = c->etmcr;
-			p->etmtraceidr = c->traceid;
-			p->etmccer = c->etmccer;
-			p->etmidr = c->etmidr;
-		} else {
-			p->magic = c->kind == cst_etm_ete ? CST_PERF_ETE_MAGIC : CST_PERF_ETMV4_MAGIC;
-			p->nr_params = c->kind == cst_etm_ete ? 9 : 8;
-			p->trcconfigr = c->trcconfigr;
-			p->trctraceidr = c->traceid;
-			p->trcidr0 = c->trcidr0;
-			p->trcidr1 = c->trcidr1;
-			p->trcidr2 = c->trcidr2;
-			p->trcidr8 = c->trcidr8;
-			p->trcauthstatus = c->trcauthstatus;
-			p->trcdevarch = c->trcdevarch;
-			p->ts_source = c->ts_source;
-			p->has_ts_source = c->has_ts_source;
-		}
-	}
-	return 0;
-}
-
 static int open_output(struct session *s)
 {
 	const char *path = s->o->output ? s->o->output : "perf.data";
@@ -352,7 +311,7 @@ static int open_output(struct session *s)
 	if (!s->o->sideband_only) {
 		struct cst_perf_etm_info info;
 
-		err = etm_info_of(s, &info);
+		err = cst_etm_pmu_etm_info(&s->pmu, s->o->snapshot, &info);
 		if (!err)
 			err = cst_perf_writer_etm_info(s->w, &info);
 		cst_perf_etm_info_fini(&info);

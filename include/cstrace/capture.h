@@ -228,6 +228,14 @@ int cst_etm_request_parse(struct cst_etm_request *req, const struct cst_etm_pmu 
  *  (ETMv4: the driver's translation) from the request, for the metadata. */
 void cst_etm_pmu_apply_config(struct cst_etm_pmu *pmu, const struct cst_etm_request *req);
 
+struct cst_perf_etm_info;
+
+/** The cs_etm AUXTRACE_INFO for @pmu (version 1, per-CPU register blocks with
+ *  the trace IDs); free info->cpus with cst_perf_etm_info_fini().
+ *  Errors: -cste_invalid, -cste_nomem. */
+int cst_etm_pmu_etm_info(const struct cst_etm_pmu *pmu, bool snapshot,
+			 struct cst_perf_etm_info *info);
+
 /** Fill a struct perf_event_attr (@attr, @size bytes, e.g. PERF_ATTR_SIZE_VER7)
  *  for the cs_etm event as perf does: sample_period 1, sample_id_all, disabled
  *  with enable_on_exec when @enable_on_exec. Returns 0 or -cste_invalid. */

@@ -31,6 +31,8 @@ struct kmodel {
 	uint64_t sink_wp, sink_fill, sink_written;
 	bool sink_full;
 	uint64_t seq, clock;
+	const uint8_t *src; /* real trace bytes the ETM emits, if set */
+	uint64_t src_len;
 
 	/* what went into AUX, in order */
 	uint8_t *stream;
@@ -263,7 +265,7 @@ static uint64_t etf_update(struct kmodel *m)
 	pos = m->h_head;
 	for (uint64_t i = 0; i < to_read; i++) {
 		uint64_t seq = m->sink[(start + i) % m->o.sink_size];
-		uint8_t b = kmodel_pattern(seq);
+		uint8_t b = m->src && seq < m->src_len ? m->src[seq] : kmodel_pattern(seq);
 
 		if (lost && i < sizeof(barrier)) {
 			b = barrier[i];
@@ -360,6 +362,12 @@ void kmodel_run(struct kmodel *m, uint64_t n)
 	}
 	m->sink_written += n;
 	m->st.generated += n;
+}
+
+void kmodel_set_source(struct kmodel *m, const uint8_t *bytes, uint64_t len)
+{
+	m->src = bytes;
+	m->src_len = len;
 }
 
 void kmodel_inject_flags(struct kmodel *m, uint64_t flags)

@@ -51,6 +51,9 @@ void kmodel_sched_in(struct kmodel *m);
 void kmodel_sched_out(struct kmodel *m);
 /** The traced program runs: the ETM emits @n bytes into the sink when on. */
 void kmodel_run(struct kmodel *m, uint64_t n);
+/** Make the ETM emit these bytes (real trace, e.g. from synth) instead of
+ *  the test pattern; @bytes must outlive the model. */
+void kmodel_set_source(struct kmodel *m, const uint8_t *bytes, uint64_t len);
 /** Flags the sink adds to the next AUX record (COLLISION, PARTIAL). */
 void kmodel_inject_flags(struct kmodel *m, uint64_t flags);
 /** poll(): true (and cleared) when the kernel woke the reader. */
