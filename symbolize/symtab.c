@@ -142,10 +142,8 @@ static void add_plt(struct dso *dso, struct vec *v)
 				return;
 			info = r.r_info;
 		}
-		if (!gelf_getsym(symdata, (int)(dso->elf && gelf_getclass(dso->elf) == ELFCLASS64
-							? GELF_R_SYM(info)
-							: ELF32_R_SYM((uint32_t)info)),
-				 &s))
+		/* gelf gives r_info in the 64-bit encoding for both classes */
+		if (!gelf_getsym(symdata, (int)GELF_R_SYM(info), &s))
 			continue;
 		name = elf_strptr(dso->elf, sym_sh.sh_link, s.st_name);
 		if (!name || !*name)

@@ -52,6 +52,17 @@ linecheck fact-t32 arm-linux-gnueabihf "$P/prog-t32" t32 fact
 linecheck main-t32 arm-linux-gnueabihf "$P/prog-t32" t32 main
 linecheck main-a32 arm-linux-gnueabihf "$P/prog-a32" a32 main
 
+# --- PLT stubs are named name@plt as objdump labels them (A64, A32, T32 programs)
+for pair in aarch64-linux-gnu:prog-a64 arm-linux-gnueabihf:prog-a32 arm-linux-gnueabihf:prog-t32; do
+  t=${pair%%:*} b=$P/${pair#*:}
+  $t-objdump -d -j .plt "$b" | sed -n 's/^0*\([0-9a-f]*\) <\(.*@plt\)>:$/0x\1 \2/p' >"$TMP/plt"
+  check "${pair#*:}: objdump lists PLT stubs" test -s "$TMP/plt"
+  while read -r addr name; do
+    got=$("$Q" "$b" a2l $((addr + 4)) | head -1)
+    check "${pair#*:}: $name at $addr+4" test "$got" = "$name"
+  done <"$TMP/plt"
+done
+
 # --- a recorded build-id that the file does not have: warn once, name nothing
 addrs="$fact $rep $((fact + 4)) $((rep + 4))"
 "$Q" --build-id 00112233445566778899aabbccddeeff00112233 --map 400000:10000:0 "$B" \

@@ -2,12 +2,55 @@
  * the report model's accounting on hand-made symbolized elements. */
 #include "test.h"
 
+#include <unistd.h>
+
 #include "cstrace/symbolize.h"
 
 static int count(void *ctx, const struct cst_sym_elem *se)
 {
 	*(uint32_t *)ctx += se->npieces;
 	return 0;
+}
+
+/* kernel symbols from a kallsyms file: text symbols only, each to the next one */
+static void test_kallsyms(void)
+{
+	char path[] = "/tmp/cst_kallsymsXXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct cst_symbolizer_opts opts = {.sz = sizeof(opts), .kallsyms = path};
+	struct cst_symbolizer *sym = NULL;
+	struct cst_sym_loc loc;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("ffffffc000081000 T _text\n"
+	      "ffffffc000081000 T do_start\n"
+	      "ffffffc000081040 t helper\n"
+	      "ffffffc000081080 D some_data\n"
+	      "ffffffc000081100 T later [mod]\n",
+	      f);
+	fclose(f);
+	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, &opts), 0);
+	if (sym) {
+		CHECK_EQ_INT(cst_symbolizer_lookup(sym, 12, 0xffffffc000081044ull, &loc), 0);
+		CHECK(loc.func != NULL);
+		if (loc.func)
+			CHECK_EQ_STR(loc.func->name, "helper");
+		CHECK_EQ_INT(loc.func_offset, 4);
+		/* data symbols are not code: helper reaches to "later" */
+		CHECK_EQ_INT(cst_symbolizer_lookup(sym, 12, 0xffffffc000081090ull, &loc), 0);
+		CHECK(loc.func && !strcmp(loc.func->name, "helper"));
+		CHECK_EQ_INT(cst_symbolizer_lookup(sym, 12, 0xffffffc000081000ull, &loc), 0);
+		CHECK(loc.func && loc.func_offset == 0);
+		CHECK_EQ_INT(cst_symbolizer_lookup(sym, 12, 0xffffffc000080000ull, &loc), 0);
+		CHECK(loc.func == NULL);
+		cst_symbolizer_free(sym);
+	}
+	unlink(path);
+	opts.kallsyms = "/nonexistent/kallsyms";
+	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, &opts), -cste_not_found);
 }
 
 int main(void)
@@ -63,5 +106,6 @@ int main(void)
 	cst_report_free(rep);
 	cst_symbolizer_free(sym);
 	cst_symbolizer_free(NULL);
+	test_kallsyms();
 	return test_done();
 }
