@@ -63,20 +63,38 @@ static void e3_atom(struct synth_enc *e, bool executed)
 static void e3_branch(struct synth_enc *e, uint32_t addr, bool thumb, int exc)
 {
 	uint8_t p[8];
-	uint32_t v = thumb ? addr >> 1 : addr >> 2;
-	p[0] = (uint8_t)(0x80 | ((v & 0x3f) << 1) | 1);
-	p[1] = (uint8_t)(0x80 | ((v >> 6) & 0x7f));
-	p[2] = (uint8_t)(0x80 | ((v >> 13) & 0x7f));
-	p[3] = (uint8_t)(0x80 | ((v >> 20) & 0x7f));
+	int shift = thumb ? 1 : 2;
+	uint32_t v = addr >> shift;
+	uint32_t l = (uint32_t)e->last_addr >> shift;
+	/* Only the low bits that changed go out (1-4 bytes); an instruction set change
+	 * or an exception needs the fifth byte. */
+	int nb = 5;
+	if (e->last_valid && e->last_thumb == thumb && exc < 0) {
+		static const int bits[4] = {6, 13, 20, 27};
+		for (int i = 0; i < 4; i++)
+			if ((v >> bits[i]) == (l >> bits[i])) {
+				nb = i + 1;
+				break;
+			}
+	}
+	p[0] = (uint8_t)(((v & 0x3f) << 1) | 1);
+	p[1] = (uint8_t)((v >> 6) & 0x7f);
+	p[2] = (uint8_t)((v >> 13) & 0x7f);
+	p[3] = (uint8_t)((v >> 20) & 0x7f);
 	if (thumb)
 		p[4] = (uint8_t)(0x10 | ((v >> 27) & 0xf));
 	else
 		p[4] = (uint8_t)(0x08 | ((v >> 27) & 0x7));
-	size_t n = 5;
+	for (int i = 0; i < nb - 1 && i < 4; i++)
+		p[i] |= 0x80;
+	size_t n = (size_t)nb;
 	if (exc >= 0) {
 		p[4] |= 0x40;
 		p[n++] = (uint8_t)(0x01 /* NS */ | ((exc & 0xf) << 1));
 	}
+	e->last_addr = addr;
+	e->last_thumb = thumb;
+	e->last_valid = true;
 	e3_emit(e, p, n);
 }
 
@@ -111,6 +129,9 @@ static void e3_isync(struct synth_enc *e, uint32_t addr, bool thumb, int reason,
 	p[n++] = (uint8_t)((reason << 5) | 0x08 /* NS */);
 	cst_put_le32(p + n, addr | (thumb ? 1u : 0));
 	n += 4;
+	e->last_addr = addr;
+	e->last_thumb = thumb;
+	e->last_valid = true;
 	e3_emit(e, p, n);
 	if (e->cfg.timestamps)
 		e3_timestamp(e, icount);
@@ -217,5 +238,6 @@ int synth_etm3_stop(struct synth_enc *e)
 {
 	e3_flush_atoms(e);
 	e->synced = false;
+	e->last_valid = false;
 	return e->err;
 }

@@ -57,11 +57,32 @@ static size_t e4_addr64(uint8_t *p, uint64_t a)
 	return 8;
 }
 
+/* Addresses are compressed against the last one sent, as the trace unit does:
+ * short (bits 8:2 or 16:2), 32-bit long, or the full 64-bit form. */
 static void e4_address(struct synth_enc *e, uint64_t a)
 {
-	uint8_t p[9];
-	p[0] = 0x9d; /* long address, 64-bit, IS0 */
-	size_t n = 1 + e4_addr64(p + 1, a);
+	uint8_t p[10];
+	size_t n = 0;
+	uint64_t l = e->last_addr;
+	if (e->last_valid && (a >> 9) == (l >> 9)) {
+		p[n++] = 0x95;
+		p[n++] = (uint8_t)((a >> 2) & 0x7f);
+	} else if (e->last_valid && (a >> 17) == (l >> 17)) {
+		p[n++] = 0x95;
+		p[n++] = (uint8_t)(0x80 | ((a >> 2) & 0x7f));
+		p[n++] = (uint8_t)(a >> 9);
+	} else if (e->last_valid && (a >> 32) == (l >> 32)) {
+		p[n++] = 0x9a;
+		p[n++] = (uint8_t)((a >> 2) & 0x7f);
+		p[n++] = (uint8_t)((a >> 9) & 0x7f);
+		p[n++] = (uint8_t)(a >> 16);
+		p[n++] = (uint8_t)(a >> 24);
+	} else {
+		p[n++] = 0x9d; /* long address, 64-bit, IS0 */
+		n += e4_addr64(p + n, a);
+	}
+	e->last_addr = a;
+	e->last_valid = true;
 	e4_emit(e, p, n);
 }
 
@@ -76,6 +97,8 @@ static void e4_address_ctxt(struct synth_enc *e, uint64_t a)
 	p[n++] = 0x80 | 0x20 | 0x10;
 	cst_put_le32(p + n, e->cfg.context_id);
 	n += 4;
+	e->last_addr = a;
+	e->last_valid = true;
 	e4_emit(e, p, n);
 }
 
@@ -201,6 +224,7 @@ int synth_etm4_stop(struct synth_enc *e)
 {
 	e4_flush_atoms(e);
 	e->synced = false;
+	e->last_valid = false;
 	return e->err;
 }
 

@@ -263,6 +263,10 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 		r->enc.cfg.context_id = synth_qlog_first_pid(log_path);
 		rc = synth_qlog_parse(&r->q, log_path, run_insn, r, opts->log);
 	}
+	if (!rc && !r->icount) {
+		cst_logf(opts->log, cst_log_error, "%s: QEMU logged no instructions", log_path);
+		rc = -cste_no_trace;
+	}
 	if (!rc)
 		rc = run_finish_trace(r);
 	if (!rc && r->unknown_code)
@@ -287,8 +291,11 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 		stats->branches = r->enc.branches;
 		stats->exceptions = r->enc.exceptions;
 		stats->trace_bytes = r->enc.bytes;
-		stats->sink_bytes = r->sink.written - r->sink.lost;
-		stats->lost_bytes = r->sink.lost;
+		uint64_t lost = r->sink.lost;
+		if (r->sink.keep && r->sink.written > r->sink.capacity)
+			lost = r->sink.written - r->sink.capacity; /* overwritten in the ring */
+		stats->sink_bytes = r->sink.written - lost;
+		stats->lost_bytes = lost;
 		stats->aux_records = r->sink.chunks;
 	}
 	if (r->truth && fclose(r->truth) != 0 && !rc)

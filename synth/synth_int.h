@@ -146,8 +146,10 @@ struct synth_enc {
 	int natoms;
 	uint8_t pkt[64];    /* packet under construction */
 	int err;
-	/* ETMv3 only */
-	bool v3_thumb;
+	/* address compression: the last address the decoder holds */
+	uint64_t last_addr;
+	bool last_valid;
+	bool last_thumb;
 	uint64_t branches, exceptions;
 };
 
