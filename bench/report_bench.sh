@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Symbolize share: `cstrace report` against `cstrace decode --format=none` on the same
-# trace in the same run; the difference is what symbolizing and the report add.
-# Usage: report_bench.sh [path/to/cstrace] [runs]   (prints a markdown table)
+# Symbolize share: `cstrace report` (and script) against `cstrace decode --format=none`
+# on the same trace, runs interleaved so that machine load hits both alike; the
+# difference is what symbolizing and the views add. Times are CPU (user+sys), best
+# of N, plus wall time of the best run.
+# Usage: report_bench.sh [path/to/cstrace] [runs]   (prints markdown tables)
 set -eu
 cstrace=${1:-$(dirname "$0")/../build/cstrace}
 runs=${2:-5}
@@ -9,38 +11,46 @@ shared=${CSTRACE_SHARED_TESTDATA:-$(dirname "$0")/../../shared/testdata}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# best wall time of $runs runs, in seconds
-best() {
-  local b="" t
-  for _ in $(seq "$runs"); do
-    t=$( { /usr/bin/env TIMEFORMAT=%R bash -c 'time "$@" >/dev/null 2>&1' _ "$@"; } 2>&1 | tail -1)
-    if [ -z "$b" ] || awk -v a="$t" -v b="$b" 'BEGIN{exit !(a<b)}'; then b=$t; fi
-  done
-  echo "$b"
-}
-
-row() { # label base-seconds command...
-  local label=$1 base=$2; shift 2
-  local t; t=$(best "$@")
-  awk -v l="$label" -v t="$t" -v b="$base" 'BEGIN {
-    share = t > 0 ? (t - b) / t * 100 : 0; if (share < 0) share = 0;
-    printf "| %-46s | %6.2f s | %5.1f%% |\n", l, t, share }'
+# one run: prints "cpu wall" in seconds
+once() {
+  local TIMEFORMAT='%U %S %R' t
+  t=$( { time "$@" >/dev/null 2>&1; } 2>&1 | tail -1)
+  awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.3f %.3f\n", a[1] + a[2], a[3] }'
 }
 
 table() { # name trace [view options...]
   local name=$1 trace=$2; shift 2
-  local base; base=$(best "$cstrace" decode --format=none "$trace")
+  local labels=("cstrace decode --format=none (peer)" "cstrace report"
+    "cstrace report --sort dso,sym,srcline" "cstrace report --format=json"
+    "cstrace script --symbols (one line per branch)")
+  local -a cmds
+  cmds[0]="$cstrace decode --format=none $trace"
+  cmds[1]="$cstrace report $* $trace"
+  cmds[2]="$cstrace report --sort dso,sym,srcline $* $trace"
+  cmds[3]="$cstrace report --format=json $* $trace"
+  cmds[4]="$cstrace script --symbols $* $trace"
+  local -a cpu wall
+  for _ in $(seq "$runs"); do
+    for i in "${!cmds[@]}"; do
+      read -r c w < <(once ${cmds[$i]})
+      if [ -z "${cpu[$i]:-}" ] || awk -v a="$c" -v b="${cpu[$i]}" 'BEGIN{exit !(a<b)}'; then
+        cpu[$i]=$c; wall[$i]=$w
+      fi
+    done
+  done
   echo
-  echo "$name (best of $runs)"
+  echo "$name (CPU time, best of $runs, interleaved)"
   echo
-  echo "| command | time | symbolize share |"
-  echo "|---|---|---|"
-  printf "| %-46s | %6.2f s | %6s |\n" "cstrace decode --format=none (peer)" "$base" "-"
-  row "cstrace report" "$base" "$cstrace" report "$@" "$trace"
-  row "cstrace report --sort dso,sym,srcline" "$base" "$cstrace" report --sort dso,sym,srcline "$@" "$trace"
-  row "cstrace report --format=json" "$base" "$cstrace" report --format=json "$@" "$trace"
-  row "cstrace script (branches)" "$base" "$cstrace" script "$@" "$trace"
-  "$cstrace" report --stats "$@" "$trace" 2>&1 >/dev/null | grep -o '[0-9]* ranges symbolized.*' | sed 's/^/    /'
+  echo "| command | CPU | wall | symbolize + view share |"
+  echo "|---|---|---|---|"
+  for i in "${!cmds[@]}"; do
+    awk -v l="${labels[$i]}" -v t="${cpu[$i]}" -v w="${wall[$i]}" -v b="${cpu[0]}" -v i="$i" 'BEGIN {
+      share = t > 0 ? (t - b) / t * 100 : 0; if (share < 0) share = 0;
+      if (i == 0) printf "| %-46s | %6.2f s | %6.2f s | - |\n", l, t, w;
+      else printf "| %-46s | %6.2f s | %6.2f s | %5.1f%% |\n", l, t, w, share }'
+  done
+  "$cstrace" report --stats "$@" "$trace" 2>&1 >/dev/null | grep -o '[0-9]* ranges symbolized.*' |
+    sed 's/^/\n/'
 }
 
 big=$shared/opencsd/bugfix-exact-match
