@@ -109,8 +109,9 @@ static int on_cpu(void *ctx, const char *name)
 	c->cpu = cpu;
 	c->traceid = 0x10 + 2 * cpu; /* the legacy ID perf assumes (CORESIGHT_LEGACY_CPU_TRACE_ID) */
 	snprintf(path, sizeof(path), PMU_DIR "/cpu%d/trcidr/trcidr0", cpu);
-	if (cap_read(w->root, path, (char[8]){0}, 8) >= 0) {
-		uint32_t devarch = 0, ts;
+	if (cap_exists(w->root, path)) {
+		uint32_t devarch = 0;
+		int64_t ts;
 
 		c->kind = cst_etm_v4;
 		reg(w, cpu, "trcidr/trcidr0", &c->trcidr0, true);
@@ -124,8 +125,10 @@ static int on_cpu(void *ctx, const char *name)
 			c->kind = cst_etm_ete;
 			c->trcdevarch = devarch;
 		}
-		if (reg(w, cpu, "ts_source", &ts, false) == 0) {
-			c->ts_source = ts;
+		/* ts_source prints -1 when the driver does not know the source */
+		snprintf(path, sizeof(path), PMU_DIR "/cpu%d/ts_source", cpu);
+		if (cap_read_s64(w->root, path, &ts) == 0 && ts >= 0) {
+			c->ts_source = (uint32_t)ts;
 			c->has_ts_source = true;
 		}
 	} else {

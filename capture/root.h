@@ -1,13 +1,16 @@
-/* Internal to capture/: file access below a system root ("/" or a fixture tree).
- * Kept small so it can be switched to the boards stage's cst_sysroot API in one place. */
+/* Internal to capture/: file access below a system root ("/" or a fixture tree),
+ * a thin layer over the boards stage's cst_sysroot taking the root as a string. */
 #ifndef CSTRACE_CAPTURE_ROOT_H
 #define CSTRACE_CAPTURE_ROOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /** Build "<root><path>" into @buf. Returns 0 or -cste_invalid (too long). */
 int cap_path(const char *root, const char *path, char *buf, size_t size);
+/** True when @path exists below the root (links followed). */
+bool cap_exists(const char *root, const char *path);
 /** Read a small text file, newline stripped. Returns length or -cste_not_found,
  *  -cste_permission, -cste_io. */
 int cap_read(const char *root, const char *path, char *buf, size_t size);

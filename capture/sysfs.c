@@ -486,7 +486,7 @@ int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result 
 		goto out;
 	}
 	snprintf(path, sizeof(path), CS_DIR "/%s/enable_sink", opts->sink);
-	if (cap_read(r->root, path, (char[8]){0}, 8) < 0) {
+	if (!cap_exists(r->root, path)) {
 		snprintf(msg, msglen, "sink '%s' not found in %s%s; the sinks there are: %s",
 			 opts->sink, strcmp(r->root, "/") ? r->root : "", CS_DIR,
 			 r->names[0] ? r->names : "none");

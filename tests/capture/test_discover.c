@@ -73,6 +73,12 @@ static void test_juno(void)
 		CHECK_EQ_INT(c->trcidr1, file_u64(dir, rel));
 		snprintf(rel, sizeof(rel), "%s/cpu%d/mgmt/trcauthstatus", pmudir, i);
 		CHECK_EQ_INT(c->trcauthstatus, file_u64(dir, rel));
+		/* "-1": the driver does not know the timestamp source */
+		snprintf(rel, sizeof(rel), "%s/cpu%d/ts_source", pmudir, i);
+		if ((int64_t)file_u64(dir, rel) < 0)
+			CHECK(!c->has_ts_source);
+		else
+			CHECK(c->has_ts_source && c->ts_source == file_u64(dir, rel));
 	}
 	int f = cst_etm_pmu_format(&pmu, "cycacc");
 	CHECK(f >= 0);
