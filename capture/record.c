@@ -363,7 +363,9 @@ static int snapshot_all(struct session *s)
 	int ret = 0;
 
 	for (int i = 0; i < s->nrings; i++) {
-		int64_t n = cst_ring_snapshot(s->rings[i].ring);
+		/* rings without AUX (sideband only) have nothing to snapshot */
+		int64_t n = s->rings[i].aux ? cst_ring_snapshot(s->rings[i].ring)
+					    : cst_ring_read(s->rings[i].ring);
 
 		if (n < 0 && !ret)
 			ret = (int)n;

@@ -52,6 +52,14 @@ if command -v perf >/dev/null; then
 fi
 check "aux on a file without AUX" bash -c '"$0" aux "$1" | grep -q "no AUX records"' "$CSTRACE" "$TMP/int.data"
 
+# SIGUSR2 takes a snapshot and recording goes on (the exec after it is recorded).
+"$CSTRACE" record --sideband-only --snapshot -o "$TMP/usr2.data" -- \
+  sh -c 'kill -USR2 $PPID; exec ls / >/dev/null' 2>"$TMP/usr2.err"
+check "SIGUSR2 record exits 0" test $? -eq 0
+if command -v perf >/dev/null; then
+  check "recording went on after SIGUSR2" bash -c "perf script -D -i '$TMP/usr2.data' 2>&1 | grep -q 'PERF_RECORD_COMM exec: ls'"
+fi
+
 # Sysfs mode against the STM32MP157 fixture; a regular file stands for /dev/tmc_etf0.
 # With the shared TC2 capture the buffer holds real ETMv3.5 trace of ETM_0 (ID 0x10).
 FX=$TMP/stm
