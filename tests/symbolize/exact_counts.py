@@ -6,6 +6,7 @@ need not agree on a name. Exit 0 when every sized function agrees exactly."""
 import bisect, json, subprocess, sys
 
 nm, binary, truth_path, report_path = sys.argv[1:5]
+addr2line = sys.argv[5] if len(sys.argv) > 5 else None
 funcs = {}
 for line in subprocess.run([nm, "-S", "--defined-only", binary], capture_output=True,
                            text=True, check=True).stdout.splitlines():
@@ -17,6 +18,7 @@ for line in subprocess.run([nm, "-S", "--defined-only", binary], capture_output=
         funcs[start] = max(size, funcs.get(start, 0))
 starts = sorted(funcs)
 truth = {}
+executed = {}  # function start -> set of executed addresses
 for line in open(truth_path):
     line = line.strip()
     if not line:
@@ -25,6 +27,7 @@ for line in open(truth_path):
     i = bisect.bisect_right(starts, a) - 1
     if i >= 0 and a < starts[i] + funcs[starts[i]]:
         truth[starts[i]] = truth.get(starts[i], 0) + 1
+        executed.setdefault(starts[i], set()).add(a)
 rep = json.load(open(report_path))
 got = {}
 for r in rep["rows"]:
@@ -35,6 +38,23 @@ for a in sorted(set(truth) | set(got)):
     if truth.get(a, 0) != got.get(a, 0):
         bad += 1
         print(f"{a:#x}: QEMU {truth.get(a, 0)} report {got.get(a, 0)}", file=sys.stderr)
+# line coverage: distinct source lines (innermost, as the line table has them) of
+# the executed addresses, by addr2line, against the report's lines_hit
+if addr2line:
+    hit = {r["addr"]: r["lines_hit"] for r in rep["rows"]
+           if r.get("lines_total") and r.get("addr") in executed}
+    checked = 0
+    for a, n in hit.items():
+        addrs = sorted(executed[a])
+        out = subprocess.run([addr2line, "-e", binary] + [hex(x) for x in addrs],
+                             capture_output=True, text=True, check=True).stdout.split("\n")
+        lines = {l.split(" (")[0].rsplit("/", 1)[-1] for l in out if l and not l.startswith("??")}
+        lines = {l for l in lines if not l.endswith(":0")}
+        checked += 1
+        if len(lines) != n:
+            bad += 1
+            print(f"{a:#x}: addr2line {len(lines)} lines executed, report {n}", file=sys.stderr)
+    print(f"line coverage checked for {checked} functions")
 total_truth = sum(1 for l in open(truth_path) if l.strip())
 if rep["total_insns"] != total_truth:
     bad += 1

@@ -20,4 +20,9 @@ id=$($a64-readelf -n "$out/prog-a64" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1
 mkdir -p "$out/debug/.build-id/${id:0:2}"
 cp "$out/prog-a64.debug" "$out/debug/.build-id/${id:0:2}/${id:2}.debug"
 echo "$id" >"$out/prog-a64.buildid"
+# stripped + .gnu_debuglink naming a debug file that sits beside it
+mkdir -p "$out/linked"
+$a64-strip -o "$out/linked/prog-a64" "$out/prog-a64"
+cp "$out/prog-a64.debug" "$out/linked/prog-a64.dbg"
+(cd "$out/linked" && $a64-objcopy --add-gnu-debuglink=prog-a64.dbg prog-a64)
 rm -f "$out/.missing"

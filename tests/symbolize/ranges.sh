@@ -83,4 +83,8 @@ check "stripped: warning says what was looked for" grep -q "build-id $(cat "$P/p
 # ... and with --debug-dir the same addresses are named
 "$Q" --debug-dir "$P/debug" "$P/prog-a64.stripped" a2l $sm >"$TMP/strip2.out" 2>&1
 check "stripped + debug dir: sum_mixed" grep -qx sum_mixed "$TMP/strip2.out"
+# ... and through .gnu_debuglink to a file beside the binary
+"$Q" "$P/linked/prog-a64" a2l $sm >"$TMP/strip3.out" 2>&1
+check "stripped + debuglink: sum_mixed" grep -qx sum_mixed "$TMP/strip3.out"
+check "stripped + debuglink: line found" grep -q '^prog.c:[1-9]' "$TMP/strip3.out"
 finish

@@ -65,8 +65,8 @@ exact() { # name arch triplet src [gcc flags]
   check "$name: synth" quiet "$CSTRACE" synth --arch $arch --core $core -o "$TMP/$name.snap" \
     --truth "$TMP/$name.truth" -- "$TMP/$name" >/dev/null
   check "$name: report" quiet "$CSTRACE" report --format=json -o "$TMP/$name.json" --elf "$TMP/$name" "$TMP/$name.snap"
-  check "$name: per-function counts equal QEMU" python3 "$here/exact_counts.py" $t-nm "$TMP/$name" \
-    "$TMP/$name.truth" "$TMP/$name.json"
+  check "$name: per-function counts and lines hit equal QEMU" python3 "$here/exact_counts.py" \
+    $t-nm "$TMP/$name" "$TMP/$name.truth" "$TMP/$name.json" $t-addr2line
   consistency "$name-views" "$TMP/$name.snap" --elf "$TMP/$name"
 }
 if command -v python3 >/dev/null; then
@@ -89,6 +89,12 @@ if [ -x "$PG" ]; then
       test "$(json_total "$TMP/$proto.json")" = "$(wc -l <"$TMP/$proto.expect") $(wc -l <"$TMP/$proto.expect")"
     check "perf.data $proto: symbols from the recorded ELF" \
       bash -c "! grep -q unknown '$TMP/$proto.json'"
+    # filters: the generator's thread is the only one; another tid keeps nothing
+    tid=$("$CSTRACE" script "$TMP/$proto.data" 2>/dev/null | awk 'NR==1 {split($1, a, "/"); print a[2]}')
+    check "perf.data $proto: --tid of the thread keeps all" \
+      bash -c "'$CSTRACE' report --format=csv --tid $tid '$TMP/$proto.data' 2>/dev/null | awk -F, 'NR>1{s+=\$1} END{exit s!=$(wc -l <"$TMP/$proto.expect")}'"
+    check "perf.data $proto: another --tid keeps none" \
+      bash -c "'$CSTRACE' report --format=csv --tid $((tid + 1)) '$TMP/$proto.data' 2>/dev/null | awk -F, 'NR>1{s+=\$1} END{exit s!=0}'"
     if command -v perf >/dev/null && HOME=$TMP perf version >/dev/null 2>&1; then
       HOME=$TMP perf script -i "$TMP/$proto.data" --itrace=i1i -F ip,sym 2>/dev/null |
         awk '{$1=$1; print}' >"$TMP/$proto.perf"
