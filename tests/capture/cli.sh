@@ -54,7 +54,7 @@ check "aux on a file without AUX" bash -c '"$0" aux "$1" | grep -q "no AUX recor
 
 # SIGUSR2 takes a snapshot and recording goes on (the exec after it is recorded).
 "$CSTRACE" record --sideband-only --snapshot -o "$TMP/usr2.data" -- \
-  sh -c 'kill -USR2 $PPID; exec ls / >/dev/null' 2>"$TMP/usr2.err"
+  sh -c 'kill -USR2 $PPID; sleep 0.3; exec ls / >/dev/null' 2>"$TMP/usr2.err"
 check "SIGUSR2 record exits 0" test $? -eq 0
 if command -v perf >/dev/null; then
   check "recording went on after SIGUSR2" bash -c "perf script -D -i '$TMP/usr2.data' 2>&1 | grep -q 'PERF_RECORD_COMM exec: ls'"
