@@ -36,6 +36,7 @@ struct cst_symbolizer_opts {
  *  Errors: -cste_invalid (NULL @out, bad opts size), -cste_nomem, -cste_not_found
  *  (kallsyms or vmlinux given but unreadable), -cste_internal (capstone). */
 int cst_symbolizer_alloc(struct cst_symbolizer **out, const struct cst_symbolizer_opts *opts);
+/** Free @sym and everything it owns (NULL is ignored). */
 void cst_symbolizer_free(struct cst_symbolizer *sym);
 
 /** The pid of the global address space (kernel, snapshot images, --elf). */
@@ -75,7 +76,7 @@ int cst_symbolizer_add_trace_images(struct cst_symbolizer *sym, const struct cst
  *  comm names a thread. Other types are ignored. Errors: -cste_invalid, -cste_nomem. */
 int cst_symbolizer_add_sideband(struct cst_symbolizer *sym, const struct cst_sideband *sb);
 
-/** Name of a thread from comm sideband, or NULL. */
+/** Name of a thread from comm sideband, or NULL (also for a NULL @sym). */
 const char *cst_symbolizer_comm(const struct cst_symbolizer *sym, int32_t tid);
 
 /* ------------------------------------------------------------------------
@@ -191,6 +192,7 @@ struct cst_symbolizer_stats {
 	uint64_t insns;            /* instructions in symbolized ranges */
 };
 
+/** Copy the totals so far into @st. Errors: -cste_invalid. */
 int cst_symbolizer_get_stats(const struct cst_symbolizer *sym, struct cst_symbolizer_stats *st);
 
 /* ------------------------------------------------------------------------
@@ -218,18 +220,22 @@ struct cst_report_row {
 
 struct cst_report;
 
-/** Errors: -cste_invalid (no key), -cste_nomem. */
+/** Allocate a report grouped by @keys (cst_report_key_* bits).
+ *  Errors: -cste_invalid (NULL @out or no key), -cste_nomem. */
 int cst_report_alloc(struct cst_report **out, unsigned keys);
+/** Free @rep (NULL is ignored). */
 void cst_report_free(struct cst_report *rep);
 
-/** Account one symbolized element (a cst_sym_elem_fn: pass the report as ctx). */
+/** Account one symbolized element (a cst_sym_elem_fn: pass the report as ctx).
+ *  Returns 0. Errors: -cste_invalid, -cste_nomem. */
 int cst_report_add(void *rep, const struct cst_sym_elem *se);
 
 /** Rows sorted by instructions, most first. @rows stays valid until the next
- *  call or free. Returns the row count or -cste_nomem. */
+ *  call or free. Returns the row count. Errors: -cste_invalid, -cste_nomem. */
 int cst_report_rows(struct cst_report *rep, const struct cst_report_row **rows);
 
-/** Total executed instructions accounted (equals the decoded num_insns sum). */
+/** Total executed instructions accounted (equals the decoded num_insns sum);
+ *  0 for a NULL @rep. */
 uint64_t cst_report_total(const struct cst_report *rep);
 
 #ifdef __cplusplus
