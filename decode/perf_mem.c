@@ -275,11 +275,22 @@ static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool 
 	return fd;
 }
 
+/* A recorded name fit for a log line: damaged files can hold any bytes there. */
+static const char *printable(const char *name, char *out, size_t size)
+{
+	size_t i = 0;
+
+	for (; name[i] && i + 1 < size; i++)
+		out[i] = (name[i] >= 0x20 && name[i] < 0x7f) ? name[i] : '?';
+	out[i] = '\0';
+	return out;
+}
+
 /* Find the file on this host: symfs first, then the build-id cache, then the path
  * as recorded (only if its build-id matches). Warn once when nothing fits. */
 static bool resolve(struct perf_mem *m, struct mfile *f)
 {
-	char path[4096], hex[41];
+	char path[4096], hex[41], shown[256];
 	const char *home = getenv("HOME");
 
 	if (f->resolved)
@@ -309,7 +320,8 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 		cst_logf(&m->log, cst_log_warning,
 			 "%s (build-id %s): not found%s%s nor in the build-id cache; its code "
 			 "is not decoded (gaps)",
-			 f->name, f->bid_size ? hex : "unknown", m->symfs ? " under " : "",
+			 printable(f->name, shown, sizeof(shown)), f->bid_size ? hex : "unknown",
+			 m->symfs ? " under " : "",
 			 m->symfs ? m->symfs : "");
 		return false;
 	}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The whole perf.data path (reader, perf input, decoder, script) on damaged files:
+# cut at every 4th byte and with bytes flipped, `cstrace script` must end normally
+# (status 0 or 1, never a signal or a hang), and what it says must name the file.
+# usage: perf_input_bad.sh PERF_GEN A64_ELF
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+GEN=$1 A64=$2
+[ -f "$A64" ] || skip "no AArch64 test program (aarch64-linux-gnu-gcc missing at build time)"
+export HOME=$TMP
+"$GEN" --elf "$A64" --out "$TMP/good.data" --proto etmv4 --cpu-wide || fail "perf_gen failed"
+size=$(stat -c %s "$TMP/good.data")
+crashes=0 unnamed=0 runs=0
+try() {
+	local f=$1 rc
+	timeout 20 "$CSTRACE" script --insn "$f" >/dev/null 2>"$TMP/err"
+	rc=$?
+	runs=$((runs + 1))
+	cat "$TMP/err" >>"$TMP/allerr"
+	if [ $rc -gt 1 ]; then
+		crashes=$((crashes + 1))
+		echo "exit $rc on $(basename "$f") ($2)" >&2
+		head -3 "$TMP/err" >&2
+	fi
+	# every message is about this file, or about a program image it names (a
+	# damaged MMAP2 name is not found): nothing unprintable, nothing else
+	if [ -s "$TMP/err" ] && grep -a -v "$(basename "$f")" "$TMP/err" |
+		grep -a -v -E "build-id [0-9a-f]*\): not found|does not match the recorded" | grep -a -q .; then
+		unnamed=$((unnamed + 1))
+		[ $unnamed -le 3 ] && { echo "message without the file name ($2):" >&2; grep -a -v "$(basename "$f")" "$TMP/err" | head -2 >&2; }
+	fi
+}
+for ((cut = 0; cut < size; cut += 4)); do
+	head -c $cut "$TMP/good.data" >"$TMP/cut.data"
+	try "$TMP/cut.data" "cut at $cut"
+done
+# flipped bytes: a fixed pseudo-random sequence, so that a failure repeats
+seed=7
+for ((i = 0; i < 200; i++)); do
+	cp "$TMP/good.data" "$TMP/flip.data"
+	for k in 1 2 3; do
+		seed=$(((seed * 1103515245 + 12345) % 2147483648))
+		off=$((seed % size))
+		printf "\\x$(printf %02x $(((seed >> 8) & 255)))" |
+			dd of="$TMP/flip.data" bs=1 seek=$off conv=notrunc status=none
+	done
+	try "$TMP/flip.data" "flip run $i"
+done
+check "no crash or hang in $runs runs on damaged files" test $crashes -eq 0
+check "every message names the damaged file" test $unnamed -eq 0
+check "messages are printable text" bash -c "! LC_ALL=C grep -q -P '[^\\x09\\x20-\\x7e]' '$TMP/allerr'"
+finish
