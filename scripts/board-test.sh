@@ -128,7 +128,7 @@ if [ "$(id -u)" -eq 0 ]; then
     if "$CSTRACE" decode --stats --format=none "$OUT/sysfs" 2>"$OUT/sysfs.stats"; then ok "sysfs: cstrace decode ($(tail -1 "$OUT/sysfs.stats"))"
     else ko "sysfs: cstrace decode"; fi
     if command -v trc_pkt_lister >/dev/null; then
-      trc_pkt_lister -ss_dir "$OUT/sysfs" -decode >"$OUT/sysfs.tpl" 2>&1 && ok "sysfs: trc_pkt_lister" || ko "sysfs: trc_pkt_lister"
+      (cd "$OUT" && trc_pkt_lister -ss_dir sysfs -decode >sysfs.tpl 2>&1) && ok "sysfs: trc_pkt_lister" || ko "sysfs: trc_pkt_lister"
     fi
   else
     ko "sysfs: record"; sed 's/^/    /' "$OUT/sysfs.err" | tee -a "$LOG"

@@ -88,7 +88,7 @@ check "etm1 left alone (-C 0)" test ! -e "$TMP/snap/etm_1.ini"
 check "memory image of the command" bash -c "ls '$TMP/snap'/mem_*.bin >/dev/null && grep -q '^\[dump1\]' '$TMP/snap/cpu_0.ini'"
 check "summary names the snapshot" grep -q "wrote snapshot" "$TMP/sysfs.err"
 if [ "$real" = 1 ] && command -v trc_pkt_lister >/dev/null; then
-  trc_pkt_lister -ss_dir "$TMP/snap" -id 0x10 >"$TMP/tpl.txt" 2>&1
+  (cd "$TMP" && trc_pkt_lister -ss_dir "$TMP/snap" -id 0x10 >"$TMP/tpl.txt" 2>&1) # its log file lands in $TMP
   check "trc_pkt_lister syncs on the snapshot" grep -q "ID:10;.*A_SYNC" "$TMP/tpl.txt"
   "$CSTRACE" dump "$TMP/snap" >"$TMP/dump.txt" 2>&1
   check "cstrace dump finds the same sync points" bash -c "diff <(grep -o 'Idx:[0-9]*; ID:10;.*A_SYNC' '$TMP/tpl.txt' | cut -d';' -f1) <(grep -o 'Idx:[0-9]*; ID:10;.*A_SYNC' '$TMP/dump.txt' | cut -d';' -f1) && grep -q A_SYNC '$TMP/dump.txt'"
