@@ -146,6 +146,8 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 	/* perf.data lookups apply to symbols too */
 	c->sopts.symfs = c->topts.session.symfs;
 	c->sopts.buildid_dir = c->topts.session.buildid_dir;
+	if (!c->sopts.vmlinux && !c->sopts.kallsyms)
+		c->sopts.vmlinux = c->topts.session.kernel; /* --kernel names kernel code too */
 	err = cst_session_open(session, path, &c->topts.session);
 	if (err < 0)
 		return err;
