@@ -41,6 +41,7 @@ struct session {
 	struct cst_etm_request req;
 	struct rec_ring rings[MAX_RINGS];
 	int nrings;
+	int nwant;     /* rings asked for (the AUX memory budget is shared by all) */
 	uint8_t etm_attr[PERF_ATTR_SIZE_VER7], dummy_attr[PERF_ATTR_SIZE_VER7];
 	uint64_t etm_ids[MAX_RINGS], dummy_ids[MAX_RINGS];
 	int netm_ids, ndummy_ids;
@@ -83,7 +84,7 @@ static int fail_errno(struct session *s, int e, const char *what, bool mmap_aux)
 	bool wide = s->o->scope == cst_scope_cpus || s->o->scope == cst_scope_system;
 
 	cst_capture_explain_errno(e, s->root, wide, mmap_aux ? s->aux_bytes : 0,
-				  s->nrings ? s->nrings : 1, why, sizeof(why));
+				  s->nwant ? s->nwant : 1, why, sizeof(why));
 	snprintf(s->msg, s->msglen, "%s: %s", what, why);
 	if (e == EACCES || e == EPERM)
 		return -cste_permission;
@@ -216,6 +217,7 @@ static int open_events(struct session *s)
 		snprintf(s->msg, s->msglen, "no traced CPU has an ETM (see -C and cs_etm/cpuN)");
 		return -cste_not_found;
 	}
+	s->nwant = ncpus;
 	if (!o->sideband_only) {
 		struct perf_event_attr *a = (void *)s->etm_attr;
 
@@ -233,6 +235,7 @@ static int open_events(struct session *s)
 		memset(r, 0, sizeof(*r));
 		r->cpu = cpus[i];
 		r->fd = r->dummy_fd = -1;
+		s->nrings++; /* counted now so that teardown closes what did open */
 		snprintf(what, sizeof(what), "perf_event_open(%s, cpu %d)",
 			 o->sideband_only ? "dummy" : "cs_etm", cpus[i]);
 		if (!o->sideband_only) {
@@ -246,7 +249,6 @@ static int open_events(struct session *s)
 			return fail_errno(s, errno, "perf_event_open(dummy sideband event)", false);
 		ioctl(dfd, PERF_EVENT_IOC_ID, &s->dummy_ids[s->ndummy_ids++]);
 		r->dummy_fd = dfd;
-		s->nrings++;
 		if (r->fd < 0) {
 			r->fd = dfd;
 			r->dummy_fd = -1;
