@@ -292,7 +292,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: perf_gen --elf PROG --out FILE --proto etmv4|ete|etmv3|ptm "
 			"[--raw] [--cpu-wide] [--snapshot] [--no-finish] [--hw-id] [--no-mmap]\n"
-			"       [--dump TRACE]\n"
+			"       [--no-ctxid] [--dump TRACE]\n"
 			"       [--expect FILE]\n");
 	exit(2);
 }
@@ -303,12 +303,12 @@ int main(int argc, char **argv)
 		{"elf", 1, 0, 'e'},     {"out", 1, 0, 'o'},      {"proto", 1, 0, 'p'},
 		{"raw", 0, 0, 'r'},     {"cpu-wide", 0, 0, 'c'}, {"snapshot", 0, 0, 's'},
 		{"no-finish", 0, 0, 'f'}, {"dump", 1, 0, 'd'}, {"expect", 1, 0, 'x'},
-		{"hw-id", 0, 0, 'H'},     {"no-mmap", 0, 0, 'M'},
+		{"hw-id", 0, 0, 'H'},     {"no-mmap", 0, 0, 'M'},  {"no-ctxid", 0, 0, 'C'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
 	bool raw = false, cpu_wide = false, snapshot = false, finish = true, hw_id = false;
-	bool mmap = true;
+	bool mmap = true, ctxid = true;
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
 					  .osrelease = "6.1.0", .arch = "aarch64",
 					  .nr_cpus_avail = 2, .nr_cpus_online = 2};
@@ -334,6 +334,7 @@ int main(int argc, char **argv)
 		case 'x': expect = optarg; break;
 		case 'H': hw_id = true; break;
 		case 'M': mmap = false; break;
+		case 'C': ctxid = false; break;
 		default: usage();
 		}
 	}
@@ -360,14 +361,14 @@ int main(int argc, char **argv)
 		if (v3) {
 			m->magic = CST_PERF_ETMV3_MAGIC;
 			/* ETMCR: context ID size 32 bits (bits 15:14) when per-CPU */
-			m->etmcr = cpu_wide ? (3u << 14) : 0;
+			m->etmcr = cpu_wide && ctxid ? (3u << 14) : 0;
 			m->etmtraceidr = 0x10 + 2 * (uint32_t)i;
 			m->etmccer = 0x344008f2;
 			m->etmidr = !strcmp(proto, "ptm") ? 0x411cf300 : 0x410cf250;
 		} else {
 			m->magic = !strcmp(proto, "ete") ? CST_PERF_ETE_MAGIC : CST_PERF_ETMV4_MAGIC;
 			/* TRCCONFIGR bit 6: context ID tracing (perf's pid format) */
-			m->trcconfigr = cpu_wide ? (1u << 6) : 0;
+			m->trcconfigr = cpu_wide && ctxid ? (1u << 6) : 0;
 			m->trctraceidr = 0x10 + 2 * (uint32_t)i;
 			m->trcidr0 = 0x28000ea1;
 			m->trcidr1 = !strcmp(proto, "ete") ? 0x4100fff0 : 0x4100f403;
@@ -382,7 +383,7 @@ int main(int argc, char **argv)
 		return 1;
 	/* cs_etm event: per-thread on one thread, or per-CPU (ids one per CPU). */
 	a.type = PMU_TYPE;
-	a.config = cpu_wide ? (1ull << 14) : 0; /* contextid */
+	a.config = cpu_wide && ctxid ? (1ull << 14) : 0; /* contextid */
 	a.sample_period = 1;
 	/* As perf 6.1 records: CPU only for per-CPU buffers (its AUX matching needs
 	 * sample->cpu == -1 for per-thread AUXTRACE buffers). Newer perf always sets
@@ -430,14 +431,14 @@ int main(int argc, char **argv)
 		cst_perf_writer_task(w, false, PID, PID, PID + 1, PID, 0, &sid2);
 
 		if (v3 && !strcmp(proto, "ptm")) {
-			ptm_stream(&t1, &p, cpu_wide, PID);
-			ptm_stream(&t2, &p, cpu_wide, PID + 1);
+			ptm_stream(&t1, &p, cpu_wide && ctxid, PID);
+			ptm_stream(&t2, &p, cpu_wide && ctxid, PID + 1);
 		} else if (v3) {
-			etmv3_stream(&t1, &p, cpu_wide, PID);
-			etmv3_stream(&t2, &p, cpu_wide, PID + 1);
+			etmv3_stream(&t1, &p, cpu_wide && ctxid, PID);
+			etmv3_stream(&t2, &p, cpu_wide && ctxid, PID + 1);
 		} else {
-			etmv4_stream(&t1, &p, cpu_wide, PID);
-			etmv4_stream(&t2, &p, cpu_wide, PID + 1);
+			etmv4_stream(&t1, &p, cpu_wide && ctxid, PID);
+			etmv4_stream(&t2, &p, cpu_wide && ctxid, PID + 1);
 		}
 		if (raw) {
 			d1 = &t1;

@@ -110,6 +110,15 @@ done
 check "--kernel: nothing decoded without it" test ! -s "$TMP/k0.ips"
 check "--kernel: code read from the ELF at its addresses" cmp -s "$TMP/k1.ips" "$TMP/expect"
 
+# Per-CPU trace without context IDs: perf 6.1 prints nothing for it; cstrace takes
+# the threads from ITRACE_START (4242 on CPU 0, 4243 on CPU 1).
+"$GEN" --elf "$TMP/a64.elf" --out "$TMP/nc.data" --proto etmv4 --cpu-wide --no-ctxid \
+	--expect "$TMP/expect"
+"$CSTRACE" script --insn "$TMP/nc.data" 2>/dev/null | norm >"$TMP/nc.txt"
+awk 'NR <= 12 {print "4242/4242 [000] " $1} NR > 12 {print "4242/4243 [001] " $1}' \
+	"$TMP/expect" >"$TMP/nc.want"
+check "per-CPU without context IDs: threads from ITRACE_START" cmp -s "$TMP/nc.txt" "$TMP/nc.want"
+
 # A writer that never finished: cstrace recovers every record and decodes them.
 "$GEN" --elf "$TMP/a64.elf" --out "$TMP/inc.data" --proto etmv4 --expect "$TMP/expect" --no-finish
 "$CSTRACE" script --insn "$TMP/inc.data" 2>"$TMP/inc.err" | awk '{print $3}' >"$TMP/inc.ips"
