@@ -35,7 +35,9 @@ static void record_usage(FILE *out)
 		"  --sideband-only            no trace: record only the sideband (diagnostics)\n"
 		"\n"
 		"On exit (or Ctrl-C, or a crash of CMD) the file is finished and a summary on\n"
-		"stderr says what was captured and what was lost.\n");
+		"stderr says what was captured and what was lost.\n"
+		"\n"
+		"exit status: 0 recorded, 1 an error or data the disk refused, 2 usage.\n");
 }
 
 static int parse_size(const char *s, uint64_t *out)

@@ -52,6 +52,17 @@ if command -v perf >/dev/null; then
 fi
 check "aux on a file without AUX" bash -c '"$0" aux "$1" | grep -q "no AUX records"' "$CSTRACE" "$TMP/int.data"
 
+# The file system "fills" (ulimit -f): writing stops early, the file is finished,
+# the summary counts what was not written and the exit status says it.
+bash -c 'ulimit -f 64; exec "$0" record --sideband-only -o "$1" -- ls /' \
+  "$CSTRACE" "$TMP/full.data" >/dev/null 2>"$TMP/full.err"
+check "out of space exits 1" test $? -eq 1
+check "summary: ran out of space" grep -q "ran out of space: the file is finished" "$TMP/full.err"
+check "summary: bytes not written" grep -q "LOST: [1-9][0-9]* byte(s) not written" "$TMP/full.err"
+if command -v perf >/dev/null; then
+  check "perf reads the cut-short file" bash -c "perf report -D -i '$TMP/full.data' 2>&1 | grep -q 'TOTAL events'"
+fi
+
 # SIGUSR2 takes a snapshot and recording goes on (the exec after it is recorded).
 "$CSTRACE" record --sideband-only --snapshot -o "$TMP/usr2.data" -- \
   sh -c 'kill -USR2 $PPID; sleep 0.3; exec ls / >/dev/null' 2>"$TMP/usr2.err"
