@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 # one run: prints "cpu wall" in seconds
 once() {
   local TIMEFORMAT='%U %S %R' t
-  t=$( { time "$@" >/dev/null 2>&1; } 2>&1 | tail -1)
+  t=$( { time "$@" >/dev/null 2>&1; } 2>&1) || { echo "fail fail"; return; }
   awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.3f %.3f\n", a[1] + a[2], a[3] }'
 }
 
@@ -33,6 +33,7 @@ table() { # name trace [view options...]
   for _ in $(seq "$runs"); do
     for i in "${!cmds[@]}"; do
       read -r c w < <(once ${cmds[$i]})
+      [ "$c" != fail ] || { echo "report_bench: '${cmds[$i]}' failed" >&2; exit 1; }
       if [ -z "${cpu[$i]:-}" ] || awk -v a="$c" -v b="${cpu[$i]}" 'BEGIN{exit !(a<b)}'; then
         cpu[$i]=$c; wall[$i]=$w
       fi
