@@ -39,6 +39,21 @@ static bool room_for(struct cst_perf_out *o, uint64_t len)
 	return true;
 }
 
+/* AUX_OUTPUT_HW_ID {u64 hw_id} + the sample_id trailer of cst_capture_sample_type():
+ * pid/tid, time, cpu/res, identifier. Bits 7:0 of hw_id are the trace ID. */
+static void note_hw_id(struct cst_perf_out *o, const uint8_t *rec, size_t len)
+{
+	uint32_t cpu;
+
+	if (cst_le32(rec) != 21 || len < 16 + 32)
+		return;
+	cpu = cst_le32(rec + len - 16);
+	if (cpu < CST_ETM_MAX_CPUS && (cst_le64(rec + 8) >> 60) == 0) {
+		o->trace_id[cpu] = rec[8];
+		o->have_trace_id[cpu] = true;
+	}
+}
+
 static int out_record(void *ctx, const uint8_t *rec, size_t len)
 {
 	struct cst_perf_out *o = ctx;
@@ -55,6 +70,7 @@ static int out_record(void *ctx, const uint8_t *rec, size_t len)
 		return err;
 	}
 	o->written += len;
+	note_hw_id(o, rec, len);
 	return 0;
 }
 

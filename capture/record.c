@@ -425,6 +425,22 @@ static int run_loop(struct session *s, struct cst_record_result *res)
 	}
 }
 
+/* Kernels that allocate trace IDs report them in AUX_OUTPUT_HW_ID; perf 6.1
+ * reads IDs only from the metadata, so put the real ones there. */
+static void patch_trace_ids(struct session *s)
+{
+	const char *path = s->o->output ? s->o->output : "perf.data";
+	int n = cst_perf_etm_info_patch_ids(path, s->out.trace_id, s->out.have_trace_id,
+					    CST_ETM_MAX_CPUS);
+
+	if (n > 0)
+		cst_logf(s->o->log, cst_log_info,
+			 "%d trace ID(s) in the metadata set from AUX_OUTPUT_HW_ID records", n);
+	else if (n < 0)
+		cst_logf(s->o->log, cst_log_warning,
+			 "could not put the kernel's trace IDs into %s: %s", path, cst_strerror(n));
+}
+
 static void collect(struct session *s, struct cst_record_result *res)
 {
 	struct cst_ring_stats *t = &res->total;
@@ -612,6 +628,8 @@ out:
 			err = ferr;
 		}
 		cst_perf_writer_free(s.w);
+		if (!ferr && !opts->sideband_only)
+			patch_trace_ids(&s);
 	}
 	teardown(&s);
 	return err;

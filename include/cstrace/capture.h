@@ -135,6 +135,8 @@ uint64_t cst_ring_load_u64_split(const volatile void *p);
 
 struct cst_perf_writer;
 
+#define CST_ETM_MAX_CPUS 64
+
 /** The adapter between rings and a perf.data writer. It refuses data that
  *  would leave less than @reserve bytes free on the file system (or under
  *  RLIMIT_FSIZE), so the file can always be finished: a full disk costs the
@@ -148,6 +150,10 @@ struct cst_perf_out {
 	uint64_t reference; /* AUXTRACE reference counter */
 	bool full;          /* the space ran out */
 	int error;          /* the writer's first error */
+	/* Trace IDs the kernel reported in PERF_RECORD_AUX_OUTPUT_HW_ID, by CPU
+	 * (kernels from 6.4 allocate them; the metadata's legacy IDs are then wrong). */
+	uint8_t trace_id[CST_ETM_MAX_CPUS];
+	bool have_trace_id[CST_ETM_MAX_CPUS];
 };
 
 /** Set up @o for writer @w writing @path; @written = bytes already there.
@@ -162,7 +168,6 @@ struct cst_ring_output cst_perf_out_ring_output(struct cst_perf_out *o);
  * fixture tree in tests).
  * ------------------------------------------------------------------------ */
 
-#define CST_ETM_MAX_CPUS 64
 #define CST_ETM_MAX_SINKS 16
 
 /** One format term of the PMU: "cycacc" -> config:12. */
@@ -235,6 +240,13 @@ struct cst_perf_etm_info;
  *  Errors: -cste_invalid, -cste_nomem. */
 int cst_etm_pmu_etm_info(const struct cst_etm_pmu *pmu, bool snapshot,
 			 struct cst_perf_etm_info *info);
+
+/** Rewrite the TRACEIDR word of each CPU in @have in the cs_etm AUXTRACE_INFO of
+ *  the finished file @path with @ids[cpu]: perf 6.1 takes trace IDs only from
+ *  there, while the kernel reported the real ones in AUX_OUTPUT_HW_ID records.
+ *  Returns the number of words changed or -cste_not_found (no cs_etm
+ *  AUXTRACE_INFO), -cste_format, -cste_io, -cste_invalid. */
+int cst_perf_etm_info_patch_ids(const char *path, const uint8_t *ids, const bool *have, int n);
 
 /** Fill a struct perf_event_attr (@attr, @size bytes, e.g. PERF_ATTR_SIZE_VER7)
  *  for the cs_etm event as perf does: sample_period 1, sample_id_all, disabled

@@ -199,6 +199,20 @@ static void emit_itrace_start(struct kmodel *m)
 	data_write(m, rec, n);
 }
 
+/* perf_report_aux_output_id: the trace ID the CoreSight driver allocated. */
+static void emit_hw_id(struct kmodel *m)
+{
+	uint8_t rec[64];
+	size_t n = 16;
+
+	cst_put_le32(rec, 21);
+	cst_put_le16(rec + 4, 0);
+	cst_put_le64(rec + 8, m->o.trace_id);
+	n += put_trailer(m, rec + n);
+	cst_put_le16(rec + 6, (uint16_t)n);
+	data_write(m, rec, n);
+}
+
 /* perf_aux_output_begin, called from pmu::start. */
 static void aux_begin(struct kmodel *m)
 {
@@ -210,6 +224,8 @@ static void aux_begin(struct kmodel *m)
 	if (!m->itrace_started) {
 		m->itrace_started = true;
 		emit_itrace_start(m);
+		if (m->o.trace_id)
+			emit_hw_id(m);
 	}
 	m->h_head = m->rb_aux_head;
 	m->h_size = 0;

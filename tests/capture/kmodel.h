@@ -18,6 +18,7 @@ struct kmodel_opts {
 	uint64_t id;         /* sample id written in trailers */
 	uint64_t start_head; /* aux_head = aux_tail at mmap (to test wraps of the counter) */
 	bool kernel32;       /* a 32-bit kernel: aux_head is an unsigned long */
+	uint8_t trace_id;    /* != 0: emit AUX_OUTPUT_HW_ID with it (dynamic trace IDs) */
 };
 
 /* What the model did, to check the consumer's accounting against. */

@@ -78,9 +78,12 @@ static void run_mode(bool snapshot, const char *bin, const char *dir, const char
 
 	/* The ETM of the sample (synth's Cortex-A53, device_1.ini). */
 	struct cst_etm_pmu pmu = {.type = 0x2a, .ncpus = 1};
+	/* Normal mode plays a kernel that allocates trace IDs: the metadata has the
+	 * legacy guess, the real ID (0x10) comes in AUX_OUTPUT_HW_ID. */
 	pmu.cpus[0] = (struct cst_etm_cpu){.cpu = 0, .kind = cst_etm_v4, .trcidr0 = 0x28000ea1,
 					   .trcidr1 = 0x4100f403, .trcidr2 = 0x488,
-					   .trcauthstatus = 0xcc, .trcconfigr = 0x41, .traceid = 0x10};
+					   .trcauthstatus = 0xcc, .trcconfigr = 0x41,
+					   .traceid = snapshot ? 0x10 : 0x30};
 	struct cst_etm_request req = {0};
 	struct perf_event_attr ea, da;
 	struct cst_perf_attr pa;
@@ -115,7 +118,8 @@ static void run_mode(bool snapshot, const char *bin, const char *dir, const char
 
 	/* the trace, through the model and the same ring and output code as production */
 	struct kmodel_opts o = {.data_size = 1 << 16, .aux_size = 1 << 16, .sink_size = 4096,
-				.pid = PID, .tid = PID, .cpu = 0, .id = ETM_ID, .overwrite = snapshot};
+				.pid = PID, .tid = PID, .cpu = 0, .id = ETM_ID, .overwrite = snapshot,
+				.trace_id = snapshot ? 0 : 0x10};
 	struct kmodel *m = kmodel_new(&o);
 	struct cst_perf_out po;
 	struct cst_ring_desc d = kmodel_desc(m);
@@ -141,6 +145,25 @@ static void run_mode(bool snapshot, const char *bin, const char *dir, const char
 	CHECK_EQ_INT(st.truncated, 0);
 	CHECK_EQ_INT(cst_perf_writer_finish(w), 0);
 	cst_perf_writer_free(w);
+	CHECK_EQ_INT(po.have_trace_id[0], !snapshot);
+	CHECK_EQ_INT(cst_perf_etm_info_patch_ids(out, po.trace_id, po.have_trace_id,
+						 CST_ETM_MAX_CPUS),
+		     snapshot ? 0 : 1);
+	if (!snapshot) {
+		struct cst_perf_reader_opts rdo = {.sz = sizeof(rdo)};
+		struct cst_perf_reader *rd = NULL;
+		struct cst_perf_etm_info got;
+
+		CHECK_EQ_INT(cst_perf_reader_open(&rd, out, &rdo), 0);
+		if (rd && cst_perf_reader_etm_info(rd, &got) == 0) {
+			CHECK_EQ_INT(got.cpus[0].trctraceidr, 0x10);
+			CHECK_EQ_INT(got.cpus[0].trcidr1, 0x4100f403); /* the rest untouched */
+			cst_perf_etm_info_fini(&got);
+		} else {
+			CHECK(0);
+		}
+		cst_perf_reader_free(rd);
+	}
 	cst_ring_free(ring);
 	kmodel_free(m);
 
