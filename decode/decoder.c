@@ -1,5 +1,6 @@
 /* The decoder: one OpenCSD decode tree per trace buffer, fed through a fixed read
  * window, turning OpenCSD's generic elements into cst_elem for a callback. */
+#include "mem_images.h"
 #include "trace_internal.h"
 
 #include <errno.h>
@@ -46,6 +47,8 @@ struct cst_decoder {
 	uint8_t carry[CST_FRAME];           /* partial frame between feeds */
 	size_t ncarry;
 	uint64_t carry_offset;
+
+	struct mem_images *mem; /* the trace's images, for the code walk */
 
 	struct cst_decoder_stats stats;
 };
@@ -181,16 +184,17 @@ static void on_packet(const void *p_context, const ocsd_datapath_op_t op,
 		dec->stop = ret;
 }
 
-/* Memory reads for decoders that have no image there: answer "inaccessible" so that
- * OpenCSD reports ADDR_NACC instead of failing, or ask the caller's reader. */
+/* Code bytes for OpenCSD: from the trace's images, else from the caller's reader;
+ * 0 bytes makes OpenCSD report ADDR_NACC (a gap) rather than fail. */
 static uint32_t on_mem_read(const void *p_context, const ocsd_vaddr_t address,
 			    const ocsd_mem_space_acc_t mem_space, const uint8_t trc_id,
 			    const uint32_t req, uint8_t *buf)
 {
-	const struct cst_decoder *dec = p_context;
+	struct cst_decoder *dec = (struct cst_decoder *)p_context;
+	uint32_t got = mem_images_read(dec->mem, address, (uint32_t)mem_space, req, buf);
 
-	if (!dec->opts.mem_read)
-		return 0;
+	if (got || !dec->opts.mem_read)
+		return got;
 	return dec->opts.mem_read(dec->opts.mem_ctx, trc_id, address,
 				  (enum cst_mem_space)mem_space, req, buf);
 }
@@ -276,55 +280,6 @@ static int create_one(struct cst_decoder *dec, int s, const struct cst_source_cf
 	return 0;
 }
 
-/* Map the trace's images: all regions of one file in one call, as OpenCSD accepts a
- * file once. Images that fail (overlaps) are reported and left out. */
-static void add_images(struct cst_decoder *dec)
-{
-	const struct cst_trace *t = dec->trace;
-	bool *done = calloc((size_t)t->nimages + 1, sizeof(bool));
-	ocsd_file_mem_region_t *regions = calloc((size_t)t->nimages + 1, sizeof(*regions));
-
-	if (!done || !regions) {
-		free(done);
-		free(regions);
-		return;
-	}
-	for (int i = 0; i < t->nimages; i++) {
-		int n = 0;
-		uint32_t space = 0;
-
-		if (done[i])
-			continue;
-		for (int j = i; j < t->nimages; j++) {
-			const struct cst_mem_image *m = &t->images[j];
-			struct stat st;
-			uint64_t len = m->length;
-
-			if (done[j] || strcmp(m->path, t->images[i].path) != 0)
-				continue;
-			done[j] = true;
-			if (!len && stat(m->path, &st) == 0 && (uint64_t)st.st_size > m->file_offset)
-				len = (uint64_t)st.st_size - m->file_offset;
-			if (!len)
-				continue;
-			regions[n].file_offset = (size_t)m->file_offset;
-			regions[n].start_address = m->address;
-			regions[n].region_size = (size_t)len;
-			space |= m->space;
-			n++;
-		}
-		if (n && ocsd_dt_add_binfile_region_mem_acc(dec->tree, regions, n,
-							    (ocsd_mem_space_acc_t)space,
-							    t->images[i].path) != OCSD_OK)
-			cst_logf(dec->opts.log, cst_log_warning,
-				 "%s: cannot map memory image at 0x%llx (overlaps another image?): "
-				 "left out",
-				 t->images[i].path, (unsigned long long)t->images[i].address);
-	}
-	free(done);
-	free(regions);
-}
-
 struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
 				      const struct cst_decoder_opts *opts, int *errp)
 {
@@ -397,11 +352,12 @@ struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
 	}
 	if (!dec->opts.packets_only) {
 		ocsd_dt_set_gen_elem_outfn(dec->tree, on_elem, dec);
-		if (dec->opts.mem_read || trace->nimages == 0)
-			ocsd_dt_add_callback_trcid_mem_acc(dec->tree, 0, ~(ocsd_vaddr_t)0,
-							   OCSD_MEM_SPACE_ANY, on_mem_read, dec);
-		else
-			add_images(dec);
+		dec->mem = mem_images_open(trace, dec->opts.log);
+		err = -cste_nomem;
+		if (!dec->mem)
+			goto fail;
+		ocsd_dt_add_callback_trcid_mem_acc(dec->tree, 0, ~(ocsd_vaddr_t)0,
+						   OCSD_MEM_SPACE_ANY, on_mem_read, dec);
 	}
 	return dec;
 
@@ -419,6 +375,7 @@ void cst_decoder_free(struct cst_decoder *dec)
 		return;
 	if (dec->tree)
 		ocsd_destroy_dcd_tree(dec->tree);
+	mem_images_close(dec->mem);
 	free(dec);
 }
 
