@@ -425,6 +425,40 @@ static int run_loop(struct session *s, struct cst_record_result *res)
 	}
 }
 
+/* What a recording would open, for --dry-run and fixture roots. */
+static void describe(struct session *s)
+{
+	const struct cst_record_opts *o = s->o;
+	const struct cst_log *log = o->log;
+	static const char *const scope[] = {"per-thread", "per-CPU", "system-wide", "pid"};
+	int cpus[MAX_RINGS], n = pick_cpus(s, cpus);
+
+	cst_logf(log, cst_log_info, "dry run (%s): nothing is opened", s->root);
+	cst_logf(log, cst_log_info,
+		 "cs_etm type %u, config 0x%llx, config2 0x%llx (sink %s)%s", s->pmu.type,
+		 (unsigned long long)s->req.config[0], (unsigned long long)s->req.config[2],
+		 s->req.sink[0] ? s->req.sink : "default", s->req.user_only ? ", user only" : "");
+	cst_logf(log, cst_log_info, "%s, %d ring(s), AUX %llu KiB each, %s mode",
+		 scope[o->scope], n, (unsigned long long)(s->aux_bytes / 1024),
+		 o->snapshot ? "snapshot" : "normal");
+	for (int i = 0; i < s->pmu.ncpus; i++) {
+		const struct cst_etm_cpu *c = &s->pmu.cpus[i];
+
+		if (c->kind == cst_etm_v3)
+			cst_logf(log, cst_log_info,
+				 "cpu %d: %s ETMIDR 0x%08x ETMCCER 0x%08x ETMCR 0x%08x trace ID 0x%02x",
+				 c->cpu, c->is_ptm ? "PTM" : "ETMv3", c->etmidr, c->etmccer, c->etmcr,
+				 c->traceid);
+		else
+			cst_logf(log, cst_log_info,
+				 "cpu %d: %s TRCIDR0 0x%08x TRCIDR1 0x%08x TRCIDR2 0x%08x TRCIDR8 "
+				 "0x%08x TRCAUTHSTATUS 0x%08x TRCCONFIGR 0x%08x trace ID 0x%02x",
+				 c->cpu, c->kind == cst_etm_ete ? "ETE" : "ETMv4", c->trcidr0,
+				 c->trcidr1, c->trcidr2, c->trcidr8, c->trcauthstatus, c->trcconfigr,
+				 c->traceid);
+	}
+}
+
 /* Kernels that allocate trace IDs report them in AUX_OUTPUT_HW_ID; perf 6.1
  * reads IDs only from the metadata, so put the real ones there. */
 static void patch_trace_ids(struct session *s)
@@ -559,6 +593,11 @@ int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result 
 			return err;
 		cst_etm_pmu_apply_config(&s.pmu, &s.req);
 		s.aux_bytes = aux_size(opts, s.page);
+		if (opts->dry_run || strcmp(s.root, "/")) {
+			describe(&s);
+			res->dry_run = true;
+			return 0;
+		}
 	}
 	/* Signals arrive through a signalfd: no handler, no global state. */
 	sigemptyset(&mask);

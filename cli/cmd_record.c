@@ -27,7 +27,9 @@ static void record_usage(FILE *out)
 		"  --snapshot[=SIZE]          keep only the newest trace (SIZE bytes, K/M suffix);\n"
 		"                             SIGUSR2 takes a snapshot, exit takes the last one\n"
 		"  -o FILE                    output (perf.data; a directory with --sysfs)\n"
-		"  --root DIR                 read sysfs/procfs below DIR (tests, fixtures)\n"
+		"  --root DIR                 read sysfs/procfs below DIR (a fixture tree): implies\n"
+		"                             --dry-run, as no kernel stands behind it\n"
+		"  --dry-run                  print the events and metadata, open nothing\n"
 		"  --sysfs                    sysfs mode: no perf; enable the sink and ETMs in\n"
 		"                             /sys/bus/coresight, read /dev/SINK, write a snapshot\n"
 		"                             directory for 'cstrace decode' and trc_pkt_lister\n"
@@ -117,7 +119,8 @@ static int run_sysfs(const char *root, const char *sink, uint64_t mask, const ch
 
 int cmd_record(int argc, char **argv)
 {
-	enum { OPT_PER_THREAD = 256, OPT_SNAPSHOT, OPT_ROOT, OPT_SYSFS, OPT_SINK, OPT_SIDEBAND };
+	enum { OPT_PER_THREAD = 256, OPT_SNAPSHOT, OPT_ROOT, OPT_SYSFS, OPT_SINK, OPT_SIDEBAND,
+	       OPT_DRY_RUN };
 	static const struct option longopts[] = {
 		{"per-thread", no_argument, NULL, OPT_PER_THREAD},
 		{"snapshot", optional_argument, NULL, OPT_SNAPSHOT},
@@ -125,6 +128,7 @@ int cmd_record(int argc, char **argv)
 		{"sysfs", no_argument, NULL, OPT_SYSFS},
 		{"sink", required_argument, NULL, OPT_SINK},
 		{"sideband-only", no_argument, NULL, OPT_SIDEBAND},
+		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -196,6 +200,9 @@ int cmd_record(int argc, char **argv)
 		case OPT_SIDEBAND:
 			o.sideband_only = true;
 			break;
+		case OPT_DRY_RUN:
+			o.dry_run = true;
+			break;
 		case 'h':
 			record_usage(stdout);
 			return 0;
@@ -220,6 +227,7 @@ int cmd_record(int argc, char **argv)
 			cst_record_summary(&res, stderr);
 		return 1;
 	}
-	cst_record_summary(&res, stderr);
+	if (!res.dry_run)
+		cst_record_summary(&res, stderr);
 	return res.output_failed ? 1 : 0;
 }

@@ -285,6 +285,9 @@ struct cst_record_opts {
 	uint64_t snapshot_size;    /* bytes; 0 with @snapshot = the AUX size */
 	bool snapshot;
 	bool sideband_only;        /* no cs_etm event: sideband alone (diagnostics, tests) */
+	bool dry_run;              /* describe the events and metadata through @log, open
+				    * nothing (implied by a @root other than "/": a fixture
+				    * tree has no kernel behind it) */
 	const char *output;        /* perf.data path; NULL = "perf.data" */
 	char *const *argv;         /* the command; NULL with @pid or system-wide */
 };
@@ -301,6 +304,7 @@ struct cst_record_result {
 	int nrings;
 	const char *output;     /* the file written */
 	bool snapshot;
+	bool dry_run;           /* nothing was recorded (see cst_record_opts.dry_run) */
 };
 
 /** Record @opts->argv (or a pid, or the system) into perf.data. The file is

@@ -32,6 +32,21 @@ check "no-pmu fixture names the options" grep -q "CONFIG_CORESIGHT_LINK_AND_SINK
 "$CSTRACE" record -m 3 -- /bin/true 2>"$TMP/err"
 check "-m must be a power of two" grep -q "power-of-two" "$TMP/err"
 
+# A fixture root means a dry run: the plan, checked against the fixture's own files.
+"$CSTRACE" record --root "$TMP/juno" -e 'cs_etm/@tmc_etr0,timestamp,cycacc,retstack/u' -C 0-1 \
+  -m 256 -- /bin/true 2>"$TMP/dry.err"
+check "dry run exits 0" test $? -eq 0
+hash=$(cat "$TMP/juno/sys/bus/event_source/devices/cs_etm/sinks/tmc_etr0")
+type=$(cat "$TMP/juno/sys/bus/event_source/devices/cs_etm/type")
+check "dry run: type, config, sink hash" grep -q "cs_etm type $type, config 0x30001000, config2 $hash (sink tmc_etr0), user only" "$TMP/dry.err"
+check "dry run: two rings of 1 MiB" grep -q "per-CPU, 2 ring(s), AUX 1024 KiB each, normal mode" "$TMP/dry.err"
+idr1=$(cat "$TMP/juno/sys/bus/event_source/devices/cs_etm/cpu1/trcidr/trcidr1")
+check "dry run: cpu 1 registers and TRCCONFIGR" grep -q "cpu 1: ETMv4 .*TRCIDR1 $(printf '0x%08x' "$idr1") .*TRCCONFIGR 0x00001810 trace ID 0x12" "$TMP/dry.err"
+check "dry run writes no file" test ! -e perf.data
+"$CSTRACE" record --root "$TMP/stm" -e 'cs_etm/@tmc_etf0,timestamp,cycacc/' --snapshot=64K -- /bin/true 2>"$TMP/dry.err"
+check "dry run ETMv3: ETMCR is the config" grep -q "cpu 0: ETMv3 .*ETMCR 0x10001000 trace ID 0x10" "$TMP/dry.err"
+check "dry run snapshot size" grep -q "AUX 64 KiB each, snapshot mode" "$TMP/dry.err"
+
 # Ctrl-C: the file is finished, the summary says it, the command does not linger.
 "$CSTRACE" record --sideband-only -o "$TMP/int.data" -- sleep 60 2>"$TMP/int.err" &
 pid=$!
