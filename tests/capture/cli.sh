@@ -15,6 +15,12 @@ if [ ! -e /sys/bus/event_source/devices/cs_etm ]; then
   check "no file left claiming trace" test ! -s "$TMP/x.data"
 fi
 
+if [ ! -e /sys/bus/coresight ]; then
+  "$CSTRACE" record --sysfs --sink tmc_etf0 -o "$TMP/none" -- /bin/true 2>"$TMP/err"
+  check "sysfs without CoreSight fails" test $? -eq 1
+  check "sysfs message names the options" grep -q "no /sys/bus/coresight/devices: .*CONFIG_CORESIGHT" "$TMP/err"
+fi
+
 # Fixtures from the boards stage.
 "$CSTRACE" boards fixture juno-r1 "$TMP/juno" >/dev/null || fail "boards fixture juno-r1"
 "$CSTRACE" boards fixture stm32mp157 "$TMP/stm" >/dev/null || fail "boards fixture stm32mp157"
