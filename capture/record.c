@@ -500,6 +500,7 @@ static void collect(struct session *s, struct cst_record_result *res)
 		t->lost_events += st.lost_events;
 		t->lost_records += st.lost_records;
 		t->reenables += st.reenables;
+		t->reenable_failures += st.reenable_failures;
 		t->snapshots += st.snapshots;
 		t->snapshot_overwritten += st.snapshot_overwritten;
 		t->unwritten_bytes += st.unwritten_bytes;

@@ -25,6 +25,10 @@ static void ring_line(FILE *fp, const char *who, const struct cst_ring_stats *st
 		fprintf(fp, "cstrace: %s: the AUX area was full %llu time(s): trace was off "
 			    "until re-enabled\n",
 			who, (unsigned long long)st->reenables);
+	if (st->reenable_failures)
+		fprintf(fp, "cstrace: %s: LOST: re-enabling the event failed %llu time(s): trace "
+			    "stayed off from there\n",
+			who, (unsigned long long)st->reenable_failures);
 	if (st->collision || st->partial)
 		fprintf(fp, "cstrace: %s: %llu AUX record(s) flagged COLLISION, %llu PARTIAL\n", who,
 			(unsigned long long)st->collision, (unsigned long long)st->partial);

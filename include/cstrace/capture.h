@@ -88,6 +88,7 @@ struct cst_ring_stats {
 	uint64_t lost_events;      /* PERF_RECORD_LOST: records the kernel dropped */
 	uint64_t lost_records;     /* number of PERF_RECORD_LOST records */
 	uint64_t reenables;        /* PERF_EVENT_IOC_ENABLE issued after a stop */
+	uint64_t reenable_failures; /* of those, refused: trace stayed off */
 	uint64_t snapshots;
 	uint64_t snapshot_overwritten; /* bytes the sink wrote that a later write
 					* overwrote before a snapshot read them */

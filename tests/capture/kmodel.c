@@ -411,6 +411,8 @@ static int op_enable(void *ctx)
 	struct kmodel *m = ctx;
 
 	m->st.enables++;
+	if (m->o.refuse_enable)
+		return -cste_io;
 	if (!m->enabled) {
 		m->enabled = true;
 		if (m->running)

@@ -19,6 +19,7 @@ struct kmodel_opts {
 	uint64_t start_head; /* aux_head = aux_tail at mmap (to test wraps of the counter) */
 	bool kernel32;       /* a 32-bit kernel: aux_head is an unsigned long */
 	uint8_t trace_id;    /* != 0: emit AUX_OUTPUT_HW_ID with it (dynamic trace IDs) */
+	bool refuse_enable;  /* PERF_EVENT_IOC_ENABLE fails (e.g. the task is gone) */
 };
 
 /* What the model did, to check the consumer's accounting against. */

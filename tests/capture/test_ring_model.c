@@ -366,6 +366,31 @@ static void test_truncated_reenable(void)
 	free(c.bytes);
 }
 
+/* A refused re-enable is counted, not fatal: draining goes on. */
+static void test_reenable_refused(void)
+{
+	struct kmodel_opts o = {.data_size = 1 << 14, .aux_size = 1024, .sink_size = 1024,
+				.refuse_enable = true};
+	struct kmodel *m = kmodel_new(&o);
+	struct collect c;
+	struct cst_ring *r = ring_for(m, &c);
+	struct cst_ring_stats st;
+
+	kmodel_sched_in(m);
+	kmodel_run(m, 1024);
+	kmodel_sched_out(m);
+	CHECK(cst_ring_read(r) > 0);
+	CHECK(!kmodel_enabled(m));
+	cst_ring_get_stats(r, &st);
+	CHECK_EQ_INT(st.truncated, 1);
+	CHECK_EQ_INT(st.reenables, 1);
+	CHECK_EQ_INT(st.reenable_failures, 1);
+	CHECK(!st.output_failed);
+	cst_ring_free(r);
+	kmodel_free(m);
+	free(c.bytes);
+}
+
 /* Flags the sink sets are counted; output errors are counted, not hidden. */
 static void test_flags_and_output_failure(void)
 {
@@ -479,6 +504,7 @@ int main(void)
 	test_data_ring_loss();
 	test_snapshot_wraps();
 	test_truncated_reenable();
+	test_reenable_refused();
 	test_flags_and_output_failure();
 	test_kernel32_wrap();
 	test_tear_free();
