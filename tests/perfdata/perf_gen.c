@@ -286,6 +286,91 @@ static void frame(struct buf *out, const struct buf *in, uint8_t id)
 	}
 }
 
+/* ------------------------------------------------- real captured trace */
+
+/* Wrap a captured ETMv4 frame buffer (e.g. a Juno snapshot's ETB dump) as one
+ * per-thread AUX fragment of a perf.data file, with raw memory dumps mapped by
+ * MMAP2 (path@address). The ETM is a Cortex-A53 as in those snapshots. */
+static int wrap_capture(const char *out, const char *trace_file, char **images, int nimages,
+			uint32_t traceid, uint32_t idr1)
+{
+	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "juno",
+					  .osrelease = "6.1.0", .arch = "aarch64",
+					  .nr_cpus_avail = 1, .nr_cpus_online = 1};
+	struct cst_perf_sample_id sid = {.pid = PID, .tid = PID, .id = 200};
+	struct cst_perf_etm_cpu cpu = {.magic = CST_PERF_ETMV4_MAGIC, .trctraceidr = traceid,
+				       .trcidr0 = 0x28000ea1, .trcidr1 = idr1,
+				       .trcidr2 = 0x488, .trcauthstatus = 0xcc};
+	struct cst_perf_etm_info info = {.version = 1, .pmu_type = PMU_TYPE, .nr_cpu = 1,
+					 .cpus = &cpu};
+	struct cst_perf_attr a = {0};
+	struct cst_perf_writer *w;
+	uint64_t id1 = 100, id2 = 200;
+	uint8_t *data;
+	long n;
+	FILE *f = fopen(trace_file, "rb");
+
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET)) {
+		perror(trace_file);
+		return 1;
+	}
+	data = malloc((size_t)n);
+	if (!data || fread(data, 1, (size_t)n, f) != (size_t)n) {
+		perror(trace_file);
+		return 1;
+	}
+	fclose(f);
+	if (cst_perf_writer_open(&w, out, &wo))
+		return 1;
+	a.type = PMU_TYPE;
+	a.sample_period = 1;
+	a.sample_type = CST_PERF_SAMPLE_IP | CST_PERF_SAMPLE_TID | CST_PERF_SAMPLE_IDENTIFIER;
+	a.flags = CST_PERF_ATTR_DISABLED | CST_PERF_ATTR_EXCLUDE_KERNEL |
+		  CST_PERF_ATTR_ENABLE_ON_EXEC | CST_PERF_ATTR_SAMPLE_ID_ALL;
+	cst_perf_writer_add_attr(w, &a, &id1, 1);
+	a.type = 1;
+	a.config = 9;
+	a.flags |= CST_PERF_ATTR_MMAP | CST_PERF_ATTR_COMM | CST_PERF_ATTR_TASK |
+		   CST_PERF_ATTR_MMAP2 | CST_PERF_ATTR_COMM_EXEC;
+	cst_perf_writer_add_attr(w, &a, &id2, 1);
+	cst_perf_writer_etm_info(w, &info);
+	cst_perf_writer_task(w, false, PID, 1, PID, 1, 0, &sid);
+	cst_perf_writer_comm(w, true, PID, PID, "uname", &sid);
+	for (int i = 0; i < nimages; i++) {
+		/* DUMP@ADDR[:OFFSET[:LENGTH]] as in snapshot .ini dump sections */
+		char path[PATH_MAX], *at = strrchr(images[i], '@'), *end;
+		uint64_t addr, off = 0, len = 0;
+		long sz;
+
+		if (!at || !realpath((*at = '\0', images[i]), path))
+			return 1;
+		addr = strtoull(at + 1, &end, 0);
+		if (*end == ':')
+			off = strtoull(end + 1, &end, 0);
+		if (*end == ':')
+			len = strtoull(end + 1, &end, 0);
+		f = fopen(path, "rb");
+		if (!f || fseek(f, 0, SEEK_END) || (sz = ftell(f)) < 0)
+			return 1;
+		fclose(f);
+		if (!len)
+			len = (uint64_t)sz - off;
+		cst_perf_writer_mmap2(w, CST_PERF_MISC_USER, PID, PID, addr, len, off, 5, 2, NULL, 0,
+				      path, &sid);
+	}
+	sid.id = 100;
+	cst_perf_writer_itrace_start(w, PID, PID, &sid);
+	cst_perf_writer_aux(w, 0, (uint64_t)n, 0, &sid);
+	cst_perf_writer_auxtrace(w, 0, 1, 0, PID, UINT32_MAX, data, (uint64_t)n);
+	sid.id = 200;
+	cst_perf_writer_task(w, true, PID, 1, PID, 1, 0, &sid);
+	free(data);
+	if (cst_perf_writer_finish(w))
+		return 1;
+	cst_perf_writer_free(w);
+	return 0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static void usage(void)
@@ -293,6 +378,8 @@ static void usage(void)
 	fprintf(stderr, "usage: perf_gen --elf PROG --out FILE --proto etmv4|ete|etmv3|ptm "
 			"[--raw] [--cpu-wide] [--snapshot] [--no-finish] [--hw-id] [--no-mmap]\n"
 			"       [--no-ctxid] [--dump TRACE]\n"
+			"       perf_gen --out FILE --trace-file ETB.bin [--traceid ID] [--trcidr1 V]\n"
+			"                [--image DUMP@ADDR[:OFFSET[:LENGTH]]]...\n"
 			"       [--expect FILE]\n");
 	exit(2);
 }
@@ -304,11 +391,17 @@ int main(int argc, char **argv)
 		{"raw", 0, 0, 'r'},     {"cpu-wide", 0, 0, 'c'}, {"snapshot", 0, 0, 's'},
 		{"no-finish", 0, 0, 'f'}, {"dump", 1, 0, 'd'}, {"expect", 1, 0, 'x'},
 		{"hw-id", 0, 0, 'H'},     {"no-mmap", 0, 0, 'M'},  {"no-ctxid", 0, 0, 'C'},
+		{"trace-file", 1, 0, 'T'}, {"image", 1, 0, 'I'}, {"traceid", 1, 0, 'D'},
+		{"trcidr1", 1, 0, 'R'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
 	bool raw = false, cpu_wide = false, snapshot = false, finish = true, hw_id = false;
 	bool mmap = true, ctxid = true;
+	const char *trace_file = NULL;
+	uint32_t traceid = 0x10, idr1 = 0x4100f403;
+	char *images[16];
+	int nimages = 0;
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
 					  .osrelease = "6.1.0", .arch = "aarch64",
 					  .nr_cpus_avail = 2, .nr_cpus_online = 2};
@@ -335,9 +428,18 @@ int main(int argc, char **argv)
 		case 'H': hw_id = true; break;
 		case 'M': mmap = false; break;
 		case 'C': ctxid = false; break;
+		case 'T': trace_file = optarg; break;
+		case 'D': traceid = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'R': idr1 = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'I':
+			if (nimages < 16)
+				images[nimages++] = optarg;
+			break;
 		default: usage();
 		}
 	}
+	if (out && trace_file)
+		return wrap_capture(out, trace_file, images, nimages, traceid, idr1);
 	if (!elf || !out)
 		usage();
 	if (!realpath(elf, abspath)) {

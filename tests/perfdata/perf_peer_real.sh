@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Peer test on real hardware trace: Juno ETMv4 captures from the shared OpenCSD
+# snapshots, wrapped by perf_gen as perf.data (one per-thread AUX fragment, memory
+# dumps mapped by MMAP2), must give the same samples in Debian's perf and cstrace.
+# usage: perf_peer_real.sh PERF_GEN
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+GEN=$1
+PERF=${PERF:-perf}
+need_shared
+command -v "$PERF" >/dev/null 2>&1 || skip "perf (linux-perf) is not installed"
+export HOME=$TMP
+norm() { awk '{$1=$1; print}'; }
+
+# uname on a Juno (trace ID 0x16): every instruction and every branch
+J=$SHARED/opencsd/test-file-mem-offsets
+"$GEN" --out "$TMP/u.data" --trace-file "$J/trace.bin" --traceid 0x16 --trcidr1 0x4100F400 \
+	--image "$J/uname.bin@0x400000:0:0x69f8" --image "$J/libc-2.21.bin@0x7f8e446000:0:0x137120" \
+	--image "$J/ld-2.21.bin@0x7f8e58f000:0:0x11000" \
+	--image "$J/ld-2.21.bin@0x7f8e5a0000:0x11000:0xdb40" \
+	--image "$J/vdso.bin@0x7f8e5ba000:0:0x1000" || fail "perf_gen failed on $J"
+"$PERF" script -i "$TMP/u.data" --itrace=i1i -F pid,tid,cpu,ip 2>/dev/null | norm >"$TMP/p.insn"
+"$CSTRACE" script --insn "$TMP/u.data" 2>/dev/null | norm >"$TMP/c.insn"
+"$PERF" script -i "$TMP/u.data" --itrace=b -F pid,tid,cpu,ip,addr 2>/dev/null | norm >"$TMP/p.br"
+"$CSTRACE" script "$TMP/u.data" 2>/dev/null | norm >"$TMP/c.br"
+check "uname: perf decodes thousands of instructions" test "$(wc -l <"$TMP/p.insn")" -gt 10000
+check "uname: same instruction samples as perf" cmp -s "$TMP/p.insn" "$TMP/c.insn"
+check "uname: same branch samples as perf" cmp -s "$TMP/p.br" "$TMP/c.br"
+echo "uname: $(wc -l <"$TMP/c.insn") instruction and $(wc -l <"$TMP/c.br") branch samples"
+
+# cc1 on a Juno, 1 MiB of ETR trace (trace ID 0x12): every branch
+J=$SHARED/opencsd/bugfix-exact-match
+"$GEN" --out "$TMP/cc1.data" --trace-file "$J/cstrace.bin" --traceid 0x12 --trcidr1 0x4100F400 \
+	--image "$J/cc1.init_dump.bin@0x4001D8" --image "$J/cc1.text_dump.bin@0x400200" \
+	--image "$J/cc1__libc_freeres_fn_dump.bin@0x5CE9C0" \
+	--image "$J/cc1__libc_thread_freeres_fn_dump.bin@0x5CF610" \
+	--image "$J/cc1.fini_dump.bin@0x5CF700" || fail "perf_gen failed on $J"
+"$PERF" script -i "$TMP/cc1.data" --itrace=b -F pid,tid,cpu,ip,addr 2>/dev/null | norm >"$TMP/p.br"
+"$CSTRACE" script "$TMP/cc1.data" 2>/dev/null | norm >"$TMP/c.br"
+check "cc1: perf decodes about a million branches" test "$(wc -l <"$TMP/p.br")" -gt 500000
+check "cc1: same branch samples as perf" cmp -s "$TMP/p.br" "$TMP/c.br"
+echo "cc1: $(wc -l <"$TMP/c.br") branch samples"
+[ "$fails" -eq 0 ] || diff "$TMP/p.br" "$TMP/c.br" | head -10
+finish
