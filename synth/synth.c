@@ -1,5 +1,6 @@
 /* cst_synth_run: QEMU ground truth → instruction classes → ETM encoder → frame
  * formatter → sink model → snapshot directory or perf.data. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -53,6 +54,7 @@ struct synth_run {
 	int (*stop)(struct synth_enc *);
 	uint64_t stop_threshold;
 	struct synth_perf_out perf_out;
+	char prog_path[4096];
 };
 
 static int run_classify(struct synth_run *r, uint64_t pc, bool thumb, struct synth_insn_info *info)
@@ -205,7 +207,10 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 	r->q.arm = r->arm;
 	r->q.sysroot = opts->sysroot ? opts->sysroot
 				     : (r->arm ? "/usr/arm-linux-gnueabihf" : "/usr/aarch64-linux-gnu");
-	r->q.prog = argv[0];
+	/* perf.data and snapshots name the program by absolute path */
+	if (!realpath(argv[0], r->prog_path))
+		snprintf(r->prog_path, sizeof(r->prog_path), "%s", argv[0]);
+	r->q.prog = r->prog_path;
 	r->q.code = synth_codemap_alloc();
 	int rc = r->q.code ? 0 : -cste_nomem;
 
@@ -236,6 +241,7 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 	if (!capacity)
 		capacity = opts->sink == cst_synth_sink_etf ? 64 * 1024 : 4 * 1024 * 1024;
 	r->stop_threshold = capacity / 2;
+	r->perf_out.clock = &r->icount;
 	if (!rc)
 		rc = synth_sink_init(&r->sink, capacity, true, opts->snapshot_mode,
 				     opts->snapshot_size ? opts->snapshot_size : capacity,

@@ -235,9 +235,10 @@ struct synth_perf_out {
 	uint8_t trace_id;
 	uint32_t pid;
 	uint32_t regs[8];
+	const uint64_t *clock; /* instructions so far: the perf clock (1 ns each) */
 	/* AUX records gathered from the sink, written at the end */
 	struct synth_perf_aux {
-		uint64_t offset, size, head;
+		uint64_t offset, size, head, time;
 		uint8_t *data;
 		bool truncated, overwrite;
 	} *aux;

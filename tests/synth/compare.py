@@ -102,6 +102,7 @@ def main():
     ap.add_argument("--snapshot")
     ap.add_argument("--mode", choices=["exact", "suffix"], default="exact")
     ap.add_argument("--min-segments", type=int, default=1)
+    ap.add_argument("--also-ips", help="perf script ips that must equal the decode")
     a = ap.parse_args()
     mem = Memory(a.snapshot)
     with open(a.truth) as f:
@@ -112,6 +113,15 @@ def main():
         segs = read_lister(a.lister, mem)
     else:
         segs = read_ips(a.ips)
+    if a.also_ips:
+        flat = [x for s in segs for x in s]
+        ips = read_ips(a.also_ips)[0]
+        if ips != flat:
+            i = first_diff(ips, flat)
+            print("MISMATCH: perf script gave %d instructions, the decode %d; first difference at #%d"
+                  % (len(ips), len(flat), i))
+            return 1
+        print("perf script: the same %d instructions" % len(ips))
     if a.mode == "exact":
         got = [x for s in segs for x in s]
         if got == truth:

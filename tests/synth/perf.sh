@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# synth perf.data: the same QEMU run written as a snapshot (ground truth, code bytes) and
+# as perf.data. cstrace's decode of the perf.data must be exact (MODE exact) or pieces
+# of the run (MODE lossy); `perf script --itrace=i1i` must agree with it.
+# Usage: perf.sh ARCH PROG MODE [synth options...]
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+arch=$1; prog=$2; mode=$3; shift 3
+[ -x "$prog" ] || skip "test program $prog not built"
+q=qemu-aarch64; [ "$arch" = arm ] && q=qemu-arm
+command -v $q >/dev/null || skip "$q not installed"
+command -v python3 >/dev/null || skip "python3 not installed"
+
+check "synth snapshot" "$CSTRACE" synth --arch "$arch" -o "$TMP/snap" --truth "$TMP/truth" \
+	--keep-log "$TMP/qemu.log" -- "$prog"
+check "synth perf.data from the same run" sh -c \
+	'c=$0 a=$1 t=$2 p=$3; shift 3; "$c" synth --arch "$a" --out perf -o "$t/perf.data" --from-log "$t/qemu.log" "$@" -- "$p" 2> "$t/stats"' \
+	"$CSTRACE" "$arch" "$TMP" "$prog" "$@"
+cat "$TMP/stats"
+lost=$(sed -n 's/.* \([0-9]*\) lost.*/\1/p' "$TMP/stats")
+records=$(sed -n 's/.* \([0-9]*\) AUX records.*/\1/p' "$TMP/stats")
+check "cstrace decode perf.data" sh -c '"$0" decode "$1" --format=jsonl > "$2"' "$CSTRACE" \
+	"$TMP/perf.data" "$TMP/dec.jsonl"
+if [ "$mode" = exact ]; then
+	[ "${lost:-1}" -eq 0 ] || fail "trace was lost in an exact test"
+	check "cstrace decode of perf.data equals QEMU" python3 "$here/compare.py" \
+		--truth "$TMP/truth" --jsonl "$TMP/dec.jsonl" --snapshot "$TMP/snap"
+else
+	[ "${lost:-0}" -gt 0 ] || fail "the sink lost nothing: the test would prove nothing"
+	check "cstrace decode of perf.data is pieces of QEMU's run" python3 "$here/compare.py" \
+		--mode suffix --truth "$TMP/truth" --jsonl "$TMP/dec.jsonl" --snapshot "$TMP/snap"
+fi
+if [ -n "${MIN_AUX:-}" ]; then
+	[ "${records:-0}" -ge "$MIN_AUX" ] || fail "$records AUX records, expected at least $MIN_AUX"
+fi
+if command -v perf >/dev/null && perf version >/dev/null 2>&1; then
+	perf script -i "$TMP/perf.data" --itrace=i1i -F ip 2>"$TMP/perf.err" > "$TMP/perf.ips" ||
+		{ fail "perf script failed"; head -5 "$TMP/perf.err"; }
+	if [ "$mode" = exact ]; then
+		check "perf script equals QEMU" python3 "$here/compare.py" --truth "$TMP/truth" \
+			--ips "$TMP/perf.ips"
+	else
+		check "perf script equals cstrace's decode" python3 "$here/compare.py" --mode suffix \
+			--truth "$TMP/truth" --jsonl "$TMP/dec.jsonl" --snapshot "$TMP/snap" \
+			--also-ips "$TMP/perf.ips"
+	fi
+else
+	echo "perf not installed: perf script check skipped"
+fi
+finish
