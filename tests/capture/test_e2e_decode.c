@@ -71,7 +71,7 @@ static long long cstrace_insns(const char *bin, const char *args)
 
 /* Write the sample's trace through the model and capture (normal or snapshot
  * mode), then decode the file with cstrace and perf. */
-static void run_mode(bool snapshot, const char *bin, const char *dir, const char *mem,
+static void run_mode(bool snapshot, bool per_thread, const char *bin, const char *dir, const char *mem,
 		     const uint8_t *trace, uint64_t tlen, uint64_t mlen)
 {
 	char out[256], args[2048];
@@ -95,9 +95,9 @@ static void run_mode(bool snapshot, const char *bin, const char *dir, const char
 					 .have_id = true, .have_cpu = true};
 	uint64_t etm_id = ETM_ID, dummy_id = DUMMY_ID;
 
-	snprintf(out, sizeof(out), "%s/capture-e2e-%s-%d.data",
+	snprintf(out, sizeof(out), "%s/capture-e2e-%s%s-%d.data",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", snapshot ? "snap" : "normal",
-		 (int)getpid());
+		 per_thread ? "-thread" : "", (int)getpid());
 	CHECK_EQ_INT(cst_perf_writer_open(&w, out, &wo), 0);
 	if (!w)
 		return;
@@ -123,6 +123,9 @@ static void run_mode(bool snapshot, const char *bin, const char *dir, const char
 	struct kmodel *m = kmodel_new(&o);
 	struct cst_perf_out po;
 	struct cst_ring_desc d = kmodel_desc(m);
+
+	if (per_thread)
+		d.cpu = UINT32_MAX; /* AUXTRACE cpu -1: the ring follows the thread */
 	struct cst_ring_output ro;
 	struct cst_ring *ring;
 	struct cst_ring_stats st;
@@ -171,8 +174,9 @@ static void run_mode(bool snapshot, const char *bin, const char *dir, const char
 	long long want = cstrace_insns(bin, dir);
 	snprintf(args, sizeof(args), "%s", out);
 	long long got = cstrace_insns(bin, args);
-	printf("%s mode: the snapshot directory decodes to %lld instructions, the perf.data capture wrote to %lld\n",
-	       snapshot ? "snapshot" : "normal", want, got);
+	printf("%s mode%s: the snapshot directory decodes to %lld instructions, the perf.data "
+	       "capture wrote to %lld\n",
+	       snapshot ? "snapshot" : "normal", per_thread ? " (per-thread)" : "", want, got);
 	CHECK(want > 0);
 	CHECK_EQ_INT(got, want);
 
@@ -216,8 +220,9 @@ int main(void)
 		TEST_SKIP("%s is not built", bin);
 	CHECK(tlen % 16 == 0); /* whole frames, as an ETF stores them */
 
-	run_mode(false, bin, dir, mem, trace, tlen, mlen);
-	run_mode(true, bin, dir, mem, trace, tlen, mlen);
+	run_mode(false, false, bin, dir, mem, trace, tlen, mlen);
+	run_mode(true, false, bin, dir, mem, trace, tlen, mlen);
+	run_mode(false, true, bin, dir, mem, trace, tlen, mlen);
 	free(trace);
 	free(code);
 	return test_done();
