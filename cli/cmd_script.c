@@ -1,9 +1,12 @@
 /* `cstrace script`: one line per taken branch (default) or per executed instruction
  * with pid/tid/cpu, in the order and with the rules of perf script --itrace=b / i1i. */
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "trace_opts.h"
@@ -35,11 +38,23 @@ static const char script_usage[] =
 /* What the previous element was, as perf's cs-etm tracks its prev_packet. */
 enum prev_kind { prev_empty, prev_gap, prev_range };
 
+/* Executable mappings from the sideband: T32 ranges are split into instructions
+ * by reading their first halfwords from the mapped files. */
+struct code_map {
+	int32_t pid;
+	uint64_t start, end, pgoff;
+	int fd; /* -1: not readable */
+};
+
 struct script {
 	FILE *f;
 	bool insn;
 	bool io_error;
+	bool t32_warned;
 	uint64_t lines;
+	const char *symfs;
+	struct code_map *maps;
+	size_t nmaps, cap_maps;
 	/* per trace ID, kept across fragments as perf keeps one per trace ID queue */
 	struct {
 		enum prev_kind kind;
@@ -61,23 +76,95 @@ static void put_branch(struct script *s, const struct cst_elem *e, uint64_t from
 	s->lines++;
 }
 
-/* Fixed-size ISAs only: T32 ranges would need the code bytes to split. */
+static int on_sideband(void *ctx, const struct cst_sideband *sb)
+{
+	struct script *s = ctx;
+	struct code_map *m;
+	char path[4096];
+
+	if (!s->insn || sb->type != cst_sb_mmap || !sb->filename || !sb->len)
+		return 0;
+	if (s->nmaps == s->cap_maps) {
+		size_t ncap = s->cap_maps ? s->cap_maps * 2 : 64;
+		void *n = realloc(s->maps, ncap * sizeof(*s->maps));
+
+		if (!n)
+			return 0;
+		s->maps = n;
+		s->cap_maps = ncap;
+	}
+	m = &s->maps[s->nmaps++];
+	*m = (struct code_map){sb->pid, sb->addr, sb->addr + sb->len, sb->pgoff, -1};
+	if (s->symfs) {
+		snprintf(path, sizeof(path), "%s/%s", s->symfs, sb->filename);
+		m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (m->fd < 0)
+		m->fd = open(sb->filename, O_RDONLY | O_CLOEXEC);
+	return 0;
+}
+
+/* The halfword at @addr in @pid's mappings (newest first), then in any process's. */
+static bool read16(const struct script *s, int32_t pid, uint64_t addr, uint16_t *hw)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = s->nmaps; i-- > 0;) {
+			const struct code_map *m = &s->maps[i];
+			uint8_t b[2];
+
+			if ((pass == 0 && m->pid != pid) || addr < m->start || addr + 2 > m->end)
+				continue;
+			if (m->fd < 0 ||
+			    pread(m->fd, b, 2, (off_t)(m->pgoff + (addr - m->start))) != 2)
+				return false;
+			*hw = (uint16_t)(b[0] | (b[1] << 8));
+			return true;
+		}
+	return false;
+}
+
+static void put_addr(struct script *s, const struct cst_elem *e, uint64_t a)
+{
+	put_head(s, e);
+	if (fprintf(s->f, "%16" PRIx64 "\n", a) < 0)
+		s->io_error = true;
+	s->lines++;
+}
+
+/* One line per instruction. A32/A64 are 4 bytes; T32 is 2 or 4, known from the byte
+ * length when all are one size, else from each first halfword (0b11101/11110/11111
+ * in bits 15:11 start a 32-bit instruction). */
 static void put_insns(struct script *s, const struct cst_elem *e)
 {
-	uint32_t step = e->isa == cst_isa_t32 ? 0 : 4;
+	uint64_t len = e->end - e->start, a;
 
-	if (!step) {
-		put_head(s, e);
-		fprintf(s->f, "%16" PRIx64 " (T32 range to %" PRIx64 ", %u instructions)\n",
-			e->start, e->end, e->num_insns);
-		s->lines++;
+	if (e->isa != cst_isa_t32 || len == 4ull * e->num_insns) {
+		for (a = e->start; a < e->end; a += 4)
+			put_addr(s, e, a);
 		return;
 	}
-	for (uint64_t a = e->start; a < e->end; a += step) {
-		put_head(s, e);
-		if (fprintf(s->f, "%16" PRIx64 "\n", a) < 0)
-			s->io_error = true;
-		s->lines++;
+	if (len == 2ull * e->num_insns) {
+		for (a = e->start; a < e->end; a += 2)
+			put_addr(s, e, a);
+		return;
+	}
+	for (a = e->start; a < e->end;) {
+		uint16_t hw;
+
+		if (!read16(s, e->pid, a, &hw)) {
+			if (!s->t32_warned)
+				cli_error("warning: T32 code at 0x%" PRIx64 " cannot be read: its range "
+					  "is printed as one line",
+					  a);
+			s->t32_warned = true;
+			put_head(s, e);
+			fprintf(s->f, "%16" PRIx64 " (T32 range to %" PRIx64 ", %u instructions)\n",
+				a, e->end, e->num_insns);
+			s->lines++;
+			return;
+		}
+		put_addr(s, e, a);
+		a += (hw >> 11) >= 0x1d ? 4 : 2;
 	}
 }
 
@@ -172,12 +259,17 @@ int cmd_script(int argc, char **argv)
 	ret = cst_session_open(&session, argv[optind], &topts.session);
 	if (ret < 0)
 		goto out;
-	ret = cst_session_run(session, on_elem, NULL, &s);
+	s.symfs = topts.session.symfs;
+	ret = cst_session_run(session, on_elem, on_sideband, &s);
 	fflush(stdout);
 	if (s.io_error || ret < 0)
 		goto out;
 	status = 0;
 out:
+	for (size_t i = 0; i < s.nmaps; i++)
+		if (s.maps[i].fd >= 0)
+			close(s.maps[i].fd);
+	free(s.maps);
 	cst_session_free(session);
 	trace_opts_fini(&topts);
 	return status;

@@ -292,7 +292,7 @@ static void frame(struct buf *out, const struct buf *in, uint8_t id)
  * per-thread AUX fragment of a perf.data file, with raw memory dumps mapped by
  * MMAP2 (path@address). The ETM is a Cortex-A53 as in those snapshots. */
 static int wrap_capture(const char *out, const char *trace_file, char **images, int nimages,
-			uint32_t traceid, uint32_t idr1)
+			uint32_t traceid, uint32_t idr1, const char *etmv3)
 {
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "juno",
 					  .osrelease = "6.1.0", .arch = "aarch64",
@@ -306,6 +306,18 @@ static int wrap_capture(const char *out, const char *trace_file, char **images, 
 	struct cst_perf_attr a = {0};
 	struct cst_perf_writer *w;
 	uint64_t id1 = 100, id2 = 200;
+
+	if (etmv3) {
+		/* ETMCR,ETMIDR,ETMCCER of an ETMv3 or PTM (PTM by its ETMIDR) */
+		char *e;
+
+		memset(&cpu, 0, sizeof(cpu));
+		cpu.magic = CST_PERF_ETMV3_MAGIC;
+		cpu.etmtraceidr = traceid;
+		cpu.etmcr = (uint32_t)strtoul(etmv3, &e, 0);
+		cpu.etmidr = (uint32_t)strtoul(*e ? e + 1 : e, &e, 0);
+		cpu.etmccer = (uint32_t)strtoul(*e ? e + 1 : e, &e, 0);
+	}
 	uint8_t *data;
 	long n;
 	FILE *f = fopen(trace_file, "rb");
@@ -379,6 +391,7 @@ static void usage(void)
 			"[--raw] [--cpu-wide] [--snapshot] [--no-finish] [--hw-id] [--no-mmap]\n"
 			"       [--no-ctxid] [--dump TRACE]\n"
 			"       perf_gen --out FILE --trace-file ETB.bin [--traceid ID] [--trcidr1 V]\n"
+			"                [--etmv3-regs ETMCR,ETMIDR,ETMCCER]\n"
 			"                [--image DUMP@ADDR[:OFFSET[:LENGTH]]]...\n"
 			"       [--expect FILE]\n");
 	exit(2);
@@ -392,7 +405,7 @@ int main(int argc, char **argv)
 		{"no-finish", 0, 0, 'f'}, {"dump", 1, 0, 'd'}, {"expect", 1, 0, 'x'},
 		{"hw-id", 0, 0, 'H'},     {"no-mmap", 0, 0, 'M'},  {"no-ctxid", 0, 0, 'C'},
 		{"trace-file", 1, 0, 'T'}, {"image", 1, 0, 'I'}, {"traceid", 1, 0, 'D'},
-		{"trcidr1", 1, 0, 'R'},
+		{"trcidr1", 1, 0, 'R'},   {"etmv3-regs", 1, 0, 'V'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
@@ -400,6 +413,7 @@ int main(int argc, char **argv)
 	bool mmap = true, ctxid = true;
 	const char *trace_file = NULL;
 	uint32_t traceid = 0x10, idr1 = 0x4100f403;
+	const char *etmv3_regs = NULL;
 	char *images[16];
 	int nimages = 0;
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
@@ -431,6 +445,7 @@ int main(int argc, char **argv)
 		case 'T': trace_file = optarg; break;
 		case 'D': traceid = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'R': idr1 = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'V': etmv3_regs = optarg; break;
 		case 'I':
 			if (nimages < 16)
 				images[nimages++] = optarg;
@@ -439,7 +454,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (out && trace_file)
-		return wrap_capture(out, trace_file, images, nimages, traceid, idr1);
+		return wrap_capture(out, trace_file, images, nimages, traceid, idr1, etmv3_regs);
 	if (!elf || !out)
 		usage();
 	if (!realpath(elf, abspath)) {
