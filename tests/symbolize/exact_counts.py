@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Compare `cstrace report --format=json` per-function instruction counts with QEMU's
-executed addresses (synth --truth), attributing each address to the sized function
-symbol (nm -S) that holds it. Functions are matched by start address, so aliases
+"""Compare `cstrace report --format=json` per-function instruction counts, entries
+and lines hit with QEMU's executed addresses (synth --truth), attributing each
+address to the sized function symbol (nm -S) that holds it. Functions are matched by start address, so aliases
 need not agree on a name. Exit 0 when every sized function agrees exactly."""
 import bisect, json, subprocess, sys
 
@@ -18,6 +18,7 @@ for line in subprocess.run([nm, "-S", "--defined-only", binary], capture_output=
         funcs[start] = max(size, funcs.get(start, 0))
 starts = sorted(funcs)
 truth = {}
+entered = {}   # function start -> times its first instruction ran
 executed = {}  # function start -> set of executed addresses
 for line in open(truth_path):
     line = line.strip()
@@ -27,17 +28,26 @@ for line in open(truth_path):
     i = bisect.bisect_right(starts, a) - 1
     if i >= 0 and a < starts[i] + funcs[starts[i]]:
         truth[starts[i]] = truth.get(starts[i], 0) + 1
+        if a == starts[i]:
+            entered[a] = entered.get(a, 0) + 1
         executed.setdefault(starts[i], set()).add(a)
 rep = json.load(open(report_path))
 got = {}
+got_entries = {}
 for r in rep["rows"]:
     if "addr" in r and r["addr"] in funcs:
         got[r["addr"]] = got.get(r["addr"], 0) + r["insns"]
+        got_entries[r["addr"]] = got_entries.get(r["addr"], 0) + r["entries"]
 bad = 0
 for a in sorted(set(truth) | set(got)):
     if truth.get(a, 0) != got.get(a, 0):
         bad += 1
         print(f"{a:#x}: QEMU {truth.get(a, 0)} report {got.get(a, 0)}", file=sys.stderr)
+for a in sorted(set(entered) | set(got_entries)):
+    if entered.get(a, 0) != got_entries.get(a, 0):
+        bad += 1
+        print(f"{a:#x}: QEMU entered {entered.get(a, 0)} times, report {got_entries.get(a, 0)}",
+              file=sys.stderr)
 # line coverage: distinct source lines (innermost, as the line table has them) of
 # the executed addresses, by addr2line, against the report's lines_hit
 if addr2line:

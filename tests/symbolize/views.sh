@@ -65,7 +65,7 @@ exact() { # name arch triplet src [gcc flags]
   check "$name: synth" quiet "$CSTRACE" synth --arch $arch --core $core -o "$TMP/$name.snap" \
     --truth "$TMP/$name.truth" -- "$TMP/$name" >/dev/null
   check "$name: report" quiet "$CSTRACE" report --format=json -o "$TMP/$name.json" --elf "$TMP/$name" "$TMP/$name.snap"
-  check "$name: per-function counts and lines hit equal QEMU" python3 "$here/exact_counts.py" \
+  check "$name: per-function counts, entries and lines hit equal QEMU" python3 "$here/exact_counts.py" \
     $t-nm "$TMP/$name" "$TMP/$name.truth" "$TMP/$name.json" $t-addr2line
   consistency "$name-views" "$TMP/$name.snap" --elf "$TMP/$name"
 }
