@@ -651,6 +651,57 @@ static void test_etm_info_versions(void)
 	}
 }
 
+/* The writer's AUXTRACE_INFO in versions 0, 1 and 2 reads back as written. */
+static void test_etm_info_write_versions(void)
+{
+	struct cst_perf_reader_opts ro = {.sz = sizeof(ro), .log = &tlog};
+	char path[512];
+
+	path_of(path, sizeof(path), "ver.data");
+	for (uint64_t ver = 0; ver <= 2; ver++) {
+		struct cst_perf_writer *w = NULL;
+		struct cst_perf_reader *r = NULL;
+		struct cst_perf_etm_info info, back;
+		struct cst_perf_etm_cpu cpus[4];
+
+		fill_info(&info, cpus);
+		info.version = ver;
+		if (ver == 0)
+			info.nr_cpu = 3; /* version 0 has no ETE layout */
+		CHECK_EQ_INT(cst_perf_writer_open(&w, path, NULL), 0);
+		if (!w)
+			return;
+		CHECK_EQ_INT(cst_perf_writer_etm_info(w, &info), 0);
+		CHECK_EQ_INT(cst_perf_writer_finish(w), 0);
+		cst_perf_writer_free(w);
+		CHECK_EQ_INT(cst_perf_reader_open(&r, path, &ro), 0);
+		CHECK_EQ_INT(cst_perf_reader_etm_info(r, &back), 0);
+		CHECK_EQ_INT(back.version, ver);
+		CHECK_EQ_INT(back.nr_cpu, info.nr_cpu);
+		if (back.nr_cpu == info.nr_cpu) {
+			CHECK_EQ_INT(back.cpus[0].trcidr1, 0x4100f403);
+			CHECK_EQ_INT(back.cpus[0].trctraceidr, 0x10);
+			CHECK_EQ_INT(back.cpus[1].etmccer, 0x344008f2);
+			CHECK(back.cpus[2].is_ptm);
+			CHECK_EQ_INT(back.cpus[0].has_ts_source, ver != 0);
+		}
+		cst_perf_etm_info_fini(&back);
+		cst_perf_reader_free(r);
+	}
+	/* ETE cannot be written as version 0 */
+	{
+		struct cst_perf_writer *w = NULL;
+		struct cst_perf_etm_info info;
+		struct cst_perf_etm_cpu cpus[4];
+
+		fill_info(&info, cpus);
+		info.version = 0;
+		CHECK_EQ_INT(cst_perf_writer_open(&w, path, NULL), 0);
+		CHECK_EQ_INT(cst_perf_writer_etm_info(w, &info), -cste_invalid);
+		cst_perf_writer_free(w);
+	}
+}
+
 static void test_null_args(void)
 {
 	struct cst_perf_reader *r = NULL;
@@ -686,6 +737,7 @@ int main(void)
 		trace_bytes[i] = (uint8_t)(i * 7 + 3);
 	test_null_args();
 	test_etm_info_versions();
+	test_etm_info_write_versions();
 	test_round_trip();
 	test_incomplete();
 	test_truncation();
