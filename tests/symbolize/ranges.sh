@@ -63,6 +63,11 @@ for pair in aarch64-linux-gnu:prog-a64 arm-linux-gnueabihf:prog-a32 arm-linux-gn
   done <"$TMP/plt"
 done
 
+# --- a vmlinux names kernel addresses for every pid, at its link addresses
+"$Q" --vmlinux "$B" - a2l $fact $((rep + 4)) >"$TMP/vml.out" 2>&1
+check "vmlinux: fact" bash -c "sed -n 1p '$TMP/vml.out' | grep -qx fact"
+check "vmlinux: report" bash -c "sed -n 3p '$TMP/vml.out' | grep -qx report"
+
 # --- a recorded build-id that the file does not have: warn once, name nothing
 addrs="$fact $rep $((fact + 4)) $((rep + 4))"
 "$Q" --build-id 00112233445566778899aabbccddeeff00112233 --map 400000:10000:0 "$B" \

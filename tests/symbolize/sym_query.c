@@ -41,7 +41,8 @@ static int print_range(void *ctx, const struct cst_sym_elem *se)
 	return 0;
 }
 
-/* usage: sym_query [--debug-dir D] [--build-id HEX] [--map ADDR:LEN:PGOFF] FILE[@ADDR]
+/* usage: sym_query [--debug-dir D] [--vmlinux F] [--build-id HEX] [--map ADDR:LEN:PGOFF]
+ *                  FILE[@ADDR]|-
  *                  (a2l ADDR... | dis ISA ADDR... | range ISA START END N) */
 int main(int argc, char **argv)
 {
@@ -53,9 +54,11 @@ int main(int argc, char **argv)
 	const char *map = NULL;
 	int i = 1, err;
 
-	for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+	for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
 		if (!strcmp(argv[i], "--debug-dir"))
 			opts.debug_dir = argv[i + 1];
+		else if (!strcmp(argv[i], "--vmlinux"))
+			opts.vmlinux = argv[i + 1];
 		else if (!strcmp(argv[i], "--map"))
 			map = argv[i + 1];
 		else if (!strcmp(argv[i], "--build-id"))
@@ -67,7 +70,9 @@ int main(int argc, char **argv)
 	err = cst_symbolizer_alloc(&sym, &opts);
 	if (err)
 		return 1;
-	if (map || nbid) {
+	if (!strcmp(argv[i], "-")) {
+		err = 0; /* no binary of its own: kernel only */
+	} else if (map || nbid) {
 		struct cst_sym_mapping m = {.pid = 7, .path = argv[i], .build_id = bid,
 					    .build_id_size = nbid};
 		unsigned long long a = 0, l = 0, o = 0;
