@@ -7,6 +7,7 @@ import bisect, json, subprocess, sys
 
 nm, binary, truth_path, report_path = sys.argv[1:5]
 addr2line = sys.argv[5] if len(sys.argv) > 5 else None
+objdump = sys.argv[6] if len(sys.argv) > 6 else None  # A64 only: branch outcomes
 funcs = {}
 for line in subprocess.run([nm, "-S", "--defined-only", binary], capture_output=True,
                            text=True, check=True).stdout.splitlines():
@@ -65,6 +66,41 @@ if addr2line:
             bad += 1
             print(f"{a:#x}: addr2line {len(lines)} lines executed, report {n}", file=sys.stderr)
     print(f"line coverage checked for {checked} functions")
+# A64 branch outcomes: every executed branch ends one decoded range; taken when the
+# next executed address is not the following instruction (unconditional: always)
+if objdump:
+    mnem = {}
+    for line in subprocess.run([objdump, "-d", "--no-show-raw-insn", binary], capture_output=True,
+                               text=True, check=True).stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 2 and parts[0].strip().endswith(":"):
+            try:
+                mnem[int(parts[0].strip()[:-1], 16)] = parts[1].split()[0] if parts[1].split() else ""
+            except ValueError:
+                pass
+    seq = [int(l, 16) for l in open(truth_path) if l.strip()]
+    want = {}
+    for a, b in zip(seq, seq[1:]):
+        m = mnem.get(a, "")
+        cond = m in ("cbz", "cbnz", "tbz", "tbnz") or m.startswith("b.")
+        if not (cond or m in ("b", "bl", "br", "blr", "ret")):
+            continue
+        i = bisect.bisect_right(starts, a) - 1
+        if i < 0 or a >= starts[i] + funcs[starts[i]]:
+            continue
+        t, n = want.get(starts[i], (0, 0))
+        want[starts[i]] = (t + 1, n) if (not cond or b != a + 4) else (t, n + 1)
+    have = {}
+    for r in rep["rows"]:
+        if r.get("addr") in funcs:
+            t, n = have.get(r["addr"], (0, 0))
+            have[r["addr"]] = (t + r["taken"], n + r["not_taken"])
+    for a in sorted(set(want) | set(have)):
+        if want.get(a, (0, 0)) != have.get(a, (0, 0)):
+            bad += 1
+            print(f"{a:#x}: QEMU taken/not-taken {want.get(a, (0, 0))}, report {have.get(a, (0, 0))}",
+                  file=sys.stderr)
+    print(f"branch outcomes checked for {len(want)} functions")
 total_truth = sum(1 for l in open(truth_path) if l.strip())
 if rep["total_insns"] != total_truth:
     bad += 1
