@@ -30,6 +30,8 @@ static void synth_usage(FILE *out)
 		"  --keep-log FILE          keep QEMU's exec log\n"
 		"  --from-log FILE          encode an existing QEMU log instead of running QEMU\n"
 		"  --truth FILE             write the executed addresses (hex, one a line)\n"
+		"  --plugin[=SO]            ground truth from synth's TCG plugin (aarch64 only,\n"
+		"                           about 30x faster than the exec log)\n"
 		"  -o, --output OUT         where to write (required)\n"
 		"  -h, --help               this text\n"
 		"\n"
@@ -61,7 +63,7 @@ static int parse_size(const char *s, uint64_t *out)
 int cmd_synth(int argc, char **argv)
 {
 	enum { o_arch = 256, o_core, o_out, o_sink, o_bufsz, o_snapshot, o_ts, o_sync,
-	       o_sysroot, o_qemu, o_keep, o_from, o_truth };
+	       o_sysroot, o_qemu, o_keep, o_from, o_truth, o_plugin };
 	static const struct option lopts[] = {
 		{"arch", required_argument, 0, o_arch},
 		{"core", required_argument, 0, o_core},
@@ -76,6 +78,7 @@ int cmd_synth(int argc, char **argv)
 		{"keep-log", required_argument, 0, o_keep},
 		{"from-log", required_argument, 0, o_from},
 		{"truth", required_argument, 0, o_truth},
+		{"plugin", optional_argument, 0, o_plugin},
 		{"output", required_argument, 0, 'o'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
@@ -146,6 +149,7 @@ int cmd_synth(int argc, char **argv)
 		case o_keep: o.keep_log = optarg; break;
 		case o_from: o.from_log = optarg; break;
 		case o_truth: o.truth = optarg; break;
+		case o_plugin: o.plugin = optarg ? optarg : ""; break;
 		case 'o': out = optarg; break;
 		case 'h': synth_usage(stdout); return 0;
 		default: synth_usage(stderr); return 2;

@@ -1,6 +1,7 @@
 /* Starts QEMU user mode on the program with the logging synth needs. QEMU is named
  * explicitly (binfmt_misc is not mounted on the build machines). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -8,7 +9,8 @@
 
 #include "synth_int.h"
 
-int synth_qemu_run(const struct cst_synth_opts *opts, char *const argv[], const char *log_path)
+int synth_qemu_spawn(const struct cst_synth_opts *opts, char *const argv[], const char *log_path,
+		     const char *plugin, const char *plugin_out)
 {
 	const char *qemu = opts->qemu;
 	const char *sysroot = opts->sysroot;
@@ -20,11 +22,29 @@ int synth_qemu_run(const struct cst_synth_opts *opts, char *const argv[], const 
 	int argc = 0;
 	while (argv[argc])
 		argc++;
-	/* -singlestep makes every instruction its own block, so that the exec log
-	 * names each executed instruction once (facts 5). */
-	const char *pre[] = {qemu, "-L", sysroot, "-singlestep", "-d",
-			     "exec,nochain,page,strace,in_asm", "-D", log_path};
-	size_t npre = sizeof(pre) / sizeof(pre[0]);
+	char plugin_arg[8192];
+	const char *pre[12];
+	size_t npre = 0;
+	pre[npre++] = qemu;
+	pre[npre++] = "-L";
+	pre[npre++] = sysroot;
+	if (plugin) {
+		/* The plugin sees every instruction itself: normal blocks, and the log
+		 * only for load addresses. */
+		snprintf(plugin_arg, sizeof(plugin_arg), "%s,out=%s", plugin, plugin_out);
+		pre[npre++] = "-plugin";
+		pre[npre++] = plugin_arg;
+		pre[npre++] = "-d";
+		pre[npre++] = "page,strace";
+	} else {
+		/* -singlestep makes every instruction its own block, so that the exec
+		 * log names each executed instruction once (facts 5). */
+		pre[npre++] = "-singlestep";
+		pre[npre++] = "-d";
+		pre[npre++] = "exec,nochain,page,strace,in_asm";
+	}
+	pre[npre++] = "-D";
+	pre[npre++] = log_path;
 	char **args = calloc(npre + (size_t)argc + 1, sizeof(char *));
 	if (!args)
 		return -cste_nomem;
@@ -42,17 +62,29 @@ int synth_qemu_run(const struct cst_synth_opts *opts, char *const argv[], const 
 		_exit(127);
 	}
 	free(args);
+	return (int)pid;
+}
+
+int synth_qemu_wait(const struct cst_synth_opts *opts, int pid)
+{
 	int status;
-	while (waitpid(pid, &status, 0) < 0)
+	while (waitpid((pid_t)pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -cste_io;
 	if (WIFEXITED(status)) {
 		if (WEXITSTATUS(status) == 127) {
-			cst_logf(opts->log, cst_log_error, "could not run %s", qemu);
+			cst_logf(opts->log, cst_log_error, "could not run %s",
+				 opts->qemu ? opts->qemu : "qemu");
 			return -cste_io;
 		}
 		return WEXITSTATUS(status);
 	}
 	/* A guest killed by a signal is still a valid run to trace. */
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+int synth_qemu_run(const struct cst_synth_opts *opts, char *const argv[], const char *log_path)
+{
+	int pid = synth_qemu_spawn(opts, argv, log_path, NULL, NULL);
+	return pid < 0 ? pid : synth_qemu_wait(opts, pid);
 }

@@ -1,9 +1,14 @@
 /* cst_synth_run: QEMU ground truth → instruction classes → ETM encoder → frame
  * formatter → sink model → snapshot directory or perf.data. */
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "synth_int.h"
@@ -134,6 +139,82 @@ static int run_insn(void *ctx, uint64_t pc, bool thumb)
 	return 0;
 }
 
+const char *cst_synth_default_plugin(void)
+{
+#ifdef CSTRACE_SYNTH_PLUGIN
+	return CSTRACE_SYNTH_PLUGIN;
+#else
+	return "";
+#endif
+}
+
+/* Wait until QEMU opens the plugin's FIFO for writing (or dies first: a plain
+ * blocking open would then hang), and return it opened for reading. */
+static int plugin_open_fifo(struct synth_run *r, const char *fifo, int pid)
+{
+	int fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -cste_io;
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int n = poll(&p, 1, 100);
+		if (n > 0)
+			break;
+		int st;
+		if (waitpid((pid_t)pid, &st, WNOHANG) == pid) {
+			close(fd);
+			cst_logf(r->opts->log, cst_log_error,
+				 "QEMU ended before the plugin wrote anything (exit status %d)",
+				 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+			return -cste_io;
+		}
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+/* Ground truth through the TCG plugin: QEMU writes into a FIFO we read as it runs,
+ * so that nothing of size lands on disk. QEMU's pid is the guest's pid. */
+static int run_plugin(struct synth_run *r, char *const argv[], const char *log_path)
+{
+	const char *plugin = r->opts->plugin[0] ? r->opts->plugin : cst_synth_default_plugin();
+	if (!plugin[0] || access(plugin, R_OK) != 0) {
+		cst_logf(r->opts->log, cst_log_error, "synth plugin '%s' not found", plugin);
+		return -cste_not_found;
+	}
+	char dir[] = "/tmp/cstrace-plugin-XXXXXX";
+	if (!mkdtemp(dir))
+		return -cste_io;
+	char fifo[64];
+	snprintf(fifo, sizeof(fifo), "%s/stream", dir);
+	int rc = mkfifo(fifo, 0600) == 0 ? 0 : -cste_io;
+	int pid = rc ? rc : synth_qemu_spawn(r->opts, argv, log_path, plugin, fifo);
+	if (pid < 0)
+		rc = pid;
+	int fd = rc ? -1 : plugin_open_fifo(r, fifo, pid);
+	if (!rc && fd < 0) {
+		rc = fd;
+		pid = -1; /* reaped already */
+	}
+	if (!rc) {
+		r->enc.cfg.context_id = (uint32_t)pid;
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		rc = synth_plugin_read(path, r->q.code, run_insn, r, r->opts->log);
+		close(fd);
+	}
+	if (pid > 0) {
+		if (rc)
+			kill((pid_t)pid, SIGKILL);
+		int st = synth_qemu_wait(r->opts, pid);
+		if (!rc && st > 0)
+			cst_logf(r->opts->log, cst_log_info, "the program exited with status %d", st);
+	}
+	unlink(fifo);
+	rmdir(dir);
+	return rc;
+}
+
 static int run_finish_trace(struct synth_run *r)
 {
 	int rc = 0;
@@ -224,7 +305,13 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 			close(fd);
 		log_path = tmplog;
 	}
-	if (!rc && !opts->from_log) {
+	bool use_plugin = opts->plugin && !opts->from_log;
+	if (use_plugin && r->arm) {
+		cst_logf(opts->log, cst_log_error,
+			 "the plugin cannot tell the Thumb state: use the exec log for arm");
+		rc = -cste_unsupported;
+	}
+	if (!rc && !opts->from_log && !use_plugin) {
 		int st = synth_qemu_run(opts, argv, log_path);
 		if (st < 0)
 			rc = st;
@@ -263,7 +350,12 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 		r->step = synth_etm4_step;
 		r->stop = synth_etm4_stop;
 	}
-	if (!rc) {
+	if (!rc && use_plugin) {
+		rc = run_plugin(r, argv, log_path);
+		/* then only the load addresses from the log */
+		if (!rc)
+			rc = synth_qlog_parse(&r->q, log_path, NULL, NULL, opts->log);
+	} else if (!rc) {
 		/* The context ID is the pid (PID_IN_CONTEXTIDR); strace lines name it, but
 		 * only after the first instructions, so take it from a first quick look. */
 		r->enc.cfg.context_id = synth_qlog_first_pid(log_path);

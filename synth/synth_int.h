@@ -74,6 +74,14 @@ struct synth_qlog {
  * Returns the guest's exit status (>= 0) or a negative error. */
 int synth_qemu_run(const struct cst_synth_opts *opts, char *const argv[], const char *log_path);
 
+/* Start QEMU (as synth_qemu_run) without waiting; with @plugin_out, the TCG plugin
+ * @plugin streams the executed instructions there and the exec log is not asked for.
+ * Returns the child's pid or a negative error. */
+int synth_qemu_spawn(const struct cst_synth_opts *opts, char *const argv[], const char *log_path,
+		     const char *plugin, const char *plugin_out);
+/* Wait for a spawned QEMU: its exit status (>= 0) or a negative error. */
+int synth_qemu_wait(const struct cst_synth_opts *opts, int pid);
+
 /* Called per executed instruction while the log is read. */
 typedef int (*synth_qlog_insn_fn)(void *ctx, uint64_t pc, bool thumb);
 
@@ -84,6 +92,11 @@ uint32_t synth_qlog_first_pid(const char *log_path);
 int synth_qlog_parse(struct synth_qlog *q, const char *log_path, synth_qlog_insn_fn fn, void *ctx,
 		     const struct cst_log *log);
 void synth_qlog_fini(struct synth_qlog *q);
+
+/* Read the plugin's stream from @path (a FIFO while QEMU runs): bytes of each
+ * translated instruction to @code, each executed PC to @fn. */
+int synth_plugin_read(const char *path, struct synth_codemap *code, synth_qlog_insn_fn fn,
+		      void *ctx, const struct cst_log *log);
 
 /* ---- instruction classes --------------------------------------------- */
 

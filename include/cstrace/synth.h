@@ -60,6 +60,10 @@ struct cst_synth_opts {
 	uint32_t sync_period;          /* bytes between periodic syncs; 0 = 4096 */
 	cst_synth_insn_fn insn_fn;     /* optional: sees every executed instruction */
 	void *insn_ctx;
+	/* Ground truth from synth's TCG plugin instead of the exec log (AArch64 only:
+	 * the plugin API does not tell the Thumb state). "" = the plugin built with
+	 * cstrace; NULL = use the exec log. */
+	const char *plugin;
 };
 
 /** Figures of a synth run. */
@@ -81,6 +85,9 @@ struct cst_synth_stats {
  *  perfdata writer), -cste_nomem. */
 int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_opts *opts,
 		  struct cst_synth_stats *stats);
+
+/** Path of the TCG plugin built with this cstrace ("" if none was built). */
+const char *cst_synth_default_plugin(void);
 
 /** Parse a core name ("cortex-a53", "Cortex-A7", case-insensitive) for @arch.
  *  Returns 0 or -cste_not_found. */

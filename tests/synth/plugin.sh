@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# synth TCG plugin: its ground truth must equal the exec log's, instruction for
+# instruction, and its snapshot must decode exactly. Usage: plugin.sh PROG...
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+command -v qemu-aarch64 >/dev/null || skip "qemu-aarch64 not installed"
+command -v python3 >/dev/null || skip "python3 not installed"
+for prog in "$@"; do
+	[ -x "$prog" ] || skip "test program $prog not built"
+	n=$(basename "$prog")
+	check "$n: synth with the plugin" "$CSTRACE" synth --arch aarch64 --plugin -o "$TMP/p-$n" \
+		--truth "$TMP/p-$n.truth" -- "$prog"
+	check "$n: synth with the exec log" "$CSTRACE" synth --arch aarch64 -o "$TMP/e-$n" \
+		--truth "$TMP/e-$n.truth" -- "$prog"
+	check "$n: plugin and exec log agree" cmp "$TMP/p-$n.truth" "$TMP/e-$n.truth"
+	check "$n: decode" sh -c '"$0" decode "$1" --format=jsonl > "$2"' "$CSTRACE" "$TMP/p-$n" "$TMP/p-$n.jsonl"
+	check "$n: decode equals the plugin's truth" python3 "$here/compare.py" \
+		--truth "$TMP/p-$n.truth" --jsonl "$TMP/p-$n.jsonl"
+done
+finish
