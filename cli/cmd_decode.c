@@ -147,6 +147,7 @@ int cmd_decode(int argc, char **argv)
 	if (ret < 0)
 		goto out;
 	ret = cst_session_run(session, on_elem, NULL, &out);
+	cli_progress_end();
 	cst_session_get_stats(session, &st);
 	if (fflush(out.f) == EOF)
 		out.io_error = true;

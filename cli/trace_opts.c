@@ -9,11 +9,21 @@
 #include "cli.h"
 #include "cstrace/boards.h"
 
+static void show_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	cli_progress(ctx, done, total);
+}
+
 void trace_opts_init(struct trace_opts *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->session.sz = sizeof(t->session);
 	t->session.log = &cli_log;
+	/* long decodes show how far they are, on a terminal only */
+	if (cli_progress_enabled()) {
+		t->session.progress = show_progress;
+		t->session.progress_ctx = (void *)"decoding";
+	}
 	t->session.raw_sources = t->sources;
 	t->session.raw_images = t->images;
 }

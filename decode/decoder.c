@@ -598,6 +598,8 @@ int cst_decoder_run(struct cst_decoder *dec)
 		else /* offsets count from the buffer's first byte, as trc_pkt_lister's */
 			ret = cst_decoder_feed(dec, pos - b->offset, window, (size_t)got);
 		pos += (uint64_t)got;
+		if (dec->opts.progress)
+			dec->opts.progress(dec->opts.progress_ctx, pos - b->offset, end - b->offset);
 	}
 	free(window);
 	close(fd);

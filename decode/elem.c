@@ -313,6 +313,10 @@ int cst_elem_format_text(const struct cst_elem *e, char *buf, size_t size)
 	}
 	if (e->has_cycle_count && e->type != cst_elem_cycle_count)
 		n += snprintf(buf + strlen(buf), size - strlen(buf), "  cc=%u", e->cycle_count);
+	/* thread attribution last, so that the columns before stay put */
+	if (e->pid >= 0 || e->tid >= 0)
+		n += snprintf(buf + strlen(buf), size - strlen(buf), "  [cpu %d pid %d tid %d]",
+			      e->cpu, e->pid, e->tid);
 	return (int)strlen(line);
 }
 

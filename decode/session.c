@@ -254,7 +254,8 @@ static int run_buffers(struct cst_session *s, cst_elem_fn elem_fn, cst_packet_fn
 	for (int b = first; b <= last; b++) {
 		struct cst_decoder_opts dopts = {
 			.sz = sizeof(dopts), .log = s->opts.log, .packets_only = pkt_fn != NULL,
-			.id_filter = {s->opts.id_filter[0], s->opts.id_filter[1]}};
+			.id_filter = {s->opts.id_filter[0], s->opts.id_filter[1]},
+			.progress = s->opts.progress, .progress_ctx = s->opts.progress_ctx};
 		struct cst_decoder_stats st;
 		struct cst_decoder *dec;
 		int err = 0;

@@ -364,6 +364,10 @@ struct cst_decoder_opts {
 	cst_mem_read_fn mem_read;  /* optional; replaces the trace's images */
 	void *mem_ctx;
 	bool fsync_reset;          /* perf ETR data: reset the deformatter on 4 frame syncs */
+	/* Optional: called after each read window of cst_decoder_run with the bytes
+	 * done and the buffer's size (for progress displays). */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 };
 
 struct cst_decoder_stats {
@@ -457,6 +461,9 @@ struct cst_session_opts {
 	const struct cst_mem_image *raw_images;
 	int nraw_images;
 	enum cst_buffer_format raw_format;
+	/* Optional progress callback, as in cst_decoder_opts. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 };
 
 struct cst_session;
