@@ -280,7 +280,7 @@ static void print_text(FILE *f, unsigned keys, const struct cst_report_row *rows
 		const struct cst_report_row *r = &rows[i];
 		char cov[32];
 
-		coverage(r, cov, sizeof(cov));
+		coverage(r, cov, sizeof(cov)); /* per function only: '-' for source lines */
 		fprintf(f, "%12" PRIu64 " %6.2f%% %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9s  %-*.*s",
 			r->insns, total ? 100.0 * (double)r->insns / (double)total : 0.0,
 			r->entries, r->taken, r->not_taken, cov, sym_w, sym_w,

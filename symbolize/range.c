@@ -141,6 +141,9 @@ static int piece_lines(struct cst_symbolizer *sym, const struct mapping *m, stru
 	uint32_t n = 0;
 	const struct sym_row *row = NULL, *rend = dso->rows + dso->nrows;
 	struct cst_sym_line_count *out;
+	bool first = true;
+
+	pc->first_line = pc->last_line = -1;
 
 	func_load_slots(dso, f);
 	if (!f->pub.nlines)
@@ -166,8 +169,16 @@ static int piece_lines(struct cst_symbolizer *sym, const struct mapping *m, stru
 				lc->num_insns++;
 				lc->file = f->slots[slot].file;
 				lc->line = f->slots[slot].line;
+				if (first)
+					pc->first_line = (int32_t)(lc - sym->scratch);
+				pc->last_line = (int32_t)(lc - sym->scratch);
+			} else {
+				pc->last_line = -1;
 			}
+		} else {
+			pc->last_line = -1;
 		}
+		first = false;
 		if (isa == cst_isa_t32 && !p)
 			break;
 		a += sym_insn_size(isa, p);
@@ -244,6 +255,7 @@ static int split_range(struct cst_symbolizer *sym, int32_t pid, const struct cst
 		}
 		pc->start = cur;
 		pc->end = lim;
+		pc->first_line = pc->last_line = -1;
 		cnt = lim == e->end ? (int64_t)e->num_insns - sum
 				    : count_insns(m, e->isa, cur, lim);
 		if (cnt < 0 || sum + cnt > (int64_t)e->num_insns) {

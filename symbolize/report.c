@@ -155,6 +155,16 @@ static struct rrow *piece_row(struct cst_report *rep, const struct cst_sym_piece
 		       rep->keys & cst_report_key_sym ? (f ? f->name : "[unknown]") : NULL);
 }
 
+static void count_branch(struct rrow *r, const struct cst_elem *e)
+{
+	if (e->last_class != cst_insn_branch && e->last_class != cst_insn_branch_indirect)
+		return;
+	if (e->last_executed)
+		r->pub.taken++;
+	else
+		r->pub.not_taken++;
+}
+
 int cst_report_add(void *ctx, const struct cst_sym_elem *se)
 {
 	struct cst_report *rep = ctx;
@@ -183,6 +193,12 @@ int cst_report_add(void *ctx, const struct cst_sym_elem *se)
 				r->pub.insns += n;
 				left -= n;
 				mark_line(r, lc->slot);
+				/* entries and branches belong to the line of the first and
+				 * last instruction */
+				if ((int32_t)k == pc->first_line)
+					r->pub.entries += pc->enters_func;
+				if ((int32_t)k == pc->last_line && i + 1 == se->npieces)
+					count_branch(r, e);
 			}
 			if (!left)
 				continue;
@@ -199,18 +215,17 @@ int cst_report_add(void *ctx, const struct cst_sym_elem *se)
 			for (uint32_t k = 0; k < pc->nlines; k++)
 				counted += pc->lines[k].num_insns;
 			r->pub.insns += pc->num_insns > counted ? pc->num_insns - counted : 0;
+			if (pc->first_line < 0)
+				r->pub.entries += pc->enters_func;
+			if (pc->last_line < 0 && i + 1 == se->npieces)
+				count_branch(r, e);
 		} else {
 			r->pub.insns += pc->num_insns;
 			r->pub.entries += pc->enters_func;
 			for (uint32_t k = 0; k < pc->nlines; k++)
 				mark_line(r, pc->lines[k].slot);
-			if (i + 1 == se->npieces && (e->last_class == cst_insn_branch ||
-						     e->last_class == cst_insn_branch_indirect)) {
-				if (e->last_executed)
-					r->pub.taken++;
-				else
-					r->pub.not_taken++;
-			}
+			if (i + 1 == se->npieces)
+				count_branch(r, e);
 		}
 	}
 	if (!se->npieces && e->num_insns) {

@@ -159,6 +159,8 @@ struct cst_sym_piece {
 	struct cst_sym_loc loc;    /* of @start */
 	const struct cst_sym_line_count *lines; /* per-line counts (none without DWARF) */
 	uint32_t nlines;
+	int32_t first_line, last_line; /* index in @lines of the first / last
+					  instruction's line; -1 when it has none */
 	bool enters_func;          /* @start is the function's first instruction */
 };
 

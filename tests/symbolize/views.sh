@@ -11,6 +11,7 @@ decoded_insns() { # trace [opts] -> instructions the decoder counted
 }
 json_total() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["total_insns"], sum(r["insns"] for r in d["rows"]))' "$1"; }
 csv_sum() { awk -F, 'NR>1 {s+=$1} END {print s+0}' "$1"; }
+csv_cols() { awk -F, 'NR>1 {e+=$3; t+=$4; n+=$5} END {print e+0, t+0, n+0}' "$1"; }
 
 quiet() { "$@" 2>>"$TMP/stderr.log"; }
 
@@ -25,6 +26,8 @@ consistency() { # name trace [view options...]
   check "$name: csv rows sum to decoded" test "$(csv_sum "$TMP/$name.csv")" = "$n"
   check "$name: report by srcline" quiet "$CSTRACE" report --sort srcline --format=csv -o "$TMP/$name.src.csv" "$@"
   check "$name: srcline rows sum to decoded" test "$(csv_sum "$TMP/$name.src.csv")" = "$n"
+  check "$name: entries and branches add up the same by line as by function" \
+    test "$(csv_cols "$TMP/$name.src.csv")" = "$(csv_cols "$TMP/$name.csv")"
   check "$name: text report" quiet "$CSTRACE" report -o "$TMP/$name.txt" "$@"
   check "$name: text report names the total" grep -q "^# $n instructions" "$TMP/$name.txt"
   check "$name: script" quiet "$CSTRACE" script --symbols -o "$TMP/$name.script" "$@"
