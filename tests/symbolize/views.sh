@@ -75,8 +75,21 @@ exact() { # name arch triplet src [gcc flags]
     $t-addr2line $od
   consistency "$name-views" "$TMP/$name.snap" --elf "$TMP/$name"
 }
+
+# call trace: recurse.c's functions are only ever called (no sibling calls), so the
+# call trace names each as often as QEMU entered it (report's entries, checked above)
+calls_vs_entries() { # name func...
+  local name=$1 f; shift
+  for f in "$@"; do
+    local want got
+    want=$(python3 -c 'import json,sys; print(sum(r["entries"] for r in json.load(open(sys.argv[1]))["rows"] if r.get("sym")==sys.argv[2]))' "$TMP/$name.json" "$f")
+    got=$(awk -v f="$f" '$NF == f' "$TMP/$name-views.calls" | wc -l)
+    check "$name: call trace shows $f as often as it was entered ($want)" test "$got" = "$want"
+  done
+}
 if command -v python3 >/dev/null; then
   exact recurse-a64 aarch64 aarch64-linux-gnu "$CSTRACE_SOURCE_DIR/testdata/src/recurse.c"
+  [ -f "$TMP/recurse-a64-views.calls" ] && calls_vs_entries recurse-a64 fib depth
   exact interwork-arm arm arm-linux-gnueabihf "$CSTRACE_SOURCE_DIR/testdata/src/interwork.c"
   exact loop-thumb arm arm-linux-gnueabihf "$CSTRACE_SOURCE_DIR/testdata/src/loop.c" -mthumb
 fi
