@@ -22,6 +22,8 @@ struct sym_line_slot {
 struct sym_func {
 	struct cst_sym_func pub;
 	uint64_t end;              /* addr + size (link addresses) */
+	uint8_t rank;              /* which alias names an address (symtab.c) */
+	bool label;                /* a local code label, not a declared function */
 	bool slots_done;
 	struct sym_line_slot *slots; /* distinct lines, pub.nlines of them */
 };

@@ -11,6 +11,9 @@ struct vec {
 	uint32_t n, cap;
 };
 
+/* Alias ranks, best first as perf chooses: non-weak, global, a function. */
+enum { rank_func = 1, rank_global = 2, rank_strong = 4 };
+
 static int vec_add(struct vec *v, const char *name, uint64_t addr, uint64_t size, int rank)
 {
 	if (v->n == v->cap) {
@@ -28,23 +31,42 @@ static int vec_add(struct vec *v, const char *name, uint64_t addr, uint64_t size
 		return -1;
 	v->f[v->n].pub.addr = addr;
 	v->f[v->n].pub.size = size;
-	/* rank rides in nlines until the duplicates are folded */
-	v->f[v->n].pub.nlines = (uint32_t)rank;
+	v->f[v->n].rank = (uint8_t)rank;
 	v->n++;
 	return 0;
 }
 
+static size_t underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* By address; at one address the best name first, by perf's rules (sized, then
+ * rank, then fewer leading underscores, then the longer name): malloc, not
+ * __libc_malloc. */
 static int cmp_func(const void *a, const void *b)
 {
 	const struct sym_func *x = a, *y = b;
+	size_t ux, uy, lx, ly;
 
 	if (x->pub.addr != y->pub.addr)
 		return x->pub.addr < y->pub.addr ? -1 : 1;
-	/* best name first: higher rank, then the sized one */
-	if (x->pub.nlines != y->pub.nlines)
-		return x->pub.nlines > y->pub.nlines ? -1 : 1;
 	if ((x->pub.size != 0) != (y->pub.size != 0))
 		return x->pub.size ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	ux = underscores(x->pub.name);
+	uy = underscores(y->pub.name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->pub.name);
+	ly = strlen(y->pub.name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
 	return strcmp(x->pub.name, y->pub.name);
 }
 
@@ -123,6 +145,9 @@ static void add_plt(struct dso *dso, struct vec *v)
 	strdata = elf_getdata(elf_getscn(dso->elf, sym_sh.sh_link), NULL);
 	if (!data || !symdata || !strdata)
 		return;
+	/* the header (lazy binding's resolver call) has no symbol: objdump's name */
+	if (vec_add(v, ".plt", plt_sh.sh_addr, hdr, rank_func) < 0)
+		return;
 	for (size_t i = 0; i < nrel; i++) {
 		GElf_Sym s;
 		uint64_t info;
@@ -149,7 +174,7 @@ static void add_plt(struct dso *dso, struct vec *v)
 		if (!name || !*name)
 			continue;
 		snprintf(buf, sizeof(buf), "%s@plt", name);
-		if (vec_add(v, buf, plt_sh.sh_addr + hdr + i * ent, ent, 1) < 0)
+		if (vec_add(v, buf, plt_sh.sh_addr + hdr + i * ent, ent, rank_func) < 0)
 			return;
 	}
 }
@@ -210,15 +235,13 @@ void dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
 			if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
 				continue;
 		}
-		rank = GELF_ST_BIND(s.st_info) == STB_GLOBAL ? 3
-		       : GELF_ST_BIND(s.st_info) == STB_WEAK ? 2
-		       : type == STT_NOTYPE			     ? 0
-							     : 1;
-		if (type == STT_FUNC)
-			rank += 4;
+		rank = (GELF_ST_BIND(s.st_info) != STB_WEAK ? rank_strong : 0) |
+		       (GELF_ST_BIND(s.st_info) == STB_GLOBAL ? rank_global : 0) |
+		       (type != STT_NOTYPE ? rank_func : 0);
 		size = s.st_size;
 		if (vec_add(&v, name, addr, size, rank) < 0)
 			goto fail;
+		v.f[v.n - 1].label = type == STT_NOTYPE && GELF_ST_BIND(s.st_info) == STB_LOCAL;
 		/* unsized symbols end at the latest with their section (link address) */
 		if (!size)
 			v.f[v.n - 1].end = section_end(elf, shndx);
@@ -234,7 +257,7 @@ void dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
 			bool alias = w && v.f[w - 1].pub.addr == v.f[r].pub.addr;
 			/* a local label inside a sized function is part of it, not a
 			 * function of its own (glibc's __wrap_main inside _start) */
-			bool inner = v.f[r].pub.nlines == 0 && v.f[r].pub.addr < covered;
+			bool inner = v.f[r].label && v.f[r].pub.addr < covered;
 
 			if (alias || inner) {
 				free((char *)v.f[r].pub.name); /* keep the best name */
@@ -259,7 +282,6 @@ void dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
 				f->pub.size = end == UINT64_MAX ? 4 : end - f->pub.addr;
 			}
 			f->end = f->pub.addr + f->pub.size;
-			f->pub.nlines = 0;
 			f->pub.dso = dso->short_name;
 			f->pub.id = sym->next_func_id++;
 		}
@@ -349,7 +371,9 @@ int dso_load_kallsyms(struct cst_symbolizer *sym, struct dso *dso, const char *p
 			continue;
 		if (!strchr("tTwW", type) || !addr)
 			continue;
-		if (vec_add(&v, name, addr, 0, type == 'T' ? 3 : type == 't' ? 2 : 1) < 0) {
+		if (vec_add(&v, name, addr, 0,
+			    rank_func | (type == 'T' || type == 't' ? rank_strong : 0) |
+				    (type == 'T' || type == 'W' ? rank_global : 0)) < 0) {
 			fclose(f);
 			return -cste_nomem;
 		}
@@ -380,7 +404,6 @@ int dso_load_kallsyms(struct cst_symbolizer *sym, struct dso *dso, const char *p
 		/* kallsyms has no sizes: each symbol reaches to the next one */
 		fn->pub.size = i + 1 < v.n ? v.f[i + 1].pub.addr - fn->pub.addr : 4;
 		fn->end = fn->pub.addr + fn->pub.size;
-		fn->pub.nlines = 0;
 		fn->pub.dso = dso->short_name;
 		fn->pub.id = sym->next_func_id++;
 	}

@@ -13,7 +13,7 @@ json_total() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); prin
 csv_sum() { awk -F, 'NR>1 {s+=$1} END {print s+0}' "$1"; }
 csv_cols() { awk -F, 'NR>1 {e+=$3; t+=$4; n+=$5} END {print e+0, t+0, n+0}' "$1"; }
 
-quiet() { "$@" 2>>"$TMP/stderr.log"; }
+quiet() { "$@" >>"$TMP/stdout.log" 2>>"$TMP/stderr.log"; }
 
 consistency() { # name trace [view options...]
   local name=$1 trace=$2; shift 2
@@ -123,6 +123,29 @@ if [ -x "$PG" ]; then
         cmp -s "$TMP/$proto.perf" "$TMP/$proto.cst"
     fi
   done
+fi
+# --- a dynamically linked PIE and its shared library through perf.data: MMAP2 with
+# build-ids place each binary; every function's count equals perf's own
+# attribution, except the PLT header perf folds into _init (we name it .plt)
+perf_ok() { command -v perf >/dev/null && HOME=$TMP perf version >/dev/null 2>&1; }
+if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null && perf_ok; then
+  src=$CSTRACE_SOURCE_DIR/testdata/src
+  aarch64-linux-gnu-gcc -O2 -g -fPIC -shared -Wl,--build-id -o "$TMP/libsynthlib.so" "$src/shlib_lib.c" &&
+  aarch64-linux-gnu-gcc -O2 -g -Wl,--build-id -o "$TMP/shlib" "$src/shlib.c" -L"$TMP" -lsynthlib \
+    -Wl,-rpath,"$TMP" || fail "shlib: build"
+  check "shlib: synth perf.data" quiet "$CSTRACE" synth --arch aarch64 --out perf -o "$TMP/shlib.data" \
+    -- "$TMP/shlib"
+  HOME=$TMP perf script -i "$TMP/shlib.data" --itrace=i1i -F ip,sym,dso 2>/dev/null |
+    awk '{d=$NF; gsub(/[()]/,"",d); n=split(d,p,"/"); print $2 "@" p[n]}' | sort | uniq -c |
+    awk '{print $2, $1}' | grep -v -e '^_init@' -e '^\[unknown\]@' -e '^\.plt@' -e '@plt@' | sort >"$TMP/shlib.perf"
+  "$CSTRACE" report --format=csv "$TMP/shlib.data" 2>/dev/null |
+    awk -F, 'NR>1 {gsub(/"/,"",$8); gsub(/"/,"",$9); n=split($9,p,"/"); print $8 "@" p[n], $1}' |
+    grep -v -e '^_init@' -e '^\[unknown\]@' -e '^\.plt@' -e '@plt@' | sort >"$TMP/shlib.cst"
+  check "shlib: perf named functions" test "$(wc -l <"$TMP/shlib.perf")" -gt 10
+  check "shlib: per-function counts equal perf's" cmp -s "$TMP/shlib.perf" "$TMP/shlib.cst"
+  check "shlib: the library function is named" grep -q '^synth_lib_mix@libsynthlib.so ' "$TMP/shlib.cst"
+  echo "shlib: $(wc -l <"$TMP/shlib.cst") functions compared with perf"
+  [ "$fails" -eq 0 ] || diff "$TMP/shlib.perf" "$TMP/shlib.cst" | head >&2
 fi
 [ "$checks" -gt 0 ] || skip "nothing to check here (no shared captures, no cross tools)"
 finish
