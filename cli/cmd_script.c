@@ -214,7 +214,7 @@ int cmd_script(int argc, char **argv)
 		TRACE_OPTS_LONG,
 		{NULL, 0, NULL, 0},
 	};
-	static struct script s; /* large; one per process */
+	struct script s;
 	struct trace_opts topts;
 	struct cst_session *session = NULL;
 	int opt, ret, status = 1;

@@ -4,6 +4,7 @@
 #include "perf_mem.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +68,6 @@ struct cst_perf_input {
 
 static void warnf(struct cst_perf_input *in, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-
-#include <stdarg.h>
 
 static void warnf(struct cst_perf_input *in, uint64_t off, const char *fmt, ...)
 {
@@ -161,7 +160,7 @@ static int add_buf(struct cst_perf_input *in, const struct cst_perf_record *rec)
 static bool index_agrees(struct cst_perf_input *in)
 {
 	const struct cst_perf_features *f = cst_perf_reader_features(in->r);
-	uint64_t k = 0;
+	uint64_t k;
 
 	if (!f->has_auxtrace_index)
 		return true;
