@@ -90,6 +90,19 @@ calls_vs_entries() { # name func...
 if command -v python3 >/dev/null; then
   exact recurse-a64 aarch64 aarch64-linux-gnu "$CSTRACE_SOURCE_DIR/testdata/src/recurse.c"
   [ -f "$TMP/recurse-a64-views.calls" ] && calls_vs_entries recurse-a64 fib depth
+  # --time: ranges take the latest timestamp of their trace ID; two windows that
+  # split the timestamps at T keep every instruction exactly once
+  if [ -x "$TMP/recurse-a64" ]; then
+    check "timestamps: synth" quiet "$CSTRACE" synth --arch aarch64 --timestamps \
+      -o "$TMP/ts.snap" -- "$TMP/recurse-a64"
+    T=$("$CSTRACE" decode "$TMP/ts.snap" 2>/dev/null | awk '$3 == "timestamp" {print $4}' |
+      awk '{a[NR]=$1} END {print a[int(NR/2)]}')
+    all=$(decoded_insns "$TMP/ts.snap")
+    a=$("$CSTRACE" report --format=csv --time ",$T" "$TMP/ts.snap" 2>/dev/null | awk -F, 'NR>1{s+=$1} END{print s+0}')
+    b=$("$CSTRACE" report --format=csv --time "$((T + 1))," "$TMP/ts.snap" 2>/dev/null | awk -F, 'NR>1{s+=$1} END{print s+0}')
+    check "--time: a middle timestamp ($T) splits the trace" test "$a" -gt 0 -a "$b" -gt 0
+    check "--time: the two windows add up to all ($a + $b = $all)" test $((a + b)) = "$all"
+  fi
   exact interwork-arm arm arm-linux-gnueabihf "$CSTRACE_SOURCE_DIR/testdata/src/interwork.c"
   exact loop-thumb arm arm-linux-gnueabihf "$CSTRACE_SOURCE_DIR/testdata/src/loop.c" -mthumb
 fi
