@@ -177,13 +177,15 @@ static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *l
 			if (s->fields & f_symoff)
 				fprintf(f, "+%#" PRIx64, loc->func_offset);
 		} else {
-			/* unknown code: where it is, never a guess at a name */
+			/* unknown code: where it is in its binary, never a guess at a name */
 			fprintf(f, "[unknown]");
-			if (s->fields & f_symoff)
+			if ((s->fields & f_symoff) && !(s->fields & f_dso))
 				fprintf(f, " %s+%#" PRIx64, loc->dso, loc->dso_offset);
 		}
 	}
-	if (s->fields & f_dso)
+	if ((s->fields & f_dso) && !loc->func && (s->fields & (f_sym | f_symoff)))
+		fprintf(f, " (%s+%#" PRIx64 ")", loc->dso, loc->dso_offset);
+	else if (s->fields & f_dso)
 		fprintf(f, " (%s)", loc->dso);
 	if ((s->fields & f_srcline) && loc->file)
 		fprintf(f, " %s:%d", loc->file, loc->line);
