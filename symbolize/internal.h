@@ -91,6 +91,7 @@ struct dso {
 
 	char *why;                 /* what was looked for, for the warning */
 	bool warned;
+	bool isa_warned;           /* trace ISA and mapping symbols disagreed once */
 	struct dso *next;
 };
 

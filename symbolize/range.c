@@ -2,6 +2,7 @@
  * instructions per piece and per source line, and cache the result per range. */
 #include "internal.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,6 +210,27 @@ static struct cst_sym_piece *next_piece(struct cst_symbolizer *sym, uint32_t n)
 	return &sym->pscratch[n];
 }
 
+/* The trace says which instruction set ran; Arm mapping symbols say what the
+ * binary holds there. A disagreement means a wrong image: say so once. */
+static void check_isa(struct cst_symbolizer *sym, struct dso *dso, uint64_t vaddr,
+		      enum cst_isa isa)
+{
+	char kind, want;
+
+	if (dso->isa_warned || !dso->nmapsyms)
+		return;
+	kind = dso_mapping_kind(dso, vaddr);
+	want = isa == cst_isa_a32 ? sym_map_a32 : isa == cst_isa_t32 ? sym_map_t32
+		: isa == cst_isa_a64 ? sym_map_a64 : 0;
+	if (!kind || !want || kind == want || kind == sym_map_data)
+		return;
+	dso->isa_warned = true;
+	cst_logf(&sym->log, cst_log_warning,
+		 "%s: the trace executes %s at %#" PRIx64 " but the binary marks $%c there: "
+		 "is it the binary that ran?",
+		 dso->short_name, cst_isa_name(isa), vaddr, kind);
+}
+
 /* Split [start, end) at function and mapping boundaries. Returns the piece count
  * (pieces in sym->pscratch) or a negative error. */
 static int split_range(struct cst_symbolizer *sym, int32_t pid, const struct cst_elem *e)
@@ -230,6 +252,8 @@ static int split_range(struct cst_symbolizer *sym, int32_t pid, const struct cst
 		if (m) {
 			struct dso *dso = m->dso;
 			uint64_t v = (uint64_t)((int64_t)cur + m->vaddr_adj);
+
+			check_isa(sym, dso, v, e->isa);
 
 			if (m->end < lim)
 				lim = m->end;

@@ -68,6 +68,14 @@ done
 check "vmlinux: fact" bash -c "sed -n 1p '$TMP/vml.out' | grep -qx fact"
 check "vmlinux: report" bash -c "sed -n 3p '$TMP/vml.out' | grep -qx report"
 
+# --- the trace's ISA against the binary's mapping symbols: A32 code traced as T32
+# means a wrong image; one warning, and none for the right ISA
+m32=$(sym_addr arm-linux-gnueabihf "$P/prog-a32" main)
+"$Q" "$P/prog-a32" range t32 $m32 $((m32 + 8)) 4 >/dev/null 2>"$TMP/isa.err"
+check "isa mismatch: one warning naming \$a" test "$(grep -c 'marks \$a' "$TMP/isa.err")" -eq 1
+"$Q" "$P/prog-a32" range a32 $m32 $((m32 + 8)) 2 >/dev/null 2>"$TMP/isa2.err"
+check "isa match: no warning" test ! -s "$TMP/isa2.err"
+
 # --- a recorded build-id that the file does not have: warn once, name nothing
 addrs="$fact $rep $((fact + 4)) $((rep + 4))"
 "$Q" --build-id 00112233445566778899aabbccddeeff00112233 --map 400000:10000:0 "$B" \
