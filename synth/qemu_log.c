@@ -192,6 +192,67 @@ static int qlog_mmap_result(struct synth_qlog *q, const char *res)
 	return qlog_add_map(q, addr, len, off, host, q->fd_path[fd]);
 }
 
+/* Find an exec line QEMU's other threads wrote into the middle of this one
+ * ("...child_tidptr=0x...)Trace 1: 0x..."): it is an executed instruction too. */
+static char *qlog_embedded_trace(char *line)
+{
+	for (char *t = strstr(line + 1, "Trace "); t; t = strstr(t + 1, "Trace ")) {
+		char *e;
+		strtoul(t + 6, &e, 10);
+		if (e != t + 6 && e[0] == ':' && e[1] == ' ' && e[2] == '0' && e[3] == 'x')
+			return t;
+	}
+	return NULL;
+}
+
+/* "Trace 0: 0x7f.. [0000000001009331/0000000000400580/00000001/00000201] sym" */
+static int qlog_trace_line(struct synth_qlog *q, const char *line, synth_qlog_insn_fn fn,
+			   void *ctx, const struct cst_log *log)
+{
+	const char *b = strchr(line, '[');
+	char *e;
+	if (!b)
+		return -cste_format;
+	uint64_t flags = strtoull(b + 1, &e, 16);
+	if (*e != '/')
+		return -cste_format;
+	uint64_t pc = strtoull(e + 1, &e, 16);
+	if (*e != '/')
+		return -cste_format;
+	if (!q->main_mapped && q->start_code) {
+		q->main_mapped = true;
+		int rc = qlog_map_main(q, log);
+		if (rc)
+			return rc;
+	}
+	/* AArch32: the Thumb state is bit 23 of the first field (QEMU 7.2). */
+	bool thumb = q->arm && ((flags >> 23) & 1);
+	return fn ? fn(ctx, pc, thumb) : 0;
+}
+
+/* One line of the log, by what it starts with. */
+static int qlog_line(struct synth_qlog *q, char *line, synth_qlog_insn_fn fn, void *ctx,
+		     const struct cst_log *log)
+{
+	if (line[0] == 'T' && !strncmp(line, "Trace ", 6))
+		return qlog_trace_line(q, line, fn, ctx, log);
+	if (line[0] == '0' && line[1] == 'x')
+		return qlog_in_asm(q, line);
+	if (q->mmap_pending && !strncmp(line, " = ", 3))
+		return qlog_mmap_result(q, line + 3);
+	if (isdigit((unsigned char)line[0])) {
+		if (!strchr(line, '-') || strchr(line, '('))
+			return qlog_strace(q, line, log);
+	} else if (!strncmp(line, "start_code ", 11)) {
+		if (!q->start_code)
+			q->start_code = strtoull(line + 11, NULL, 0);
+	} else if (!strncmp(line, "entry ", 6)) {
+		if (!q->entry)
+			q->entry = strtoull(line + 6, NULL, 0);
+	}
+	return 0;
+}
+
 int synth_qlog_parse(struct synth_qlog *q, const char *log_path, synth_qlog_insn_fn fn, void *ctx,
 		     const struct cst_log *log)
 {
@@ -209,47 +270,18 @@ int synth_qlog_parse(struct synth_qlog *q, const char *log_path, synth_qlog_insn
 	uint64_t lineno = 0;
 	while (!rc && (n = getline(&line, &cap, f)) > 0) {
 		lineno++;
-		if (line[0] == 'T' && !strncmp(line, "Trace ", 6)) {
-			const char *b = strchr(line, '[');
-			char *e;
-			if (!b) {
-				rc = -cste_format;
-				break;
-			}
-			uint64_t flags = strtoull(b + 1, &e, 16);
-			if (*e != '/') {
-				rc = -cste_format;
-				break;
-			}
-			uint64_t pc = strtoull(e + 1, &e, 16);
-			if (*e != '/') {
-				rc = -cste_format;
-				break;
-			}
-			if (!q->main_mapped && q->start_code) {
-				q->main_mapped = true;
-				rc = qlog_map_main(q, log);
-				if (rc)
-					break;
-			}
-			/* AArch32: the Thumb state is bit 23 of the first field (QEMU 7.2). */
-			bool thumb = q->arm && ((flags >> 23) & 1);
-			if (fn)
-				rc = fn(ctx, pc, thumb);
-		} else if (line[0] == '0' && line[1] == 'x') {
-			rc = qlog_in_asm(q, line);
-		} else if (q->mmap_pending && !strncmp(line, " = ", 3)) {
-			rc = qlog_mmap_result(q, line + 3);
-		} else if (isdigit((unsigned char)line[0])) {
-			if (!strchr(line, '-') || strchr(line, '('))
-				rc = qlog_strace(q, line, log);
-		} else if (!strncmp(line, "start_code ", 11)) {
-			if (!q->start_code)
-				q->start_code = strtoull(line + 11, NULL, 0);
-		} else if (!strncmp(line, "entry ", 6)) {
-			if (!q->entry)
-				q->entry = strtoull(line + 6, NULL, 0);
+		char *emb = line[0] == 'T' ? NULL : qlog_embedded_trace(line);
+		if (emb) {
+			/* the exec line goes after the text it interrupted */
+			char *tail = strdup(emb);
+			*emb = 0;
+			rc = tail ? qlog_line(q, line, fn, ctx, log) : -cste_nomem;
+			if (!rc)
+				rc = qlog_line(q, tail, fn, ctx, log);
+			free(tail);
+			continue;
 		}
+		rc = qlog_line(q, line, fn, ctx, log);
 	}
 	if (rc < 0)
 		cst_logf(log, cst_log_error, "%s:%llu: cannot read this QEMU log line", log_path,

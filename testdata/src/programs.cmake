@@ -7,7 +7,7 @@ set(CST_SYNTH_SRC ${CMAKE_SOURCE_DIR}/testdata/src)
 set(CST_SYNTH_PROG_DIR ${CMAKE_BINARY_DIR}/testdata)
 # Recursions must stay calls; -g lets symbolize and perf name what they see.
 set(CST_SYNTH_CFLAGS -O2 -g -fno-optimize-sibling-calls -Wl,--build-id)
-set(CST_SYNTH_STATIC loop recurse fptr switch longjmp signal bigloop)
+set(CST_SYNTH_STATIC loop recurse fptr switch longjmp signal bigloop threads)
 set(CST_SYNTH_OUTPUTS)
 
 function(cst_synth_programs arch cc)
@@ -16,7 +16,7 @@ function(cst_synth_programs arch cc)
   foreach(p ${CST_SYNTH_STATIC})
     add_custom_command(OUTPUT ${dir}/${p}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
-      COMMAND ${cc} ${CST_SYNTH_CFLAGS} -static -o ${dir}/${p} ${CST_SYNTH_SRC}/${p}.c
+      COMMAND ${cc} ${CST_SYNTH_CFLAGS} -static -pthread -o ${dir}/${p} ${CST_SYNTH_SRC}/${p}.c
       DEPENDS ${CST_SYNTH_SRC}/${p}.c VERBATIM)
     list(APPEND outs ${dir}/${p})
   endforeach()
