@@ -160,6 +160,10 @@ int cmd_synth(int argc, char **argv)
 		synth_usage(stderr);
 		return 2;
 	}
+	if (o.snapshot_mode && o.output != cst_synth_out_perf) {
+		cli_error("synth: --snapshot is perf's snapshot mode: it needs --out perf");
+		return 2;
+	}
 	if (cst_synth_core_check(o.arch, o.core)) {
 		cli_error("synth: core '%s' does not fit --arch %s", o.core,
 			  o.arch == cst_synth_arm ? "arm" : "aarch64");

@@ -19,21 +19,42 @@ static void e4_emit(struct synth_enc *e, const uint8_t *p, size_t n)
 	e->since_sync += n;
 }
 
-/* Atoms go out as format 3 (three atoms), then format 2 or 1 for the rest;
- * bit 0 is the oldest atom, 1 = E. */
+/* Atoms go out as a Cortex-A53 packs them: format 6 for runs of E (3 to 23 E then one
+ * E or N, as loops give), else format 3 (three atoms), then format 2 or 1 for the
+ * rest; bit 0 is the oldest atom, 1 = E. */
 static void e4_flush_atoms(struct synth_enc *e)
 {
 	int i = 0;
 	uint8_t out[64];
 	size_t n = 0;
-	while (e->natoms - i >= 3) {
-		out[n++] = (uint8_t)(0xf8 | e->atoms[i] | (e->atoms[i + 1] << 1) | (e->atoms[i + 2] << 2));
-		i += 3;
+	while (i < e->natoms) {
+		int run = 0;
+		while (i + run < e->natoms && e->atoms[i + run])
+			run++;
+		if (run >= 3 && run <= 23 && i + run < e->natoms) {
+			out[n++] = (uint8_t)(0xe0 | (run - 3)); /* run E then N */
+			i += run + 1;
+			continue;
+		}
+		if (run >= 4) {
+			int k = run > 24 ? 24 : run;
+			out[n++] = (uint8_t)(0xc0 | (k - 4)); /* k - 1 E then E */
+			i += k;
+			continue;
+		}
+		int left = e->natoms - i;
+		if (left >= 3) {
+			out[n++] = (uint8_t)(0xf8 | e->atoms[i] | (e->atoms[i + 1] << 1) |
+					     (e->atoms[i + 2] << 2));
+			i += 3;
+		} else if (left == 2) {
+			out[n++] = (uint8_t)(0xd8 | e->atoms[i] | (e->atoms[i + 1] << 1));
+			i += 2;
+		} else {
+			out[n++] = (uint8_t)(0xf6 | e->atoms[i]);
+			i += 1;
+		}
 	}
-	if (e->natoms - i == 2)
-		out[n++] = (uint8_t)(0xd8 | e->atoms[i] | (e->atoms[i + 1] << 1));
-	else if (e->natoms - i == 1)
-		out[n++] = (uint8_t)(0xf6 | e->atoms[i]);
 	e->natoms = 0;
 	if (n)
 		e4_emit(e, out, n);

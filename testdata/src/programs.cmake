@@ -29,6 +29,14 @@ function(cst_synth_programs arch cc)
             -L${dir} -lsynthlib -Wl,-rpath,${dir}
     DEPENDS ${CST_SYNTH_SRC}/shlib.c ${CST_SYNTH_SRC}/shlib_lib.c VERBATIM)
   list(APPEND outs ${dir}/shlib)
+  if(arch STREQUAL "aarch64")
+    # the bundled sample's program (testdata/sample/make-a64-loop.sh builds it alike)
+    add_custom_command(OUTPUT ${dir}/a64_loop
+      COMMAND ${cc} -O1 -fno-inline -nostdlib -static -Wl,--build-id -o ${dir}/a64_loop
+              ${CST_SYNTH_SRC}/a64_loop.c
+      DEPENDS ${CST_SYNTH_SRC}/a64_loop.c VERBATIM)
+    list(APPEND outs ${dir}/a64_loop)
+  endif()
   if(arch STREQUAL "arm")
     add_custom_command(OUTPUT ${dir}/interwork
       COMMAND ${cc} ${CST_SYNTH_CFLAGS} -static -o ${dir}/interwork ${CST_SYNTH_SRC}/interwork.c

@@ -116,12 +116,31 @@ def main():
     if a.also_ips:
         flat = [x for s in segs for x in s]
         ips = read_ips(a.also_ips)[0]
-        if ips != flat:
+        if ips == flat:
+            print("perf script: the same %d instructions" % len(ips))
+        elif a.mode == "exact":
             i = first_diff(ips, flat)
             print("MISMATCH: perf script gave %d instructions, the decode %d; first difference at #%d"
                   % (len(ips), len(flat), i))
             return 1
-        print("perf script: the same %d instructions" % len(ips))
+        else:
+            # Around losses perf may drop the instructions OpenCSD still held when a
+            # fragment ended (it resets without flushing): its output must still be
+            # the decode's instructions in order, with only a few of them left out.
+            j = 0
+            for x in ips:
+                while j < len(flat) and flat[j] != x:
+                    j += 1
+                if j == len(flat):
+                    print("MISMATCH: perf script's instructions are not the decode's, in order")
+                    return 1
+                j += 1
+            dropped = len(flat) - len(ips)
+            print("perf script: %d instructions, %d fewer than the decode, none different"
+                  % (len(ips), dropped))
+            if dropped > max(64, len(flat) // 20):
+                print("FAIL: perf script dropped too many instructions")
+                return 1
     if a.mode == "exact":
         got = [x for s in segs for x in s]
         if got == truth:

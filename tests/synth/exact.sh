@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # synth exact ground truth: run PROG under QEMU, synthesize a snapshot, decode it with
 # cstrace and with OpenCSD's trc_pkt_lister: both must equal QEMU's instruction stream.
-# Usage: exact.sh ARCH PROG [ARGS...]
+# Usage: exact.sh ARCH PROG [ARGS...]; SYNTH_OPTS adds synth options (--timestamps is
+# then also checked: timestamps present and never going backwards).
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 arch=$1; prog=$2; shift 2
@@ -10,11 +11,18 @@ q=qemu-aarch64; [ "$arch" = arm ] && q=qemu-arm
 command -v $q >/dev/null || skip "$q not installed"
 command -v python3 >/dev/null || skip "python3 not installed"
 
-check "synth runs" "$CSTRACE" synth --arch "$arch" -o "$TMP/snap" --truth "$TMP/truth" -- "$prog" "$@"
+check "synth runs" "$CSTRACE" synth --arch "$arch" ${SYNTH_OPTS:-} -o "$TMP/snap" --truth "$TMP/truth" -- "$prog" "$@"
 [ -s "$TMP/truth" ] || { fail "no ground truth written"; finish; }
 check "cstrace decode" sh -c '"$0" decode "$1" --format=jsonl > "$2"' "$CSTRACE" "$TMP/snap" "$TMP/dec.jsonl"
 check "cstrace decode equals QEMU" python3 "$here/compare.py" --truth "$TMP/truth" \
 	--jsonl "$TMP/dec.jsonl" --snapshot "$TMP/snap"
+case " ${SYNTH_OPTS:-} " in *" --timestamps "*)
+	check "timestamps present and monotonic" python3 -c '
+import json, sys
+ts = [json.loads(l)["timestamp"] for l in open(sys.argv[1]) if "\"timestamp\"" in l]
+print("%d timestamps" % len(ts))
+sys.exit(0 if ts and all(a <= b for a, b in zip(ts, ts[1:])) else 1)' "$TMP/dec.jsonl" ;;
+esac
 if command -v trc_pkt_lister >/dev/null; then
 	(cd "$TMP" && trc_pkt_lister -ss_dir snap -decode_only -logfilename lister.txt >/dev/null 2>&1)
 	check "trc_pkt_lister decode equals QEMU" python3 "$here/compare.py" --truth "$TMP/truth" \

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The comparison must be able to fail: a changed, a missing or an extra instruction in
+# the ground truth, or a decoded piece that is not in the run, are all reported.
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+prog=$1
+[ -x "$prog" ] || skip "a64_loop not built"
+command -v qemu-aarch64 >/dev/null || skip "qemu-aarch64 not installed"
+command -v python3 >/dev/null || skip "python3 not installed"
+"$CSTRACE" synth --arch aarch64 -o "$TMP/snap" --truth "$TMP/truth" -- "$prog" 2>/dev/null
+"$CSTRACE" decode "$TMP/snap" --format=jsonl > "$TMP/dec.jsonl"
+cmp() { python3 "$here/compare.py" --truth "$1" --jsonl "$TMP/dec.jsonl" ${2:+--mode $2} > /dev/null; }
+check "the real truth matches" cmp "$TMP/truth"
+n=$(wc -l < "$TMP/truth")
+mid=$((n / 2))
+python3 - "$TMP" "$mid" <<'PY'
+import sys
+d, m = sys.argv[1], int(sys.argv[2])
+t = open(d + "/truth").read().split()
+variants = {
+    "changed": t[:m] + ["%x" % (int(t[m], 16) + 4)] + t[m + 1:],
+    "missing": t[:m] + t[m + 1:],
+    "extra": t[:m + 1] + t[m:],
+}
+for name, v in variants.items():
+    assert len(v) != len(t) or v != t
+    open("%s/%s" % (d, name), "w").write("\n".join(v) + "\n")
+PY
+for t in changed missing extra; do
+	checks=$((checks + 1))
+	if cmp "$TMP/$t"; then fail "a $t instruction went unnoticed (exact)"; fi
+	checks=$((checks + 1))
+	if cmp "$TMP/$t" suffix; then fail "a $t instruction went unnoticed (suffix)"; fi
+done
+# a truth that ends later than the decode: the decode is no longer a suffix
+{ cat "$TMP/truth"; echo 400000; } > "$TMP/longer"
+checks=$((checks + 1))
+if cmp "$TMP/longer" suffix; then fail "a decode ending early passed as a suffix"; fi
+finish
