@@ -78,6 +78,7 @@ int cmd_dump(int argc, char **argv)
 	if (ret < 0)
 		goto out;
 	ret = cst_session_dump(session, on_packet, &out);
+	cli_progress_end();
 	fflush(stdout);
 	if (out.io_error || ret < 0)
 		goto out;

@@ -1,5 +1,6 @@
-/* `cstrace script`: one line per taken branch (default) or per executed instruction
- * with pid/tid/cpu, in the order and with the rules of perf script --itrace=b / i1i. */
+/* `cstrace script`: the symbolized views by default (script_view.c); with --raw,
+ * perf's address-only samples, in the order and with the rules of perf script
+ * --itrace=b / i1i, for line-by-line comparison with perf. */
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -15,23 +16,17 @@
 int script_view_run(int argc, char **argv);
 
 static const char script_usage[] =
-	"usage: cstrace script [options] TRACE\n"
+	"usage: cstrace script --raw [--insn] [options] TRACE\n"
 	"\n"
-	"Print the trace as perf script does for cs_etm data: by default one line per\n"
-	"branch ('pid/tid [cpu] from => to', like --itrace=b; 0 marks where trace starts\n"
-	"or stops), or with --insn one line per executed instruction (like --itrace=i1i).\n"
+	"Print the trace as perf script prints cs_etm samples, addresses only: one line\n"
+	"per branch ('pid/tid [cpu] from => to', like --itrace=b; 0 marks where trace\n"
+	"starts or stops), or with --insn one line per executed instruction (like\n"
+	"--itrace=i1i). Without --raw, 'cstrace script' prints symbolized views (see\n"
+	"'cstrace script --help').\n"
 	"\n"
 	"options:\n"
+	"  --raw                perf's address-only samples (this mode)\n"
 	"  --insn               one line per instruction instead of per branch\n"
-	"\n"
-	"With symbols (from the trace's images, --elf files and recorded binaries):\n"
-	"  --symbols            branches as symbol+offset (dso) => symbol+offset (dso)\n"
-	"  --insn --disasm      instructions with symbol and disassembly\n"
-	"  --srcline            add file:line      --call-trace  indented calls/returns\n"
-	"  -F LIST              fields: comm,pid,tid,cpu,time,id,flags,ip,sym,symoff,dso,\n"
-	"                       addr,srcline,insn,insncnt\n"
-	"  --elf FILE[@ADDR], --debug-dir DIR, --kallsyms FILE, --vmlinux FILE,\n"
-	"  --pid/--tid/--cpu LIST, --time START,END   (see 'cstrace script --symbols --help')\n"
 	TRACE_OPTS_HELP
 	"  -h, --help           this text\n";
 
@@ -206,9 +201,19 @@ static int on_elem(void *ctx, const struct cst_elem *e)
 	return s->io_error ? -cste_io : 0;
 }
 
+/* --raw anywhere before a "--" selects perf's address-only samples. */
+static bool wants_raw(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--raw"))
+			return true;
+	return false;
+}
+
 int cmd_script(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{"raw", no_argument, NULL, 'r'},
 		{"insn", no_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		TRACE_OPTS_LONG,
@@ -219,23 +224,20 @@ int cmd_script(int argc, char **argv)
 	struct cst_session *session = NULL;
 	int opt, ret, status = 1;
 
+	if (!wants_raw(argc, argv))
+		return script_view_run(argc, argv);
 	memset(&s, 0, sizeof(s));
 	s.f = stdout;
 	trace_opts_init(&topts);
 	optind = 1;
-	opterr = 0; /* unknown options belong to the symbolized view */
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (opt == '?') {
-			trace_opts_fini(&topts);
-			optind = 1;
-			opterr = 1;
-			return script_view_run(argc, argv);
-		}
 		int t = trace_opts_parse(&topts, opt, optarg);
 
 		if (t < 0)
 			goto usage_error;
 		if (t > 0)
+			continue;
+		if (opt == 'r')
 			continue;
 		if (opt == 'i') {
 			s.insn = true;
@@ -248,7 +250,6 @@ int cmd_script(int argc, char **argv)
 		}
 		goto usage_error;
 	}
-	opterr = 1;
 	if (optind != argc - 1) {
 		cli_error("script: one TRACE expected\n%s", script_usage);
 		goto usage_error;
@@ -261,6 +262,7 @@ int cmd_script(int argc, char **argv)
 		goto out;
 	s.symfs = topts.session.symfs;
 	ret = cst_session_run(session, on_elem, on_sideband, &s);
+	cli_progress_end();
 	fflush(stdout);
 	if (s.io_error || ret < 0)
 		goto out;

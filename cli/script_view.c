@@ -107,14 +107,14 @@ static const char script_usage[] =
 	"usage: cstrace script [options] TRACE\n"
 	"\n"
 	"Print the decoded trace with symbols: by default one line per taken branch\n"
-	"(from -> to, each as symbol+offset and binary). Plain 'cstrace script' and\n"
-	"'cstrace script --insn' print perf's address-only samples; any option below\n"
-	"(--symbols for the defaults) selects this view.\n"
+	"(from -> to, each as symbol+offset and binary). '--raw' prints perf's\n"
+	"address-only samples instead (see 'cstrace script --raw --help').\n"
 	"\n"
 	"options:\n"
-	"  --symbols            this view with its default fields\n"
+	"  --raw                perf script's address-only samples (--itrace=b / i1i)\n"
+	"  --symbols            the default branch view (kept for scripts)\n"
 	"  --insn               one line per executed instruction, with disassembly\n"
-	"  --disasm             (with --insn) this view: disassembly is its default\n"
+	"  --disasm             (with --insn) the default: disassembly\n"
 	"  --srcline            add the source file:line\n"
 	"  --call-trace         calls and returns as an indented tree\n"
 	"  -F, --fields LIST    fields: comm,pid,tid,cpu,time,id,flags,ip,sym,symoff,dso,\n"
@@ -154,10 +154,15 @@ static void put_head(struct script *s, const struct cst_elem *e, int32_t pid, ui
 	}
 	if (s->fields & f_pid)
 		fprintf(f, "%6" PRId32 "%s", pid, s->fields & f_tid ? "/" : " ");
-	if (s->fields & f_tid)
+	/* snapshots know no threads, and not always the CPU: show a dash, not -1 */
+	if ((s->fields & f_tid) && e->tid >= 0)
 		fprintf(f, "%-6" PRId32 " ", e->tid);
-	if (s->fields & f_cpu)
+	else if (s->fields & f_tid)
+		fprintf(f, "%-6s ", "-");
+	if ((s->fields & f_cpu) && e->cpu >= 0)
 		fprintf(f, "[%03" PRId32 "] ", e->cpu);
+	else if (s->fields & f_cpu)
+		fprintf(f, "[---] ");
 	if (s->fields & f_id)
 		fprintf(f, "id:%02x ", e->trace_id);
 	if (s->fields & f_time)

@@ -111,6 +111,15 @@ static int load_segments(struct dso *dso)
 	return 0;
 }
 
+/* A memory dump that starts with an ELF header is often just the first bytes of a
+ * loaded segment: its section headers lie past its end. Such a dump is bytes at
+ * an address, not an ELF file. */
+static bool elf_cut_short(const GElf_Ehdr *eh, uint64_t size)
+{
+	return eh->e_shoff == 0 || eh->e_shoff > size ||
+	       (uint64_t)eh->e_shnum * eh->e_shentsize > size - eh->e_shoff;
+}
+
 /* Try @path as the binary. Returns true when it is accepted. */
 static bool try_elf(struct dso *dso, const char *path)
 {
@@ -124,7 +133,8 @@ static bool try_elf(struct dso *dso, const char *path)
 		return false;
 	}
 	dso->elf = elf_memory((char *)dso->map, dso->map_size);
-	if (!dso->elf || elf_kind(dso->elf) != ELF_K_ELF || !gelf_getehdr(dso->elf, &eh)) {
+	if (!dso->elf || elf_kind(dso->elf) != ELF_K_ELF || !gelf_getehdr(dso->elf, &eh) ||
+	    (dso->raw_wanted && elf_cut_short(&eh, dso->map_size))) {
 		if (dso->raw_wanted) {
 			/* A memory dump: bytes are all we need. */
 			if (dso->elf)

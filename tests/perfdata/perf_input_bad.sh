@@ -12,7 +12,7 @@ size=$(stat -c %s "$TMP/good.data")
 crashes=0 unnamed=0 runs=0
 try() {
 	local f=$1 rc
-	timeout 20 "$CSTRACE" script --insn "$f" >/dev/null 2>"$TMP/err"
+	timeout 20 "$CSTRACE" script --raw --insn "$f" >/dev/null 2>"$TMP/err"
 	rc=$?
 	runs=$((runs + 1))
 	cat "$TMP/err" >>"$TMP/allerr"

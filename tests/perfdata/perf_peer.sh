@@ -27,9 +27,9 @@ run_case() {
 	"$PERF" script -i "$f" --itrace=i1i -F pid,tid,cpu,ip 2>"$TMP/perf.err" | norm >"$TMP/p.insn"
 	"$PERF" script -i "$f" --itrace=b -F pid,tid,cpu,ip,addr 2>>"$TMP/perf.err" | norm >"$TMP/p.br"
 	"$PERF" script -i "$f" --itrace=i1i -F ip,sym 2>>"$TMP/perf.err" >"$TMP/p.sym"
-	"$CSTRACE" script --insn "$f" 2>"$TMP/c.err" | norm >"$TMP/c.insn" ||
+	"$CSTRACE" script --raw --insn "$f" 2>"$TMP/c.err" | norm >"$TMP/c.insn" ||
 		fail "$name: cstrace script --insn failed: $(head -3 "$TMP/c.err")"
-	"$CSTRACE" script "$f" 2>>"$TMP/c.err" | norm >"$TMP/c.br" ||
+	"$CSTRACE" script --raw "$f" 2>>"$TMP/c.err" | norm >"$TMP/c.br" ||
 		fail "$name: cstrace script failed"
 	# both decoders against the program's known path
 	check "$name: perf decodes the known path" \
@@ -79,7 +79,7 @@ done
 for mode in "" "--cpu-wide"; do
 	"$GEN" --elf "$TMP/a64.elf" --out "$TMP/hw.data" --proto etmv4 --hw-id $mode \
 		--expect "$TMP/expect"
-	"$CSTRACE" script --insn "$TMP/hw.data" 2>/dev/null | awk '{print $3}' >"$TMP/hw.ips"
+	"$CSTRACE" script --raw --insn "$TMP/hw.data" 2>/dev/null | awk '{print $3}' >"$TMP/hw.ips"
 	check "HW_ID trace IDs${mode:+ $mode}: decoded through the IDs the records give" \
 		cmp -s "$TMP/hw.ips" "$TMP/expect"
 done
@@ -104,8 +104,8 @@ done
 
 # No MMAP2 for the program: only --kernel (a vmlinux or kcore) can give its code.
 "$GEN" --elf "$TMP/a64.elf" --out "$TMP/k.data" --proto etmv4 --no-mmap --expect "$TMP/expect"
-"$CSTRACE" script --insn "$TMP/k.data" 2>/dev/null | awk '{print $3}' >"$TMP/k0.ips"
-"$CSTRACE" script --insn --kernel "$TMP/a64.elf" "$TMP/k.data" 2>/dev/null |
+"$CSTRACE" script --raw --insn "$TMP/k.data" 2>/dev/null | awk '{print $3}' >"$TMP/k0.ips"
+"$CSTRACE" script --raw --insn --kernel "$TMP/a64.elf" "$TMP/k.data" 2>/dev/null |
 	awk '{print $3}' >"$TMP/k1.ips"
 check "--kernel: nothing decoded without it" test ! -s "$TMP/k0.ips"
 check "--kernel: code read from the ELF at its addresses" cmp -s "$TMP/k1.ips" "$TMP/expect"
@@ -114,14 +114,14 @@ check "--kernel: code read from the ELF at its addresses" cmp -s "$TMP/k1.ips" "
 # the threads from ITRACE_START (4242 on CPU 0, 4243 on CPU 1).
 "$GEN" --elf "$TMP/a64.elf" --out "$TMP/nc.data" --proto etmv4 --cpu-wide --no-ctxid \
 	--expect "$TMP/expect"
-"$CSTRACE" script --insn "$TMP/nc.data" 2>/dev/null | norm >"$TMP/nc.txt"
+"$CSTRACE" script --raw --insn "$TMP/nc.data" 2>/dev/null | norm >"$TMP/nc.txt"
 awk 'NR <= 12 {print "4242/4242 [000] " $1} NR > 12 {print "4242/4243 [001] " $1}' \
 	"$TMP/expect" >"$TMP/nc.want"
 check "per-CPU without context IDs: threads from ITRACE_START" cmp -s "$TMP/nc.txt" "$TMP/nc.want"
 
 # A writer that never finished: cstrace recovers every record and decodes them.
 "$GEN" --elf "$TMP/a64.elf" --out "$TMP/inc.data" --proto etmv4 --expect "$TMP/expect" --no-finish
-"$CSTRACE" script --insn "$TMP/inc.data" 2>"$TMP/inc.err" | awk '{print $3}' >"$TMP/inc.ips"
+"$CSTRACE" script --raw --insn "$TMP/inc.data" 2>"$TMP/inc.err" | awk '{print $3}' >"$TMP/inc.ips"
 check "unfinished file: warned as incomplete with a record count" \
 	grep -q 'incomplete file, [0-9]* records recovered' "$TMP/inc.err"
 check "unfinished file: every fragment decoded" cmp -s "$TMP/inc.ips" "$TMP/expect"
@@ -131,14 +131,14 @@ check "unfinished file: every fragment decoded" cmp -s "$TMP/inc.ips" "$TMP/expe
 "$GEN" --elf "$TMP/a64.elf" --out "$TMP/gone.data" --proto etmv4
 bid=$(readelf -n "$TMP/a64.elf" | awk '/Build ID/ {print $3}')
 mv "$TMP/a64.elf" "$TMP/a64.moved"
-"$CSTRACE" script --insn "$TMP/gone.data" >"$TMP/gone.out" 2>"$TMP/gone.err"
+"$CSTRACE" script --raw --insn "$TMP/gone.data" >"$TMP/gone.out" 2>"$TMP/gone.err"
 check "missing image: exit status 0" test $? -eq 0
 check "missing image: warned once with its build-id" \
 	test "$(grep -c "build-id $bid" "$TMP/gone.err")" -eq 1
 # ... and found again through the build-id cache
 mkdir -p "$HOME/.debug/.build-id/${bid:0:2}/${bid:2}"
 cp "$TMP/a64.moved" "$HOME/.debug/.build-id/${bid:0:2}/${bid:2}/elf"
-"$CSTRACE" script --insn "$TMP/gone.data" 2>/dev/null | awk '{print $3}' >"$TMP/cache.ips"
+"$CSTRACE" script --raw --insn "$TMP/gone.data" 2>/dev/null | awk '{print $3}' >"$TMP/cache.ips"
 "$GEN" --elf "$TMP/a64.moved" --out /dev/null --proto etmv4 --expect "$TMP/expect2"
 check "build-id cache: the moved program is found by its build-id" \
 	cmp -s "$TMP/cache.ips" "$TMP/expect2"

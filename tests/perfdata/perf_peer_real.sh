@@ -19,9 +19,9 @@ J=$SHARED/opencsd/test-file-mem-offsets
 	--image "$J/ld-2.21.bin@0x7f8e5a0000:0x11000:0xdb40" \
 	--image "$J/vdso.bin@0x7f8e5ba000:0:0x1000" || fail "perf_gen failed on $J"
 "$PERF" script -i "$TMP/u.data" --itrace=i1i -F pid,tid,cpu,ip 2>/dev/null | norm >"$TMP/p.insn"
-"$CSTRACE" script --insn "$TMP/u.data" 2>/dev/null | norm >"$TMP/c.insn"
+"$CSTRACE" script --raw --insn "$TMP/u.data" 2>/dev/null | norm >"$TMP/c.insn"
 "$PERF" script -i "$TMP/u.data" --itrace=b -F pid,tid,cpu,ip,addr 2>/dev/null | norm >"$TMP/p.br"
-"$CSTRACE" script "$TMP/u.data" 2>/dev/null | norm >"$TMP/c.br"
+"$CSTRACE" script --raw "$TMP/u.data" 2>/dev/null | norm >"$TMP/c.br"
 check "uname: perf decodes thousands of instructions" test "$(wc -l <"$TMP/p.insn")" -gt 10000
 check "uname: same instruction samples as perf" cmp -s "$TMP/p.insn" "$TMP/c.insn"
 check "uname: same branch samples as perf" cmp -s "$TMP/p.br" "$TMP/c.br"
@@ -35,7 +35,7 @@ J=$SHARED/opencsd/bugfix-exact-match
 	--image "$J/cc1__libc_thread_freeres_fn_dump.bin@0x5CF610" \
 	--image "$J/cc1.fini_dump.bin@0x5CF700" || fail "perf_gen failed on $J"
 "$PERF" script -i "$TMP/cc1.data" --itrace=b -F pid,tid,cpu,ip,addr 2>/dev/null | norm >"$TMP/p.br"
-"$CSTRACE" script "$TMP/cc1.data" 2>/dev/null | norm >"$TMP/c.br"
+"$CSTRACE" script --raw "$TMP/cc1.data" 2>/dev/null | norm >"$TMP/c.br"
 check "cc1: perf decodes about a million branches" test "$(wc -l <"$TMP/p.br")" -gt 500000
 check "cc1: same branch samples as perf" cmp -s "$TMP/p.br" "$TMP/c.br"
 echo "cc1: $(wc -l <"$TMP/c.br") branch samples"
@@ -49,9 +49,9 @@ wrap_tc2() {
 	"$GEN" --out "$TMP/tc2.data" --trace-file "$J/cstrace.bin" --traceid "$1" \
 		--etmv3-regs "$2" --image "$J/kernel_dump.bin@0xC0008000" || fail "perf_gen failed on $J"
 	"$PERF" script -i "$TMP/tc2.data" --itrace=i1i -F pid,tid,cpu,ip 2>/dev/null | norm >"$TMP/p.insn"
-	"$CSTRACE" script --insn "$TMP/tc2.data" 2>/dev/null | norm >"$TMP/c.insn"
+	"$CSTRACE" script --raw --insn "$TMP/tc2.data" 2>/dev/null | norm >"$TMP/c.insn"
 	"$PERF" script -i "$TMP/tc2.data" --itrace=b -F pid,tid,cpu,ip,addr 2>/dev/null | norm >"$TMP/p.br"
-	"$CSTRACE" script "$TMP/tc2.data" 2>/dev/null | norm >"$TMP/c.br"
+	"$CSTRACE" script --raw "$TMP/tc2.data" 2>/dev/null | norm >"$TMP/c.br"
 }
 for id in 0x11 0x12; do
 	wrap_tc2 $id $v3

@@ -122,7 +122,7 @@ if [ -x "$PG" ]; then
     check "perf.data $proto: symbols from the recorded ELF" \
       bash -c "! grep -q unknown '$TMP/$proto.json'"
     # filters: the generator's thread is the only one; another tid keeps nothing
-    tid=$("$CSTRACE" script "$TMP/$proto.data" 2>/dev/null | awk 'NR==1 {split($1, a, "/"); print a[2]}')
+    tid=$("$CSTRACE" script --raw "$TMP/$proto.data" 2>/dev/null | awk 'NR==1 {split($1, a, "/"); print a[2]}')
     check "perf.data $proto: --tid of the thread keeps all" \
       bash -c "'$CSTRACE' report --format=csv --tid $tid '$TMP/$proto.data' 2>/dev/null | awk -F, 'NR>1{s+=\$1} END{exit s!=$(wc -l <"$TMP/$proto.expect")}'"
     check "perf.data $proto: another --tid keeps none" \
