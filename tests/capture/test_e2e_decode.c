@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include "cstrace/capture.h"
+#include "cstrace/decode.h"
 #include "cstrace/perfdata.h"
 #include "kmodel.h"
 
-#define PID 0x2e3a /* the context ID in the sample trace (synth: PID_IN_CONTEXTIDR) */
 #define ETM_ID 100
 #define DUMMY_ID 101
 
@@ -294,6 +294,36 @@ static void test_etmv3(const char *bin)
 		printf("note: could not remove %s\n", tmp);
 }
 
+/* The sample's ETM programming and the context ID its trace carries (synth writes
+ * the traced process's pid there, as PID_IN_CONTEXTIDR does): both are read from
+ * the sample, which is regenerated with whatever pid QEMU ran under. */
+static int first_context(void *ctx, const struct cst_elem *e)
+{
+	if (e->type != cst_elem_pe_context || !e->ctx.ctxid_valid)
+		return 0;
+	*(int32_t *)ctx = (int32_t)e->ctx.context_id;
+	return 1;
+}
+
+static int sample_info(const char *dir, int32_t *pid, uint32_t *trcconfigr)
+{
+	struct cst_trace *t = cst_trace_alloc();
+	struct cst_decoder *d = NULL;
+	int ret = -1;
+
+	*pid = -1;
+	if (t && cst_trace_load_snapshot(t, dir, NULL) == 0 && cst_trace_nsources(t) > 0 &&
+	    (d = cst_decoder_alloc(t, 0, NULL, NULL))) {
+		*trcconfigr = cst_trace_source(t, 0)->regs.etmv4.trcconfigr;
+		cst_decoder_set_elem_cb(d, first_context, pid);
+		cst_decoder_run(d);
+		ret = *pid >= 0 ? 0 : -1;
+	}
+	cst_decoder_free(d);
+	cst_trace_free(t);
+	return ret;
+}
+
 int main(void)
 {
 	const char *src = getenv("CSTRACE_SOURCE_DIR"), *bd = getenv("CSTRACE_BUILD_DIR");
@@ -315,11 +345,16 @@ int main(void)
 		TEST_SKIP("%s is not built", bin);
 	CHECK(tlen % 16 == 0); /* whole frames, as an ETF stores them */
 
+	int32_t pid;
+	uint32_t configr = 0;
+
+	if (sample_info(dir, &pid, &configr) < 0)
+		TEST_SKIP("the a64-loop sample has no context ID to attribute its trace by");
 	/* The ETM of the sample: synth's Cortex-A53 (device_1.ini). */
 	const struct cst_etm_cpu a53 = {.cpu = 0, .kind = cst_etm_v4, .trcidr0 = 0x28000ea1,
 					.trcidr1 = 0x4100f403, .trcidr2 = 0x488,
-					.trcauthstatus = 0xcc, .trcconfigr = 0x41, .traceid = 0x10};
-	struct e2e_case c = {.name = "etmv4-normal", .etm = a53, .pid = PID, .dir = dir,
+					.trcauthstatus = 0xcc, .trcconfigr = configr, .traceid = 0x10};
+	struct e2e_case c = {.name = "etmv4-normal", .etm = a53, .pid = pid, .dir = dir,
 			     .mem = mem, .mem_addr = 0x400000, .mem_len = mlen, .trace = trace,
 			     .tlen = tlen};
 
