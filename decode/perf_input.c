@@ -621,6 +621,7 @@ static int sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
 		if (rec->misc & MISC_COMM_EXEC)
 			perf_mem_drop_pid(in->mem, (int32_t)rec->u.comm.pid);
 		sb.type = cst_sb_comm;
+		sb.exec = rec->misc & MISC_COMM_EXEC;
 		sb.pid = (int32_t)rec->u.comm.pid;
 		sb.tid = (int32_t)rec->u.comm.tid;
 		sb.filename = rec->u.comm.comm;
@@ -632,6 +633,8 @@ static int sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
 		sb.type = rec->type == cst_perf_rec_fork ? cst_sb_fork : cst_sb_exit;
 		sb.pid = (int32_t)rec->u.fork.pid;
 		sb.tid = (int32_t)rec->u.fork.tid;
+		sb.ppid = (int32_t)rec->u.fork.ppid;
+		sb.ptid = (int32_t)rec->u.fork.ptid;
 		sb.time = rec->u.fork.time;
 		break;
 	case cst_perf_rec_mmap:

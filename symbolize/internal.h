@@ -209,6 +209,11 @@ int space_insert(struct cst_symbolizer *sym, struct space *sp, const struct mapp
 const struct mapping *sym_find_mapping(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
 				       const struct space **in);
 void space_free(struct space *sp);
+/** A forked process starts with its parent's mappings (dso objects are shared);
+ *  a child that already has mappings keeps them. Returns 0 or -cste_nomem. */
+int space_fork(struct cst_symbolizer *sym, int32_t parent, int32_t child);
+/** An exec replaces the process's program: forget its mappings. */
+void space_exec(struct cst_symbolizer *sym, int32_t pid);
 
 /* disasm.c */
 int sym_disasm_open(struct cst_symbolizer *sym);

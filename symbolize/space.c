@@ -141,3 +141,36 @@ void space_free(struct space *sp)
 	free(sp->maps);
 	free(sp);
 }
+
+int space_fork(struct cst_symbolizer *sym, int32_t parent, int32_t child)
+{
+	struct space *from = space_get(sym, parent, false), *to;
+	struct mapping *maps;
+
+	if (!from || !from->nmaps || parent == child)
+		return 0;
+	to = space_get(sym, child, true);
+	if (!to)
+		return -cste_nomem;
+	if (to->nmaps)
+		return 0; /* the child's own mappings were recorded already */
+	maps = malloc(from->nmaps * sizeof(*maps));
+	if (!maps)
+		return -cste_nomem;
+	memcpy(maps, from->maps, from->nmaps * sizeof(*maps));
+	free(to->maps);
+	to->maps = maps;
+	to->nmaps = to->cap = from->nmaps;
+	to->gen++;
+	return 0;
+}
+
+void space_exec(struct cst_symbolizer *sym, int32_t pid)
+{
+	struct space *sp = space_get(sym, pid, false);
+
+	if (sp && sp->nmaps) {
+		sp->nmaps = 0;
+		sp->gen++;
+	}
+}

@@ -288,7 +288,12 @@ int cst_symbolizer_add_sideband(struct cst_symbolizer *sym, const struct cst_sid
 		return cst_symbolizer_add_mapping(sym, &m);
 	}
 	case cst_sb_comm:
+		if (sb->exec && sb->pid >= 0)
+			space_exec(sym, sb->pid);
 		return sb->filename ? set_comm(sym, sb->tid, sb->filename) : 0;
+	case cst_sb_fork:
+		/* a new process (not a new thread) inherits its parent's mappings */
+		return sb->pid != sb->ppid && sb->ppid >= 0 ? space_fork(sym, sb->ppid, sb->pid) : 0;
 	default:
 		return 0;
 	}

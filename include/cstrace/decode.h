@@ -427,6 +427,8 @@ struct cst_sideband {
 	enum cst_sideband_type type;
 	int32_t pid, tid, cpu;
 	uint64_t time;        /* perf clock, 0 if unknown */
+	int32_t ppid, ptid;   /* fork: the parent process and thread */
+	bool exec;            /* comm: the process replaced its program (exec) */
 	/* mmap */
 	uint64_t addr, len, pgoff;
 	const char *filename; /* mmap: file path as recorded; comm: the name */

@@ -53,6 +53,37 @@ static void test_kallsyms(void)
 	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, &opts), -cste_not_found);
 }
 
+/* Processes: a fork inherits the parent's mappings, an exec forgets them. */
+static void test_fork_exec(void)
+{
+	struct cst_symbolizer_opts opts = {.sz = sizeof(opts)};
+	struct cst_symbolizer *sym = NULL;
+	struct cst_sym_loc loc;
+	struct cst_sideband mm = {.type = cst_sb_mmap, .pid = 100, .tid = 100, .cpu = -1,
+				  .addr = 0x10000, .len = 0x1000, .filename = "/bin/true"};
+	struct cst_sideband fork = {.type = cst_sb_fork, .pid = 200, .tid = 200, .ppid = 100,
+				    .ptid = 100, .cpu = -1};
+	struct cst_sideband exec = {.type = cst_sb_comm, .pid = 200, .tid = 200, .cpu = -1,
+				    .filename = "newprog", .exec = true};
+
+	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, &opts), 0);
+	if (!sym)
+		return;
+	CHECK_EQ_INT(cst_symbolizer_add_sideband(sym, &mm), 0);
+	CHECK_EQ_INT(cst_symbolizer_lookup(sym, 200, 0x10010, &loc), 0);
+	CHECK_EQ_STR(loc.dso, "[unknown]");
+	CHECK_EQ_INT(cst_symbolizer_add_sideband(sym, &fork), 0);
+	CHECK_EQ_INT(cst_symbolizer_lookup(sym, 200, 0x10010, &loc), 0);
+	CHECK(strstr(loc.dso, "true") != NULL);
+	CHECK_EQ_INT(cst_symbolizer_add_sideband(sym, &exec), 0);
+	CHECK_EQ_INT(cst_symbolizer_lookup(sym, 200, 0x10010, &loc), 0);
+	CHECK_EQ_STR(loc.dso, "[unknown]");
+	CHECK_EQ_STR(cst_symbolizer_comm(sym, 200), "newprog");
+	CHECK_EQ_INT(cst_symbolizer_lookup(sym, 100, 0x10010, &loc), 0);
+	CHECK(strstr(loc.dso, "true") != NULL); /* the parent keeps its program */
+	cst_symbolizer_free(sym);
+}
+
 int main(void)
 {
 	struct cst_symbolizer *sym = NULL;
@@ -107,5 +138,6 @@ int main(void)
 	cst_symbolizer_free(sym);
 	cst_symbolizer_free(NULL);
 	test_kallsyms();
+	test_fork_exec();
 	return test_done();
 }
