@@ -32,6 +32,7 @@ function(cst_synth_programs arch cc)
   if(arch STREQUAL "aarch64")
     # the bundled sample's program (testdata/sample/make-a64-loop.sh builds it alike)
     add_custom_command(OUTPUT ${dir}/a64_loop
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
       COMMAND ${cc} -O1 -fno-inline -nostdlib -static -Wl,--build-id -o ${dir}/a64_loop
               ${CST_SYNTH_SRC}/a64_loop.c
       DEPENDS ${CST_SYNTH_SRC}/a64_loop.c VERBATIM)
@@ -39,6 +40,7 @@ function(cst_synth_programs arch cc)
   endif()
   if(arch STREQUAL "arm")
     add_custom_command(OUTPUT ${dir}/interwork
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
       COMMAND ${cc} ${CST_SYNTH_CFLAGS} -static -o ${dir}/interwork ${CST_SYNTH_SRC}/interwork.c
       DEPENDS ${CST_SYNTH_SRC}/interwork.c VERBATIM)
     list(APPEND outs ${dir}/interwork)
