@@ -9,45 +9,9 @@
 
 #include "cli.h"
 #include "cstrace/symbolize.h"
+#include "sym_opts.h"
 #include "trace_opts.h"
 
-/* ---- shared with cmd_report.c (which defines these; cli.h keeps to verbs) ---- */
-#define SYMCLI_MAX 64
-struct symcli {
-	struct trace_opts topts;
-	struct cst_symbolizer_opts sopts;
-	const char *elfs[SYMCLI_MAX];
-	int nelfs;
-	int32_t pids[SYMCLI_MAX], tids[SYMCLI_MAX], cpus[SYMCLI_MAX];
-	int npids, ntids, ncpus;
-	bool has_time;
-	uint64_t t0, t1;
-	uint64_t last_ts[128];
-};
-#define SYMCLI_LONG                                                                     \
-	{"elf", required_argument, NULL, 0x2000},                                        \
-	{"debug-dir", required_argument, NULL, 0x2001},                                  \
-	{"kallsyms", required_argument, NULL, 0x2002},                                   \
-	{"vmlinux", required_argument, NULL, 0x2003},                                    \
-	{"pid", required_argument, NULL, 0x2004},                                        \
-	{"tid", required_argument, NULL, 0x2005},                                        \
-	{"cpu", required_argument, NULL, 0x2006},                                        \
-	{"time", required_argument, NULL, 0x2007}
-#define SYMCLI_HELP                                                                     \
-	"  --elf FILE[@ADDR]    symbols and lines from FILE, at its link addresses or with\n" \
-	"                       its first segment at ADDR; repeatable\n"                 \
-	"  --debug-dir DIR      look for debug files (DIR/.build-id/xx/y.debug) here first\n" \
-	"  --kallsyms FILE      kernel symbols (/proc/kallsyms format)\n"                \
-	"  --vmlinux FILE       kernel ELF for kernel addresses\n"                        \
-	"  --pid/--tid/--cpu L  only these (comma-separated lists)\n"                     \
-	"  --time START,END     only ranges between these timestamps (either may be empty)\n"
-void symcli_init(struct symcli *c);
-int symcli_parse(struct symcli *c, int opt, const char *arg);
-int symcli_open(struct symcli *c, const char *path, struct cst_session **session,
-		struct cst_symbolizer **sym);
-bool symcli_keep(struct symcli *c, const struct cst_sym_elem *se);
-void symcli_fini(struct symcli *c);
-/* ---- end of shared block ---- */
 
 int script_view_run(int argc, char **argv);
 

@@ -1,0 +1,53 @@
+/* Options of the verbs that symbolize (script, report): symbol sources (--elf,
+ * --debug-dir, --kallsyms, --vmlinux) and filters (--pid/--tid/--cpu/--time). */
+#ifndef CSTRACE_CLI_SYM_OPTS_H
+#define CSTRACE_CLI_SYM_OPTS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cstrace/symbolize.h"
+#include "trace_opts.h"
+
+#define SYMCLI_MAX 64
+struct symcli {
+	struct trace_opts topts;
+	struct cst_symbolizer_opts sopts;
+	const char *elfs[SYMCLI_MAX];
+	int nelfs;
+	int32_t pids[SYMCLI_MAX], tids[SYMCLI_MAX], cpus[SYMCLI_MAX];
+	int npids, ntids, ncpus;
+	bool has_time;
+	uint64_t t0, t1;
+	uint64_t last_ts[128]; /* latest timestamp per trace ID: ranges carry none */
+};
+#define SYMCLI_LONG                                                                     \
+	{"elf", required_argument, NULL, 0x2000},                                        \
+	{"debug-dir", required_argument, NULL, 0x2001},                                  \
+	{"kallsyms", required_argument, NULL, 0x2002},                                   \
+	{"vmlinux", required_argument, NULL, 0x2003},                                    \
+	{"pid", required_argument, NULL, 0x2004},                                        \
+	{"tid", required_argument, NULL, 0x2005},                                        \
+	{"cpu", required_argument, NULL, 0x2006},                                        \
+	{"time", required_argument, NULL, 0x2007}
+#define SYMCLI_HELP                                                                     \
+	"  --elf FILE[@ADDR]    symbols and lines from FILE, at its link addresses or with\n" \
+	"                       its first segment at ADDR; repeatable\n"                 \
+	"  --debug-dir DIR      look for debug files (DIR/.build-id/xx/y.debug) here first\n" \
+	"  --kallsyms FILE      kernel symbols (/proc/kallsyms format)\n"                \
+	"  --vmlinux FILE       kernel ELF for kernel addresses\n"                        \
+	"  --pid/--tid/--cpu L  only these (comma-separated lists)\n"                     \
+	"  --time START,END     only ranges between these timestamps (either may be empty)\n"
+/** Set up with the CLI's log and trace options. */
+void symcli_init(struct symcli *c);
+/** Handle a SYMCLI_LONG or TRACE_OPTS_LONG option: 1 handled, 0 not ours, -1 bad. */
+int symcli_parse(struct symcli *c, int opt, const char *arg);
+/** Open @path as a session and a symbolizer over it, with the --elf files. */
+int symcli_open(struct symcli *c, const char *path, struct cst_session **session,
+		struct cst_symbolizer **sym);
+/** True when @se passes the --pid/--tid/--cpu/--time filters. */
+bool symcli_keep(struct symcli *c, const struct cst_sym_elem *se);
+void symcli_fini(struct symcli *c);
+
+#endif
