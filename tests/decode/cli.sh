@@ -67,6 +67,21 @@ check "--board juno-r1: CPU 0 as in the snapshot" cmp -s <(grep "ID:10;" "$TMP/b
 check "--board nosuch: exit 2" [ $rc -eq 2 ]
 check "--board nosuch: names the profile" grep -q "no board profile 'nosuch'" "$TMP/err"
 
+# A TPIU stream (frame syncs, no alignment): the DSTREAM capture with its 8-byte
+# block footers taken out, given as a raw dump, lists the same packets.
+a55=$SRC/a55-test-tpiu
+python3 - "$a55/DSTREAM_0.bin" "$TMP/a55.tpiu" <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+open(sys.argv[2], 'wb').write(b''.join(d[i:i + 504] for i in range(0, len(d), 512)))
+PY
+"$CSTRACE" dump --raw-format tpiu \
+  --etmv4 trcconfigr=0x1,traceid=0x1,trcidr0=0x08000CA1,trcidr1=0x4200F410,trcidr2=0x20001088,core=Cortex-A55 \
+  "$TMP/a55.tpiu" > "$TMP/tpiu" 2> "$TMP/err"
+"$CSTRACE" dump "$a55" > "$TMP/dstream" 2>/dev/null
+check "TPIU raw dump: packets listed: $(head -c 200 "$TMP/err")" [ "$(wc -l < "$TMP/tpiu")" -gt 1000 ]
+check "TPIU raw dump == DSTREAM snapshot packets" cmp -s "$TMP/tpiu" "$TMP/dstream"
+
 # dump of ETE: OpenCSD's C API has no packet callback for ETE, so the listing goes
 # through its printer; the a57 stream read as ETE still starts with an A-sync.
 "$CSTRACE" dump --ete traceid=0x10,core=ARMv9.0-A "$a57/CSTMC_TRACE_FIFO.bin" > "$TMP/ete" 2> "$TMP/err"
