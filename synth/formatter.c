@@ -1,5 +1,5 @@
-/* CoreSight trace formatter as in a TMC (ETF/ETR): 16-byte frames, an ID byte opening
- * each frame, even bytes' bit 0 carried in the last byte, padding to ID 0 on flush. */
+/* CoreSight trace formatter as in a TMC (ETF/ETR) behind a funnel: 16-byte frames, an ID
+ * byte opening each frame and at each source change, even bytes' bit 0 in the last byte. */
 #include <string.h>
 
 #include "synth_int.h"
@@ -76,4 +76,40 @@ int synth_fmt_flush(struct synth_fmt *f)
 	while (f->pos < 15)
 		f->frame[f->pos++] = 0;
 	return fmt_emit(f);
+}
+
+int synth_fmt_put_id(struct synth_fmt *f, uint8_t id, const uint8_t *p, size_t len)
+{
+	if (!len)
+		return 0;
+	if (id != f->trace_id) {
+		f->trace_id = id;
+		if (f->pos == 1) {
+			/* only the frame's opening ID so far: it becomes the new one */
+			f->frame[0] = (uint8_t)((id << 1) | 1);
+		} else if (f->pos > 1 && !(f->pos & 1)) {
+			/* even slot: the ID change applies from the next byte */
+			f->frame[f->pos++] = (uint8_t)((id << 1) | 1);
+			if (f->pos == 15) {
+				int rc = fmt_emit(f);
+				if (rc)
+					return rc;
+			}
+		} else if (f->pos > 1) {
+			/* odd slot: move the old source's last byte after an ID change
+			 * flagged "after the next byte" */
+			int even = f->pos - 1;
+			uint8_t last = f->frame[even] | ((f->frame[15] >> (even / 2)) & 1);
+			f->frame[even] = (uint8_t)((id << 1) | 1);
+			f->frame[15] |= (uint8_t)(1u << (even / 2));
+			f->frame[f->pos++] = last;
+			if (f->pos == 15) {
+				int rc = fmt_emit(f);
+				if (rc)
+					return rc;
+			}
+		}
+		/* pos 0: the next frame opens with the new ID anyway */
+	}
+	return synth_fmt_put(f, p, len);
 }

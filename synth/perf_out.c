@@ -12,7 +12,8 @@
 
 int synth_perf_chunk(void *ctx, const struct synth_aux_chunk *c)
 {
-	struct synth_perf_out *p = ctx;
+	struct synth_perf_cpu *pc = ctx;
+	struct synth_perf_out *p = pc->p;
 	if (p->naux == p->cap_aux) {
 		size_t nc = p->cap_aux ? p->cap_aux * 2 : 16;
 		struct synth_perf_aux *na = realloc(p->aux, nc * sizeof(*na));
@@ -26,6 +27,7 @@ int synth_perf_chunk(void *ctx, const struct synth_aux_chunk *c)
 	if (!a->data)
 		return -cste_nomem;
 	memcpy(a->data, c->data, c->size);
+	a->cpu = pc->cpu;
 	a->offset = c->aux_offset;
 	a->size = c->size;
 	a->head = c->aux_head;
@@ -45,14 +47,24 @@ void synth_perf_fini(struct synth_perf_out *p)
 	p->naux = p->cap_aux = 0;
 }
 
+/* Sample IDs: the trace event has one per CPU (1 + cpu), the dummy too (101 + cpu). */
+#define ID_ETM(cpu) (1u + (unsigned)(cpu))
+#define ID_DUMMY(cpu) (101u + (unsigned)(cpu))
+
 /* The sample_id trailer every sideband record carries (capture's layout). */
-static struct cst_perf_sample_id sid_of(const struct synth_perf_out *p, uint64_t id, uint64_t time)
+static struct cst_perf_sample_id sid_cpu(const struct synth_perf_out *p, uint64_t id, uint64_t time,
+					 int cpu)
 {
 	struct cst_perf_sample_id s = {
-		.pid = p->pid, .tid = p->pid, .time = time, .id = id, .cpu = 0,
+		.pid = p->pid, .tid = p->tid[cpu], .time = time, .id = id, .cpu = (uint32_t)cpu,
 		.have_tid = true, .have_time = true, .have_id = true, .have_cpu = true,
 	};
 	return s;
+}
+
+static struct cst_perf_sample_id sid_of(const struct synth_perf_out *p, uint64_t id, uint64_t time)
+{
+	return sid_cpu(p, id, time, 0);
 }
 
 static int perf_attrs(struct cst_perf_writer *w, const struct synth_perf_out *p)
@@ -85,42 +97,51 @@ static int perf_attrs(struct cst_perf_writer *w, const struct synth_perf_out *p)
 			 CST_PERF_ATTR_SAMPLE_ID_ALL | CST_PERF_ATTR_MMAP2 |
 			 CST_PERF_ATTR_COMM_EXEC | CST_PERF_ATTR_CONTEXT_SWITCH,
 	};
-	uint64_t id1 = 1, id2 = 2;
-	int rc = cst_perf_writer_add_attr(w, &etm, &id1, 1);
+	uint64_t id1[SYNTH_MAX_CPUS], id2[SYNTH_MAX_CPUS];
+	for (int k = 0; k < p->ncpus; k++) {
+		id1[k] = ID_ETM(k);
+		id2[k] = ID_DUMMY(k);
+	}
+	int rc = cst_perf_writer_add_attr(w, &etm, id1, (uint64_t)p->ncpus);
 	if (rc >= 0)
-		rc = cst_perf_writer_add_attr(w, &dummy, &id2, 1);
+		rc = cst_perf_writer_add_attr(w, &dummy, id2, (uint64_t)p->ncpus);
 	return rc < 0 ? rc : 0;
 }
 
 static int perf_etm_info(struct cst_perf_writer *w, const struct synth_perf_out *p)
 {
-	struct cst_perf_etm_cpu cpu = {.cpu = 0};
-	if (p->arm) {
-		cpu.magic = CST_PERF_ETMV3_MAGIC;
-		cpu.nr_params = 4;
-		cpu.etmcr = p->regs[0];
-		cpu.etmtraceidr = p->trace_id;
-		cpu.etmidr = p->regs[1];
-		cpu.etmccer = p->regs[2];
-	} else {
-		cpu.magic = CST_PERF_ETMV4_MAGIC;
-		cpu.nr_params = 8;
-		cpu.trcconfigr = p->regs[0];
-		cpu.trctraceidr = p->trace_id;
-		cpu.trcidr0 = p->regs[1];
-		cpu.trcidr1 = p->regs[2];
-		cpu.trcidr2 = p->regs[3];
-		cpu.trcidr8 = p->regs[4];
-		cpu.trcauthstatus = p->regs[5];
-		cpu.has_ts_source = true;
+	struct cst_perf_etm_cpu cpus[SYNTH_MAX_CPUS];
+	memset(cpus, 0, sizeof(cpus));
+	for (int k = 0; k < p->ncpus; k++) {
+		struct cst_perf_etm_cpu *cpu = &cpus[k];
+		cpu->cpu = (uint64_t)k;
+		if (p->arm) {
+			cpu->magic = CST_PERF_ETMV3_MAGIC;
+			cpu->nr_params = 4;
+			cpu->etmcr = p->regs[0];
+			cpu->etmtraceidr = p->trace_id[k];
+			cpu->etmidr = p->regs[1];
+			cpu->etmccer = p->regs[2];
+		} else {
+			cpu->magic = CST_PERF_ETMV4_MAGIC;
+			cpu->nr_params = 8;
+			cpu->trcconfigr = p->regs[0];
+			cpu->trctraceidr = p->trace_id[k];
+			cpu->trcidr0 = p->regs[1];
+			cpu->trcidr1 = p->regs[2];
+			cpu->trcidr2 = p->regs[3];
+			cpu->trcidr8 = p->regs[4];
+			cpu->trcauthstatus = p->regs[5];
+			cpu->has_ts_source = true;
+		}
 	}
 	/* Version 1: Debian's perf 6.1 rejects 2; trace IDs live in TRACEIDR. */
 	struct cst_perf_etm_info info = {
 		.version = 1,
 		.pmu_type = SYNTH_PMU_TYPE,
-		.nr_cpu = 1,
+		.nr_cpu = (uint32_t)p->ncpus,
 		.snapshot = p->opts->snapshot_mode,
-		.cpus = &cpu,
+		.cpus = cpus,
 	};
 	return cst_perf_writer_etm_info(w, &info);
 }
@@ -139,7 +160,7 @@ static int perf_mmaps(struct cst_perf_writer *w, const struct synth_perf_out *p)
 		uint64_t len = (m->len + skew + 0xfff) & ~(uint64_t)0xfff;
 		struct synth_elf elf;
 		bool have_id = synth_elf_read(m->path, &elf) == 0 && elf.build_id_size;
-		struct cst_perf_sample_id sid = sid_of(p, 2, SYNTH_TIME_BASE);
+		struct cst_perf_sample_id sid = sid_of(p, ID_DUMMY(0), SYNTH_TIME_BASE);
 		int rc = cst_perf_writer_mmap2(w, CST_PERF_MISC_USER, p->pid, p->pid, addr, len, pgoff,
 					       5 /* PROT_READ|PROT_EXEC */, 2 /* MAP_PRIVATE */,
 					       have_id ? elf.build_id : NULL,
@@ -181,7 +202,7 @@ static int perf_anon_page(void *ctx, uint64_t addr, const uint8_t *bytes, size_t
 	char abs[4200];
 	if (!realpath(file, abs))
 		snprintf(abs, sizeof(abs), "%s", file);
-	struct cst_perf_sample_id sid = sid_of(a->p, 2, SYNTH_TIME_BASE);
+	struct cst_perf_sample_id sid = sid_of(a->p, ID_DUMMY(0), SYNTH_TIME_BASE);
 	return cst_perf_writer_mmap2(a->w, CST_PERF_MISC_USER, a->p->pid, a->p->pid, addr, len, 0,
 				     5, 2, NULL, 0, abs, &sid);
 }
@@ -198,8 +219,8 @@ int synth_perf_write(struct synth_perf_out *p, const char *path)
 		.osrelease = "6.1.0-synth",
 		.arch = p->arm ? "armv7l" : "aarch64",
 		.version = "6.1",
-		.nr_cpus_avail = 1,
-		.nr_cpus_online = 1,
+		.nr_cpus_avail = (uint32_t)p->ncpus,
+		.nr_cpus_online = (uint32_t)p->ncpus,
 		.cmdline = cmdline,
 	};
 	struct cst_perf_writer *w;
@@ -213,7 +234,7 @@ int synth_perf_write(struct synth_perf_out *p, const char *path)
 	snprintf(comm, sizeof(comm), "%s", p->q->prog);
 	char base[16];
 	snprintf(base, sizeof(base), "%s", basename(comm));
-	struct cst_perf_sample_id sid = sid_of(p, 2, SYNTH_TIME_BASE - 1);
+	struct cst_perf_sample_id sid = sid_of(p, ID_DUMMY(0), SYNTH_TIME_BASE - 1);
 	if (!rc)
 		rc = cst_perf_writer_comm(w, true, p->pid, p->pid, base, &sid);
 	if (!rc)
@@ -221,9 +242,18 @@ int synth_perf_write(struct synth_perf_out *p, const char *path)
 	struct anon_ctx ac = {.w = w, .p = p, .path = path};
 	if (!rc)
 		rc = synth_codemap_pages(p->q->code, perf_anon_page, &ac);
-	sid = sid_of(p, 1, SYNTH_TIME_BASE);
-	if (!rc)
-		rc = cst_perf_writer_itrace_start(w, p->pid, p->pid, &sid);
+	/* threads: FORK so that perf gives them the process's maps */
+	for (int k = 1; k < p->ncpus && !rc; k++) {
+		if (p->tid[k] == p->pid)
+			continue;
+		sid = sid_cpu(p, ID_DUMMY(k), SYNTH_TIME_BASE, k);
+		rc = cst_perf_writer_task(w, false, p->pid, p->pid, p->tid[k], p->pid,
+					  SYNTH_TIME_BASE, &sid);
+	}
+	for (int k = 0; k < p->ncpus && !rc; k++) {
+		sid = sid_cpu(p, ID_ETM(k), SYNTH_TIME_BASE, k);
+		rc = cst_perf_writer_itrace_start(w, p->pid, p->tid[k], &sid);
+	}
 	if (!rc)
 		rc = cst_perf_writer_finished_round(w);
 	for (size_t i = 0; i < p->naux && !rc; i++) {
@@ -232,18 +262,23 @@ int synth_perf_write(struct synth_perf_out *p, const char *path)
 				 (a->overwrite ? CST_PERF_AUX_OVERWRITE : 0);
 		/* overwrite (snapshot) mode: the kernel reports the end of the data */
 		uint64_t off = a->overwrite ? a->head : a->offset;
-		sid = sid_of(p, 1, a->time);
+		sid = sid_cpu(p, ID_ETM(a->cpu), a->time, a->cpu);
 		rc = cst_perf_writer_aux(w, off, a->size, flags, &sid);
+		/* per-CPU mode: mmap index and cpu are the CPU's */
 		if (!rc)
-			rc = cst_perf_writer_auxtrace(w, a->offset, i + 1, 0, p->pid, 0, a->data,
+			rc = cst_perf_writer_auxtrace(w, a->offset, i + 1, (uint32_t)a->cpu,
+						      p->tid[a->cpu], (uint32_t)a->cpu, a->data,
 						      a->size);
 		if (!rc)
 			rc = cst_perf_writer_finished_round(w);
 	}
 	uint64_t end = SYNTH_TIME_BASE + (p->clock ? *p->clock : 0) + 1;
-	sid = sid_of(p, 2, end);
-	if (!rc)
-		rc = cst_perf_writer_task(w, true, p->pid, p->pid, p->pid, p->pid, end, &sid);
+	for (int k = p->ncpus - 1; k >= 0 && !rc; k--) {
+		if (k && p->tid[k] == p->pid)
+			continue;
+		sid = sid_cpu(p, ID_DUMMY(k), end, k);
+		rc = cst_perf_writer_task(w, true, p->pid, p->pid, p->tid[k], p->pid, end, &sid);
+	}
 	if (!rc)
 		rc = cst_perf_writer_finish(w);
 	cst_perf_writer_free(w);

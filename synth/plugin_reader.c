@@ -6,6 +6,7 @@
 #include "synth_int.h"
 
 #define DEF_MARK 0xffffffffu
+#define CPU_MARK 0xfffffffeu
 
 struct pr_state {
 	FILE *f;
@@ -51,7 +52,16 @@ int synth_plugin_read(const char *path, struct synth_codemap *code, synth_qlog_i
 	size_t npcs = 0;
 	int rc = 0;
 	uint32_t v;
+	int cpu = 0;
 	while (!rc && pr_next(s, &v)) {
+		if (v == CPU_MARK) {
+			if (!pr_next(s, &v)) {
+				rc = -cste_format;
+				break;
+			}
+			cpu = (int)v;
+			continue;
+		}
 		if (v != DEF_MARK) {
 			if (v >= npcs) {
 				cst_logf(log, cst_log_error, "%s: instruction %u used before defined",
@@ -59,7 +69,7 @@ int synth_plugin_read(const char *path, struct synth_codemap *code, synth_qlog_i
 				rc = -cste_format;
 				break;
 			}
-			rc = fn(ctx, pcs[v], false);
+			rc = fn(ctx, cpu, pcs[v], false);
 			continue;
 		}
 		uint32_t id, lo, hi, size, w;

@@ -227,7 +227,8 @@ static int qlog_trace_line(struct synth_qlog *q, const char *line, synth_qlog_in
 	}
 	/* AArch32: the Thumb state is bit 23 of the first field (QEMU 7.2). */
 	bool thumb = q->arm && ((flags >> 23) & 1);
-	return fn ? fn(ctx, pc, thumb) : 0;
+	int cpu = (int)strtol(line + 6, NULL, 10);
+	return fn ? fn(ctx, cpu, pc, thumb) : 0;
 }
 
 /* One line of the log, by what it starts with. */
@@ -304,21 +305,42 @@ void synth_qlog_fini(struct synth_qlog *q)
 	q->nmaps = q->cap_maps = 0;
 }
 
-uint32_t synth_qlog_first_pid(const char *log_path)
+uint32_t synth_qlog_ids(const char *log_path, uint32_t *tids, int max, int *ntids)
 {
+	*ntids = 0;
 	FILE *f = fopen(log_path, "r");
 	if (!f)
 		return 0;
-	char line[512];
+	char *line = NULL;
+	size_t cap = 0;
 	uint32_t pid = 0;
-	while (!pid && fgets(line, sizeof(line), f)) {
+	bool clone_pending = false;
+	while (getline(&line, &cap, f) > 0) {
 		char *end;
-		if (!isdigit((unsigned char)line[0]))
-			continue;
-		unsigned long v = strtoul(line, &end, 10);
-		if (*end == ' ' && isalpha((unsigned char)end[1]) && strchr(end, '('))
-			pid = (uint32_t)v;
+		const char *res = NULL;
+		if (line[0] == 'T' || line[0] == '0')
+			continue; /* exec and in_asm lines: the bulk of the log */
+		if (isdigit((unsigned char)line[0])) {
+			unsigned long v = strtoul(line, &end, 10);
+			if (*end != ' ' || !isalpha((unsigned char)end[1]) || !strchr(end, '('))
+				continue;
+			if (!pid)
+				pid = (uint32_t)v;
+			if (strncmp(end + 1, "clone(", 6) != 0)
+				continue;
+			res = strstr(end, ") = ");
+			if (res)
+				res += 4;
+			else
+				clone_pending = true;
+		} else if (clone_pending && !strncmp(line, " = ", 3)) {
+			res = line + 3;
+			clone_pending = false;
+		}
+		if (res && isdigit((unsigned char)res[0]) && *ntids < max)
+			tids[(*ntids)++] = (uint32_t)strtoul(res, NULL, 10);
 	}
+	free(line);
 	fclose(f);
 	return pid;
 }

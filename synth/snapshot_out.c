@@ -33,6 +33,7 @@ struct dump_list {
 	const struct synth_mapping *maps;
 	int nmaps;
 	int err;
+	bool list_only; /* another core wrote the files: only name them */
 };
 
 static bool overlaps_maps(const struct dump_list *d, uint64_t a, uint64_t len)
@@ -47,7 +48,7 @@ static int dump_region(struct dump_list *d, uint64_t addr, const uint8_t *p, uin
 {
 	char name[64];
 	snprintf(name, sizeof(name), "mem_%d.bin", d->n);
-	int rc = write_file(d->dir, name, p, len);
+	int rc = d->list_only ? 0 : write_file(d->dir, name, p, len);
 	if (rc)
 		return rc;
 	fprintf(d->ini, "\n[dump%d]\nfile=%s\naddress=0x%llx\nlength=0x%llx\n", d->n, name,
@@ -91,58 +92,22 @@ static int cmp_map(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-int synth_snapshot_write(const char *dir, const struct synth_snap_cfg *cfg, const struct cst_log *log)
+/* cpu_K.ini: the core and, as in multi-core captures, the same memory dumps. */
+static int snapshot_core(const char *dir, const struct synth_snap_cfg *cfg, int k,
+			 const struct cst_log *log)
 {
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		cst_logf(log, cst_log_error, "%s: cannot create the directory", dir);
-		return -cste_io;
-	}
-	int rc = write_file(dir, "cstrace.bin", cfg->buf, cfg->buf_len);
-	if (rc)
-		return rc;
-
-	FILE *f = open_text(dir, "snapshot.ini");
+	int rc = 0;
+	char name[32];
+	snprintf(name, sizeof(name), "cpu_%d.ini", k);
+	FILE *f = open_text(dir, name);
 	if (!f)
 		return -cste_io;
-	fprintf(f, "[snapshot]\nversion=1.0\n\n[device_list]\ndevice0=cpu_0.ini\ndevice1=device_1.ini\n"
-		   "\n[trace]\nmetadata=trace.ini\n");
-	fclose(f);
-
-	const char *src = cfg->arm ? "ETM_0" : "ETM_0";
-	f = open_text(dir, "trace.ini");
-	if (!f)
-		return -cste_io;
-	fprintf(f, "[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=ETB_0\nfile=cstrace.bin\n"
-		   "format=coresight\n\n[source_buffers]\n%s=ETB_0\n\n[core_trace_sources]\n"
-		   "cpu_0=%s\n", src, src);
-	fclose(f);
-
-	f = open_text(dir, "device_1.ini");
-	if (!f)
-		return -cste_io;
+	fprintf(f, "[device]\nname=cpu_%d\nclass=core\ntype=%s\n\n[regs]\n", k, cfg->core_name);
 	if (cfg->arm)
-		fprintf(f, "[device]\nname=%s\nclass=trace_source\ntype=ETM3.5\n\n[regs]\n"
-			   "ETMCR(0x000)=0x%08X\nETMIDR(0x079)=0x%08X\nETMCCER(0x07A)=0x%08X\n"
-			   "ETMTRACEIDR(0x080)=0x%08X\n",
-			src, cfg->regs[0], cfg->regs[1], cfg->regs[2], cfg->trace_id);
+		fprintf(f, "R15=0x%08llX\nCPSR=0x%X\n", (unsigned long long)cfg->start_pc[k] & ~1ull,
+			0x10u | ((cfg->start_pc[k] & 1) ? 0x20u : 0));
 	else
-		fprintf(f, "[device]\nname=%s\nclass=trace_source\ntype=ETM4\n\n[regs]\n"
-			   "TRCCONFIGR(0x004)=0x%08X\nTRCTRACEIDR(0x010)=0x%08X\n"
-			   "TRCAUTHSTATUS(0x3EE)=0x%08X\nTRCIDR0(0x078)=0x%08X\n"
-			   "TRCIDR1(0x079)=0x%08X\nTRCIDR2(0x07A)=0x%08X\nTRCIDR8(0x060)=0x%08X\n",
-			src, cfg->regs[0], cfg->trace_id, cfg->regs[5], cfg->regs[1], cfg->regs[2],
-			cfg->regs[3], cfg->regs[4]);
-	fclose(f);
-
-	f = open_text(dir, "cpu_0.ini");
-	if (!f)
-		return -cste_io;
-	fprintf(f, "[device]\nname=cpu_0\nclass=core\ntype=%s\n\n[regs]\n", cfg->core_name);
-	if (cfg->arm)
-		fprintf(f, "R15=0x%08llX\nCPSR=0x%X\n", (unsigned long long)cfg->start_pc,
-			0x10u | ((cfg->start_pc & 1) ? 0x20u : 0));
-	else
-		fprintf(f, "PC(size:64)=0x%016llX\n", (unsigned long long)cfg->start_pc);
+		fprintf(f, "PC(size:64)=0x%016llX\n", (unsigned long long)cfg->start_pc[k]);
 
 	/* One dump per executable file mapping, in address order, never overlapping:
 	 * OpenCSD refuses overlapping images. */
@@ -167,7 +132,7 @@ int synth_snapshot_write(const char *dir, const struct synth_snap_cfg *cfg, cons
 		}
 		maps[nmaps++] = m;
 	}
-	struct dump_list d = {.ini = f, .dir = dir, .maps = maps, .nmaps = nmaps};
+	struct dump_list d = {.ini = f, .dir = dir, .maps = maps, .nmaps = nmaps, .list_only = k > 0};
 	for (int i = 0; i < nmaps && !rc; i++) {
 		rc = dump_mapping(&d, &maps[i]);
 		if (rc == -cste_not_found) {
@@ -181,5 +146,64 @@ int synth_snapshot_write(const char *dir, const struct synth_snap_cfg *cfg, cons
 	free(maps);
 	if (fclose(f) != 0 && !rc)
 		rc = -cste_io;
+	return rc;
+}
+
+int synth_snapshot_write(const char *dir, const struct synth_snap_cfg *cfg, const struct cst_log *log)
+{
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		cst_logf(log, cst_log_error, "%s: cannot create the directory", dir);
+		return -cste_io;
+	}
+	int rc = write_file(dir, "cstrace.bin", cfg->buf, cfg->buf_len);
+	if (rc)
+		return rc;
+	int n = cfg->ncpus;
+	FILE *f = open_text(dir, "snapshot.ini");
+	if (!f)
+		return -cste_io;
+	/* cores first (cpu_K.ini), then their trace units (device_N.ini) */
+	fprintf(f, "[snapshot]\nversion=1.0\n\n[device_list]\n");
+	for (int k = 0; k < n; k++)
+		fprintf(f, "device%d=cpu_%d.ini\n", k, k);
+	for (int k = 0; k < n; k++)
+		fprintf(f, "device%d=device_%d.ini\n", n + k, n + k);
+	fprintf(f, "\n[trace]\nmetadata=trace.ini\n");
+	fclose(f);
+
+	f = open_text(dir, "trace.ini");
+	if (!f)
+		return -cste_io;
+	fprintf(f, "[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=ETB_0\nfile=cstrace.bin\n"
+		   "format=coresight\n\n[source_buffers]\n");
+	for (int k = 0; k < n; k++)
+		fprintf(f, "ETM_%d=ETB_0\n", k);
+	fprintf(f, "\n[core_trace_sources]\n");
+	for (int k = 0; k < n; k++)
+		fprintf(f, "cpu_%d=ETM_%d\n", k, k);
+	fclose(f);
+
+	for (int k = 0; k < n; k++) {
+		char name[32];
+		snprintf(name, sizeof(name), "device_%d.ini", n + k);
+		f = open_text(dir, name);
+		if (!f)
+			return -cste_io;
+		if (cfg->arm)
+			fprintf(f, "[device]\nname=ETM_%d\nclass=trace_source\ntype=ETM3.5\n\n[regs]\n"
+				   "ETMCR(0x000)=0x%08X\nETMIDR(0x079)=0x%08X\nETMCCER(0x07A)=0x%08X\n"
+				   "ETMTRACEIDR(0x080)=0x%08X\n",
+				k, cfg->regs[0], cfg->regs[1], cfg->regs[2], cfg->trace_id[k]);
+		else
+			fprintf(f, "[device]\nname=ETM_%d\nclass=trace_source\ntype=ETM4\n\n[regs]\n"
+				   "TRCCONFIGR(0x004)=0x%08X\nTRCTRACEIDR(0x010)=0x%08X\n"
+				   "TRCAUTHSTATUS(0x3EE)=0x%08X\nTRCIDR0(0x078)=0x%08X\n"
+				   "TRCIDR1(0x079)=0x%08X\nTRCIDR2(0x07A)=0x%08X\nTRCIDR8(0x060)=0x%08X\n",
+				k, cfg->regs[0], cfg->trace_id[k], cfg->regs[5], cfg->regs[1],
+				cfg->regs[2], cfg->regs[3], cfg->regs[4]);
+		fclose(f);
+	}
+	for (int k = 0; k < n && !rc; k++)
+		rc = snapshot_core(dir, cfg, k, log);
 	return rc;
 }

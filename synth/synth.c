@@ -42,19 +42,40 @@ int cst_synth_core_check(enum cst_synth_arch arch, const char *core)
 	return core_find(arch, core) ? 0 : -cste_not_found;
 }
 
+struct synth_run;
+
+/* One trace unit: QEMU's vCPU N (guest thread N) runs on core N with ETM N. */
+struct synth_cpu {
+	struct synth_run *r;
+	int index;
+	bool used, have_prev;
+	uint64_t prev_pc;
+	bool prev_thumb;
+	uint64_t first_pc;
+	uint8_t trace_id;
+	uint32_t tid;
+	struct synth_enc enc;
+	/* perf: each CPU has its own sink and AUX buffer; a snapshot directory has one
+	 * sink behind a funnel (run's fmt and sink) */
+	struct synth_fmt fmt;
+	struct synth_sink sink;
+	struct synth_perf_cpu perf_cpu;
+	FILE *truth;
+};
+
 struct synth_run {
 	const struct cst_synth_opts *opts;
 	struct synth_qlog q;
-	struct synth_enc enc;
 	struct synth_fmt fmt;
 	struct synth_sink sink;
 	bool arm, perf;
-	bool have_prev;
-	uint64_t prev_pc;
-	bool prev_thumb;
 	uint64_t icount, unknown_code;
-	uint64_t first_pc;
-	FILE *truth;
+	struct synth_cpu cpu[SYNTH_MAX_CPUS];
+	int ncpus;
+	uint32_t pid;
+	uint32_t tids[SYNTH_MAX_CPUS];
+	int ntids;
+	uint64_t capacity;
 	int (*step)(struct synth_enc *, const struct synth_step *);
 	int (*stop)(struct synth_enc *);
 	uint64_t stop_threshold;
@@ -85,56 +106,124 @@ static int run_classify(struct synth_run *r, uint64_t pc, bool thumb, struct syn
 	return 0;
 }
 
-/* Encode the previous instruction now that we know what ran after it. */
-static int run_emit(struct synth_run *r, bool last, uint64_t next_pc, bool next_thumb)
+/* Protocol bytes of one CPU into the funnel: its trace ID in the shared frames. */
+static int cpu_funnel_put(void *ctx, const uint8_t *p, size_t len)
 {
+	struct synth_cpu *c = ctx;
+	return synth_fmt_put_id(&c->r->fmt, c->trace_id, p, len);
+}
+
+static int cpu_init(struct synth_run *r, int k)
+{
+	struct synth_cpu *c = &r->cpu[k];
+	const struct cst_synth_opts *o = r->opts;
+	c->r = r;
+	c->index = k;
+	c->used = true;
+	c->trace_id = (uint8_t)(0x10 + 2 * k); /* the kernel's legacy IDs */
+	/* vCPU 0 is the main thread; vCPU N the Nth clone() (PID_IN_CONTEXTIDR
+	 * puts the thread's ID in the context ID) */
+	c->tid = k == 0 ? r->pid : (k - 1 < r->ntids ? r->tids[k - 1] : r->pid);
+	struct synth_enc_cfg ec = {
+		.context_id = c->tid,
+		.timestamps = o->timestamps,
+		.sync_period = o->sync_period,
+	};
+	int rc = 0;
+	if (r->perf) {
+		c->perf_cpu.p = &r->perf_out;
+		c->perf_cpu.cpu = k;
+		rc = synth_sink_init(&c->sink, r->capacity, true, o->snapshot_mode,
+				     o->snapshot_size ? o->snapshot_size : r->capacity,
+				     synth_perf_chunk, &c->perf_cpu);
+		synth_fmt_init(&c->fmt, c->trace_id, synth_sink_put, &c->sink);
+		ec.out = synth_fmt_put;
+		ec.out_ctx = &c->fmt;
+	} else {
+		ec.out = cpu_funnel_put;
+		ec.out_ctx = c;
+	}
+	if (r->arm)
+		synth_etm3_init(&c->enc, &ec);
+	else
+		synth_etm4_init(&c->enc, &ec);
+	if (!rc && o->truth) {
+		char path[4200];
+		if (k == 0)
+			snprintf(path, sizeof(path), "%s", o->truth);
+		else
+			snprintf(path, sizeof(path), "%s.%d", o->truth, k);
+		c->truth = fopen(path, "w");
+		if (!c->truth)
+			rc = -cste_io;
+	}
+	if (k >= r->ncpus)
+		r->ncpus = k + 1;
+	return rc;
+}
+
+/* Encode a CPU's previous instruction now that we know what it ran next. */
+static int run_emit(struct synth_cpu *c, bool last, uint64_t next_pc, bool next_thumb)
+{
+	struct synth_run *r = c->r;
 	struct synth_step s = {
-		.pc = r->prev_pc,
-		.thumb = r->prev_thumb,
+		.pc = c->prev_pc,
+		.thumb = c->prev_thumb,
 		.next_pc = next_pc,
 		.next_thumb = next_thumb,
 		.last = last,
 		.icount = r->icount,
 	};
 	run_classify(r, s.pc, s.thumb, &s.info);
-	if (r->truth)
-		fprintf(r->truth, "%llx\n", (unsigned long long)s.pc);
+	if (c->truth)
+		fprintf(c->truth, "%llx\n", (unsigned long long)s.pc);
 	/* A system call is where the kernel may schedule the task out: pmu::stop, and
 	 * the sink is read into the AUX area once enough has gathered. */
 	if (r->perf && s.info.cls == synth_i_svc && !last &&
-	    r->sink.len + (uint64_t)r->fmt.pos >= r->stop_threshold)
+	    c->sink.len + (uint64_t)c->fmt.pos >= r->stop_threshold)
 		s.stop = true;
-	int rc = r->step(&r->enc, &s);
+	int rc = r->step(&c->enc, &s);
 	if (!rc && s.stop) {
-		rc = r->stop(&r->enc);
+		rc = r->stop(&c->enc);
 		if (!rc)
-			rc = synth_fmt_flush(&r->fmt);
+			rc = synth_fmt_flush(&c->fmt);
 		if (!rc)
-			rc = synth_sink_readout(&r->sink);
+			rc = synth_sink_readout(&c->sink);
 	}
 	return rc;
 }
 
-static int run_insn(void *ctx, uint64_t pc, bool thumb)
+static int run_insn(void *ctx, int cpu, uint64_t pc, bool thumb)
 {
 	struct synth_run *r = ctx;
 	int rc = 0;
+	if (cpu < 0 || cpu >= SYNTH_MAX_CPUS) {
+		cst_logf(r->opts->log, cst_log_error, "vCPU %d: more threads than synth models (%d)",
+			 cpu, SYNTH_MAX_CPUS);
+		return -cste_unsupported;
+	}
 	if (r->opts->insn_fn) {
 		struct cst_synth_insn in = {.pc = pc, .thumb = thumb};
 		rc = r->opts->insn_fn(r->opts->insn_ctx, &in);
 		if (rc)
 			return rc;
 	}
-	if (r->have_prev) {
-		rc = run_emit(r, false, pc, thumb);
+	struct synth_cpu *c = &r->cpu[cpu];
+	if (!c->used) {
+		rc = cpu_init(r, cpu);
+		if (rc)
+			return rc;
+	}
+	if (c->have_prev) {
+		rc = run_emit(c, false, pc, thumb);
 		if (rc)
 			return rc;
 	} else {
-		r->first_pc = pc | (thumb ? 1 : 0);
+		c->first_pc = pc | (thumb ? 1 : 0);
 	}
-	r->have_prev = true;
-	r->prev_pc = pc;
-	r->prev_thumb = thumb;
+	c->have_prev = true;
+	c->prev_pc = pc;
+	c->prev_thumb = thumb;
 	r->icount++;
 	return 0;
 }
@@ -197,7 +286,7 @@ static int run_plugin(struct synth_run *r, char *const argv[], const char *log_p
 		pid = -1; /* reaped already */
 	}
 	if (!rc) {
-		r->enc.cfg.context_id = (uint32_t)pid;
+		r->pid = (uint32_t)pid;
 		char path[64];
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		rc = synth_plugin_read(path, r->q.code, run_insn, r, r->opts->log);
@@ -218,13 +307,22 @@ static int run_plugin(struct synth_run *r, char *const argv[], const char *log_p
 static int run_finish_trace(struct synth_run *r)
 {
 	int rc = 0;
-	if (r->have_prev)
-		rc = run_emit(r, true, 0, false);
-	if (!rc)
-		rc = r->stop(&r->enc);
-	if (!rc)
+	for (int k = 0; k < r->ncpus && !rc; k++) {
+		struct synth_cpu *c = &r->cpu[k];
+		if (!c->used)
+			continue;
+		if (c->have_prev)
+			rc = run_emit(c, true, 0, false);
+		if (!rc)
+			rc = r->stop(&c->enc);
+		if (!rc && r->perf)
+			rc = synth_fmt_flush(&c->fmt);
+		if (!rc && r->perf)
+			rc = synth_sink_finish(&c->sink);
+	}
+	if (!rc && !r->perf)
 		rc = synth_fmt_flush(&r->fmt);
-	if (!rc)
+	if (!rc && !r->perf)
 		rc = synth_sink_finish(&r->sink);
 	return rc;
 }
@@ -251,10 +349,14 @@ static int run_write_snapshot(struct synth_run *r, const char *out, const struct
 	struct synth_snap_cfg sc = {
 		.arm = r->arm,
 		.core_name = core->ini_name,
-		.trace_id = SYNTH_TRACE_ID,
-		.start_pc = r->first_pc,
+		.ncpus = r->ncpus,
 		.q = &r->q,
 	};
+	for (int k = 0; k < r->ncpus; k++) {
+		/* a vCPU index QEMU never used still gets a (silent) core */
+		sc.trace_id[k] = (uint8_t)(0x10 + 2 * k);
+		sc.start_pc[k] = r->cpu[k].first_pc;
+	}
 	run_regs(r, core, sc.regs);
 	uint8_t *buf;
 	uint64_t len;
@@ -318,49 +420,33 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 		else if (st)
 			cst_logf(opts->log, cst_log_info, "the program exited with status %d", st);
 	}
-	if (!rc && opts->truth) {
-		r->truth = fopen(opts->truth, "w");
-		if (!r->truth)
-			rc = -cste_io;
-	}
-
 	uint64_t capacity = opts->buffer_size;
 	if (!capacity)
 		capacity = opts->sink == cst_synth_sink_etf ? 64 * 1024 : 4 * 1024 * 1024;
+	r->capacity = capacity;
 	r->stop_threshold = capacity / 2;
 	r->perf_out.clock = &r->icount;
-	if (!rc)
-		rc = synth_sink_init(&r->sink, capacity, true, opts->snapshot_mode,
-				     opts->snapshot_size ? opts->snapshot_size : capacity,
-				     r->perf ? synth_perf_chunk : NULL, r->perf ? &r->perf_out : NULL);
+	/* a snapshot directory: one sink behind the funnel, running circularly */
+	if (!rc && !r->perf)
+		rc = synth_sink_init(&r->sink, capacity, false, false, 0, NULL, NULL);
 	synth_fmt_init(&r->fmt, SYNTH_TRACE_ID, synth_sink_put, &r->sink);
-	struct synth_enc_cfg ec = {
-		.context_id = 0,
-		.timestamps = opts->timestamps,
-		.sync_period = opts->sync_period,
-		.out = synth_fmt_put,
-		.out_ctx = &r->fmt,
-	};
-	if (r->arm) {
-		synth_etm3_init(&r->enc, &ec);
-		r->step = synth_etm3_step;
-		r->stop = synth_etm3_stop;
-	} else {
-		synth_etm4_init(&r->enc, &ec);
-		r->step = synth_etm4_step;
-		r->stop = synth_etm4_stop;
-	}
+	r->step = r->arm ? synth_etm3_step : synth_etm4_step;
+	r->stop = r->arm ? synth_etm3_stop : synth_etm4_stop;
 	if (!rc && use_plugin) {
+		/* thread IDs need the log, which is written while QEMU runs: threads
+		 * get the pid as context ID here */
 		rc = run_plugin(r, argv, log_path);
 		/* then only the load addresses from the log */
 		if (!rc)
 			rc = synth_qlog_parse(&r->q, log_path, NULL, NULL, opts->log);
 	} else if (!rc) {
-		/* The context ID is the pid (PID_IN_CONTEXTIDR); strace lines name it, but
-		 * only after the first instructions, so take it from a first quick look. */
-		r->enc.cfg.context_id = synth_qlog_first_pid(log_path);
+		/* Context IDs are thread IDs (PID_IN_CONTEXTIDR); strace lines name them,
+		 * but only after the first instructions, so take them from a first look. */
+		r->pid = synth_qlog_ids(log_path, r->tids, SYNTH_MAX_CPUS, &r->ntids);
 		rc = synth_qlog_parse(&r->q, log_path, run_insn, r, opts->log);
 	}
+	if (!rc && !r->pid)
+		r->pid = 1; /* no strace line at all: any pid will do */
 	if (!rc && !r->icount) {
 		cst_logf(opts->log, cst_log_error, "%s: QEMU logged no instructions", log_path);
 		rc = -cste_no_trace;
@@ -377,8 +463,12 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 		r->perf_out.opts = opts;
 		r->perf_out.q = &r->q;
 		r->perf_out.arm = r->arm;
-		r->perf_out.trace_id = SYNTH_TRACE_ID;
-		r->perf_out.pid = r->enc.cfg.context_id;
+		r->perf_out.pid = r->pid;
+		r->perf_out.ncpus = r->ncpus;
+		for (int k = 0; k < r->ncpus; k++) {
+			r->perf_out.trace_id[k] = (uint8_t)(0x10 + 2 * k);
+			r->perf_out.tid[k] = r->cpu[k].used ? r->cpu[k].tid : r->pid;
+		}
 		run_regs(r, core, r->perf_out.regs);
 		rc = synth_perf_write(&r->perf_out, out);
 	}
@@ -386,18 +476,29 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 	if (stats) {
 		memset(stats, 0, sizeof(*stats));
 		stats->instructions = r->icount;
-		stats->branches = r->enc.branches;
-		stats->exceptions = r->enc.exceptions;
-		stats->trace_bytes = r->enc.bytes;
-		uint64_t lost = r->sink.lost;
+		uint64_t written = r->sink.written, lost = r->sink.lost;
 		if (r->sink.keep && r->sink.written > r->sink.capacity)
 			lost = r->sink.written - r->sink.capacity; /* overwritten in the ring */
-		stats->sink_bytes = r->sink.written - lost;
+		for (int k = 0; k < r->ncpus; k++) {
+			const struct synth_cpu *c = &r->cpu[k];
+			stats->branches += c->enc.branches;
+			stats->exceptions += c->enc.exceptions;
+			stats->trace_bytes += c->enc.bytes;
+			if (r->perf) {
+				written += c->sink.written;
+				lost += c->sink.lost;
+				stats->aux_records += c->sink.chunks;
+			}
+		}
+		stats->sink_bytes = written - lost;
 		stats->lost_bytes = lost;
-		stats->aux_records = r->sink.chunks;
 	}
-	if (r->truth && fclose(r->truth) != 0 && !rc)
-		rc = -cste_io;
+	for (int k = 0; k < SYNTH_MAX_CPUS; k++) {
+		if (r->cpu[k].truth && fclose(r->cpu[k].truth) != 0 && !rc)
+			rc = -cste_io;
+		if (r->cpu[k].used && r->perf)
+			synth_sink_fini(&r->cpu[k].sink);
+	}
 	if (!opts->from_log && !opts->keep_log)
 		unlink(tmplog);
 	synth_sink_fini(&r->sink);

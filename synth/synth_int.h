@@ -82,13 +82,15 @@ int synth_qemu_spawn(const struct cst_synth_opts *opts, char *const argv[], cons
 /* Wait for a spawned QEMU: its exit status (>= 0) or a negative error. */
 int synth_qemu_wait(const struct cst_synth_opts *opts, int pid);
 
-/* Called per executed instruction while the log is read. */
-typedef int (*synth_qlog_insn_fn)(void *ctx, uint64_t pc, bool thumb);
+/* Called per executed instruction while the log is read; @cpu is QEMU's vCPU index
+ * (one per guest thread in user mode). */
+typedef int (*synth_qlog_insn_fn)(void *ctx, int cpu, uint64_t pc, bool thumb);
 
 /* Read the whole log: instruction bytes go to q->code, mappings to q->maps,
  * every executed instruction to @fn. Returns 0, @fn's non-zero value, or an error. */
-/* The guest pid named by the first strace line (0 if none). */
-uint32_t synth_qlog_first_pid(const char *log_path);
+/* The guest pid named by the first strace line (0 if none), and the thread IDs
+ * clone() returned, in order (QEMU numbers vCPUs in thread creation order). */
+uint32_t synth_qlog_ids(const char *log_path, uint32_t *tids, int max, int *ntids);
 int synth_qlog_parse(struct synth_qlog *q, const char *log_path, synth_qlog_insn_fn fn, void *ctx,
 		     const struct cst_log *log);
 void synth_qlog_fini(struct synth_qlog *q);
@@ -192,8 +194,10 @@ struct synth_fmt {
 };
 
 void synth_fmt_init(struct synth_fmt *f, uint8_t trace_id, synth_bytes_fn out, void *ctx);
-/* Format protocol bytes of the one source. */
+/* Format protocol bytes of the formatter's current source. */
 int synth_fmt_put(void *fmt, const uint8_t *p, size_t len);
+/* Format bytes of source @id, switching sources inside the frame as a funnel does. */
+int synth_fmt_put_id(struct synth_fmt *f, uint8_t id, const uint8_t *p, size_t len);
 /* Pad the open frame as the TMC does on a flush (rest goes to ID 0). */
 int synth_fmt_flush(struct synth_fmt *f);
 
@@ -241,16 +245,21 @@ int synth_sink_contents(const struct synth_sink *s, uint8_t **out, uint64_t *len
 
 /* ---- perf.data output -------------------------------------------------- */
 
+#define SYNTH_MAX_CPUS 8
+
 struct synth_perf_out {
 	const struct cst_synth_opts *opts;
 	const struct synth_qlog *q;
 	bool arm;
-	uint8_t trace_id;
+	int ncpus;
+	uint8_t trace_id[SYNTH_MAX_CPUS];
+	uint32_t tid[SYNTH_MAX_CPUS];
 	uint32_t pid;
 	uint32_t regs[8];
 	const uint64_t *clock; /* instructions so far: the perf clock (1 ns each) */
 	/* AUX records gathered from the sink, written at the end */
 	struct synth_perf_aux {
+		int cpu;
 		uint64_t offset, size, head, time;
 		uint8_t *data;
 		bool truncated, overwrite;
@@ -258,7 +267,12 @@ struct synth_perf_out {
 	size_t naux, cap_aux;
 };
 
-int synth_perf_chunk(void *ctx, const struct synth_aux_chunk *c);
+/* Sink read-outs of one CPU go to its AUX buffer. */
+struct synth_perf_cpu {
+	struct synth_perf_out *p;
+	int cpu;
+};
+int synth_perf_chunk(void *ctx, const struct synth_aux_chunk *c); /* ctx: synth_perf_cpu */
 int synth_perf_write(struct synth_perf_out *p, const char *path);
 void synth_perf_fini(struct synth_perf_out *p);
 
@@ -267,9 +281,10 @@ void synth_perf_fini(struct synth_perf_out *p);
 struct synth_snap_cfg {
 	bool arm;
 	const char *core_name;   /* "Cortex-A53" */
-	uint8_t trace_id;
+	int ncpus;
+	uint8_t trace_id[SYNTH_MAX_CPUS];
 	uint32_t regs[8];        /* ETMv4: CONFIGR, IDR0, IDR1, IDR2, IDR8, AUTH; v3: CR, IDR, CCER */
-	uint64_t start_pc;
+	uint64_t start_pc[SYNTH_MAX_CPUS];
 	const uint8_t *buf;
 	uint64_t buf_len;
 	const struct synth_qlog *q;

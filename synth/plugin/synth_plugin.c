@@ -1,6 +1,7 @@
 /* QEMU TCG plugin for synth: streams every executed instruction (about 30x faster than
  * the -d exec log) as 4-byte IDs, each ID defined once with the instruction's bytes. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,8 +10,10 @@
 
 /* The stream (little-endian u32 words): an executed instruction is its ID (< 2^31);
  * a definition is 0xffffffff, ID, vaddr low, vaddr high, size, then the bytes padded
- * to 4. Definitions come before the first execution of their ID. */
+ * to 4; 0xfffffffe, N says that vCPU N (guest thread N) executes what follows.
+ * Definitions come before the first execution of their ID. */
 #define DEF_MARK 0xffffffffu
+#define CPU_MARK 0xfffffffeu
 
 __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 
@@ -20,6 +23,9 @@ static int out_fd = -1;
 static uint8_t buf[1 << 20];
 static size_t buf_len;
 static uint32_t next_id;
+static unsigned int last_vcpu;
+/* Guest threads run in parallel host threads: one stream, so one lock. */
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void flush_out(void)
 {
@@ -45,12 +51,20 @@ static void put32(uint32_t v)
 
 static void on_exec(unsigned int vcpu, void *udata)
 {
+	pthread_mutex_lock(&out_lock);
+	if (vcpu != last_vcpu) {
+		put32(CPU_MARK);
+		put32(vcpu);
+		last_vcpu = vcpu;
+	}
 	put32((uint32_t)(uintptr_t)udata);
+	pthread_mutex_unlock(&out_lock);
 }
 
 static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
+	pthread_mutex_lock(&out_lock);
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t va = qemu_plugin_insn_vaddr(insn);
@@ -71,12 +85,16 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, on_exec, QEMU_PLUGIN_CB_NO_REGS,
 						       (void *)(uintptr_t)iid);
 	}
+	pthread_mutex_unlock(&out_lock);
 }
 
 static void on_exit_cb(qemu_plugin_id_t id, void *p)
 {
+	pthread_mutex_lock(&out_lock);
 	flush_out();
 	close(out_fd);
+	out_fd = -1;
+	pthread_mutex_unlock(&out_lock);
 }
 
 __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t id,

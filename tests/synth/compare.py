@@ -35,12 +35,14 @@ def expand(start, end, isa, mem, out):
         a += mem.t32_size(a) if isa == "T32" else 4
 
 
-def read_jsonl(path, mem):
-    """Segments of addresses split at gap elements."""
+def read_jsonl(path, mem, trace_id=None):
+    """Segments of addresses split at gap elements (of one trace ID if given)."""
     segs, cur = [], []
     with open(path) as f:
         for line in f:
             e = json.loads(line)
+            if trace_id is not None and e.get("trace_id") != trace_id:
+                continue
             t = e.get("type")
             if t == "instr_range":
                 expand(e["start"], e["end"], e["isa"], mem, cur)
@@ -56,10 +58,13 @@ def read_jsonl(path, mem):
 RANGE_RE = re.compile(r"exec range=0x([0-9a-f]+):\[0x([0-9a-f]+)\].*\(ISA=(\w+)\)")
 
 
-def read_lister(path, mem):
+def read_lister(path, mem, trace_id=None):
     segs, cur = [], []
+    tag = None if trace_id is None else "ID:%x;" % trace_id
     with open(path) as f:
         for line in f:
+            if tag and tag not in line:
+                continue
             m = RANGE_RE.search(line)
             if m:
                 expand(int(m.group(1), 16), int(m.group(2), 16), m.group(3), mem, cur)
@@ -72,13 +77,19 @@ def read_lister(path, mem):
     return segs
 
 
-def read_ips(path):
+def read_ips(path, cpu=None):
+    """perf script -F ip (or -F cpu,ip: "[001] 4005c0", kept for @cpu only)."""
     out = []
     with open(path) as f:
         for line in f:
-            line = line.strip()
-            if line:
-                out.append(int(line.split()[0], 16))
+            w = line.split()
+            if not w:
+                continue
+            if w[0].startswith("["):
+                if cpu is not None and int(w[0].strip("[]")) != cpu:
+                    continue
+                w = w[1:]
+            out.append(int(w[0], 16))
     return [out]
 
 
@@ -103,19 +114,21 @@ def main():
     ap.add_argument("--mode", choices=["exact", "suffix"], default="exact")
     ap.add_argument("--min-segments", type=int, default=1)
     ap.add_argument("--also-ips", help="perf script ips that must equal the decode")
+    ap.add_argument("--trace-id", type=lambda x: int(x, 0), help="only this trace ID")
+    ap.add_argument("--cpu", type=int, help="perf script lines of this CPU only")
     a = ap.parse_args()
     mem = Memory(a.snapshot)
     with open(a.truth) as f:
         truth = [int(x, 16) for x in f if x.strip()]
     if a.jsonl:
-        segs = read_jsonl(a.jsonl, mem)
+        segs = read_jsonl(a.jsonl, mem, a.trace_id)
     elif a.lister:
-        segs = read_lister(a.lister, mem)
+        segs = read_lister(a.lister, mem, a.trace_id)
     else:
-        segs = read_ips(a.ips)
+        segs = read_ips(a.ips, a.cpu)
     if a.also_ips:
         flat = [x for s in segs for x in s]
-        ips = read_ips(a.also_ips)[0]
+        ips = read_ips(a.also_ips, a.cpu)[0]
         if ips == flat:
             print("perf script: the same %d instructions" % len(ips))
         elif a.mode == "exact":

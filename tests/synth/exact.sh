@@ -14,8 +14,13 @@ command -v python3 >/dev/null || skip "python3 not installed"
 check "synth runs" "$CSTRACE" synth --arch "$arch" ${SYNTH_OPTS:-} -o "$TMP/snap" --truth "$TMP/truth" -- "$prog" "$@"
 [ -s "$TMP/truth" ] || { fail "no ground truth written"; finish; }
 check "cstrace decode" sh -c '"$0" decode "$1" --format=jsonl > "$2"' "$CSTRACE" "$TMP/snap" "$TMP/dec.jsonl"
-check "cstrace decode equals QEMU" python3 "$here/compare.py" --truth "$TMP/truth" \
-	--jsonl "$TMP/dec.jsonl" --snapshot "$TMP/snap"
+# one ground truth per guest thread (vCPU K: truth.K), one trace ID each (0x10 + 2K)
+truths() { for t in "$TMP"/truth "$TMP"/truth.[0-9]*; do [ -f "$t" ] && echo "$t"; done; }
+idof() { local k=${1##*/truth}; k=${k#.}; printf '0x%x' $((0x10 + 2 * ${k:-0})); }
+for t in $(truths); do
+	check "cstrace decode equals QEMU (${t##*/})" python3 "$here/compare.py" --truth "$t" \
+		--jsonl "$TMP/dec.jsonl" --snapshot "$TMP/snap" --trace-id "$(idof "$t")"
+done
 case " ${SYNTH_OPTS:-} " in *" --timestamps "*)
 	check "timestamps present and monotonic" python3 -c '
 import json, sys
@@ -25,7 +30,9 @@ sys.exit(0 if ts and all(a <= b for a, b in zip(ts, ts[1:])) else 1)' "$TMP/dec.
 esac
 if command -v trc_pkt_lister >/dev/null; then
 	(cd "$TMP" && trc_pkt_lister -ss_dir snap -decode_only -logfilename lister.txt >/dev/null 2>&1)
-	check "trc_pkt_lister decode equals QEMU" python3 "$here/compare.py" --truth "$TMP/truth" \
-		--lister "$TMP/lister.txt" --snapshot "$TMP/snap"
+	for t in $(truths); do
+		check "trc_pkt_lister decode equals QEMU (${t##*/})" python3 "$here/compare.py" \
+			--truth "$t" --lister "$TMP/lister.txt" --snapshot "$TMP/snap" --trace-id "$(idof "$t")"
+	done
 fi
 finish

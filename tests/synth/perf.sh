@@ -21,10 +21,17 @@ lost=$(sed -n 's/.* \([0-9]*\) lost.*/\1/p' "$TMP/stats")
 records=$(sed -n 's/.* \([0-9]*\) AUX records.*/\1/p' "$TMP/stats")
 check "cstrace decode perf.data" sh -c '"$0" decode "$1" --format=jsonl > "$2"' "$CSTRACE" \
 	"$TMP/perf.data" "$TMP/dec.jsonl"
+# one ground truth per guest thread (vCPU K: truth.K) on CPU K with trace ID 0x10 + 2K
+truths() { for t in "$TMP"/truth "$TMP"/truth.[0-9]*; do [ -f "$t" ] && echo "$t"; done; }
+cpuof() { local k=${1##*/truth}; k=${k#.}; echo "${k:-0}"; }
 if [ "$mode" = exact ]; then
 	[ "${lost:-1}" -eq 0 ] || fail "trace was lost in an exact test"
-	check "cstrace decode of perf.data equals QEMU" python3 "$here/compare.py" \
-		--truth "$TMP/truth" --jsonl "$TMP/dec.jsonl" --snapshot "$TMP/snap"
+	for t in $(truths); do
+		k=$(cpuof "$t")
+		check "cstrace decode of perf.data equals QEMU (cpu $k)" python3 "$here/compare.py" \
+			--truth "$t" --jsonl "$TMP/dec.jsonl" --snapshot "$TMP/snap" \
+			--trace-id $((0x10 + 2 * k))
+	done
 else
 	[ "${lost:-0}" -gt 0 ] || fail "the sink lost nothing: the test would prove nothing"
 	check "cstrace decode of perf.data is pieces of QEMU's run" python3 "$here/compare.py" \
@@ -34,15 +41,18 @@ if [ -n "${MIN_AUX:-}" ]; then
 	[ "${records:-0}" -ge "$MIN_AUX" ] || fail "$records AUX records, expected at least $MIN_AUX"
 fi
 if command -v perf >/dev/null && perf version >/dev/null 2>&1; then
-	perf script -i "$TMP/perf.data" --itrace=i1i -F ip 2>"$TMP/perf.err" > "$TMP/perf.ips" ||
+	perf script -i "$TMP/perf.data" --itrace=i1i -F cpu,ip 2>"$TMP/perf.err" > "$TMP/perf.ips" ||
 		{ fail "perf script failed"; head -5 "$TMP/perf.err"; }
 	if [ "$mode" = exact ]; then
-		check "perf script equals QEMU" python3 "$here/compare.py" --truth "$TMP/truth" \
-			--ips "$TMP/perf.ips"
+		for t in $(truths); do
+			k=$(cpuof "$t")
+			check "perf script equals QEMU (cpu $k)" python3 "$here/compare.py" --truth "$t" \
+				--ips "$TMP/perf.ips" --cpu "$k"
+		done
 	else
 		check "perf script equals cstrace's decode" python3 "$here/compare.py" --mode suffix \
 			--truth "$TMP/truth" --jsonl "$TMP/dec.jsonl" --snapshot "$TMP/snap" \
-			--also-ips "$TMP/perf.ips"
+			--also-ips "$TMP/perf.ips" --cpu 0
 	fi
 else
 	echo "perf not installed: perf script check skipped"

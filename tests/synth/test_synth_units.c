@@ -263,8 +263,36 @@ static void test_formatter(void)
 	}
 }
 
+/* Two sources through one formatter, switching at every slot parity, as a funnel
+ * interleaves cores: each deformats back to its own bytes. */
+static void test_formatter_ids(void)
+{
+	for (int round = 0; round < 200; round++) {
+		struct collect *c = calloc(1, sizeof(*c));
+		struct synth_fmt f;
+		uint8_t in[2][400], out[400];
+		int n[2] = {0, 0};
+		synth_fmt_init(&f, 0x10, collect_put, c);
+		for (int i = 0; i < 60; i++) {
+			int src = (int)(rnd() & 1), k = 1 + (int)(rnd() % 6);
+			uint8_t b[8];
+			for (int j = 0; j < k; j++)
+				b[j] = in[src][n[src]++] = (uint8_t)rnd();
+			CHECK_EQ_INT(synth_fmt_put_id(&f, src ? 0x12 : 0x10, b, (size_t)k), 0);
+		}
+		CHECK_EQ_INT(synth_fmt_flush(&f), 0);
+		for (int src = 0; src < 2; src++) {
+			size_t got = deformat(c->data, c->len, src ? 0x12 : 0x10, out);
+			CHECK_EQ_INT(got, n[src]);
+			CHECK(memcmp(in[src], out, (size_t)n[src]) == 0);
+		}
+		free(c);
+	}
+}
+
 int main(void)
 {
+	test_formatter_ids();
 	test_args();
 	test_codemap();
 	test_formatter();
