@@ -25,8 +25,8 @@ if [ ! -x "$prog" ]; then
 	aarch64-linux-gnu-gcc -O2 -g -fno-optimize-sibling-calls -static -o "$prog" \
 		"$root/testdata/src/bigloop.c"
 fi
-# bigloop emits about 4.6 bytes of formatted ETMv4 trace per iteration (measured)
-iters=$((size * 1024 * 1024 * 10 / 46))
+# bigloop emits about 3.5 bytes of formatted ETMv4 trace per iteration (measured)
+iters=$((size * 1024 * 1024 * 10 / 35))
 if [ "$perf" = 1 ]; then
 	out=${out:-$build/bench/synth-large.data}
 	extra=(--out perf)
