@@ -21,6 +21,10 @@ for t in $(truths); do
 	check "cstrace decode equals QEMU (${t##*/})" python3 "$here/compare.py" --truth "$t" \
 		--jsonl "$TMP/dec.jsonl" --snapshot "$TMP/snap" --trace-id "$(idof "$t")"
 done
+case " ${SYNTH_OPTS:-} " in *" --core cortex-a57 "*)
+	check "the snapshot describes a Cortex-A57 ETM" grep -q "TRCIDR1(0x079)=0x4100F402" "$TMP/snap/device_1.ini"
+	check "the snapshot's core is a Cortex-A57" grep -q "type=Cortex-A57" "$TMP/snap/cpu_0.ini" ;;
+esac
 case " ${SYNTH_OPTS:-} " in *" --timestamps "*)
 	check "timestamps present and monotonic" python3 -c '
 import json, sys
