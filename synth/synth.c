@@ -443,10 +443,10 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 		/* Context IDs are thread IDs (PID_IN_CONTEXTIDR); strace lines name them,
 		 * but only after the first instructions, so take them from a first look. */
 		r->pid = synth_qlog_ids(log_path, r->tids, SYNTH_MAX_CPUS, &r->ntids);
+		if (!r->pid)
+			r->pid = 1; /* no strace line at all: any pid will do */
 		rc = synth_qlog_parse(&r->q, log_path, run_insn, r, opts->log);
 	}
-	if (!rc && !r->pid)
-		r->pid = 1; /* no strace line at all: any pid will do */
 	if (!rc && !r->icount) {
 		cst_logf(opts->log, cst_log_error, "%s: QEMU logged no instructions", log_path);
 		rc = -cste_no_trace;
