@@ -19,6 +19,14 @@ int cmd_script(int argc, char **argv);
 int cmd_boards(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 
+/** Run a verb in a child process so that a crash inside OpenCSD becomes a one-line
+ *  error (exit 1) naming the input and how far decoding got. */
+int cli_run_isolated(int (*run)(int, char **), int argc, char **argv);
+/** Tell the crash report what is being decoded, and the latest byte offset reached
+ *  (no-ops outside cli_run_isolated). */
+void cli_note_input(const char *path);
+void cli_note_offset(uint64_t offset);
+
 /** A log sink printing "cstrace: warning: ..." lines on stderr. */
 extern const struct cst_log cli_log;
 

@@ -45,6 +45,8 @@ static int on_elem(void *ctx, const struct cst_elem *e)
 
 	if (e->type != cst_elem_no_sync && e->type != cst_elem_eot && e->type != cst_elem_unknown)
 		o->synced++;
+	if (e->type != cst_elem_eot)
+		cli_note_offset(e->offset);
 	switch (o->format) {
 	case out_none:
 		return 0;
@@ -143,6 +145,7 @@ int cmd_decode(int argc, char **argv)
 	}
 	setvbuf(out.f, NULL, _IOFBF, 1 << 20);
 
+	cli_note_input(argv[optind]);
 	ret = cst_session_open(&session, argv[optind], &topts.session);
 	if (ret < 0)
 		goto out;

@@ -257,6 +257,7 @@ int cmd_script(int argc, char **argv)
 	if (trace_opts_finish(&topts) < 0)
 		goto usage_error;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	cli_note_input(argv[optind]);
 	ret = cst_session_open(&session, argv[optind], &topts.session);
 	if (ret < 0)
 		goto out;

@@ -8,18 +8,19 @@ struct verb {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *summary;
+	bool isolate; /* decodes through OpenCSD: contain its crashes (see isolate.c) */
 };
 
 static const struct verb verbs[] = {
-	{"decode", cmd_decode, "decode a trace into instruction ranges and events"},
-	{"dump", cmd_dump, "list the trace packets with byte offsets"},
-	{"record", cmd_record, "capture ETM trace of a command (perf cs_etm or sysfs mode)"},
-	{"aux", cmd_aux, "explain the AUX records of a perf.data file: flags, chunks, loss"},
-	{"synth", cmd_synth, "run an Arm program under QEMU and write ETM trace of it"},
-	{"report", cmd_report, "executed instructions per function, line coverage, branches"},
-	{"script", cmd_script, "the trace with symbols: branches, instructions, call trace"},
-	{"boards", cmd_boards, "list and show board profiles, write fixture trees"},
-	{"doctor", cmd_doctor, "check this system for CoreSight tracing, with fixes"},
+	{"decode", cmd_decode, "decode a trace into instruction ranges and events", true},
+	{"dump", cmd_dump, "list the trace packets with byte offsets", true},
+	{"record", cmd_record, "capture ETM trace of a command (perf cs_etm or sysfs mode)", false},
+	{"aux", cmd_aux, "explain the AUX records of a perf.data file: flags, chunks, loss", false},
+	{"synth", cmd_synth, "run an Arm program under QEMU and write ETM trace of it", false},
+	{"report", cmd_report, "executed instructions per function, line coverage, branches", true},
+	{"script", cmd_script, "the trace with symbols: branches, instructions, call trace", true},
+	{"boards", cmd_boards, "list and show board profiles, write fixture trees", false},
+	{"doctor", cmd_doctor, "check this system for CoreSight tracing, with fixes", false},
 };
 
 static void usage(FILE *out)
@@ -46,7 +47,8 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(argv[1], verbs[i].name))
-			return verbs[i].run(argc - 1, argv + 1);
+			return verbs[i].isolate ? cli_run_isolated(verbs[i].run, argc - 1, argv + 1)
+						: verbs[i].run(argc - 1, argv + 1);
 	cli_error("'%s' is not a cstrace command; see 'cstrace --help'", argv[1]);
 	return 2;
 }

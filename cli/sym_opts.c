@@ -103,6 +103,7 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 	c->sopts.buildid_dir = c->topts.session.buildid_dir;
 	if (!c->sopts.vmlinux && !c->sopts.kallsyms)
 		c->sopts.vmlinux = c->topts.session.kernel; /* --kernel names kernel code too */
+	cli_note_input(path);
 	err = cst_session_open(session, path, &c->topts.session);
 	if (err < 0)
 		return err;

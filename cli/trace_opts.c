@@ -11,6 +11,7 @@
 
 static void show_progress(void *ctx, uint64_t done, uint64_t total)
 {
+	cli_note_offset(done);
 	cli_progress(ctx, done, total);
 }
 
@@ -19,11 +20,9 @@ void trace_opts_init(struct trace_opts *t)
 	memset(t, 0, sizeof(*t));
 	t->session.sz = sizeof(t->session);
 	t->session.log = &cli_log;
-	/* long decodes show how far they are, on a terminal only */
-	if (cli_progress_enabled()) {
-		t->session.progress = show_progress;
-		t->session.progress_ctx = (void *)"decoding";
-	}
+	/* how far decoding got: drawn on a terminal, and kept for a crash report */
+	t->session.progress = show_progress;
+	t->session.progress_ctx = (void *)"decoding";
 	t->session.raw_sources = t->sources;
 	t->session.raw_images = t->images;
 }

@@ -213,10 +213,34 @@ const char *cst_insn_class_name(enum cst_insn_class c)
 	return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : "other";
 }
 
+/* OpenCSD 1.3.3's printer indexes name tables with some fields unchecked; on
+ * corrupt trace its decoders can leave those out of range and the printer then
+ * reads wild memory. Such elements are printed here instead. */
+static bool ocsd_printable(const ocsd_generic_trace_elem *o)
+{
+	switch (o->elem_type) {
+	case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
+	case OCSD_GEN_TRC_ELEM_PE_CONTEXT:
+		return (unsigned)o->isa <= ocsd_isa_unknown;
+	case OCSD_GEN_TRC_ELEM_TRACE_ON:
+		return (unsigned)o->trace_on_reason <= TRACE_ON_EX_DEBUG;
+	case OCSD_GEN_TRC_ELEM_SYNC_MARKER:
+		return o->sync_marker.type == ELEM_MARKER_TS;
+	default:
+		return (unsigned)o->elem_type <= OCSD_GEN_TRC_ELEM_CUSTOM;
+	}
+}
+
 int cst_elem_format_ocsd(const struct cst_elem *e, char *buf, size_t size)
 {
+	const ocsd_generic_trace_elem *o;
+
 	if (!e || !buf || !size || !e->ocsd)
 		return -cste_invalid;
+	o = e->ocsd;
+	if (!ocsd_printable(o))
+		return snprintf(buf, size, "OCSD_GEN_TRC_ELEM_%s(invalid fields from the decoder)",
+				cst_elem_type_name(e->type));
 	if (ocsd_gen_elem_str(e->ocsd, buf, (int)(size > INT32_MAX ? INT32_MAX : size)) != OCSD_OK)
 		return -cste_decoder;
 	return (int)strlen(buf);

@@ -80,6 +80,17 @@ run "random raw dump as ETMv4 frames" 1 "random.bin: no trace decoded" --etmv4 t
 run "random raw dump as raw ETMv4" 1 "random.bin: no trace decoded" --raw-format raw --etmv4 traceid=0x10 "$TMP/random.bin"
 run "random raw dump as ETMv3" 1 "random.bin: no trace decoded" --etmv3 traceid=0x10 "$TMP/random.bin"
 
+# An input found by fuzzing that makes OpenCSD 1.3.3's ETMv4 decoder read through a
+# bad pointer: cstrace must end with a one-line error, never a signal. (Should a
+# fixed OpenCSD decode it, a normal exit is fine too.)
+crash=$CSTRACE_SOURCE_DIR/tests/decode/data/opencsd133-etmv4-crash.bin
+timeout 60 "$CSTRACE" decode --raw-format raw --etmv4 traceid=0x10,trcconfigr=0xc1 \
+  --image "$crash@0" "$crash" > /dev/null 2> "$TMP/err"
+rc=$?
+check "OpenCSD crash input: no signal (rc $rc)" [ $rc -lt 124 ]
+check "OpenCSD crash input: one line naming the file: $(head -c 300 "$TMP/err")" \
+  bash -c "[ \$(wc -l < '$TMP/err') -le 2 ] && { [ $rc -eq 0 ] || grep -q 'opencsd133-etmv4-crash.bin: ' '$TMP/err'; }"
+
 # Corruption in the middle of a real buffer: decode resynchronises, reports the
 # gap, and everything before the damage is exactly what the clean buffer gives.
 copy juno_r1_1 juno
