@@ -103,19 +103,7 @@ static void e3_timestamp(struct synth_enc *e, uint64_t ts)
 	uint8_t p[12];
 	size_t n = 0;
 	p[n++] = 0x42;
-	for (int i = 0; i < 9; i++) {
-		if (i == 8) {
-			p[n++] = (uint8_t)ts;
-			break;
-		}
-		uint8_t b = ts & 0x7f;
-		ts >>= 7;
-		if (ts)
-			b |= 0x80;
-		p[n++] = b;
-		if (!ts)
-			break;
-	}
+	n += synth_ts_value(p + n, ts);
 	e3_emit(e, p, n);
 }
 

@@ -128,20 +128,7 @@ static void e4_timestamp(struct synth_enc *e, uint64_t ts)
 	uint8_t p[12];
 	size_t n = 0;
 	p[n++] = 0x02;
-	/* 7 bits a byte with bit 7 = more; the ninth byte carries 8 bits. */
-	for (int i = 0; i < 9; i++) {
-		if (i == 8) {
-			p[n++] = (uint8_t)ts;
-			break;
-		}
-		uint8_t b = ts & 0x7f;
-		ts >>= 7;
-		if (ts)
-			b |= 0x80;
-		p[n++] = b;
-		if (!ts)
-			break;
-	}
+	n += synth_ts_value(p + n, ts);
 	e4_emit(e, p, n);
 }
 
@@ -254,4 +241,26 @@ uint32_t synth_etm4_configr(bool timestamps)
 	/* bit 0 as the Juno capture has it, CID (bit 6): context ID in context
 	 * packets, TS (bit 11): timestamps. */
 	return 0x1u | 0x40u | (timestamps ? 0x800u : 0);
+}
+
+size_t synth_ts_value(uint8_t *p, uint64_t ts)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < 9; i++) {
+		uint8_t b;
+
+		if (i == 8) {
+			p[n++] = (uint8_t)ts;
+			break;
+		}
+		b = ts & 0x7f;
+		ts >>= 7;
+		if (ts)
+			b |= 0x80;
+		p[n++] = b;
+		if (!ts)
+			break;
+	}
+	return n;
 }

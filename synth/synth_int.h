@@ -168,6 +168,11 @@ struct synth_enc {
 	uint64_t branches, exceptions;
 };
 
+/** Write a timestamp value as ETMv3 and ETMv4 both encode it (7 bits a byte, bit 7
+ *  = more follows, a ninth byte carries 8 bits) into @p (9 bytes at most).
+ *  Returns the bytes written. */
+size_t synth_ts_value(uint8_t *p, uint64_t ts);
+
 void synth_etm4_init(struct synth_enc *e, const struct synth_enc_cfg *cfg);
 int synth_etm4_step(struct synth_enc *e, const struct synth_step *s);
 /* Stop tracing (sink read-out): flush atoms; the next step starts with a sync. */
