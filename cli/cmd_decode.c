@@ -149,6 +149,7 @@ int cmd_decode(int argc, char **argv)
 	ret = cst_session_open(&session, argv[optind], &topts.session);
 	if (ret < 0)
 		goto out;
+	cli_note_resumable(trace_opts_resumable(&topts, session), out.f);
 	ret = cst_session_run(session, on_elem, NULL, &out);
 	cli_progress_end();
 	cst_session_get_stats(session, &st);
@@ -167,7 +168,7 @@ int cmd_decode(int argc, char **argv)
 			" ranges, %" PRIu64 " instructions, %" PRIu64 " gaps (%" PRIu64
 			" inaccessible memory)\n",
 			st.bytes, st.elements, st.ranges, st.instructions, st.gaps, st.nacc);
-	if (!out.synced) {
+	if (!out.synced && !topts.session.start_offset) {
 		cli_error("%s: no trace decoded: the decoder never found sync in %" PRIu64
 			  " bytes (not trace data, or the wrong sources/format?)",
 			  argv[optind], st.bytes);

@@ -29,6 +29,7 @@ static int on_packet(void *ctx, const struct cst_packet *p)
 	struct dump_out *o = ctx;
 
 	o->packets++;
+	cli_note_offset(p->offset);
 	fprintf(o->f, "Idx:%" PRIu64 "; ID:%x; [", p->offset, p->trace_id);
 	for (uint32_t i = 0; i < p->raw_size; i++)
 		fprintf(o->f, "0x%02x ", p->raw[i]);
@@ -78,12 +79,13 @@ int cmd_dump(int argc, char **argv)
 	ret = cst_session_open(&session, argv[optind], &topts.session);
 	if (ret < 0)
 		goto out;
+	cli_note_resumable(trace_opts_resumable(&topts, session), stdout);
 	ret = cst_session_dump(session, on_packet, &out);
 	cli_progress_end();
 	fflush(stdout);
 	if (out.io_error || ret < 0)
 		goto out;
-	if (!out.packets) {
+	if (!out.packets && !topts.session.start_offset) {
 		cli_error("%s: no packets found", argv[optind]);
 		goto out;
 	}

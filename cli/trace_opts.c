@@ -23,6 +23,7 @@ void trace_opts_init(struct trace_opts *t)
 	/* how far decoding got: drawn on a terminal, and kept for a crash report */
 	t->session.progress = show_progress;
 	t->session.progress_ctx = (void *)"decoding";
+	t->session.start_offset = cli_resume_offset();
 	t->session.raw_sources = t->sources;
 	t->session.raw_images = t->images;
 }
@@ -188,4 +189,12 @@ int trace_opts_finish(struct trace_opts *t)
 	if (t->board && add_board_sources(t) < 0)
 		return -1;
 	return 0;
+}
+
+bool trace_opts_resumable(const struct trace_opts *t, const struct cst_session *s)
+{
+	bool all = t->session.buffer && !strcasecmp(t->session.buffer, "all");
+
+	return cst_session_kind(s) != cst_input_perf &&
+	       (!all || cst_trace_nbuffers(cst_session_trace(s)) == 1);
 }

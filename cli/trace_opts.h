@@ -57,5 +57,8 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg);
 /** Finish: resolve --board. Returns 0 or -1. */
 int trace_opts_finish(struct trace_opts *t);
 void trace_opts_fini(struct trace_opts *t);
+/** True when @s can be decoded again from a byte offset after a decoder crash: a
+ *  snapshot or raw dump, one buffer (the offset would not fit the others). */
+bool trace_opts_resumable(const struct trace_opts *t, const struct cst_session *s);
 
 #endif

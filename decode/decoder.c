@@ -655,7 +655,21 @@ int cst_decoder_run(struct cst_decoder *dec)
 		close(fd);
 		return -cste_nomem;
 	}
-	for (pos = b->offset; pos < end && !ret;) {
+	pos = b->offset;
+	if (dec->opts.start_offset) {
+		/* resume on a unit boundary: a frame, or a DSTREAM block (whose offsets
+		 * count trace bytes, 504 of each 512) */
+		uint64_t s0 = dec->opts.start_offset, start;
+
+		if (dec->format == cst_bufmt_dstream)
+			start = (s0 + DSTREAM_DATA - 1) / DSTREAM_DATA * DSTREAM_BLOCK;
+		else if (dec->format == cst_bufmt_frames)
+			start = (s0 + CST_FRAME - 1) / CST_FRAME * CST_FRAME;
+		else
+			start = s0;
+		pos = start < end - b->offset ? b->offset + start : end;
+	}
+	for (; pos < end && !ret;) {
 		size_t want = end - pos < dec->opts.window ? (size_t)(end - pos) : dec->opts.window;
 		ssize_t got = pread(fd, window, want, (off_t)pos);
 

@@ -180,6 +180,11 @@ void cst_session_free(struct cst_session *s)
 	free(s);
 }
 
+enum cst_input_kind cst_session_kind(const struct cst_session *s)
+{
+	return s ? s->kind : cst_input_auto;
+}
+
 const struct cst_trace *cst_session_trace(const struct cst_session *s)
 {
 	return s ? s->trace : NULL;
@@ -255,7 +260,8 @@ static int run_buffers(struct cst_session *s, cst_elem_fn elem_fn, cst_packet_fn
 		struct cst_decoder_opts dopts = {
 			.sz = sizeof(dopts), .log = s->opts.log, .packets_only = pkt_fn != NULL,
 			.id_filter = {s->opts.id_filter[0], s->opts.id_filter[1]},
-			.progress = s->opts.progress, .progress_ctx = s->opts.progress_ctx};
+			.progress = s->opts.progress, .progress_ctx = s->opts.progress_ctx,
+			.start_offset = s->opts.start_offset};
 		struct cst_decoder_stats st;
 		struct cst_decoder *dec;
 		int err = 0;

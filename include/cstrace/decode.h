@@ -368,6 +368,9 @@ struct cst_decoder_opts {
 	 * done and the buffer's size (for progress displays). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
+	/* cst_decoder_run starts this many bytes into the buffer (rounded up to a whole
+	 * frame or DSTREAM block); offsets still count from the buffer's start. */
+	uint64_t start_offset;
 };
 
 struct cst_decoder_stats {
@@ -466,6 +469,9 @@ struct cst_session_opts {
 	/* Optional progress callback, as in cst_decoder_opts. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
+	/* Snapshot and raw inputs: start decoding this many bytes into each buffer, as
+	 * in cst_decoder_opts (used to resume past data that crashed a decoder). */
+	uint64_t start_offset;
 };
 
 struct cst_session;
@@ -475,6 +481,9 @@ struct cst_session;
 int cst_session_open(struct cst_session **out, const char *path,
 		     const struct cst_session_opts *opts);
 void cst_session_free(struct cst_session *s);
+
+/** The kind of input the session opened (never cst_input_auto). */
+enum cst_input_kind cst_session_kind(const struct cst_session *s);
 
 /** The trace description behind the session (buffers, sources, images). */
 const struct cst_trace *cst_session_trace(const struct cst_session *s);
