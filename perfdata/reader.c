@@ -756,6 +756,27 @@ static const char *rec_name(uint32_t type)
 	}
 }
 
+/* pid, tid, addr, len, pgoff: the head MMAP and MMAP2 share. */
+static void read_mmap_head(struct cst_perf_record *rec, const uint8_t *p)
+{
+	rec->u.mmap.pid = cst_le32(p + 8);
+	rec->u.mmap.tid = cst_le32(p + 12);
+	rec->u.mmap.addr = cst_le64(p + 16);
+	rec->u.mmap.len = cst_le64(p + 24);
+	rec->u.mmap.pgoff = cst_le64(p + 32);
+}
+
+/* A NUL-padded string at @off ending the body (file name, comm); the sample_id
+ * trailer follows the padded string, so it is parsed from there. */
+static const char *tail_string(struct cst_perf_reader *r, struct cst_perf_record *rec,
+			       const uint8_t *p, uint16_t size, uint16_t off)
+{
+	const char *str = rec_string(r, p + off, size - off);
+
+	parse_sample_id(r, p, size, off + (uint16_t)((strlen(str) + 8) & ~7u), &rec->sid);
+	return str;
+}
+
 static int parse_body(struct cst_perf_reader *r, struct cst_perf_record *rec, const uint8_t *p)
 {
 	uint16_t size = rec->size;
@@ -768,22 +789,11 @@ static int parse_body(struct cst_perf_reader *r, struct cst_perf_record *rec, co
 	}
 	switch (rec->type) {
 	case cst_perf_rec_mmap:
-		rec->u.mmap.pid = cst_le32(p + 8);
-		rec->u.mmap.tid = cst_le32(p + 12);
-		rec->u.mmap.addr = cst_le64(p + 16);
-		rec->u.mmap.len = cst_le64(p + 24);
-		rec->u.mmap.pgoff = cst_le64(p + 32);
-		rec->u.mmap.filename = rec_string(r, p + 40, size - 40);
-		/* The trailer follows the padded name: parse from the end. */
-		parse_sample_id(r, p, size, 40 + (uint16_t)((strlen(rec->u.mmap.filename) + 8) & ~7u),
-				&rec->sid);
+		read_mmap_head(rec, p);
+		rec->u.mmap.filename = tail_string(r, rec, p, size, 40);
 		return 0;
 	case cst_perf_rec_mmap2:
-		rec->u.mmap.pid = cst_le32(p + 8);
-		rec->u.mmap.tid = cst_le32(p + 12);
-		rec->u.mmap.addr = cst_le64(p + 16);
-		rec->u.mmap.len = cst_le64(p + 24);
-		rec->u.mmap.pgoff = cst_le64(p + 32);
+		read_mmap_head(rec, p);
 		if (rec->misc & CST_PERF_MISC_MMAP_BUILD_ID) {
 			rec->u.mmap.build_id_size = p[40] > 20 ? 20 : p[40];
 			memcpy(rec->u.mmap.build_id, p + 44, 20);
@@ -795,16 +805,12 @@ static int parse_body(struct cst_perf_reader *r, struct cst_perf_record *rec, co
 		}
 		rec->u.mmap.prot = cst_le32(p + 64);
 		rec->u.mmap.flags = cst_le32(p + 68);
-		rec->u.mmap.filename = rec_string(r, p + 72, size - 72);
-		parse_sample_id(r, p, size, 72 + (uint16_t)((strlen(rec->u.mmap.filename) + 8) & ~7u),
-				&rec->sid);
+		rec->u.mmap.filename = tail_string(r, rec, p, size, 72);
 		return 0;
 	case cst_perf_rec_comm:
 		rec->u.comm.pid = cst_le32(p + 8);
 		rec->u.comm.tid = cst_le32(p + 12);
-		rec->u.comm.comm = rec_string(r, p + 16, size - 16);
-		parse_sample_id(r, p, size, 16 + (uint16_t)((strlen(rec->u.comm.comm) + 8) & ~7u),
-				&rec->sid);
+		rec->u.comm.comm = tail_string(r, rec, p, size, 16);
 		return 0;
 	case cst_perf_rec_fork:
 	case cst_perf_rec_exit:
