@@ -16,17 +16,6 @@ uint32_t synth_etm3_etmcr(bool timestamps)
 	return 0xc000u | (timestamps ? 0x10000000u : 0);
 }
 
-static void e3_emit(struct synth_enc *e, const uint8_t *p, size_t n)
-{
-	if (e->err)
-		return;
-	int rc = e->cfg.out(e->cfg.out_ctx, p, n);
-	if (rc)
-		e->err = rc;
-	e->bytes += n;
-	e->since_sync += n;
-}
-
 /* Format 1 P-headers: up to 15 E atoms then at most one N (1 N EEEE 0 0). */
 static void e3_flush_atoms(struct synth_enc *e)
 {
@@ -48,7 +37,7 @@ static void e3_flush_atoms(struct synth_enc *e)
 		out[n++] = (uint8_t)(0x80 | (es << 2));
 	e->natoms = 0;
 	if (n)
-		e3_emit(e, out, n);
+		synth_enc_emit(e, out, n);
 }
 
 static void e3_atom(struct synth_enc *e, bool executed)
@@ -95,7 +84,7 @@ static void e3_branch(struct synth_enc *e, uint32_t addr, bool thumb, int exc)
 	e->last_addr = addr;
 	e->last_thumb = thumb;
 	e->last_valid = true;
-	e3_emit(e, p, n);
+	synth_enc_emit(e, p, n);
 }
 
 static void e3_timestamp(struct synth_enc *e, uint64_t ts)
@@ -104,7 +93,7 @@ static void e3_timestamp(struct synth_enc *e, uint64_t ts)
 	size_t n = 0;
 	p[n++] = 0x42;
 	n += synth_ts_value(p + n, ts);
-	e3_emit(e, p, n);
+	synth_enc_emit(e, p, n);
 }
 
 static void e3_isync(struct synth_enc *e, uint32_t addr, bool thumb, int reason, uint64_t icount)
@@ -120,7 +109,7 @@ static void e3_isync(struct synth_enc *e, uint32_t addr, bool thumb, int reason,
 	e->last_addr = addr;
 	e->last_thumb = thumb;
 	e->last_valid = true;
-	e3_emit(e, p, n);
+	synth_enc_emit(e, p, n);
 	if (e->cfg.timestamps)
 		e3_timestamp(e, icount);
 }
@@ -129,7 +118,7 @@ static void e3_sync(struct synth_enc *e, uint32_t addr, bool thumb, int reason, 
 {
 	static const uint8_t async[6] = {0, 0, 0, 0, 0, 0x80};
 	e3_flush_atoms(e);
-	e3_emit(e, async, sizeof(async));
+	synth_enc_emit(e, async, sizeof(async));
 	e->since_sync = 0;
 	e3_isync(e, addr, thumb, reason, icount);
 	e->synced = true;

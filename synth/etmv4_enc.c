@@ -8,17 +8,6 @@
 #define ETM4_EXC_CALL 0x2 /* SVC, HVC, SMC */
 #define ETM4_EXC_IRQ 0xe
 
-static void e4_emit(struct synth_enc *e, const uint8_t *p, size_t n)
-{
-	if (e->err)
-		return;
-	int rc = e->cfg.out(e->cfg.out_ctx, p, n);
-	if (rc)
-		e->err = rc;
-	e->bytes += n;
-	e->since_sync += n;
-}
-
 /* Atoms go out as a Cortex-A53 packs them: format 6 for runs of E (3 to 23 E then one
  * E or N, as loops give), else format 3 (three atoms), then format 2 or 1 for the
  * rest; bit 0 is the oldest atom, 1 = E. */
@@ -57,7 +46,7 @@ static void e4_flush_atoms(struct synth_enc *e)
 	}
 	e->natoms = 0;
 	if (n)
-		e4_emit(e, out, n);
+		synth_enc_emit(e, out, n);
 }
 
 static void e4_atom(struct synth_enc *e, bool taken)
@@ -104,7 +93,7 @@ static void e4_address(struct synth_enc *e, uint64_t a)
 	}
 	e->last_addr = a;
 	e->last_valid = true;
-	e4_emit(e, p, n);
+	synth_enc_emit(e, p, n);
 }
 
 /* Address with context: where trace (re)starts and which process runs there. */
@@ -120,7 +109,7 @@ static void e4_address_ctxt(struct synth_enc *e, uint64_t a)
 	n += 4;
 	e->last_addr = a;
 	e->last_valid = true;
-	e4_emit(e, p, n);
+	synth_enc_emit(e, p, n);
 }
 
 static void e4_timestamp(struct synth_enc *e, uint64_t ts)
@@ -129,7 +118,7 @@ static void e4_timestamp(struct synth_enc *e, uint64_t ts)
 	size_t n = 0;
 	p[n++] = 0x02;
 	n += synth_ts_value(p + n, ts);
-	e4_emit(e, p, n);
+	synth_enc_emit(e, p, n);
 }
 
 static void e4_sync(struct synth_enc *e, uint64_t pc, uint64_t icount)
@@ -137,9 +126,9 @@ static void e4_sync(struct synth_enc *e, uint64_t pc, uint64_t icount)
 	static const uint8_t async[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80};
 	static const uint8_t tinfo[3] = {0x01, 0x01, 0x00}; /* INFO section: no CC, no cond */
 	e4_flush_atoms(e);
-	e4_emit(e, async, sizeof(async));
+	synth_enc_emit(e, async, sizeof(async));
 	e->since_sync = 0;
-	e4_emit(e, tinfo, sizeof(tinfo));
+	synth_enc_emit(e, tinfo, sizeof(tinfo));
 	if (e->cfg.timestamps)
 		e4_timestamp(e, icount);
 	e4_address_ctxt(e, pc);
@@ -153,7 +142,7 @@ static void e4_exception(struct synth_enc *e, unsigned type, uint64_t ret, const
 {
 	uint8_t p[2] = {0x06, (uint8_t)(0x01 | (type << 1))}; /* E1:E0 = 01: address follows */
 	e4_flush_atoms(e);
-	e4_emit(e, p, 2);
+	synth_enc_emit(e, p, 2);
 	e4_address(e, ret);
 	e->exceptions++;
 	if (s->last || s->stop)
@@ -163,7 +152,7 @@ static void e4_exception(struct synth_enc *e, unsigned type, uint64_t ret, const
 		return;
 	}
 	uint8_t on = 0x04;
-	e4_emit(e, &on, 1);
+	synth_enc_emit(e, &on, 1);
 	if (e->cfg.timestamps)
 		e4_timestamp(e, s->icount);
 	e4_address_ctxt(e, s->next_pc);
@@ -263,4 +252,17 @@ size_t synth_ts_value(uint8_t *p, uint64_t ts)
 			break;
 	}
 	return n;
+}
+
+void synth_enc_emit(struct synth_enc *e, const uint8_t *p, size_t n)
+{
+	int rc;
+
+	if (e->err)
+		return;
+	rc = e->cfg.out(e->cfg.out_ctx, p, n);
+	if (rc)
+		e->err = rc;
+	e->bytes += n;
+	e->since_sync += n;
 }

@@ -168,6 +168,10 @@ struct synth_enc {
 	uint64_t branches, exceptions;
 };
 
+/** Send packet bytes to the encoder's output (both protocols); the first output
+ *  error is kept in e->err and later packets are dropped. */
+void synth_enc_emit(struct synth_enc *e, const uint8_t *p, size_t n);
+
 /** Write a timestamp value as ETMv3 and ETMv4 both encode it (7 bits a byte, bit 7
  *  = more follows, a ninth byte carries 8 bits) into @p (9 bytes at most).
  *  Returns the bytes written. */
