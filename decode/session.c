@@ -56,24 +56,6 @@ static enum cst_input_kind detect(const char *path, const struct cst_log *log, i
 	return cst_input_raw;
 }
 
-/* A snapshot's core devices are often named cpu_N: use N as the CPU number. */
-static void guess_cpus(struct cst_trace *t)
-{
-	for (int i = 0; i < t->nsources; i++) {
-		const char *n = t->sources[i].name;
-		size_t len = strlen(n);
-
-		if (t->sources[i].cpu >= 0 || !len || !isdigit((unsigned char)n[len - 1]))
-			continue;
-		while (len && isdigit((unsigned char)n[len - 1]))
-			len--;
-		if (len && (n[len - 1] == '_' || isalpha((unsigned char)n[len - 1])) &&
-		    (!strncasecmp(n, "ETM", 3) || !strncasecmp(n, "PTM", 3) ||
-		     !strncasecmp(n, "CSETM", 5) || !strncasecmp(n, "ETE", 3)))
-			t->sources[i].cpu = atoi(n + len);
-	}
-}
-
 static int open_raw(struct cst_session *s, const char *path)
 {
 	struct cst_buffer_info info = {
@@ -143,8 +125,6 @@ int cst_session_open(struct cst_session **out, const char *path,
 			strcpy(dir, ".");
 		err = cst_trace_load_snapshot(s->trace, dir, s->opts.log);
 		free(dir);
-		if (!err)
-			guess_cpus(s->trace);
 		break;
 	}
 	case cst_input_perf:

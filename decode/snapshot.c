@@ -168,6 +168,25 @@ static enum cst_protocol protocol_of(const char *type)
 	return cst_proto_unknown;
 }
 
+/* Core devices named "cpu_N" (as OpenCSD's and perf's snapshot writers name them)
+ * give the CPU number; other names (DS-5's "Cortex-A15_0") say nothing certain. */
+static int cpu_of_core(const char *name)
+{
+	const char *p = name;
+
+	if (strncasecmp(p, "cpu", 3) != 0)
+		return -1;
+	p += 3;
+	if (*p == '_')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	for (const char *q = p; *q; q++)
+		if (!isdigit((unsigned char)*q))
+			return -1;
+	return atoi(p);
+}
+
 static int source_from_device(struct snap *ss, const struct snap_device *dev,
 			      const struct snap_device *core, struct cst_source_cfg *cfg)
 {
@@ -234,6 +253,7 @@ static int source_from_device(struct snap *ss, const struct snap_device *dev,
 		return -cste_not_found;
 	}
 	snprintf(cfg->core_name, sizeof(cfg->core_name), "%s", core->type ? core->type : "");
+	cfg->cpu = cpu_of_core(core->name);
 	if (cst_core_lookup(cfg->core_name, &cfg->arch, &cfg->profile) < 0) {
 		cst_logf(ss->log, cst_log_warning,
 			 "%s: core type '%s' is unknown (expected e.g. Cortex-A53): source %s skipped",
