@@ -25,6 +25,22 @@ for j, (idx, tid, kind) in zip(js, es):
         assert j["type"] == "instr_range" and j["end"] > j["start"] and j["insns"] > 0
 PY
 
+# CPU numbers come from the traced core devices (cpu_N): on TC2, PTM_0 traces
+# cpu_3, so its trace ID 0x13 is CPU 3, not 0; DS-5 core names give no CPU.
+check "jsonl: CPUs from [core_trace_sources]" python3 - "$CSTRACE" "$SRC" <<'PY'
+import json, subprocess, sys
+def cpus(snap):
+    out = subprocess.run([sys.argv[1], "decode", "--format=jsonl", sys.argv[2] + "/" + snap],
+                         capture_output=True, text=True).stdout
+    m = {}
+    for line in out.splitlines():
+        j = json.loads(line)
+        m[j["trace_id"]] = j.get("cpu")
+    return m
+assert cpus("TC2") == {0x10: 0, 0x11: 1, 0x12: 2, 0x13: 3, 0x14: 4}, cpus("TC2")
+assert set(cpus("tc2-ptm-rstk-t32").values()) == {None}
+PY
+
 # text: one range line per INSTR_RANGE element, and --stats totals agree
 "$CSTRACE" decode --stats "$SRC/juno_r1_1" > "$TMP/t" 2> "$TMP/stats"
 n_text=$(grep -c ' range ' "$TMP/t")
