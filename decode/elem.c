@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -263,23 +264,42 @@ static const char *subclass_suffix(enum cst_insn_subclass s)
 	}
 }
 
+/* A line being built: appends clip at the buffer's end and keep the length, so
+ * that no append has to measure what is already there. */
+struct text_line {
+	char *buf;
+	size_t size, len;
+};
+
+static void tl_printf(struct text_line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void tl_printf(struct text_line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->len + 1 >= l->size)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(l->buf + l->len, l->size - l->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		l->len = l->len + (size_t)n < l->size ? l->len + (size_t)n : l->size - 1;
+}
+
 int cst_elem_format_text(const struct cst_elem *e, char *buf, size_t size)
 {
-	char *const line = buf;
-	int n;
+	struct text_line l = {buf, size, 0};
 
 	if (!e || !buf || !size)
 		return -cste_invalid;
-	n = snprintf(buf, size, "%10" PRIu64 "  %02x  ", e->offset, e->trace_id);
-	if (n < 0 || (size_t)n >= size)
-		return n < 0 ? -cste_internal : (int)size - 1;
-	buf += n;
-	size -= (size_t)n;
+	buf[0] = '\0';
+	tl_printf(&l, "%10" PRIu64 "  %02x  ", e->offset, e->trace_id);
 
 	switch (e->type) {
 	case cst_elem_instr_range:
 	case cst_elem_i_range_nopath:
-		n += snprintf(buf, size, "range  0x%016" PRIx64 "-0x%016" PRIx64 " %5u insn %s  last: %s%s%s%s",
+		tl_printf(&l, "range  0x%016" PRIx64 "-0x%016" PRIx64 " %5u insn %s  last: %s%s%s%s",
 			      e->start, e->end, e->num_insns, cst_isa_name(e->isa),
 			      cst_insn_class_name(e->last_class), subclass_suffix(e->last_subclass),
 			      e->last_class == cst_insn_other ? ""
@@ -288,61 +308,62 @@ int cst_elem_format_text(const struct cst_elem *e, char *buf, size_t size)
 			      e->type == cst_elem_i_range_nopath ? " (path unknown)" : "");
 		break;
 	case cst_elem_pe_context:
-		n += snprintf(buf, size, "context  EL%u%s %s %s", e->ctx.el,
+		tl_printf(&l, "context  EL%u%s %s %s", e->ctx.el,
 			      e->ctx.el_valid ? "" : "?", security_name(e->ctx.security),
 			      e->ctx.bits64 ? "AArch64" : "AArch32");
 		if (e->ctx.ctxid_valid)
-			n += snprintf(buf + strlen(buf), size - strlen(buf), " ctxid=0x%x",
+			tl_printf(&l, " ctxid=0x%x",
 				      e->ctx.context_id);
 		if (e->ctx.vmid_valid)
-			n += snprintf(buf + strlen(buf), size - strlen(buf), " vmid=0x%x", e->ctx.vmid);
+			tl_printf(&l, " vmid=0x%x", e->ctx.vmid);
 		break;
 	case cst_elem_exception:
-		n += snprintf(buf, size, "exception  #0x%x", e->exception_number);
+		tl_printf(&l, "exception  #0x%x", e->exception_number);
 		if (e->exception_ret_addr_valid)
-			n += snprintf(buf + strlen(buf), size - strlen(buf), " return=0x%" PRIx64,
+			tl_printf(&l, " return=0x%" PRIx64,
 				      e->exception_ret_addr);
 		break;
 	case cst_elem_exception_ret:
-		n += snprintf(buf, size, "exception-return");
+		tl_printf(&l, "exception-return");
 		break;
 	case cst_elem_timestamp:
-		n += snprintf(buf, size, "timestamp  %" PRIu64, e->timestamp);
+		tl_printf(&l, "timestamp  %" PRIu64, e->timestamp);
 		break;
 	case cst_elem_cycle_count:
-		n += snprintf(buf, size, "cycles  %u", e->cycle_count);
+		tl_printf(&l, "cycles  %u", e->cycle_count);
 		break;
 	case cst_elem_no_sync:
-		n += snprintf(buf, size, "GAP no-sync (%s)", cst_gap_reason_name(e->gap));
+		tl_printf(&l, "GAP no-sync (%s)", cst_gap_reason_name(e->gap));
 		break;
 	case cst_elem_trace_on:
-		n += snprintf(buf, size, "trace-on (%s)", cst_gap_reason_name(e->gap));
+		tl_printf(&l, "trace-on (%s)", cst_gap_reason_name(e->gap));
 		break;
 	case cst_elem_addr_nacc:
-		n += snprintf(buf, size, "GAP no memory image at 0x%016" PRIx64, e->start);
+		tl_printf(&l, "GAP no memory image at 0x%016" PRIx64, e->start);
 		break;
 	case cst_elem_addr_unknown:
-		n += snprintf(buf, size, "GAP address unknown");
+		tl_printf(&l, "GAP address unknown");
 		break;
 	case cst_elem_eot:
-		n += snprintf(buf, size, "end-of-trace");
+		tl_printf(&l, "end-of-trace");
 		break;
 	case cst_elem_swtrace:
-		n += snprintf(buf, size, "swtrace  master=0x%x channel=0x%x %u bytes 0x%" PRIx64,
+		tl_printf(&l, "swtrace  master=0x%x channel=0x%x %u bytes 0x%" PRIx64,
 			      e->sw_master, e->sw_channel, e->sw_payload_size, e->sw_payload);
 		break;
 	default:
-		n += snprintf(buf, size, "%s", cst_elem_type_name(e->type));
+		tl_printf(&l, "%s", cst_elem_type_name(e->type));
 		break;
 	}
 	if (e->has_cycle_count && e->type != cst_elem_cycle_count)
-		n += snprintf(buf + strlen(buf), size - strlen(buf), "  cc=%u", e->cycle_count);
+		tl_printf(&l, "  cc=%u", e->cycle_count);
 	/* thread attribution last, so that the columns before stay put */
 	if (e->pid >= 0 || e->tid >= 0)
-		n += snprintf(buf + strlen(buf), size - strlen(buf), "  [cpu %d pid %d tid %d]",
+		tl_printf(&l, "  [cpu %d pid %d tid %d]",
 			      e->cpu, e->pid, e->tid);
-	return (int)strlen(line);
+	return (int)l.len;
 }
+
 
 int cst_elem_format_json(const struct cst_elem *e, char *buf, size_t size)
 {
