@@ -47,7 +47,8 @@ if command -v perf >/dev/null && perf version >/dev/null 2>&1; then
 		for t in $(truths); do
 			k=$(cpuof "$t")
 			check "perf script equals QEMU (cpu $k)" python3 "$here/compare.py" --truth "$t" \
-				--ips "$TMP/perf.ips" --cpu "$k"
+				--ips "$TMP/perf.ips" --cpu "$k" --perf-queue "$TMP/dec.jsonl" \
+				--snapshot "$TMP/snap" --trace-id $((0x10 + 2 * k))
 		done
 	else
 		check "perf script equals cstrace's decode" python3 "$here/compare.py" --mode suffix \
