@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cstrace/common.h"
 
@@ -26,13 +27,14 @@ int cli_run_isolated(int (*run)(int, char **), int argc, char **argv);
  *  (no-ops outside cli_run_isolated). */
 void cli_note_input(const char *path);
 void cli_note_offset(uint64_t offset);
-/** Say whether the input can be decoded from a byte offset onwards (snapshot or raw
- *  dump: then a crash is skipped and decoding resumes) and which stream carries the
- *  output (flushed if the child dies). */
-#include <stdio.h>
+/** Say whether the input can be decoded from a byte offset onwards (then a crash is
+ *  skipped and decoding resumes) and which stream carries the output (flushed if the
+ *  child dies). */
 void cli_note_resumable(bool resumable, FILE *out);
 /** The byte offset a restarted child resumes at (0: from the start). */
 uint64_t cli_resume_offset(void);
+/** Where the previous child crashed (0: it did not). */
+uint64_t cli_resume_crash_offset(void);
 
 /** A log sink printing "cstrace: warning: ..." lines on stderr. */
 extern const struct cst_log cli_log;

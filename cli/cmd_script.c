@@ -168,6 +168,8 @@ static int on_elem(void *ctx, const struct cst_elem *e)
 	struct script *s = ctx;
 	uint8_t id = e->trace_id & 0x7f;
 
+	if (e->type != cst_elem_eot)
+		cli_note_offset(e->offset);
 	switch (e->type) {
 	case cst_elem_instr_range:
 		if (s->insn) {
@@ -261,6 +263,8 @@ int cmd_script(int argc, char **argv)
 	ret = cst_session_open(&session, argv[optind], &topts.session);
 	if (ret < 0)
 		goto out;
+	/* samples stream out as they come: a decoder crash can be skipped */
+	cli_note_resumable(trace_opts_resumable(&topts, session), stdout);
 	s.symfs = topts.session.symfs;
 	ret = cst_session_run(session, on_elem, on_sideband, &s);
 	cli_progress_end();

@@ -4,6 +4,7 @@
  * OpenCSD kills it, the parent says where decoding had got to, in one line; for a
  * snapshot or raw dump decoded by `decode` or `dump` it then starts a new child
  * past that point (the skipped bytes are reported as a gap), otherwise it exits 1.
+ * perf.data resumes the same way, in the AUX fragment that crashed.
  * Output written before the crash is complete: the child flushes it as it dies. */
 #include "cli.h"
 
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #define RESUME_ENV "CSTRACE_RESUME_AT" /* internal: parent to restarted child */
+#define RESUME_FROM_ENV "CSTRACE_RESUME_FROM"
 #define MAX_RESTARTS 64
 
 /* Shared with the child: what it is decoding and how far it got. */
@@ -50,12 +52,22 @@ void cli_note_resumable(bool resumable, FILE *out)
 	crash_out = out;
 }
 
-uint64_t cli_resume_offset(void)
+static uint64_t env_u64(const char *name)
 {
-	const char *s = getenv(RESUME_ENV);
+	const char *s = getenv(name);
 	uint64_t v = 0;
 
 	return s && cst_parse_u64(s, &v) == 0 ? v : 0;
+}
+
+uint64_t cli_resume_offset(void)
+{
+	return env_u64(RESUME_ENV);
+}
+
+uint64_t cli_resume_crash_offset(void)
+{
+	return env_u64(RESUME_FROM_ENV);
 }
 
 static bool is_crash(int sig)
@@ -105,7 +117,7 @@ static int wait_child(pid_t pid)
 
 int cli_run_isolated(int (*run)(int, char **), int argc, char **argv)
 {
-	uint64_t resume = 0;
+	uint64_t resume = 0, step = 0;
 	int status;
 
 	note = mmap(NULL, sizeof(*note), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -114,6 +126,7 @@ int cli_run_isolated(int (*run)(int, char **), int argc, char **argv)
 		return run(argc, argv); /* no shared page: run unprotected */
 	}
 	unsetenv(RESUME_ENV);
+	unsetenv(RESUME_FROM_ENV);
 	for (int restarts = 0;; restarts++) {
 		pid_t pid;
 
@@ -147,14 +160,22 @@ int cli_run_isolated(int (*run)(int, char **), int argc, char **argv)
 				  note->input[0] ? note->input : "trace", WTERMSIG(status), where);
 			return 1;
 		}
-		/* Skip past where it crashed; a crash at the same place again skips
-		 * further each time, so the restarts always move forward. */
+		/* Skip past where it crashed. A crash again just past where the last run
+		 * resumed is the same bad stretch: skip twice as far each time; a crash
+		 * elsewhere starts again with a small step. Restarts always move forward
+		 * in decode order. The restarted child gets both the crash point
+		 * (perf.data: which AUX fragment it was in, as fragments need not lie in
+		 * file order) and where to resume. */
 		{
-			uint64_t from = note->offset > resume ? note->offset : resume;
-			uint64_t step = 64ull << (restarts < 16 ? restarts : 16);
+			uint64_t from = note->offset;
 			char num[32];
 
+			step = resume && from >= resume && from < resume + step && step < (64ull << 16)
+				       ? step * 2
+				       : 64;
 			resume = from + step;
+			snprintf(num, sizeof(num), "%llu", (unsigned long long)from);
+			setenv(RESUME_FROM_ENV, num, 1);
 			cli_error("warning: %s: the OpenCSD decoder crashed (signal %d) near byte "
 				  "%llu; trace up to byte %llu is skipped and decoding resumes there",
 				  note->input[0] ? note->input : "trace", WTERMSIG(status),

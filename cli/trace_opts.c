@@ -24,6 +24,7 @@ void trace_opts_init(struct trace_opts *t)
 	t->session.progress = show_progress;
 	t->session.progress_ctx = (void *)"decoding";
 	t->session.start_offset = cli_resume_offset();
+	t->session.resume_from = cli_resume_crash_offset();
 	t->session.raw_sources = t->sources;
 	t->session.raw_images = t->images;
 }
@@ -195,6 +196,7 @@ bool trace_opts_resumable(const struct trace_opts *t, const struct cst_session *
 {
 	bool all = t->session.buffer && !strcasecmp(t->session.buffer, "all");
 
-	return cst_session_kind(s) != cst_input_perf &&
-	       (!all || cst_trace_nbuffers(cst_session_trace(s)) == 1);
+	/* perf.data: one decode order over all fragments, whatever the buffers */
+	return cst_session_kind(s) == cst_input_perf || !all ||
+	       cst_trace_nbuffers(cst_session_trace(s)) == 1;
 }

@@ -58,7 +58,8 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg);
 int trace_opts_finish(struct trace_opts *t);
 void trace_opts_fini(struct trace_opts *t);
 /** True when @s can be decoded again from a byte offset after a decoder crash: a
- *  snapshot or raw dump, one buffer (the offset would not fit the others). */
+ *  perf.data file (resumed in the fragment that crashed), or a snapshot or raw dump
+ *  with one buffer to decode (the offset would not fit the others). */
 bool trace_opts_resumable(const struct trace_opts *t, const struct cst_session *s);
 
 #endif

@@ -58,6 +58,10 @@ struct cst_perf_input {
 	struct cst_decoder **raw_dec;
 	bool packets_only;
 
+	/* resuming after a decoder crash (cst_session_opts start_offset/resume_from) */
+	uint64_t resume_at, resume_from;
+	bool resuming; /* still before the fragment that crashed */
+
 	/* the fragment being decoded */
 	cst_elem_fn elem_fn;
 	void *elem_ctx;
@@ -298,6 +302,10 @@ int cst_perf_input_open(struct cst_perf_input **out, const char *path,
 	in->frames_buffer = -1;
 	if (opts && opts->log)
 		in->log = *opts->log;
+	if (opts && opts->start_offset) {
+		in->resume_at = opts->start_offset;
+		in->resume_from = opts->resume_from ? opts->resume_from : opts->start_offset;
+	}
 	ro.log = &in->log;
 	in->path = strdup(path);
 	if (!in->path) {
@@ -481,13 +489,40 @@ static struct cst_decoder *decoder_for(struct cst_perf_input *in, const struct c
 	return *slot;
 }
 
+/* After a decoder crash the run starts again: fragments decoded before the one
+ * that crashed are skipped, and that one resumes past the crash point (on a frame
+ * boundary for formatted data). Returns false to skip the fragment whole. */
+static bool resume_clip(struct cst_perf_input *in, bool raw, uint64_t *off, uint64_t *size)
+{
+	uint64_t end = *off + *size, from;
+
+	if (!in->resuming)
+		return true;
+	if (in->resume_from < *off || in->resume_from >= end)
+		return false; /* decoded before the crash */
+	in->resuming = false;
+	if (in->resume_at < *off)
+		return true;
+	from = in->resume_at - *off;
+	if (!raw)
+		from = (from + 15) / 16 * 16;
+	if (from >= *size)
+		return false;
+	*off += from;
+	*size -= from;
+	return true;
+}
+
 /* Decode @size bytes at file offset @off as one fragment. */
 static int decode_fragment(struct cst_perf_input *in, struct cst_decoder *dec, uint64_t off,
-			   uint64_t size)
+			   uint64_t size, bool raw)
 {
-	uint8_t *buf = malloc(FEED_CHUNK);
+	uint8_t *buf;
 	int ret = 0;
 
+	if (!resume_clip(in, raw, &off, &size))
+		return 0;
+	buf = malloc(FEED_CHUNK);
 	if (!buf)
 		return -cste_nomem;
 	cst_decoder_reset(dec);
@@ -600,7 +635,7 @@ static int do_aux(struct cst_perf_input *in, const struct cst_trace *trace,
 		return 0;
 	}
 	in->fragment++;
-	return decode_fragment(in, dec, b->data_off + (start - b->offset), size);
+	return decode_fragment(in, dec, b->data_off + (start - b->offset), size, raw);
 }
 
 static int sideband(struct cst_perf_input *in, const struct cst_perf_record *rec,
@@ -707,6 +742,7 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 	in->elem_ctx = ctx;
 	in->fragment = 0;
 	in->truncated_aux = in->missing_aux = 0;
+	in->resuming = in->resume_at != 0;
 	in->nthreads = in->nrun = 0;
 	cst_perf_reader_rewind(in->r);
 	while (!ret && (err = cst_perf_reader_next(in->r, &rec)) == 0) {
@@ -724,7 +760,7 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 			if (dec) {
 				in->fragment++;
 				ret = decode_fragment(in, dec, rec.u.auxtrace.data_offset,
-						      rec.u.auxtrace.size);
+						      rec.u.auxtrace.size, false);
 			}
 		} else {
 			ret = sideband(in, &rec, sb_fn, ctx);

@@ -469,9 +469,13 @@ struct cst_session_opts {
 	/* Optional progress callback, as in cst_decoder_opts. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
-	/* Snapshot and raw inputs: start decoding this many bytes into each buffer, as
-	 * in cst_decoder_opts (used to resume past data that crashed a decoder). */
+	/* Resuming past data that crashed a decoder. Snapshot and raw inputs: start
+	 * decoding this many bytes into each buffer, as in cst_decoder_opts. perf.data
+	 * (whose offsets are file offsets): the AUX fragments decoded before the one
+	 * holding file offset @resume_from are skipped, and that one is decoded from
+	 * @start_offset on (not at all if that is past its end). */
 	uint64_t start_offset;
+	uint64_t resume_from;
 };
 
 struct cst_session;

@@ -288,19 +288,34 @@ static void frame(struct buf *out, const struct buf *in, uint8_t id)
 
 /* ------------------------------------------------- real captured trace */
 
-/* Wrap a captured ETMv4 frame buffer (e.g. a Juno snapshot's ETB dump) as one
- * per-thread AUX fragment of a perf.data file, with raw memory dumps mapped by
+/* What --trace-file wraps, and how. */
+struct wrap {
+	const char *trace_files[8]; /* each written as one AUX record, in order */
+	int ntrace_files;
+	char *images[16];
+	int nimages;
+	uint32_t traceid, idr1, trcconfigr;
+	const char *etmv3;  /* ETMCR,ETMIDR,ETMCCER, or NULL for ETMv4 */
+	bool raw;           /* unformatted data (AUX flag CORESIGHT_RAW) */
+};
+
+/* Wrap a captured ETMv4 frame buffer (e.g. a Juno snapshot's ETB dump) as
+ * per-thread AUX fragments of a perf.data file, with raw memory dumps mapped by
  * MMAP2 (path@address). The ETM is a Cortex-A53 as in those snapshots. */
-static int wrap_capture(const char *out, const char *trace_file, char **images, int nimages,
-			uint32_t traceid, uint32_t idr1, const char *etmv3)
+static int wrap_capture(const char *out, const struct wrap *wr)
 {
+	const char *etmv3 = wr->etmv3;
+	char *const *images = wr->images;
+	int nimages = wr->nimages;
+	uint32_t traceid = wr->traceid, idr1 = wr->idr1;
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "juno",
 					  .osrelease = "6.1.0", .arch = "aarch64",
 					  .nr_cpus_avail = 1, .nr_cpus_online = 1};
 	struct cst_perf_sample_id sid = {.pid = PID, .tid = PID, .id = 200};
 	struct cst_perf_etm_cpu cpu = {.magic = CST_PERF_ETMV4_MAGIC, .trctraceidr = traceid,
 				       .trcidr0 = 0x28000ea1, .trcidr1 = idr1,
-				       .trcidr2 = 0x488, .trcauthstatus = 0xcc};
+				       .trcidr2 = 0x488, .trcauthstatus = 0xcc,
+				       .trcconfigr = wr->trcconfigr};
 	struct cst_perf_etm_info info = {.version = 1, .pmu_type = PMU_TYPE, .nr_cpu = 1,
 					 .cpus = &cpu};
 	struct cst_perf_attr a = {0};
@@ -318,20 +333,7 @@ static int wrap_capture(const char *out, const char *trace_file, char **images, 
 		cpu.etmidr = (uint32_t)strtoul(*e ? e + 1 : e, &e, 0);
 		cpu.etmccer = (uint32_t)strtoul(*e ? e + 1 : e, &e, 0);
 	}
-	uint8_t *data;
-	long n;
-	FILE *f = fopen(trace_file, "rb");
-
-	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET)) {
-		perror(trace_file);
-		return 1;
-	}
-	data = malloc((size_t)n);
-	if (!data || fread(data, 1, (size_t)n, f) != (size_t)n) {
-		perror(trace_file);
-		return 1;
-	}
-	fclose(f);
+	FILE *f;
 	if (cst_perf_writer_open(&w, out, &wo))
 		return 1;
 	a.type = PMU_TYPE;
@@ -372,11 +374,32 @@ static int wrap_capture(const char *out, const char *trace_file, char **images, 
 	}
 	sid.id = 100;
 	cst_perf_writer_itrace_start(w, PID, PID, &sid);
-	cst_perf_writer_aux(w, 0, (uint64_t)n, 0, &sid);
-	cst_perf_writer_auxtrace(w, 0, 1, 0, PID, UINT32_MAX, data, (uint64_t)n);
+	uint64_t at = 0;
+
+	for (int k = 0; k < wr->ntrace_files; k++) {
+		const char *trace_file = wr->trace_files[k];
+		uint8_t *data;
+		long n;
+
+		f = fopen(trace_file, "rb");
+		if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET)) {
+			perror(trace_file);
+			return 1;
+		}
+		data = malloc((size_t)n);
+		if (!data || fread(data, 1, (size_t)n, f) != (size_t)n) {
+			perror(trace_file);
+			return 1;
+		}
+		fclose(f);
+		cst_perf_writer_aux(w, at, (uint64_t)n, wr->raw ? CST_PERF_AUX_CORESIGHT_RAW : 0,
+				    &sid);
+		cst_perf_writer_auxtrace(w, at, 1, 0, PID, UINT32_MAX, data, (uint64_t)n);
+		at += (uint64_t)n;
+		free(data);
+	}
 	sid.id = 200;
 	cst_perf_writer_task(w, true, PID, 1, PID, 1, 0, &sid);
-	free(data);
 	if (cst_perf_writer_finish(w))
 		return 1;
 	cst_perf_writer_free(w);
@@ -391,7 +414,8 @@ static void usage(void)
 			"[--raw] [--cpu-wide] [--snapshot] [--no-finish] [--hw-id] [--no-mmap]\n"
 			"       [--no-ctxid] [--dump TRACE]\n"
 			"       perf_gen --out FILE --trace-file ETB.bin [--traceid ID] [--trcidr1 V]\n"
-			"                [--etmv3-regs ETMCR,ETMIDR,ETMCCER]\n"
+			"                [--etmv3-regs ETMCR,ETMIDR,ETMCCER] [--trcconfigr V] [--raw]\n"
+			"                (--trace-file repeatable: one AUX record each)\n"
 			"                [--image DUMP@ADDR[:OFFSET[:LENGTH]]]...\n"
 			"       [--expect FILE]\n");
 	exit(2);
@@ -405,17 +429,14 @@ int main(int argc, char **argv)
 		{"no-finish", 0, 0, 'f'}, {"dump", 1, 0, 'd'}, {"expect", 1, 0, 'x'},
 		{"hw-id", 0, 0, 'H'},     {"no-mmap", 0, 0, 'M'},  {"no-ctxid", 0, 0, 'C'},
 		{"trace-file", 1, 0, 'T'}, {"image", 1, 0, 'I'}, {"traceid", 1, 0, 'D'},
-		{"trcidr1", 1, 0, 'R'},   {"etmv3-regs", 1, 0, 'V'},
+		{"trcidr1", 1, 0, 'R'},   {"etmv3-regs", 1, 0, 'V'}, {"trcconfigr", 1, 0, 'G'},
+	
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
 	bool raw = false, cpu_wide = false, snapshot = false, finish = true, hw_id = false;
 	bool mmap = true, ctxid = true;
-	const char *trace_file = NULL;
-	uint32_t traceid = 0x10, idr1 = 0x4100f403;
-	const char *etmv3_regs = NULL;
-	char *images[16];
-	int nimages = 0;
+	struct wrap wr = {.traceid = 0x10, .idr1 = 0x4100f403};
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
 					  .osrelease = "6.1.0", .arch = "aarch64",
 					  .nr_cpus_avail = 2, .nr_cpus_online = 2};
@@ -442,19 +463,25 @@ int main(int argc, char **argv)
 		case 'H': hw_id = true; break;
 		case 'M': mmap = false; break;
 		case 'C': ctxid = false; break;
-		case 'T': trace_file = optarg; break;
-		case 'D': traceid = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'R': idr1 = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'V': etmv3_regs = optarg; break;
+		case 'T':
+			if (wr.ntrace_files < 8)
+				wr.trace_files[wr.ntrace_files++] = optarg;
+			break;
+		case 'D': wr.traceid = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'R': wr.idr1 = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'G': wr.trcconfigr = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'V': wr.etmv3 = optarg; break;
 		case 'I':
-			if (nimages < 16)
-				images[nimages++] = optarg;
+			if (wr.nimages < 16)
+				wr.images[wr.nimages++] = optarg;
 			break;
 		default: usage();
 		}
 	}
-	if (out && trace_file)
-		return wrap_capture(out, trace_file, images, nimages, traceid, idr1, etmv3_regs);
+	if (out && wr.ntrace_files) {
+		wr.raw = raw;
+		return wrap_capture(out, &wr);
+	}
 	if (!elf || !out)
 		usage();
 	if (!realpath(elf, abspath)) {

@@ -45,6 +45,30 @@ for ((i = 0; i < 200; i++)); do
 	done
 	try "$TMP/flip.data" "flip run $i"
 done
+
+# A fragment that crashes OpenCSD 1.3.3 (tests/decode/data, found by fuzzing) between
+# two good ones: the crash is reported with the file and offset, decoding resumes in
+# that fragment past the bad bytes, and the fragment after it is decoded in full.
+# (Should a fixed OpenCSD decode the bad fragment, the good ones still must be.)
+crash=$CSTRACE_SOURCE_DIR/tests/decode/data/opencsd133-etmv4-crash.bin
+"$GEN" --elf "$A64" --out "$TMP/one.data" --proto etmv4 --no-ctxid --dump "$TMP/one.bin" \
+  --expect "$TMP/both" || fail "perf_gen --dump failed"
+load=$(readelf -lW "$A64" | awk '$1 == "LOAD" && $NF == "0x10000" {print $3 ":" $2 ":" $5; exit}')
+"$GEN" --out "$TMP/crash.data" --raw --traceid 0x10 --trcconfigr 0xc1 --trace-file "$TMP/one.bin" \
+  --trace-file "$crash" --trace-file "$TMP/one.bin" --image "$A64@${load%%:*}:0:${load##*:}" \
+  --image "$crash@0" || fail "perf_gen --trace-file failed"
+for verb in "decode --format=none" "dump" "script --raw --insn"; do
+  timeout 60 "$CSTRACE" $verb "$TMP/crash.data" >"$TMP/crash.out" 2>"$TMP/crash.err"
+  rc=$?
+  check "crashing fragment, $verb: ends normally (rc $rc)" test $rc -le 1
+  if grep -q crashed "$TMP/crash.err"; then
+    check "crashing fragment, $verb: the crash names file and offset" \
+      grep -q "crash.data: the OpenCSD decoder crashed (signal [0-9]*) near byte [0-9]*; .*resumes there" "$TMP/crash.err"
+  fi
+done
+check "crashing fragment: script gives both good fragments' instructions" \
+  cmp -s <(awk '{print $3}' "$TMP/crash.out") "$TMP/both"
+
 check "no crash or hang in $runs runs on damaged files" test $crashes -eq 0
 check "every message names the damaged file" test $unnamed -eq 0
 check "messages are printable text" bash -c "! LC_ALL=C grep -q -P '[^\\x09\\x20-\\x7e]' '$TMP/allerr'"
