@@ -36,4 +36,24 @@ done
 { cat "$TMP/truth"; echo 400000; } > "$TMP/longer"
 checks=$((checks + 1))
 if cmp "$TMP/longer" suffix; then fail "a decode ending early passed as a suffix"; fi
+# perf's output cut short is excused only as its own end-of-buffer loss: cut inside
+# the last range of several instructions (perf loses whole elements), it must fail.
+cut=$(python3 - "$TMP/dec.jsonl" <<'PY'
+import json, sys
+n = last = 0
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["type"] == "instr_range":
+        if e["insns"] >= 2:
+            last = n + 1
+        n += e["insns"]
+print(last)
+PY
+)
+head -n "$cut" "$TMP/truth" > "$TMP/cut.ips"
+checks=$((checks + 1))
+if python3 "$here/compare.py" --truth "$TMP/truth" --ips "$TMP/cut.ips" --perf-queue "$TMP/dec.jsonl" \
+	--snapshot "$TMP/snap" > /dev/null; then
+	fail "perf output cut inside a range passed as perf's end-of-buffer loss"
+fi
 finish
