@@ -45,8 +45,7 @@ static int on_elem(void *ctx, const struct cst_elem *e)
 
 	if (e->type != cst_elem_no_sync && e->type != cst_elem_eot && e->type != cst_elem_unknown)
 		o->synced++;
-	if (e->type != cst_elem_eot)
-		cli_note_offset(e->offset);
+	trace_opts_note_elem(e);
 	switch (o->format) {
 	case out_none:
 		return 0;
@@ -145,11 +144,9 @@ int cmd_decode(int argc, char **argv)
 	}
 	setvbuf(out.f, NULL, _IOFBF, 1 << 20);
 
-	cli_note_input(argv[optind]);
-	ret = cst_session_open(&session, argv[optind], &topts.session);
+	ret = trace_opts_open(&topts, argv[optind], out.f, &session);
 	if (ret < 0)
 		goto out;
-	cli_note_resumable(trace_opts_resumable(&topts, session), out.f);
 	ret = cst_session_run(session, on_elem, NULL, &out);
 	cli_progress_end();
 	cst_session_get_stats(session, &st);

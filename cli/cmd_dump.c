@@ -75,11 +75,9 @@ int cmd_dump(int argc, char **argv)
 	if (trace_opts_finish(&topts) < 0)
 		goto usage_error;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	cli_note_input(argv[optind]);
-	ret = cst_session_open(&session, argv[optind], &topts.session);
+	ret = trace_opts_open(&topts, argv[optind], stdout, &session);
 	if (ret < 0)
 		goto out;
-	cli_note_resumable(trace_opts_resumable(&topts, session), stdout);
 	ret = cst_session_dump(session, on_packet, &out);
 	cli_progress_end();
 	fflush(stdout);

@@ -168,8 +168,7 @@ static int on_elem(void *ctx, const struct cst_elem *e)
 	struct script *s = ctx;
 	uint8_t id = e->trace_id & 0x7f;
 
-	if (e->type != cst_elem_eot)
-		cli_note_offset(e->offset);
+	trace_opts_note_elem(e);
 	switch (e->type) {
 	case cst_elem_instr_range:
 		if (s->insn) {
@@ -259,12 +258,10 @@ int cmd_script(int argc, char **argv)
 	if (trace_opts_finish(&topts) < 0)
 		goto usage_error;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	cli_note_input(argv[optind]);
-	ret = cst_session_open(&session, argv[optind], &topts.session);
+	/* samples stream out as they come: a decoder crash can be skipped */
+	ret = trace_opts_open(&topts, argv[optind], stdout, &session);
 	if (ret < 0)
 		goto out;
-	/* samples stream out as they come: a decoder crash can be skipped */
-	cli_note_resumable(trace_opts_resumable(&topts, session), stdout);
 	s.symfs = topts.session.symfs;
 	ret = cst_session_run(session, on_elem, on_sideband, &s);
 	cli_progress_end();

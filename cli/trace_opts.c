@@ -192,11 +192,34 @@ int trace_opts_finish(struct trace_opts *t)
 	return 0;
 }
 
-bool trace_opts_resumable(const struct trace_opts *t, const struct cst_session *s)
+/* Whether @s can be decoded again from a byte offset after a decoder crash: a
+ * perf.data file (resumed in the fragment that crashed), or a snapshot or raw dump
+ * with one buffer to decode (the offset would not fit the others). */
+static bool resumable(const struct trace_opts *t, const struct cst_session *s)
 {
 	bool all = t->session.buffer && !strcasecmp(t->session.buffer, "all");
 
 	/* perf.data: one decode order over all fragments, whatever the buffers */
 	return cst_session_kind(s) == cst_input_perf || !all ||
 	       cst_trace_nbuffers(cst_session_trace(s)) == 1;
+}
+
+int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
+		    struct cst_session **session)
+{
+	int ret;
+
+	cli_note_input(path);
+	ret = cst_session_open(session, path, &t->session);
+	if (ret < 0)
+		return ret;
+	cli_note_resumable(resumable(t, *session), out);
+	return 0;
+}
+
+void trace_opts_note_elem(const struct cst_elem *e)
+{
+	/* end of trace carries no position of its own (OpenCSD gives it index 0) */
+	if (e->type != cst_elem_eot)
+		cli_note_offset(e->offset);
 }

@@ -4,6 +4,7 @@
 #define CSTRACE_CLI_TRACE_OPTS_H
 
 #include <getopt.h>
+#include <stdio.h>
 
 #include "cstrace/decode.h"
 
@@ -57,9 +58,12 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg);
 /** Finish: resolve --board. Returns 0 or -1. */
 int trace_opts_finish(struct trace_opts *t);
 void trace_opts_fini(struct trace_opts *t);
-/** True when @s can be decoded again from a byte offset after a decoder crash: a
- *  perf.data file (resumed in the fragment that crashed), or a snapshot or raw dump
- *  with one buffer to decode (the offset would not fit the others). */
-bool trace_opts_resumable(const struct trace_opts *t, const struct cst_session *s);
+/** Open @path for a verb that streams its output to @out as it decodes: the crash
+ *  report is told the input, and whether a decoder crash can be skipped (perf.data,
+ *  or a snapshot or raw dump with one buffer to decode). Returns 0 or an error. */
+int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
+		    struct cst_session **session);
+/** Tell the crash report how far decoding got (from each element delivered). */
+void trace_opts_note_elem(const struct cst_elem *e);
 
 #endif
