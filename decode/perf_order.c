@@ -1,0 +1,405 @@
+/* perf 6.1's timed order for cs_etm queues (see perf_order.h). The names follow
+ * perf's: a queue is one AUX ring (a CPU), a lane is one trace ID's packet queue in
+ * it, a packet is what perf queues (ranges, exceptions and their returns, and the
+ * discontinuities NO_SYNC / TRACE_ON), and a chunk ends where perf's decoder stops
+ * with a time estimate. */
+#include "perf_order.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <opencsd/trc_gen_elem_types.h>
+
+/* perf's packet queue holds CS_ETM_PACKET_MAX_BUFFER - 1 packets; the decoder
+ * stops when it is full (cs_etm_decoder__buffer_packet). */
+#define PACKET_QUEUE_FULL 1023u
+#define NIDS 128u
+
+struct held {
+	struct cst_elem e;
+	ocsd_generic_trace_elem o; /* copy of e.ocsd, when there was one */
+	bool has_o;
+	bool end; /* not an element: the AUX fragment ended */
+};
+
+struct vec {
+	struct held *v;
+	size_t head, n, cap;
+};
+
+/* One trace ID in one queue: held elements and perf's time estimate state
+ * (struct cs_etm_packet_queue: cs_timestamp, next_cs_timestamp, instr_count). */
+struct lane {
+	struct vec held;
+	uint64_t cs_ts, next_ts, instr_count;
+	uint32_t packets;
+};
+
+struct queue {
+	struct vec in;            /* decoded, not yet walked by the model */
+	struct lane *lanes[NIDS]; /* by trace ID, made on first use */
+	bool exhausted;
+};
+
+struct heap_item {
+	uint64_t key;
+	uint32_t queue;
+	uint8_t id;
+};
+
+struct perf_order {
+	unsigned nqueues;
+	struct queue *q;
+	enum perf_order_ctx ctx_kind;
+	perf_order_fill_fn fill;
+	cst_elem_fn emit;
+	void *ctx;
+	struct heap_item *heap;
+	unsigned nheap;
+};
+
+/* What the model says after an element, as perf's decoder callback answers. */
+enum step { step_cont, step_wait_time, step_wait };
+
+struct perf_order *perf_order_alloc(unsigned nqueues, enum perf_order_ctx ctx_kind,
+				    perf_order_fill_fn fill, cst_elem_fn emit, void *ctx)
+{
+	struct perf_order *o;
+
+	if (!nqueues || !fill || !emit)
+		return NULL;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->q = calloc(nqueues, sizeof(*o->q));
+	o->heap = calloc(nqueues, sizeof(*o->heap));
+	if (!o->q || !o->heap) {
+		perf_order_free(o);
+		return NULL;
+	}
+	o->nqueues = nqueues;
+	o->ctx_kind = ctx_kind;
+	o->fill = fill;
+	o->emit = emit;
+	o->ctx = ctx;
+	return o;
+}
+
+void perf_order_free(struct perf_order *o)
+{
+	if (!o)
+		return;
+	for (unsigned i = 0; o->q && i < o->nqueues; i++) {
+		free(o->q[i].in.v);
+		for (unsigned id = 0; id < NIDS; id++) {
+			if (o->q[i].lanes[id])
+				free(o->q[i].lanes[id]->held.v);
+			free(o->q[i].lanes[id]);
+		}
+	}
+	free(o->q);
+	free(o->heap);
+	free(o);
+}
+
+/* ------------------------------------------------------------- holding */
+
+static struct held *vec_add(struct vec *v)
+{
+	if (v->head && v->head == v->n) {
+		v->head = v->n = 0; /* drained: start over at the front */
+	}
+	if (v->n == v->cap) {
+		size_t ncap = v->cap ? v->cap * 2 : 256;
+		void *n = realloc(v->v, ncap * sizeof(*v->v));
+
+		if (!n)
+			return NULL;
+		v->v = n;
+		v->cap = ncap;
+	}
+	return &v->v[v->n++];
+}
+
+int perf_order_push(struct perf_order *o, unsigned queue, const struct cst_elem *e)
+{
+	struct held *h;
+
+	if (!o || queue >= o->nqueues || !e)
+		return -cste_invalid;
+	h = vec_add(&o->q[queue].in);
+	if (!h)
+		return -cste_nomem;
+	h->e = *e;
+	h->end = false;
+	h->has_o = e->ocsd != NULL;
+	if (h->has_o) {
+		h->o = *(const ocsd_generic_trace_elem *)e->ocsd;
+		h->o.ptr_extended_data = NULL; /* the payload it points to is gone; e has it */
+	}
+	h->e.ocsd = NULL;
+	return 0;
+}
+
+int perf_order_end_fragment(struct perf_order *o, unsigned queue)
+{
+	struct held *h;
+
+	if (!o || queue >= o->nqueues)
+		return -cste_invalid;
+	h = vec_add(&o->q[queue].in);
+	if (!h)
+		return -cste_nomem;
+	memset(h, 0, sizeof(*h));
+	h->end = true;
+	return 0;
+}
+
+static struct lane *lane_of(struct perf_order *o, unsigned queue, uint8_t id)
+{
+	struct lane **l = &o->q[queue].lanes[id & (NIDS - 1)];
+
+	if (!*l)
+		*l = calloc(1, sizeof(**l));
+	return *l;
+}
+
+/* perf processes a lane's packet queue: its samples go out now. */
+static int lane_flush(struct perf_order *o, struct lane *l)
+{
+	int ret = 0;
+
+	for (size_t i = l->held.head; i < l->held.n && !ret; i++) {
+		struct held *h = &l->held.v[i];
+
+		h->e.ocsd = h->has_o ? &h->o : NULL;
+		ret = o->emit(o->ctx, &h->e);
+	}
+	l->held.head = l->held.n = 0;
+	l->packets = 0;
+	return ret;
+}
+
+/* cs_etm__clear_all_traceid_queues: every lane of the queue, by trace ID. */
+static int queue_flush(struct perf_order *o, unsigned queue)
+{
+	int ret = 0;
+
+	for (unsigned id = 0; id < NIDS && !ret; id++)
+		if (o->q[queue].lanes[id])
+			ret = lane_flush(o, o->q[queue].lanes[id]);
+	return ret;
+}
+
+/* cs_etm__clear_all_packet_queues: perf throws the packets away before a queue's
+ * first timestamp. cstrace keeps them (they go out with the lane's first chunk)
+ * but counts as perf counts. */
+static void queue_forget_packets(struct perf_order *o, unsigned queue)
+{
+	for (unsigned id = 0; id < NIDS; id++)
+		if (o->q[queue].lanes[id])
+			o->q[queue].lanes[id]->packets = 0;
+}
+
+/* ------------------------------------------------------------- the model */
+
+static void reset_time(struct lane *l)
+{
+	l->cs_ts = l->next_ts = l->instr_count = 0;
+}
+
+static enum step packet(struct lane *l)
+{
+	return ++l->packets == PACKET_QUEUE_FULL ? step_wait : step_cont;
+}
+
+/* What perf's cs_etm_decoder__gen_trace_elem_printer answers for @e. */
+static enum step step(struct perf_order *o, struct lane *l, const struct cst_elem *e,
+		      uint64_t *key)
+{
+	switch (e->type) {
+	case cst_elem_no_sync:
+	case cst_elem_trace_on:
+		/* a discontinuity: "who knows when we'll get new traces" */
+		reset_time(l);
+		return packet(l);
+	case cst_elem_instr_range:
+		if (packet(l) == step_wait)
+			return step_wait; /* full: no time estimate for this range */
+		l->instr_count += e->num_insns;
+		if (!l->cs_ts)
+			return step_cont; /* no timestamp since the discontinuity yet */
+		/* do_soft_timestamp: the range started where the last estimate ended */
+		l->cs_ts = l->next_ts;
+		l->next_ts += l->instr_count;
+		l->instr_count = 0;
+		*key = l->cs_ts;
+		return step_wait_time;
+	case cst_elem_exception:
+	case cst_elem_exception_ret:
+		return packet(l);
+	case cst_elem_timestamp:
+		if (l->cs_ts) {
+			l->next_ts = e->timestamp; /* the next soft timestamp takes it */
+			return step_cont;
+		}
+		/* do_hard_timestamp: the first since a discontinuity dates the ranges
+		 * before it back by their instruction count (0 when that would underflow) */
+		if (!e->timestamp || l->instr_count > e->timestamp)
+			l->cs_ts = 0;
+		else
+			l->cs_ts = e->timestamp - l->instr_count;
+		l->next_ts = e->timestamp;
+		l->instr_count = 0;
+		*key = l->cs_ts;
+		return l->cs_ts ? step_wait_time : step_wait;
+	case cst_elem_pe_context:
+		/* a context that names the thread: a timestamp follows, rely on it */
+		if ((o->ctx_kind == perf_order_ctx_ctxid && e->ctx.ctxid_valid) ||
+		    (o->ctx_kind == perf_order_ctx_vmid && e->ctx.vmid_valid))
+			reset_time(l);
+		return step_cont;
+	case cst_elem_eot:
+		/* perf resets its decoder between fragments and never sends the end of
+		 * trace: it sees no such element */
+	default:
+		return step_cont;
+	}
+}
+
+/* ------------------------------------------------------------- the heap */
+
+/* auxtrace_heap__add / auxtrace_heap__pop, ties broken as there: the same keys
+ * must come out in the same order as in perf. */
+static void heap_place(struct perf_order *o, unsigned pos, struct heap_item it)
+{
+	while (pos) {
+		unsigned parent = (pos - 1) >> 1;
+
+		if (o->heap[parent].key <= it.key)
+			break;
+		o->heap[pos] = o->heap[parent];
+		pos = parent;
+	}
+	o->heap[pos] = it;
+}
+
+static void heap_add(struct perf_order *o, unsigned queue, uint8_t id, uint64_t key)
+{
+	/* a queue waits in the heap at most once: it stops decoding until popped */
+	heap_place(o, o->nheap++, (struct heap_item){key, queue, id});
+}
+
+static void heap_pop(struct perf_order *o)
+{
+	unsigned pos = 0, cnt = o->nheap;
+
+	o->nheap--;
+	for (;;) {
+		unsigned left = (pos << 1) + 1, right = left + 1;
+
+		if (left >= cnt)
+			break;
+		if (right >= cnt) {
+			o->heap[pos] = o->heap[left];
+			return;
+		}
+		if (o->heap[left].key < o->heap[right].key) {
+			o->heap[pos] = o->heap[left];
+			pos = left;
+		} else {
+			o->heap[pos] = o->heap[right];
+			pos = right;
+		}
+	}
+	heap_place(o, pos, o->heap[cnt - 1]);
+}
+
+/* ------------------------------------------------------------- running */
+
+/* The next held input of @queue, decoding more when none is left; NULL at its end
+ * (*err says whether that is an error). */
+static struct held *next_in(struct perf_order *o, unsigned queue, int *err)
+{
+	struct queue *q = &o->q[queue];
+
+	*err = 0;
+	while (q->in.head == q->in.n) {
+		int ret;
+
+		if (q->exhausted)
+			return NULL;
+		q->in.head = q->in.n = 0;
+		ret = o->fill(o->ctx, queue);
+		if (ret == 1) {
+			q->exhausted = true;
+		} else if (ret) {
+			*err = ret;
+			return NULL;
+		}
+	}
+	return &q->in.v[q->in.head++];
+}
+
+/* Decode @queue until perf would stop it with a time estimate (the queue then
+ * waits in the heap) or until it ends. @first: cs_etm__queue_first_cs_timestamp,
+ * before the queue's first estimate. */
+static int run_queue(struct perf_order *o, unsigned queue, bool first)
+{
+	for (;;) {
+		struct held *h, *dst;
+		struct lane *l;
+		uint64_t key = 0;
+		enum step s;
+		int err;
+
+		h = next_in(o, queue, &err);
+		if (!h)
+			return err ? err : queue_flush(o, queue);
+		if (h->end) {
+			/* the fragment is used up with no estimate pending */
+			if (first)
+				queue_forget_packets(o, queue);
+			else if ((err = queue_flush(o, queue)))
+				return err;
+			continue;
+		}
+		l = lane_of(o, queue, h->e.trace_id);
+		if (!l || !(dst = vec_add(&l->held)))
+			return -cste_nomem;
+		*dst = *h;
+		s = step(o, l, &dst->e, &key);
+		if (s == step_wait_time) {
+			heap_add(o, queue, dst->e.trace_id & (NIDS - 1), key);
+			return 0;
+		}
+		if (s == step_wait) {
+			/* a full packet queue, or a timestamp that gave no estimate */
+			if (first)
+				queue_forget_packets(o, queue);
+			else if ((err = queue_flush(o, queue)))
+				return err;
+		}
+	}
+}
+
+int perf_order_run(struct perf_order *o)
+{
+	int ret = 0;
+
+	if (!o)
+		return -cste_invalid;
+	for (unsigned i = 0; i < o->nqueues && !ret; i++)
+		ret = run_queue(o, i, true);
+	while (!ret && o->nheap) {
+		struct heap_item top = o->heap[0];
+		struct lane *l = o->q[top.queue].lanes[top.id];
+
+		heap_pop(o);
+		ret = lane_flush(o, l);
+		if (!ret)
+			ret = run_queue(o, top.queue, false);
+	}
+	return ret;
+}

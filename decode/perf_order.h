@@ -1,0 +1,44 @@
+/* Internal to decode/: the order in which Linux perf 6.1 delivers the trace of a
+ * timestamped cs_etm recording (ETM_OPT_TS set), so that cstrace's output can be
+ * compared with perf script line by line.
+ *
+ * perf decodes each AUX queue (one per CPU ring) with its own decoder and merges
+ * the queues by an estimated time (tools/perf/util/cs-etm.c, cs_etm__process_queues,
+ * and cs-etm-decoder.c): after every instruction range the decoder stops with an
+ * estimate "last hardware timestamp + instructions executed since"; a min-heap of
+ * one entry per queue picks which queue goes on. This module models exactly that
+ * over cstrace's own elements: decoding never pauses, elements are held per queue
+ * and handed on in perf's order. Where perf 6.1 throws trace away (before a queue's
+ * first timestamp; the rest of the last packet of an AUX fragment), cstrace keeps it:
+ * it goes out with the chunk perf would have put it in. */
+#ifndef CSTRACE_DECODE_PERF_ORDER_H
+#define CSTRACE_DECODE_PERF_ORDER_H
+
+#include <stdint.h>
+
+#include "cstrace/decode.h"
+
+struct perf_order;
+
+/** Decode more of queue @queue: push its next elements (perf_order_push) and
+ *  perf_order_end_fragment() where an AUX fragment ends. Returns 0, 1 when the
+ *  queue has nothing left, or a negative error / positive stop value. */
+typedef int (*perf_order_fill_fn)(void *ctx, unsigned queue);
+
+/** Which context IDs carry a thread ID (perf resets its time estimate on them). */
+enum perf_order_ctx { perf_order_ctx_none, perf_order_ctx_ctxid, perf_order_ctx_vmid };
+
+struct perf_order *perf_order_alloc(unsigned nqueues, enum perf_order_ctx ctx_kind,
+				    perf_order_fill_fn fill, cst_elem_fn emit, void *ctx);
+void perf_order_free(struct perf_order *o);
+
+/** Hold a copy of @e (and of the OpenCSD element behind it) for @queue. */
+int perf_order_push(struct perf_order *o, unsigned queue, const struct cst_elem *e);
+/** The AUX fragment being decoded for @queue ends here. */
+int perf_order_end_fragment(struct perf_order *o, unsigned queue);
+
+/** Run all queues to their end, handing elements to @emit in perf's order.
+ *  Returns 0, or the first non-zero value of @fill or @emit. */
+int perf_order_run(struct perf_order *o);
+
+#endif

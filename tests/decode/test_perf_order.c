@@ -1,0 +1,161 @@
+/* Unit tests of decode/perf_order.c, the model of perf 6.1's timed merge of cs_etm
+ * queues. Each case scripts the elements of a few queues; the expected orders are
+ * worked out by hand from tools/perf/util/cs-etm.c and cs-etm-decoder.c (6.1):
+ * time estimates per range, heap ties, a full packet queue, a timestamp that would
+ * underflow. The whole-run check against perf itself is tests/synth/time_order.sh. */
+#include <stdio.h>
+#include <string.h>
+
+#include "perf_order.h"
+#include "test.h"
+
+/* One scripted element: a type letter and a number.
+ *   'O' trace on   'T' timestamp N   'R' range of N instructions
+ *   'C' context (thread ID valid)   '|' end of an AUX fragment */
+struct ev {
+	char kind;
+	unsigned long long n;
+};
+
+struct script {
+	const struct ev *q[2];
+	size_t nev[2], pos[2];
+	struct perf_order *o;
+	char out[8192];
+	size_t len;
+	int last_q, run; /* the run of elements of one queue being counted */
+};
+
+/* Each fill pushes a whole fragment: decoding ahead must not change the order. */
+static int fill(void *ctx, unsigned q)
+{
+	struct script *s = ctx;
+
+	if (s->pos[q] == s->nev[q])
+		return 1;
+	while (s->pos[q] < s->nev[q]) {
+		const struct ev *v = &s->q[q][s->pos[q]++];
+		struct cst_elem e;
+
+		if (v->kind == '|')
+			return perf_order_end_fragment(s->o, q);
+		memset(&e, 0, sizeof(e));
+		e.trace_id = (uint8_t)(0x10 + 2 * q);
+		e.cpu = (int32_t)q;
+		e.start = s->pos[q]; /* the element's index in its queue, for the check */
+		switch (v->kind) {
+		case 'O': e.type = cst_elem_trace_on; break;
+		case 'T': e.type = cst_elem_timestamp; e.timestamp = v->n; break;
+		case 'R': e.type = cst_elem_instr_range; e.num_insns = (uint32_t)v->n; break;
+		case 'C': e.type = cst_elem_pe_context; e.ctx.ctxid_valid = true; break;
+		}
+		if (perf_order_push(s->o, q, &e))
+			return -1;
+	}
+	return 0;
+}
+
+/* Runs of queue numbers, "0x2 1x3 ...": which queue emitted how many in a row. */
+static void put_run(struct script *s)
+{
+	if (s->run)
+		s->len += (size_t)snprintf(s->out + s->len, sizeof(s->out) - s->len, "%s%dx%d",
+					   s->len ? " " : "", s->last_q, s->run);
+}
+
+static int emit(void *ctx, const struct cst_elem *e)
+{
+	struct script *s = ctx;
+
+	if (s->run && s->last_q != e->cpu) {
+		put_run(s);
+		s->run = 0;
+	}
+	s->last_q = e->cpu;
+	s->run++;
+	return 0;
+}
+
+static void run(const char *name, const struct ev *q0, size_t n0, const struct ev *q1,
+		size_t n1, const char *want)
+{
+	struct script s;
+
+	memset(&s, 0, sizeof(s));
+	s.q[0] = q0;
+	s.q[1] = q1;
+	s.nev[0] = n0;
+	s.nev[1] = n1;
+	s.o = perf_order_alloc(2, perf_order_ctx_ctxid, fill, emit, &s);
+	CHECK(s.o != NULL);
+	CHECK_EQ_INT(perf_order_run(s.o), 0);
+	put_run(&s);
+	if (strcmp(s.out, want))
+		fprintf(stderr, "%s: got \"%s\"\n", name, s.out);
+	CHECK_EQ_STR(s.out, want);
+	perf_order_free(s.o);
+}
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+int main(void)
+{
+	/* Each range goes out when the heap reaches the estimate of its start:
+	 * queue 0 ranges start at 100, 110, 120; queue 1's at 105, 115. The trace-on
+	 * and timestamp wait with the queue's first estimate. */
+	static const struct ev a0[] = {{'O', 0}, {'T', 100}, {'R', 10}, {'R', 10}, {'R', 10}};
+	static const struct ev a1[] = {{'O', 0}, {'T', 105}, {'R', 10}, {'R', 10}};
+	/* 0:on,ts(100) 0:r100 1:on,ts(105) 1:r105 0:r110 1:r115 0:r120 */
+	run("estimates", a0, N(a0), a1, N(a1), "0x3 1x3 0x1 1x1 0x1");
+
+	/* Equal estimates: the entry already in the heap goes first. */
+	static const struct ev b0[] = {{'O', 0}, {'T', 100}, {'R', 1}};
+	static const struct ev b1[] = {{'O', 0}, {'T', 100}, {'R', 1}};
+	/* 0:on,ts 1:on,ts 0:r (re-added at 100 below 1's entry) 1:r */
+	run("ties", b0, N(b0), b1, N(b1), "0x2 1x2 0x1 1x1");
+
+	/* A hard timestamp after ranges dates them back: 3 ranges of 10 before the
+	 * timestamp 100 started at 70, before queue 1's 80. A new fragment starts over
+	 * (its trace-on resets the estimate): its ranges wait for its timestamp, 200. */
+	static const struct ev c0[] = {{'O', 0}, {'R', 10}, {'R', 10}, {'R', 10}, {'T', 100},
+				       {'R', 5}, {'|', 0}, {'O', 0}, {'R', 1}, {'T', 200}};
+	static const struct ev c1[] = {{'O', 0}, {'T', 80}, {'R', 50}, {'R', 50}};
+	/* 0:on,r,r,r,ts(70) 1:on,ts(80) 1:r80 0:r100 1:r130 0:on,r,ts(199) */
+	run("dated back", c0, N(c0), c1, N(c1), "0x5 1x3 0x1 1x1 0x3");
+
+	/* A timestamp smaller than the instructions before it gives no estimate (perf
+	 * warns of an underflow); the next one does: 25 = 30 - 5. */
+	static const struct ev d0[] = {{'O', 0}, {'R', 50}, {'T', 20}, {'R', 5}, {'T', 30},
+				       {'R', 1}};
+	static const struct ev d1[] = {{'O', 0}, {'T', 22}, {'R', 5}, {'R', 1}};
+	/* 1:on,ts(22) 1:r22 0:on,r,ts,r,ts(25) 1:r27 0:r30 */
+	run("underflow", d0, N(d0), d1, N(d1), "1x3 0x5 1x1 0x1");
+
+	/* A context naming the thread resets the estimate: ranges after it wait for the
+	 * next timestamp (5 + 5 = 10 instructions before 300: they start at 290). */
+	static const struct ev e0[] = {{'O', 0}, {'T', 100}, {'C', 0}, {'R', 5}, {'R', 5},
+				       {'T', 300}};
+	static const struct ev e1[] = {{'O', 0}, {'T', 200}, {'R', 100}, {'R', 1}};
+	/* 0:on,ts(100) 1:on,ts(200) 1:r200 0:ctx,r,r,ts(290) 1:r300 */
+	run("context", e0, N(e0), e1, N(e1), "0x2 1x3 0x4 1x1");
+
+	/* A full packet queue (1023 packets) with no estimate goes out at once, in the
+	 * middle of the queue's turn, ahead of queue 1 (estimate 2000); the ranges after
+	 * it wait for the next timestamp: 5000 less their 1099 instructions (the range
+	 * that filled the queue is not counted, as in perf). */
+	{
+		static struct ev f0[1100 + 4];
+		static const struct ev f1[] = {{'O', 0}, {'T', 2000}, {'R', 1}};
+		size_t n = 0;
+
+		f0[n++] = (struct ev){'O', 0};
+		f0[n++] = (struct ev){'T', 1000};
+		f0[n++] = (struct ev){'O', 0};
+		for (int i = 0; i < 1100; i++)
+			f0[n++] = (struct ev){'R', 1};
+		f0[n++] = (struct ev){'T', 5000};
+		/* 0:on,ts(1000) 0:on + 1022 ranges (full) 1:on,ts,r(2000) 0:78 ranges,ts */
+		run("full queue", f0, n, f1, N(f1), "0x1025 1x3 0x79");
+	}
+	return test_done();
+}
