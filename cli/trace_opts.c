@@ -142,6 +142,18 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 	case 0x100b:
 		t->board = arg;
 		return 1;
+	case 0x100d:
+		if (!strcasecmp(arg, "time")) {
+			t->session.order = cst_order_time;
+		} else if (!strcasecmp(arg, "file")) {
+			t->session.order = cst_order_file;
+		} else if (!strcasecmp(arg, "auto")) {
+			t->session.order = cst_order_auto;
+		} else {
+			cli_error("--order: '%s': expected time, file or auto", arg);
+			return -1;
+		}
+		return 1;
 	case 0x100c:
 		t->session.buildid_dir = arg;
 		return 1;
@@ -192,16 +204,21 @@ int trace_opts_finish(struct trace_opts *t)
 	return 0;
 }
 
+/* Element offsets say how far decoding got, unless elements come out merged by
+ * time: then decoders run ahead of what is printed. */
+static bool offsets_noted = true;
+
 /* Whether @s can be decoded again from a byte offset after a decoder crash: a
- * perf.data file (resumed in the fragment that crashed), or a snapshot or raw dump
- * with one buffer to decode (the offset would not fit the others). */
+ * perf.data file in file order (resumed in the fragment that crashed), or a
+ * snapshot or raw dump with one buffer to decode (the offset would not fit the
+ * others). A time-ordered merge cannot restart in the middle. */
 static bool resumable(const struct trace_opts *t, const struct cst_session *s)
 {
 	bool all = t->session.buffer && !strcasecmp(t->session.buffer, "all");
 
-	/* perf.data: one decode order over all fragments, whatever the buffers */
-	return cst_session_kind(s) == cst_input_perf || !all ||
-	       cst_trace_nbuffers(cst_session_trace(s)) == 1;
+	if (cst_session_kind(s) == cst_input_perf)
+		return cst_session_order(s) == cst_order_file;
+	return !all || cst_trace_nbuffers(cst_session_trace(s)) == 1;
 }
 
 int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
@@ -213,6 +230,7 @@ int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
 	ret = cst_session_open(session, path, &t->session);
 	if (ret < 0)
 		return ret;
+	offsets_noted = cst_session_order(*session) == cst_order_file;
 	cli_note_resumable(resumable(t, *session), out);
 	return 0;
 }
@@ -220,6 +238,6 @@ int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
 void trace_opts_note_elem(const struct cst_elem *e)
 {
 	/* end of trace carries no position of its own (OpenCSD gives it index 0) */
-	if (e->type != cst_elem_eot)
+	if (offsets_noted && e->type != cst_elem_eot)
 		cli_note_offset(e->offset);
 }

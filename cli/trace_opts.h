@@ -33,7 +33,8 @@ struct trace_opts {
 	{"symfs", required_argument, NULL, 0x1009},                         \
 	{"kernel", required_argument, NULL, 0x100a},                        \
 	{"board", required_argument, NULL, 0x100b},                         \
-	{"buildid-dir", required_argument, NULL, 0x100c}
+	{"buildid-dir", required_argument, NULL, 0x100c},                   \
+	{"order", required_argument, NULL, 0x100d}
 
 #define TRACE_OPTS_HELP                                                                   \
 	"  --id LIST            decode only these trace IDs (e.g. 0x10,0x12)\n"            \
@@ -49,7 +50,10 @@ struct trace_opts {
 	"  --board NAME         raw dump: register defaults of a board profile\n"         \
 	"  --symfs DIR          perf.data: find recorded binaries under DIR\n"             \
 	"  --kernel FILE        perf.data: vmlinux or kcore for kernel addresses\n"        \
-	"  --buildid-dir DIR    perf.data: build-id cache (default ~/.debug)\n"
+	"  --buildid-dir DIR    perf.data: build-id cache (default ~/.debug)\n"             \
+	"  --order time|file    perf.data: merge CPUs by trace time as perf does (default\n" \
+	"                       when recorded with timestamps), or each AUX record whole\n" \
+	"                       in file order (can decode on past a decoder crash)\n"
 
 void trace_opts_init(struct trace_opts *t);
 /** Handle one getopt value in the TRACE_OPTS range. Returns 1 if handled, 0 if not

@@ -384,6 +384,8 @@ int cst_elem_format_json(const struct cst_elem *e, char *buf, size_t size)
 		json_object_set_new(o, "pid", json_integer(e->pid));
 	if (e->tid >= 0)
 		json_object_set_new(o, "tid", json_integer(e->tid));
+	if (e->fragment)
+		json_object_set_new(o, "fragment", json_integer(e->fragment));
 	switch (e->type) {
 	case cst_elem_instr_range:
 	case cst_elem_i_range_nopath:

@@ -2,6 +2,7 @@
  * record to one decoder run over its AUXTRACE bytes, sideband to pid/tid/cpu and memory. */
 #include "perf_input.h"
 #include "perf_mem.h"
+#include "perf_order.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -12,6 +13,9 @@
 #include "cstrace/perfdata.h"
 
 #define FEED_CHUNK (256u * 1024u)
+/* time order: bytes decoded at a time per queue (bounds what is held undelivered) */
+#define TIMED_PIECE 4096u
+#define ETM_OPT_TS 28 /* cs_etm attr.config: timestamps on (perf decodes by time) */
 #define PROT_EXEC_BIT 0x4
 #define MISC_COMM_EXEC (1u << 13)
 #define MISC_MMAP_DATA (1u << 13)
@@ -24,6 +28,28 @@ struct auxbuf {
 
 struct thread {
 	int32_t tid, pid;
+};
+
+/* An AUX record's trace: where it is, which queue (ring) it came from and whose
+ * it is when it starts (from ITRACE_START / SWITCH at the record). */
+struct frag {
+	uint64_t data_off, size;
+	uint64_t rec_off; /* file offset of the AUX record */
+	uint32_t queue;
+	int ci;           /* index of its CPU in AUXTRACE_INFO */
+	bool raw;
+	int32_t pid, tid, cpu;
+};
+
+/* Time order: each queue decoded by its own decoder, a piece at a time. */
+struct tqueue {
+	struct cst_decoder *frames, *raw;
+	int raw_ci;
+	uint64_t scan;           /* next fragment to look at */
+	const struct frag *cur;  /* the fragment being decoded, or NULL */
+	uint64_t pos, left;
+	struct cst_decoder *dec;
+	int32_t pid, tid, cpu;   /* attribution as it stands in this queue */
 };
 
 /* Who runs on a CPU (per-CPU) or in a per-thread buffer, from ITRACE_START/SWITCH. */
@@ -68,6 +94,24 @@ struct cst_perf_input {
 	int32_t cur_pid, cur_tid, cur_cpu;
 	uint32_t fragment;
 	uint64_t truncated_aux, missing_aux;
+	bool sb_apply; /* sideband() changes threads and maps (not when only telling) */
+
+	/* time order (cst_order_time): fragments queued by a first walk, then merged */
+	bool timed;
+	struct frag *frags;
+	uint64_t nfrags, cap_frags;
+	struct tqueue *tq;
+	unsigned ntq, cur_queue;
+	struct perf_order *order;
+	const struct cst_trace *trace;
+	uint8_t *piece;
+	cst_elem_fn user_elem_fn;
+	cst_sideband_fn user_sb_fn;
+	void *user_ctx;
+	/* sideband told by a second reader that trails the merge */
+	struct cst_perf_reader *sb_r;
+	struct cst_perf_record sb_rec;
+	bool sb_pending, sb_done;
 };
 
 static void warnf(struct cst_perf_input *in, uint64_t off, const char *fmt, ...)
@@ -228,6 +272,19 @@ static enum pid_fmt pid_format(const struct cst_perf_etm_cpu *c)
 	return (c->trcconfigr & (1u << 6)) ? pid_fmt_ctxid : pid_fmt_none;
 }
 
+/* perf decodes by time when the cs_etm event had timestamps on (its config bit
+ * ETM_OPT_TS; cs_etm__setup_timeless_decoding), whatever its sample_type says. */
+static bool recorded_with_timestamps(const struct cst_perf_input *in)
+{
+	for (int i = 0; i < cst_perf_reader_nattrs(in->r); i++) {
+		const struct cst_perf_attr *a = cst_perf_reader_attr(in->r, i);
+
+		if (a && a->type == in->info.pmu_type && (a->config & (1ull << ETM_OPT_TS)))
+			return true;
+	}
+	return false;
+}
+
 /* First pass: trace IDs from AUX_OUTPUT_HW_ID, data formats, AUXTRACE buffers. */
 static int prescan(struct cst_perf_input *in, uint8_t *hw_ids, bool *frames, bool *raw_cpu)
 {
@@ -343,6 +400,9 @@ int cst_perf_input_open(struct cst_perf_input **out, const char *path,
 			 path);
 	}
 	in->pid_fmt = pid_format(&in->info.cpus[0]);
+	in->timed = opts && opts->order == cst_order_time;
+	if (!opts || opts->order == cst_order_auto)
+		in->timed = recorded_with_timestamps(in);
 
 	/* Sources: one per CPU; all in the frame buffer, and one raw buffer per CPU
 	 * whose data is unformatted (a single source per unformatted stream). */
@@ -406,10 +466,34 @@ fail:
 	return err;
 }
 
+enum cst_order cst_perf_input_order(const struct cst_perf_input *in)
+{
+	return in && in->timed ? cst_order_time : cst_order_file;
+}
+
+static void free_timed(struct cst_perf_input *in)
+{
+	for (unsigned q = 0; in->tq && q < in->ntq; q++) {
+		cst_decoder_free(in->tq[q].frames);
+		cst_decoder_free(in->tq[q].raw);
+	}
+	free(in->tq);
+	in->tq = NULL;
+	in->ntq = 0;
+	perf_order_free(in->order);
+	in->order = NULL;
+	cst_perf_reader_free(in->sb_r);
+	in->sb_r = NULL;
+	free(in->piece);
+	in->piece = NULL;
+}
+
 void cst_perf_input_free(struct cst_perf_input *in)
 {
 	if (!in)
 		return;
+	free_timed(in);
+	free(in->frags);
 	cst_decoder_free(in->frames_dec);
 	for (uint32_t i = 0; in->raw_dec && i < in->info.nr_cpu; i++)
 		cst_decoder_free(in->raw_dec[i]);
@@ -458,26 +542,18 @@ static int on_elem(void *ctx, const struct cst_elem *elem)
 	return in->elem_fn ? in->elem_fn(in->elem_ctx, &e) : 0;
 }
 
-static struct cst_decoder *decoder_for(struct cst_perf_input *in, const struct cst_trace *trace,
-				       bool raw, int ci, cst_packet_fn pkt_fn, void *pkt_ctx)
+/* The decoder in @slot, made for @raw data of CPU index @ci on first use. */
+static struct cst_decoder *decoder_in(struct cst_perf_input *in, const struct cst_trace *trace,
+				      struct cst_decoder **slot, bool raw, int ci,
+				      cst_packet_fn pkt_fn, void *pkt_ctx)
 {
 	struct cst_decoder_opts o = {.sz = sizeof(o), .log = &in->log,
 				     .packets_only = in->packets_only, .fsync_reset = !raw,
 				     .mem_read = perf_mem_read, .mem_ctx = in->mem};
-	struct cst_decoder **slot;
-	int buffer;
+	int buffer = raw ? (ci < 0 ? -1 : in->raw_buffer[ci]) : in->frames_buffer;
 
-	if (raw) {
-		if (ci < 0 || in->raw_buffer[ci] < 0)
-			return NULL;
-		slot = &in->raw_dec[ci];
-		buffer = in->raw_buffer[ci];
-	} else {
-		if (in->frames_buffer < 0)
-			return NULL;
-		slot = &in->frames_dec;
-		buffer = in->frames_buffer;
-	}
+	if (buffer < 0)
+		return NULL;
 	if (!*slot) {
 		*slot = cst_decoder_alloc(trace, buffer, &o, NULL);
 		if (!*slot)
@@ -487,6 +563,15 @@ static struct cst_decoder *decoder_for(struct cst_perf_input *in, const struct c
 			cst_decoder_set_packet_cb(*slot, pkt_fn, pkt_ctx);
 	}
 	return *slot;
+}
+
+static struct cst_decoder *decoder_for(struct cst_perf_input *in, const struct cst_trace *trace,
+				       bool raw, int ci, cst_packet_fn pkt_fn, void *pkt_ctx)
+{
+	if (raw && ci < 0)
+		return NULL;
+	return decoder_in(in, trace, raw ? &in->raw_dec[ci] : &in->frames_dec, raw, ci, pkt_fn,
+			  pkt_ctx);
 }
 
 /* After a decoder crash the run starts again: fragments decoded before the one
@@ -566,20 +651,19 @@ static const struct auxbuf *find_buf(const struct cst_perf_input *in,
 	return NULL;
 }
 
-static int do_aux(struct cst_perf_input *in, const struct cst_trace *trace,
-		  const struct cst_perf_record *rec, cst_packet_fn pkt_fn, void *pkt_ctx)
+/* Where an AUX record's trace lies and whose it is. False: it has none. */
+static bool aux_fragment(struct cst_perf_input *in, const struct cst_perf_record *rec,
+			 struct frag *f)
 {
 	uint64_t size = rec->u.aux.aux_size, start = rec->u.aux.aux_offset;
-	bool raw = rec->u.aux.flags & CST_PERF_AUX_CORESIGHT_RAW;
 	const struct auxbuf *b;
-	struct cst_decoder *dec;
 	struct running *run;
 	int ci;
 
 	if (rec->u.aux.flags & CST_PERF_AUX_TRUNCATED)
 		in->truncated_aux++;
 	if (!size)
-		return 0;
+		return false;
 	if (rec->u.aux.flags & CST_PERF_AUX_OVERWRITE) {
 		/* snapshot: aux_offset is the end of the data */
 		if (size > start)
@@ -607,35 +691,71 @@ static int do_aux(struct cst_perf_input *in, const struct cst_trace *trace,
 		      " (cpu %d tid %d); fragment skipped",
 		      start, size, rec->sid.have_cpu ? (int)rec->sid.cpu : -1,
 		      rec->sid.have_tid ? (int)rec->sid.tid : -1);
-		return 0;
+		return false;
 	}
 	/* Attribution as perf does it: per-thread buffers name their thread (cpu =
 	 * the buffer index), per-CPU ones take ITRACE_START/SWITCH, then context IDs. */
 	if (b->cpu == UINT32_MAX) {
-		in->cur_cpu = (int32_t)b->idx;
-		in->cur_tid = (int32_t)b->tid;
-		in->cur_pid = pid_of(in, in->cur_tid);
+		f->cpu = (int32_t)b->idx;
+		f->tid = (int32_t)b->tid;
+		f->pid = pid_of(in, f->tid);
 		ci = rec->sid.have_cpu ? cpu_index(in, rec->sid.cpu) : 0;
-		if (in->cur_pid < 0 && (run = running_get(in, -2 - (int32_t)b->tid)))
-			in->cur_pid = run->pid;
+		if (f->pid < 0 && (run = running_get(in, -2 - (int32_t)b->tid)))
+			f->pid = run->pid;
 	} else {
-		in->cur_cpu = (int32_t)b->cpu;
+		f->cpu = (int32_t)b->cpu;
 		ci = cpu_index(in, b->cpu);
 		run = running_get(in, (int32_t)b->cpu);
-		in->cur_pid = run ? run->pid : -1;
-		in->cur_tid = run ? run->tid : -1;
+		f->pid = run ? run->pid : -1;
+		f->tid = run ? run->tid : -1;
 	}
-	if (ci < 0)
-		ci = 0;
+	f->ci = ci < 0 ? 0 : ci;
+	f->raw = rec->u.aux.flags & CST_PERF_AUX_CORESIGHT_RAW;
+	f->queue = b->idx;
+	f->data_off = b->data_off + (start - b->offset);
+	f->size = size;
+	f->rec_off = rec->file_offset;
+	return true;
+}
+
+/* File order: decode the fragment now. */
+static int do_aux(struct cst_perf_input *in, const struct cst_trace *trace,
+		  const struct cst_perf_record *rec, cst_packet_fn pkt_fn, void *pkt_ctx)
+{
+	struct cst_decoder *dec;
+	struct frag f;
+
+	if (!aux_fragment(in, rec, &f))
+		return 0;
+	in->cur_pid = f.pid;
+	in->cur_tid = f.tid;
+	in->cur_cpu = f.cpu;
 	perf_mem_set_pid(in->mem, in->cur_pid);
-	dec = decoder_for(in, trace, raw, ci, pkt_fn, pkt_ctx);
+	perf_mem_set_view(in->mem, rec->file_offset);
+	dec = decoder_for(in, trace, f.raw, f.ci, pkt_fn, pkt_ctx);
 	if (!dec) {
 		warnf(in, rec->file_offset, "AUX record: no decoder for this %s data; skipped",
-		      raw ? "raw" : "formatted");
+		      f.raw ? "raw" : "formatted");
 		return 0;
 	}
 	in->fragment++;
-	return decode_fragment(in, dec, b->data_off + (start - b->offset), size, raw);
+	return decode_fragment(in, dec, f.data_off, f.size, f.raw);
+}
+
+/* Time order: queue the fragment for the merge. */
+static int queue_frag(struct cst_perf_input *in, const struct frag *f)
+{
+	if (in->nfrags == in->cap_frags) {
+		uint64_t ncap = in->cap_frags ? in->cap_frags * 2 : 64;
+		void *n = realloc(in->frags, ncap * sizeof(*in->frags));
+
+		if (!n)
+			return -cste_nomem;
+		in->frags = n;
+		in->cap_frags = ncap;
+	}
+	in->frags[in->nfrags++] = *f;
+	return 0;
 }
 
 static int sideband(struct cst_perf_input *in, const struct cst_perf_record *rec,
@@ -652,9 +772,11 @@ static int sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
 	sb.time = rec->sid.have_time ? rec->sid.time : 0;
 	switch (rec->type) {
 	case cst_perf_rec_comm:
-		thread_set(in, (int32_t)rec->u.comm.tid, (int32_t)rec->u.comm.pid);
-		if (rec->misc & MISC_COMM_EXEC)
-			perf_mem_drop_pid(in->mem, (int32_t)rec->u.comm.pid);
+		if (in->sb_apply) {
+			thread_set(in, (int32_t)rec->u.comm.tid, (int32_t)rec->u.comm.pid);
+			if (rec->misc & MISC_COMM_EXEC)
+				perf_mem_drop_pid(in->mem, (int32_t)rec->u.comm.pid);
+		}
 		sb.type = cst_sb_comm;
 		sb.exec = rec->misc & MISC_COMM_EXEC;
 		sb.pid = (int32_t)rec->u.comm.pid;
@@ -663,7 +785,7 @@ static int sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
 		break;
 	case cst_perf_rec_fork:
 	case cst_perf_rec_exit:
-		if (rec->type == cst_perf_rec_fork)
+		if (rec->type == cst_perf_rec_fork && in->sb_apply)
 			thread_set(in, (int32_t)rec->u.fork.tid, (int32_t)rec->u.fork.pid);
 		sb.type = rec->type == cst_perf_rec_fork ? cst_sb_fork : cst_sb_exit;
 		sb.pid = (int32_t)rec->u.fork.pid;
@@ -679,10 +801,12 @@ static int sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
 
 		if (!exec)
 			return 0;
-		thread_set(in, (int32_t)rec->u.mmap.tid, (int32_t)rec->u.mmap.pid);
-		perf_mem_add_map(in->mem, (int32_t)rec->u.mmap.pid, rec->u.mmap.addr,
-				 rec->u.mmap.len, rec->u.mmap.pgoff, rec->u.mmap.filename,
-				 rec->u.mmap.build_id, rec->u.mmap.build_id_size);
+		if (in->sb_apply) {
+			thread_set(in, (int32_t)rec->u.mmap.tid, (int32_t)rec->u.mmap.pid);
+			perf_mem_add_map(in->mem, (int32_t)rec->u.mmap.pid, rec->u.mmap.addr,
+					 rec->u.mmap.len, rec->u.mmap.pgoff, rec->u.mmap.filename,
+					 rec->u.mmap.build_id, rec->u.mmap.build_id_size);
+		}
 		sb.type = cst_sb_mmap;
 		sb.pid = (int32_t)rec->u.mmap.pid;
 		sb.tid = (int32_t)rec->u.mmap.tid;
@@ -695,6 +819,8 @@ static int sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
 		break;
 	}
 	case cst_perf_rec_itrace_start:
+		if (!in->sb_apply)
+			return 0;
 		thread_set(in, (int32_t)rec->u.itrace_start.tid, (int32_t)rec->u.itrace_start.pid);
 		/* per-CPU: keyed by CPU; without a CPU (per-thread), by thread */
 		run = running_get(in, cpu >= 0 ? cpu : -2 - (int32_t)rec->u.itrace_start.tid);
@@ -706,7 +832,7 @@ static int sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
 	case cst_perf_rec_switch:
 	case cst_perf_rec_switch_cpu_wide:
 		sb.type = rec->u.sw.out ? cst_sb_switch_out : cst_sb_switch_in;
-		if (cpu >= 0 && (run = running_get(in, cpu))) {
+		if (in->sb_apply && cpu >= 0 && (run = running_get(in, cpu))) {
 			if (!rec->u.sw.out) {
 				run->pid = sb.pid;
 				run->tid = sb.tid;
@@ -730,10 +856,173 @@ static int sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
 	return sb_fn ? sb_fn(ctx, &sb) : 0;
 }
 
+/* ------------------------------------------------------------- time order */
+
+/* Tell the sideband records that lie before file offset @upto (all: UINT64_MAX),
+ * read by a second reader that trails the merge; state was applied by the walk. */
+static int trail_sideband(struct cst_perf_input *in, uint64_t upto)
+{
+	int ret = 0;
+
+	in->sb_apply = false;
+	while (!ret && !in->sb_done) {
+		if (!in->sb_pending) {
+			if (cst_perf_reader_next(in->sb_r, &in->sb_rec)) {
+				in->sb_done = true; /* the end, or where the walk stopped too */
+				break;
+			}
+			in->sb_pending = true;
+		}
+		if (in->sb_rec.file_offset >= upto)
+			break;
+		in->sb_pending = false;
+		if (in->sb_rec.type != cst_perf_rec_aux && in->sb_rec.type != cst_perf_rec_auxtrace)
+			ret = sideband(in, &in->sb_rec, in->user_sb_fn, in->user_ctx);
+	}
+	in->sb_apply = true;
+	return ret;
+}
+
+/* perf_order: an element of the merge goes out, after the sideband before it. */
+static int emit_timed(void *ctx, const struct cst_elem *e)
+{
+	struct cst_perf_input *in = ctx;
+	int ret = 0;
+
+	if (e->fragment && e->fragment <= in->nfrags)
+		ret = trail_sideband(in, in->frags[e->fragment - 1].rec_off);
+	if (!ret && in->user_elem_fn)
+		ret = in->user_elem_fn(in->user_ctx, e);
+	return ret;
+}
+
+/* on_elem, in time order: hold the element in its queue. */
+static int hold_timed(void *ctx, const struct cst_elem *e)
+{
+	struct cst_perf_input *in = ctx;
+
+	return perf_order_push(in->order, in->cur_queue, e);
+}
+
+/* The decoder of queue @t for fragment @f (one per queue, as perf has). */
+static struct cst_decoder *queue_decoder(struct cst_perf_input *in, struct tqueue *t,
+					 const struct frag *f)
+{
+	if (!f->raw)
+		return decoder_in(in, in->trace, &t->frames, false, f->ci, NULL, NULL);
+	if (t->raw && t->raw_ci != f->ci) {
+		cst_decoder_free(t->raw);
+		t->raw = NULL;
+	}
+	t->raw_ci = f->ci;
+	return decoder_in(in, in->trace, &t->raw, true, f->ci, NULL, NULL);
+}
+
+/* perf_order_fill_fn: decode the next piece of queue @q's trace. */
+static int fill_timed(void *ctx, unsigned q)
+{
+	struct cst_perf_input *in = ctx;
+	struct tqueue *t = &in->tq[q];
+	uint64_t want;
+	int64_t got;
+	int ret = 0;
+
+	while (!t->cur) {
+		const struct frag *f;
+
+		while (t->scan < in->nfrags && in->frags[t->scan].queue != q)
+			t->scan++;
+		if (t->scan == in->nfrags)
+			return 1;
+		f = &in->frags[t->scan++];
+		t->dec = queue_decoder(in, t, f);
+		if (!t->dec) {
+			warnf(in, f->rec_off, "AUX record: no decoder for this %s data; skipped",
+			      f->raw ? "raw" : "formatted");
+			continue;
+		}
+		cst_decoder_reset(t->dec);
+		t->cur = f;
+		t->pos = f->data_off;
+		t->left = f->size;
+		t->pid = f->pid;
+		t->tid = f->tid;
+		t->cpu = f->cpu;
+	}
+	in->cur_queue = q;
+	in->fragment = (uint32_t)(t->cur - in->frags) + 1;
+	in->cur_pid = t->pid;
+	in->cur_tid = t->tid;
+	in->cur_cpu = t->cpu;
+	perf_mem_set_pid(in->mem, t->pid);
+	perf_mem_set_view(in->mem, t->cur->rec_off);
+	want = t->left < TIMED_PIECE ? t->left : TIMED_PIECE;
+	got = want ? cst_perf_reader_pread(in->r, t->pos, in->piece, want) : 0;
+	if (want && got <= 0) {
+		warnf(in, t->pos, "AUXTRACE data ends early (%" PRIu64 " bytes missing)", t->left);
+		t->left = 0;
+	} else {
+		ret = cst_decoder_feed(t->dec, t->pos, in->piece, (size_t)got);
+		t->pos += (uint64_t)got;
+		t->left -= (uint64_t)got;
+	}
+	if (!ret && !t->left) {
+		ret = cst_decoder_end(t->dec);
+		if (!ret)
+			ret = perf_order_end_fragment(in->order, q);
+		t->cur = NULL;
+	}
+	t->pid = in->cur_pid; /* context IDs may have named another thread */
+	t->tid = in->cur_tid;
+	return ret;
+}
+
+/* Decode the queued fragments merged as perf 6.1 merges them (perf_order.h). */
+static int run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
+		     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
+{
+	struct cst_perf_reader_opts ro = {.sz = sizeof(ro)};
+	enum perf_order_ctx kind = in->pid_fmt == pid_fmt_ctxid  ? perf_order_ctx_ctxid
+				   : in->pid_fmt == pid_fmt_vmid ? perf_order_ctx_vmid
+								 : perf_order_ctx_none;
+	unsigned ntq = 0;
+	int ret;
+
+	free_timed(in);
+	for (uint64_t i = 0; i < in->nfrags; i++)
+		if (in->frags[i].queue >= ntq)
+			ntq = in->frags[i].queue + 1;
+	in->trace = trace;
+	in->user_elem_fn = elem_fn;
+	in->user_sb_fn = sb_fn;
+	in->user_ctx = ctx;
+	in->sb_pending = in->sb_done = false;
+	in->tq = calloc(ntq ? ntq : 1, sizeof(*in->tq));
+	in->piece = malloc(TIMED_PIECE);
+	if (!in->tq || !in->piece)
+		return -cste_nomem;
+	in->ntq = ntq;
+	ret = cst_perf_reader_open(&in->sb_r, in->path, &ro); /* warnings came from the walk */
+	if (ret)
+		return ret;
+	if (ntq) {
+		in->order = perf_order_alloc(ntq, kind, fill_timed, emit_timed, in);
+		if (!in->order)
+			return -cste_nomem;
+		in->elem_fn = hold_timed;
+		in->elem_ctx = in;
+		ret = perf_order_run(in->order);
+	}
+	if (!ret)
+		ret = trail_sideband(in, UINT64_MAX);
+	return ret;
+}
+
 static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_elem_fn elem_fn,
 		cst_sideband_fn sb_fn, cst_packet_fn pkt_fn, void *ctx)
 {
 	struct cst_perf_record rec;
+	bool timed = in->timed && !pkt_fn;
 	int err, ret = 0;
 
 	if (!in || !trace)
@@ -744,10 +1033,27 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 	in->truncated_aux = in->missing_aux = 0;
 	in->resuming = in->resume_at != 0;
 	in->nthreads = in->nrun = 0;
+	in->nfrags = 0;
+	in->sb_apply = true;
 	cst_perf_reader_rewind(in->r);
 	while (!ret && (err = cst_perf_reader_next(in->r, &rec)) == 0) {
-		if (rec.type == cst_perf_rec_aux) {
+		struct frag f;
+
+		perf_mem_set_clock(in->mem, rec.file_offset);
+		if (rec.type == cst_perf_rec_aux && timed) {
+			if (aux_fragment(in, &rec, &f))
+				ret = queue_frag(in, &f);
+		} else if (rec.type == cst_perf_rec_aux) {
 			ret = do_aux(in, trace, &rec, pkt_fn, ctx);
+		} else if (rec.type == cst_perf_rec_auxtrace && !in->has_aux && timed) {
+			f = (struct frag){.data_off = rec.u.auxtrace.data_offset,
+					  .size = rec.u.auxtrace.size, .rec_off = rec.file_offset,
+					  .queue = rec.u.auxtrace.idx};
+			f.cpu = rec.u.auxtrace.cpu == UINT32_MAX ? (int32_t)rec.u.auxtrace.idx
+								 : (int32_t)rec.u.auxtrace.cpu;
+			f.tid = rec.u.auxtrace.cpu == UINT32_MAX ? (int32_t)rec.u.auxtrace.tid : -1;
+			f.pid = f.tid >= 0 ? pid_of(in, f.tid) : -1;
+			ret = queue_frag(in, &f);
 		} else if (rec.type == cst_perf_rec_auxtrace && !in->has_aux) {
 			/* no AUX records (old perf or piped): one fragment per buffer */
 			struct cst_decoder *dec = decoder_for(in, trace, false, 0, pkt_fn, ctx);
@@ -757,15 +1063,19 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 			in->cur_tid = rec.u.auxtrace.cpu == UINT32_MAX ? (int32_t)rec.u.auxtrace.tid : -1;
 			in->cur_pid = in->cur_tid >= 0 ? pid_of(in, in->cur_tid) : -1;
 			perf_mem_set_pid(in->mem, in->cur_pid);
+			perf_mem_set_view(in->mem, rec.file_offset);
 			if (dec) {
 				in->fragment++;
 				ret = decode_fragment(in, dec, rec.u.auxtrace.data_offset,
 						      rec.u.auxtrace.size, false);
 			}
 		} else {
-			ret = sideband(in, &rec, sb_fn, ctx);
+			/* time order tells sideband as the merge reaches it */
+			ret = sideband(in, &rec, timed ? NULL : sb_fn, ctx);
 		}
 	}
+	if (!ret && timed)
+		ret = run_timed(in, trace, elem_fn, sb_fn, ctx);
 	if (in->truncated_aux)
 		cst_logf(&in->log, cst_log_warning,
 			 "%s: %" PRIu64 " AUX records flagged TRUNCATED: the sink overflowed and "
@@ -774,29 +1084,37 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 	return ret;
 }
 
-static void sum_stats(const struct cst_perf_input *in, struct cst_decoder_stats *stats)
+static void add_stats(struct cst_decoder_stats *sum, const struct cst_decoder *d)
 {
 	struct cst_decoder_stats s;
 
-	memset(stats, 0, sizeof(*stats));
-	for (uint32_t i = 0; i <= in->info.nr_cpu; i++) {
-		const struct cst_decoder *d = i < in->info.nr_cpu ? in->raw_dec[i] : in->frames_dec;
+	if (!d || cst_decoder_get_stats(d, &s))
+		return;
+	sum->bytes += s.bytes;
+	sum->elements += s.elements;
+	sum->ranges += s.ranges;
+	sum->instructions += s.instructions;
+	sum->gaps += s.gaps;
+	sum->nacc += s.nacc;
+	sum->packets += s.packets;
+}
 
-		if (!d || cst_decoder_get_stats(d, &s))
-			continue;
-		stats->bytes += s.bytes;
-		stats->elements += s.elements;
-		stats->ranges += s.ranges;
-		stats->instructions += s.instructions;
-		stats->gaps += s.gaps;
-		stats->nacc += s.nacc;
-		stats->packets += s.packets;
+static void sum_stats(const struct cst_perf_input *in, struct cst_decoder_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	add_stats(stats, in->frames_dec);
+	for (uint32_t i = 0; i < in->info.nr_cpu; i++)
+		add_stats(stats, in->raw_dec[i]);
+	for (unsigned q = 0; q < in->ntq; q++) {
+		add_stats(stats, in->tq[q].frames);
+		add_stats(stats, in->tq[q].raw);
 	}
 }
 
 /* Decoders keep their mode: throw them away between a run and a dump. */
 static void drop_decoders(struct cst_perf_input *in)
 {
+	free_timed(in);
 	cst_decoder_free(in->frames_dec);
 	in->frames_dec = NULL;
 	for (uint32_t i = 0; i < in->info.nr_cpu; i++) {

@@ -33,10 +33,13 @@ struct mfile {
 	uint8_t blk[BLOCK];
 };
 
+/* A mapping lives from the record that made it to the exec that ended it, both as
+ * file positions: fragments decoded out of file order see the maps of their time. */
 struct map {
 	int32_t pid;
 	uint64_t start, end, pgoff;
 	int file;
+	uint64_t born, died;
 };
 
 struct perf_mem {
@@ -48,6 +51,8 @@ struct perf_mem {
 	int nmaps, cap_maps;
 	int kernel_file; /* index or -1 */
 	int32_t pid;
+	uint64_t clock; /* position of the sideband being applied */
+	uint64_t view;  /* position whose maps reads see */
 	int missing;
 };
 
@@ -159,20 +164,29 @@ int perf_mem_add_map(struct perf_mem *m, int32_t pid, uint64_t start, uint64_t l
 		m->maps = n;
 		m->cap_maps = ncap;
 	}
-	m->maps[m->nmaps++] = (struct map){pid, start, start + len, pgoff, f};
+	m->maps[m->nmaps++] = (struct map){pid, start, start + len, pgoff, f, m->clock, UINT64_MAX};
 	return 0;
 }
 
 void perf_mem_drop_pid(struct perf_mem *m, int32_t pid)
 {
-	int k = 0;
-
 	if (!m)
 		return;
 	for (int i = 0; i < m->nmaps; i++)
-		if (m->maps[i].pid != pid)
-			m->maps[k++] = m->maps[i];
-	m->nmaps = k;
+		if (m->maps[i].pid == pid && m->maps[i].died == UINT64_MAX)
+			m->maps[i].died = m->clock;
+}
+
+void perf_mem_set_clock(struct perf_mem *m, uint64_t pos)
+{
+	if (m)
+		m->clock = pos;
+}
+
+void perf_mem_set_view(struct perf_mem *m, uint64_t pos)
+{
+	if (m)
+		m->view = pos;
 }
 
 void perf_mem_set_pid(struct perf_mem *m, int32_t pid)
@@ -444,6 +458,8 @@ uint32_t perf_mem_read(void *ctx, uint8_t trace_id, uint64_t address, enum cst_m
 			const struct map *mp = &m->maps[i];
 
 			if (pass == 0 && (m->pid < 0 || mp->pid != m->pid))
+				continue;
+			if (m->view < mp->born || m->view >= mp->died)
 				continue;
 			if (address >= mp->start && address < mp->end)
 				return read_map(m, mp, address, len, buf);

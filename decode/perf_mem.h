@@ -26,8 +26,14 @@ int perf_mem_add_map(struct perf_mem *m, int32_t pid, uint64_t start, uint64_t l
 		     uint64_t pgoff, const char *filename, const uint8_t *build_id,
 		     uint8_t build_id_size);
 
-/** Forget the maps of @pid (exec). */
+/** Forget the maps of @pid (exec), from the current clock on. */
 void perf_mem_drop_pid(struct perf_mem *m, int32_t pid);
+
+/** Maps added or dropped from now on are so from file position @pos (the record
+ *  being applied). Reads see the maps alive at the view position: that of the AUX
+ *  record whose trace is decoded (trace may be decoded out of file order). */
+void perf_mem_set_clock(struct perf_mem *m, uint64_t pos);
+void perf_mem_set_view(struct perf_mem *m, uint64_t pos);
 
 /** The process whose address space the next reads use (-1: any process). */
 void perf_mem_set_pid(struct perf_mem *m, int32_t pid);

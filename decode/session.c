@@ -165,6 +165,13 @@ enum cst_input_kind cst_session_kind(const struct cst_session *s)
 	return s ? s->kind : cst_input_auto;
 }
 
+enum cst_order cst_session_order(const struct cst_session *s)
+{
+	if (s && s->kind == cst_input_perf)
+		return cst_perf_input_order(s->perf);
+	return cst_order_file;
+}
+
 const struct cst_trace *cst_session_trace(const struct cst_session *s)
 {
 	return s ? s->trace : NULL;

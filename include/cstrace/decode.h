@@ -451,6 +451,13 @@ enum cst_input_kind {
 	cst_input_raw,      /* a raw sink dump: needs sources in opts */
 };
 
+/** The order of a perf.data file's trace across AUX queues (CPUs). */
+enum cst_order {
+	cst_order_auto = 0, /* as perf 6.1: by time when the recording has timestamps */
+	cst_order_file,     /* each AUX record whole, in file order */
+	cst_order_time,     /* merged by perf 6.1's time estimate (cs_etm__process_queues) */
+};
+
 struct cst_session_opts {
 	size_t sz;                 /* sizeof(struct cst_session_opts) */
 	const struct cst_log *log;
@@ -476,6 +483,9 @@ struct cst_session_opts {
 	 * @start_offset on (not at all if that is past its end). */
 	uint64_t start_offset;
 	uint64_t resume_from;
+	/* perf.data: how to order the trace of several AUX queues (CPUs). In time
+	 * order sideband is delivered up to each element's AUX record before it. */
+	enum cst_order order;
 };
 
 struct cst_session;
@@ -488,6 +498,9 @@ void cst_session_free(struct cst_session *s);
 
 /** The kind of input the session opened (never cst_input_auto). */
 enum cst_input_kind cst_session_kind(const struct cst_session *s);
+
+/** The order elements come in: cst_order_time or cst_order_file (never auto). */
+enum cst_order cst_session_order(const struct cst_session *s);
 
 /** The trace description behind the session (buffers, sources, images). */
 const struct cst_trace *cst_session_trace(const struct cst_session *s);
