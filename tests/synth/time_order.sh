@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Per-CPU perf.data recorded with timestamps: perf 6.1 merges the CPUs by its time
+# estimate, and `cstrace script` must print the same lines in the same order (less
+# only what perf loses at the end of an AUX fragment, see order_check.py). A
+# multi-threaded QEMU run gives one CPU per guest thread.
+# Usage: time_order.sh ARCH PROG [synth options...]
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+arch=$1; prog=$2; shift 2
+[ -x "$prog" ] || skip "test program $prog not built"
+q=qemu-aarch64; [ "$arch" = arm ] && q=qemu-arm
+command -v $q >/dev/null || skip "$q not installed"
+command -v python3 >/dev/null || skip "python3 not installed"
+command -v perf >/dev/null && perf version >/dev/null 2>&1 || skip "perf not installed"
+
+check "synth timestamped per-CPU perf.data" sh -c \
+	'c=$0 a=$1 o=$2 p=$3; shift 3; "$c" synth --arch "$a" --out perf --timestamps -o "$o" "$@" -- "$p" 2>"$o.stats"' \
+	"$CSTRACE" "$arch" "$TMP/perf.data" "$prog" "$@"
+cat "$TMP/perf.data.stats"
+perf script -i "$TMP/perf.data" --itrace=i1i -F pid,tid,cpu,ip 2>"$TMP/perf.err" >"$TMP/p.insn" ||
+	fail "perf script failed: $(head -3 "$TMP/perf.err")"
+perf script -i "$TMP/perf.data" --itrace=b -F pid,tid,cpu,ip,addr 2>>"$TMP/perf.err" >"$TMP/p.br" ||
+	fail "perf script --itrace=b failed"
+
+for order in auto time file; do
+	"$CSTRACE" script --raw --insn --order=$order "$TMP/perf.data" >"$TMP/c.$order.insn" ||
+		fail "cstrace script --insn --order=$order failed"
+	"$CSTRACE" decode --format=jsonl --order=$order "$TMP/perf.data" >"$TMP/c.$order.jsonl" ||
+		fail "cstrace decode --order=$order failed"
+done
+check "time order is the default for a timestamped recording" \
+	cmp -s "$TMP/c.auto.insn" "$TMP/c.time.insn"
+check "cstrace's instructions come in perf's order" \
+	python3 "$here/order_check.py" "$TMP/p.insn" "$TMP/c.time.insn" "$TMP/c.time.jsonl"
+# the check can fail: file order (each CPU's AUX record whole) is not perf's order
+if python3 "$here/order_check.py" "$TMP/p.insn" "$TMP/c.file.insn" "$TMP/c.file.jsonl" \
+	>"$TMP/file.out" 2>&1; then
+	fail "file order passed the order check: the test proves nothing"
+else
+	echo "file order, as expected, is not perf's: $(tail -1 "$TMP/file.out")"
+fi
+switches=$(python3 "$here/order_check.py" "$TMP/p.insn" "$TMP/c.time.insn" "$TMP/c.time.jsonl" |
+	sed -n 's/.* \([0-9]*\) CPU switches.*/\1/p')
+[ "${switches:-0}" -ge 4 ] || fail "perf switched CPUs ${switches:-0} times: no interleaving to check"
+
+# branches: where no instruction was excused the branch lines are identical
+"$CSTRACE" script --raw "$TMP/perf.data" >"$TMP/c.br" || fail "cstrace script --raw failed"
+norm() { awk '{$1=$1; print}' "$1"; }
+if python3 "$here/order_check.py" "$TMP/p.insn" "$TMP/c.time.insn" "$TMP/c.time.jsonl" |
+	grep -q '; 0 cstrace lines perf lost'; then
+	check "branch samples identical, in the same order" cmp -s <(norm "$TMP/p.br") <(norm "$TMP/c.br")
+else
+	# perf ends a cut fragment with a branch from its last kept range to 0 (the
+	# discontinuity that follows), a line cstrace has with the range perf lost
+	check "perf's branch samples are cstrace's, in order" python3 -c '
+import sys
+p = [" ".join(l.split()) for l in open(sys.argv[1])]
+c = [" ".join(l.split()) for l in open(sys.argv[2])]
+have = set(c)
+ends = [l for l in p if l.endswith("=> 0") and l not in have]
+if len(ends) > int(sys.argv[3]):
+    sys.exit("%d branches to 0 only perf has, more than the %s AUX records" % (len(ends), sys.argv[3]))
+p = [l for l in p if l not in ends]
+j = 0
+for l in c:
+    if j < len(p) and p[j] == l:
+        j += 1
+sys.exit(0 if j == len(p) else "perf branch line %d not found in order: %s" % (j + 1, p[j]))
+' "$TMP/p.br" "$TMP/c.br" "$(sed -n 's/.* \([0-9]*\) AUX records.*/\1/p' "$TMP/perf.data.stats")"
+fi
+finish
