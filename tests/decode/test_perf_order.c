@@ -11,7 +11,9 @@
 
 /* One scripted element: a type letter and a number.
  *   'O' trace on   'T' timestamp N   'R' range of N instructions
- *   'C' context (thread ID valid)   '|' end of an AUX fragment */
+ *   'C' context (thread ID valid)   '|' end of an AUX fragment
+ * Lower case 'o', 't', 'r': the same for a second trace ID in the queue (a shared
+ * sink), reported as queue 2. */
 struct ev {
 	char kind;
 	unsigned long long n;
@@ -42,8 +44,11 @@ static int fill(void *ctx, unsigned q)
 		memset(&e, 0, sizeof(e));
 		e.trace_id = (uint8_t)(0x10 + 2 * q);
 		e.cpu = (int32_t)q;
-		e.start = s->pos[q]; /* the element's index in its queue, for the check */
-		switch (v->kind) {
+		if (v->kind >= 'a' && v->kind <= 'z') {
+			e.trace_id = 0x30;
+			e.cpu = 2;
+		}
+		switch (v->kind & ~0x20) {
 		case 'O': e.type = cst_elem_trace_on; break;
 		case 'T': e.type = cst_elem_timestamp; e.timestamp = v->n; break;
 		case 'R': e.type = cst_elem_instr_range; e.num_insns = (uint32_t)v->n; break;
@@ -138,6 +143,15 @@ int main(void)
 	static const struct ev e1[] = {{'O', 0}, {'T', 200}, {'R', 100}, {'R', 1}};
 	/* 0:on,ts(100) 1:on,ts(200) 1:r200 0:ctx,r,r,ts(290) 1:r300 */
 	run("context", e0, N(e0), e1, N(e1), "0x2 1x3 0x4 1x1");
+
+	/* Two trace IDs in one queue: each has its own packet queue and estimate; the
+	 * queue waits in the heap for the ID that stopped it. B's trace-on and
+	 * timestamp wait for B's entry (150), after queue 1's ranges at 120 and 125. */
+	static const struct ev g0[] = {{'O', 0}, {'o', 0}, {'T', 100}, {'t', 150}, {'R', 10},
+				       {'r', 10}};
+	static const struct ev g1[] = {{'O', 0}, {'T', 120}, {'R', 5}, {'R', 5}};
+	/* A:on,ts(100) 1:on,ts,r120,r125 B:on,ts(150) A:r(100) B:r(150) */
+	run("two trace IDs", g0, N(g0), g1, N(g1), "0x2 1x4 2x2 0x1 2x1");
 
 	/* A full packet queue (1023 packets) with no estimate goes out at once, in the
 	 * middle of the queue's turn, ahead of queue 1 (estimate 2000); the ranges after
