@@ -49,7 +49,7 @@ struct tqueue {
 	const struct frag *cur;  /* the fragment being decoded, or NULL */
 	uint64_t pos, left;
 	struct cst_decoder *dec;
-	int32_t pid, tid, cpu;   /* attribution as it stands in this queue */
+	int32_t pid, tid;        /* attribution as it stands in this queue */
 };
 
 /* Who runs on a CPU (per-CPU) or in a per-thread buffer, from ITRACE_START/SWITCH. */
@@ -718,28 +718,39 @@ static bool aux_fragment(struct cst_perf_input *in, const struct cst_perf_record
 	return true;
 }
 
+/* Without AUX records (old perf, or piped), a whole AUXTRACE buffer is one
+ * fragment, of its thread (per-thread, cpu = the buffer index) or of its CPU. */
+static void buffer_fragment(struct cst_perf_input *in, const struct cst_perf_record *rec,
+			    struct frag *f)
+{
+	bool per_thread = rec->u.auxtrace.cpu == UINT32_MAX;
+
+	*f = (struct frag){.data_off = rec->u.auxtrace.data_offset, .size = rec->u.auxtrace.size,
+			   .rec_off = rec->file_offset, .queue = rec->u.auxtrace.idx};
+	f->cpu = per_thread ? (int32_t)rec->u.auxtrace.idx : (int32_t)rec->u.auxtrace.cpu;
+	f->tid = per_thread ? (int32_t)rec->u.auxtrace.tid : -1;
+	f->pid = f->tid >= 0 ? pid_of(in, f->tid) : -1;
+}
+
 /* File order: decode the fragment now. */
-static int do_aux(struct cst_perf_input *in, const struct cst_trace *trace,
-		  const struct cst_perf_record *rec, cst_packet_fn pkt_fn, void *pkt_ctx)
+static int decode_now(struct cst_perf_input *in, const struct cst_trace *trace,
+		      const struct frag *f, cst_packet_fn pkt_fn, void *pkt_ctx)
 {
 	struct cst_decoder *dec;
-	struct frag f;
 
-	if (!aux_fragment(in, rec, &f))
-		return 0;
-	in->cur_pid = f.pid;
-	in->cur_tid = f.tid;
-	in->cur_cpu = f.cpu;
+	in->cur_pid = f->pid;
+	in->cur_tid = f->tid;
+	in->cur_cpu = f->cpu;
 	perf_mem_set_pid(in->mem, in->cur_pid);
-	perf_mem_set_view(in->mem, rec->file_offset);
-	dec = decoder_for(in, trace, f.raw, f.ci, pkt_fn, pkt_ctx);
+	perf_mem_set_view(in->mem, f->rec_off);
+	dec = decoder_for(in, trace, f->raw, f->ci, pkt_fn, pkt_ctx);
 	if (!dec) {
-		warnf(in, rec->file_offset, "AUX record: no decoder for this %s data; skipped",
-		      f.raw ? "raw" : "formatted");
+		warnf(in, f->rec_off, "AUX record: no decoder for this %s data; skipped",
+		      f->raw ? "raw" : "formatted");
 		return 0;
 	}
 	in->fragment++;
-	return decode_fragment(in, dec, f.data_off, f.size, f.raw);
+	return decode_fragment(in, dec, f->data_off, f->size, f->raw);
 }
 
 /* Time order: queue the fragment for the merge. */
@@ -947,13 +958,12 @@ static int fill_timed(void *ctx, unsigned q)
 		t->left = f->size;
 		t->pid = f->pid;
 		t->tid = f->tid;
-		t->cpu = f->cpu;
 	}
 	in->cur_queue = q;
 	in->fragment = (uint32_t)(t->cur - in->frags) + 1;
 	in->cur_pid = t->pid;
 	in->cur_tid = t->tid;
-	in->cur_cpu = t->cpu;
+	in->cur_cpu = t->cur->cpu;
 	perf_mem_set_pid(in->mem, t->pid);
 	perf_mem_set_view(in->mem, t->cur->rec_off);
 	want = t->left < TIMED_PIECE ? t->left : TIMED_PIECE;
@@ -1022,11 +1032,12 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 		cst_sideband_fn sb_fn, cst_packet_fn pkt_fn, void *ctx)
 {
 	struct cst_perf_record rec;
-	bool timed = in->timed && !pkt_fn;
+	bool timed;
 	int err, ret = 0;
 
 	if (!in || !trace)
 		return -cste_invalid;
+	timed = in->timed && !pkt_fn; /* packet dumps stay in file order */
 	in->elem_fn = elem_fn;
 	in->elem_ctx = ctx;
 	in->fragment = 0;
@@ -1040,35 +1051,13 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 		struct frag f;
 
 		perf_mem_set_clock(in->mem, rec.file_offset);
-		if (rec.type == cst_perf_rec_aux && timed) {
-			if (aux_fragment(in, &rec, &f))
-				ret = queue_frag(in, &f);
-		} else if (rec.type == cst_perf_rec_aux) {
-			ret = do_aux(in, trace, &rec, pkt_fn, ctx);
-		} else if (rec.type == cst_perf_rec_auxtrace && !in->has_aux && timed) {
-			f = (struct frag){.data_off = rec.u.auxtrace.data_offset,
-					  .size = rec.u.auxtrace.size, .rec_off = rec.file_offset,
-					  .queue = rec.u.auxtrace.idx};
-			f.cpu = rec.u.auxtrace.cpu == UINT32_MAX ? (int32_t)rec.u.auxtrace.idx
-								 : (int32_t)rec.u.auxtrace.cpu;
-			f.tid = rec.u.auxtrace.cpu == UINT32_MAX ? (int32_t)rec.u.auxtrace.tid : -1;
-			f.pid = f.tid >= 0 ? pid_of(in, f.tid) : -1;
-			ret = queue_frag(in, &f);
-		} else if (rec.type == cst_perf_rec_auxtrace && !in->has_aux) {
-			/* no AUX records (old perf or piped): one fragment per buffer */
-			struct cst_decoder *dec = decoder_for(in, trace, false, 0, pkt_fn, ctx);
-
-			in->cur_cpu = rec.u.auxtrace.cpu == UINT32_MAX ? (int32_t)rec.u.auxtrace.idx
-								   : (int32_t)rec.u.auxtrace.cpu;
-			in->cur_tid = rec.u.auxtrace.cpu == UINT32_MAX ? (int32_t)rec.u.auxtrace.tid : -1;
-			in->cur_pid = in->cur_tid >= 0 ? pid_of(in, in->cur_tid) : -1;
-			perf_mem_set_pid(in->mem, in->cur_pid);
-			perf_mem_set_view(in->mem, rec.file_offset);
-			if (dec) {
-				in->fragment++;
-				ret = decode_fragment(in, dec, rec.u.auxtrace.data_offset,
-						      rec.u.auxtrace.size, false);
-			}
+		if (rec.type == cst_perf_rec_aux ||
+		    (rec.type == cst_perf_rec_auxtrace && !in->has_aux)) {
+			if (rec.type == cst_perf_rec_auxtrace)
+				buffer_fragment(in, &rec, &f);
+			else if (!aux_fragment(in, &rec, &f))
+				continue;
+			ret = timed ? queue_frag(in, &f) : decode_now(in, trace, &f, pkt_fn, ctx);
 		} else {
 			/* time order tells sideband as the merge reaches it */
 			ret = sideband(in, &rec, timed ? NULL : sb_fn, ctx);

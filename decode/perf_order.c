@@ -105,11 +105,10 @@ void perf_order_free(struct perf_order *o)
 
 /* ------------------------------------------------------------- holding */
 
+/* Append room for one. Queues are emptied whole (next_in before a fill, lane_flush),
+ * so nothing is ever moved to the front. */
 static struct held *vec_add(struct vec *v)
 {
-	if (v->head && v->head == v->n) {
-		v->head = v->n = 0; /* drained: start over at the front */
-	}
 	if (v->n == v->cap) {
 		size_t ncap = v->cap ? v->cap * 2 : 256;
 		void *n = realloc(v->v, ncap * sizeof(*v->v));
