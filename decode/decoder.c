@@ -15,7 +15,6 @@
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #define CST_DEFAULT_WINDOW (64 * 1024)
-#define CST_FRAME 16
 #define DSTREAM_BLOCK 512
 #define DSTREAM_DATA (DSTREAM_BLOCK - 8)
 

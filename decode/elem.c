@@ -386,6 +386,8 @@ int cst_elem_format_json(const struct cst_elem *e, char *buf, size_t size)
 		json_object_set_new(o, "tid", json_integer(e->tid));
 	if (e->fragment)
 		json_object_set_new(o, "fragment", json_integer(e->fragment));
+	if (e->perf_unseen)
+		json_object_set_new(o, "perf_unseen", json_true());
 	switch (e->type) {
 	case cst_elem_instr_range:
 	case cst_elem_i_range_nopath:

@@ -3,6 +3,7 @@
 #include "perf_input.h"
 #include "perf_mem.h"
 #include "perf_order.h"
+#include "trace_internal.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -48,6 +49,7 @@ struct tqueue {
 	uint64_t scan;           /* next fragment to look at */
 	const struct frag *cur;  /* the fragment being decoded, or NULL */
 	uint64_t pos, left;
+	uint64_t last_unit;      /* where the fragment's last frame (raw: byte) starts */
 	struct cst_decoder *dec;
 	int32_t pid, tid;        /* attribution as it stands in this queue */
 };
@@ -929,6 +931,17 @@ static struct cst_decoder *queue_decoder(struct cst_perf_input *in, struct tqueu
 	return decoder_in(in, in->trace, &t->raw, true, f->ci, NULL, NULL);
 }
 
+/* Where the last unit OpenCSD takes from @f starts: its last whole 16-byte frame
+ * (frames count from the fragment's start), or its last byte when unformatted.
+ * perf_order needs to know what came out of it (perf_order_last_bytes). */
+static uint64_t last_unit(const struct frag *f)
+{
+	uint64_t whole = f->raw ? f->size : f->size / CST_FRAME * CST_FRAME;
+	uint64_t unit = f->raw ? 1 : CST_FRAME;
+
+	return whole < unit ? UINT64_MAX : f->data_off + whole - unit;
+}
+
 /* perf_order_fill_fn: decode the next piece of queue @q's trace. */
 static int fill_timed(void *ctx, unsigned q)
 {
@@ -956,6 +969,7 @@ static int fill_timed(void *ctx, unsigned q)
 		t->cur = f;
 		t->pos = f->data_off;
 		t->left = f->size;
+		t->last_unit = last_unit(f);
 		t->pid = f->pid;
 		t->tid = f->tid;
 	}
@@ -967,6 +981,10 @@ static int fill_timed(void *ctx, unsigned q)
 	perf_mem_set_pid(in->mem, t->pid);
 	perf_mem_set_view(in->mem, t->cur->rec_off);
 	want = t->left < TIMED_PIECE ? t->left : TIMED_PIECE;
+	if (t->pos < t->last_unit && t->pos + want > t->last_unit)
+		want = t->last_unit - t->pos; /* the last unit goes in on its own */
+	if (t->pos == t->last_unit && (ret = perf_order_last_bytes(in->order, q)))
+		return ret;
 	got = want ? cst_perf_reader_pread(in->r, t->pos, in->piece, want) : 0;
 	if (want && got <= 0) {
 		warnf(in, t->pos, "AUXTRACE data ends early (%" PRIu64 " bytes missing)", t->left);
@@ -977,7 +995,9 @@ static int fill_timed(void *ctx, unsigned q)
 		t->left -= (uint64_t)got;
 	}
 	if (!ret && !t->left) {
-		ret = cst_decoder_end(t->dec);
+		ret = perf_order_end_data(in->order, q);
+		if (!ret)
+			ret = cst_decoder_end(t->dec);
 		if (!ret)
 			ret = perf_order_end_fragment(in->order, q);
 		t->cur = NULL;

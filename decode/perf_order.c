@@ -16,11 +16,15 @@
 #define PACKET_QUEUE_FULL 1023u
 #define NIDS 128u
 
+/* Where in its fragment's input OpenCSD produced an element. */
+enum source { from_body, from_last_bytes, from_end_of_trace };
+
 struct held {
 	struct cst_elem e;
 	ocsd_generic_trace_elem o; /* copy of e.ocsd, when there was one */
 	bool has_o;
 	bool end; /* not an element: the AUX fragment ended */
+	enum source src;
 };
 
 struct vec {
@@ -40,6 +44,8 @@ struct queue {
 	struct vec in;            /* decoded, not yet walked by the model */
 	struct lane *lanes[NIDS]; /* by trace ID, made on first use */
 	bool exhausted;
+	enum source pushing; /* what pushes are now (perf_order_last_bytes, _end_data) */
+	bool perf_stopped;   /* perf's decoder is done with this fragment */
 };
 
 struct heap_item {
@@ -132,6 +138,8 @@ int perf_order_push(struct perf_order *o, unsigned queue, const struct cst_elem 
 		return -cste_nomem;
 	h->e = *e;
 	h->end = false;
+	h->e.perf_unseen = false;
+	h->src = o->q[queue].pushing;
 	h->has_o = e->ocsd != NULL;
 	if (h->has_o) {
 		h->o = *(const ocsd_generic_trace_elem *)e->ocsd;
@@ -141,11 +149,29 @@ int perf_order_push(struct perf_order *o, unsigned queue, const struct cst_elem 
 	return 0;
 }
 
+static int set_source(struct perf_order *o, unsigned queue, enum source src)
+{
+	if (!o || queue >= o->nqueues)
+		return -cste_invalid;
+	o->q[queue].pushing = src;
+	return 0;
+}
+
+int perf_order_last_bytes(struct perf_order *o, unsigned queue)
+{
+	return set_source(o, queue, from_last_bytes);
+}
+
+int perf_order_end_data(struct perf_order *o, unsigned queue)
+{
+	return set_source(o, queue, from_end_of_trace);
+}
+
 int perf_order_end_fragment(struct perf_order *o, unsigned queue)
 {
 	struct held *h;
 
-	if (!o || queue >= o->nqueues)
+	if (set_source(o, queue, from_body))
 		return -cste_invalid;
 	h = vec_add(&o->q[queue].in);
 	if (!h)
@@ -191,11 +217,43 @@ static int queue_flush(struct perf_order *o, unsigned queue)
 	return ret;
 }
 
+/* perf's decoder stopped on the fragment's last bytes and perf goes on to the next
+ * fragment without processing any packet queue (cs_etm__get_data_block resets
+ * the decoder, nothing more). What only cstrace has goes out now, with the chunk
+ * before it, unless a lane still holds packets perf has: then after them. */
+static int queue_flush_lost(struct perf_order *o, unsigned queue)
+{
+	int ret = 0;
+
+	for (unsigned id = 0; id < NIDS && !ret; id++) {
+		struct lane *l = o->q[queue].lanes[id];
+		bool all_lost = true;
+
+		for (size_t i = l ? l->held.head : 0; l && i < l->held.n && all_lost; i++)
+			all_lost = l->held.v[i].e.perf_unseen;
+		if (l && all_lost)
+			ret = lane_flush(o, l);
+	}
+	return ret;
+}
+
+/* Every element @queue holds is one perf will not report. */
+static void queue_mark_unseen(struct perf_order *o, unsigned queue)
+{
+	for (unsigned id = 0; id < NIDS; id++) {
+		struct lane *l = o->q[queue].lanes[id];
+
+		for (size_t i = l ? l->held.head : 0; l && i < l->held.n; i++)
+			l->held.v[i].e.perf_unseen = true;
+	}
+}
+
 /* cs_etm__clear_all_packet_queues: perf throws the packets away before a queue's
  * first timestamp. cstrace keeps them (they go out with the lane's first chunk)
  * but counts as perf counts. */
 static void queue_forget_packets(struct perf_order *o, unsigned queue)
 {
+	queue_mark_unseen(o, queue);
 	for (unsigned id = 0; id < NIDS; id++)
 		if (o->q[queue].lanes[id])
 			o->q[queue].lanes[id]->packets = 0;
@@ -354,21 +412,36 @@ static int run_queue(struct perf_order *o, unsigned queue, bool first)
 		int err;
 
 		h = next_in(o, queue, &err);
-		if (!h)
-			return err ? err : queue_flush(o, queue);
+		if (!h && err)
+			return err;
+		if (!h) {
+			/* perf is done with the queue (cs_etm__end_block processes no
+			 * packet queue): what is still held, it never reports */
+			queue_mark_unseen(o, queue);
+			return queue_flush(o, queue);
+		}
 		if (h->end) {
-			/* the fragment is used up with no estimate pending */
+			bool stopped = o->q[queue].perf_stopped;
+
+			o->q[queue].perf_stopped = false;
 			if (first)
 				queue_forget_packets(o, queue);
-			else if ((err = queue_flush(o, queue)))
-				return err;
+			else if ((err = stopped ? queue_flush_lost(o, queue)
+						: queue_flush(o, queue)))
+				return err; /* else: used up with no estimate pending */
 			continue;
 		}
 		l = lane_of(o, queue, h->e.trace_id);
 		if (!l || !(dst = vec_add(&l->held)))
 			return -cste_nomem;
 		*dst = *h;
+		if (h->src == from_end_of_trace || o->q[queue].perf_stopped) {
+			dst->e.perf_unseen = true; /* no packet, no estimate */
+			continue;
+		}
 		s = step(o, l, &dst->e, &key);
+		if (s != step_cont && h->src == from_last_bytes)
+			o->q[queue].perf_stopped = true; /* and never resumes (see .h) */
 		if (s == step_wait_time) {
 			heap_add(o, queue, dst->e.trace_id & (NIDS - 1), key);
 			return 0;

@@ -9,8 +9,9 @@
  * one entry per queue picks which queue goes on. This module models exactly that
  * over cstrace's own elements: decoding never pauses, elements are held per queue
  * and handed on in perf's order. Where perf 6.1 throws trace away (before a queue's
- * first timestamp; the rest of the last packet of an AUX fragment), cstrace keeps it:
- * it goes out with the chunk perf would have put it in. */
+ * first timestamp; what OpenCSD still held when perf's decoder stopped on a
+ * fragment's last bytes), cstrace keeps it: it goes out with the chunk perf would
+ * have put it in, and what perf never saw takes no part in the order. */
 #ifndef CSTRACE_DECODE_PERF_ORDER_H
 #define CSTRACE_DECODE_PERF_ORDER_H
 
@@ -34,6 +35,17 @@ void perf_order_free(struct perf_order *o);
 
 /** Hold a copy of @e (and of the OpenCSD element behind it) for @queue. */
 int perf_order_push(struct perf_order *o, unsigned queue, const struct cst_elem *e);
+/** What @queue pushes from here on comes out of its fragment's last unit of input
+ *  (the last formatter frame; the last byte of unformatted trace). perf feeds
+ *  OpenCSD all the bytes it has left and asks it for held elements only while
+ *  bytes remain (cs_etm_decoder__process_data_block): when perf's decoder stops on
+ *  such an element, OpenCSD has taken every byte, and what it still holds for this
+ *  fragment never reaches perf (the decoder is reset for the next one). */
+int perf_order_last_bytes(struct perf_order *o, unsigned queue);
+/** All of the fragment's bytes are in: what @queue pushes from here to
+ *  perf_order_end_fragment() came out only at the end of trace, which perf never
+ *  sends. */
+int perf_order_end_data(struct perf_order *o, unsigned queue);
 /** The AUX fragment being decoded for @queue ends here. */
 int perf_order_end_fragment(struct perf_order *o, unsigned queue);
 

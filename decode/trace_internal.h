@@ -5,6 +5,9 @@
 
 #include "cstrace/decode.h"
 
+/* A CoreSight formatter frame: OpenCSD takes memory-aligned trace in these units. */
+#define CST_FRAME 16
+
 struct cst_trace {
 	struct cst_buffer_info *buffers;
 	int nbuffers, cap_buffers;

@@ -305,6 +305,10 @@ struct cst_elem {
 	int32_t pid, tid, cpu;
 	/* index of the perf.data AUX fragment (or 0 for a snapshot buffer) */
 	uint32_t fragment;
+	/* perf.data in time order: Linux perf 6.1 would not report this element (its
+	 * decoder had stopped before it, or threw it away); cstrace still does, where
+	 * perf's order would put it. Not worked out in file order. */
+	bool perf_unseen;
 
 	/* the OpenCSD element behind this one (for cst_elem_format_ocsd) */
 	const void *ocsd;

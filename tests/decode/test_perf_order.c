@@ -12,6 +12,7 @@
 /* One scripted element: a type letter and a number.
  *   'O' trace on   'T' timestamp N   'R' range of N instructions
  *   'C' context (thread ID valid)   '|' end of an AUX fragment
+ *   'L' what follows comes from the fragment's last bytes   'E' ... from its end of trace
  * Lower case 'o', 't', 'r': the same for a second trace ID in the queue (a shared
  * sink), reported as queue 2. */
 struct ev {
@@ -26,6 +27,7 @@ struct script {
 	char out[8192];
 	size_t len;
 	int last_q, run; /* the run of elements of one queue being counted */
+	int unseen;      /* elements marked perf_unseen */
 };
 
 /* Each fill pushes a whole fragment: decoding ahead must not change the order. */
@@ -41,6 +43,11 @@ static int fill(void *ctx, unsigned q)
 
 		if (v->kind == '|')
 			return perf_order_end_fragment(s->o, q);
+		if (v->kind == 'L' || v->kind == 'E') {
+			if ((v->kind == 'L' ? perf_order_last_bytes : perf_order_end_data)(s->o, q))
+				return -1;
+			continue;
+		}
 		memset(&e, 0, sizeof(e));
 		e.trace_id = (uint8_t)(0x10 + 2 * q);
 		e.cpu = (int32_t)q;
@@ -78,11 +85,14 @@ static int emit(void *ctx, const struct cst_elem *e)
 	}
 	s->last_q = e->cpu;
 	s->run++;
+	s->unseen += e->perf_unseen;
 	return 0;
 }
 
+/* @want: the runs of queues in perf's order; @unseen: how many elements of them
+ * perf itself would not report. */
 static void run(const char *name, const struct ev *q0, size_t n0, const struct ev *q1,
-		size_t n1, const char *want)
+		size_t n1, const char *want, int unseen)
 {
 	struct script s;
 
@@ -98,6 +108,9 @@ static void run(const char *name, const struct ev *q0, size_t n0, const struct e
 	if (strcmp(s.out, want))
 		fprintf(stderr, "%s: got \"%s\"\n", name, s.out);
 	CHECK_EQ_STR(s.out, want);
+	if (s.unseen != unseen)
+		fprintf(stderr, "%s: %d elements perf_unseen\n", name, s.unseen);
+	CHECK_EQ_INT(s.unseen, unseen);
 	perf_order_free(s.o);
 }
 
@@ -111,13 +124,13 @@ int main(void)
 	static const struct ev a0[] = {{'O', 0}, {'T', 100}, {'R', 10}, {'R', 10}, {'R', 10}};
 	static const struct ev a1[] = {{'O', 0}, {'T', 105}, {'R', 10}, {'R', 10}};
 	/* 0:on,ts(100) 0:r100 1:on,ts(105) 1:r105 0:r110 1:r115 0:r120 */
-	run("estimates", a0, N(a0), a1, N(a1), "0x3 1x3 0x1 1x1 0x1");
+	run("estimates", a0, N(a0), a1, N(a1), "0x3 1x3 0x1 1x1 0x1", 0);
 
 	/* Equal estimates: the entry already in the heap goes first. */
 	static const struct ev b0[] = {{'O', 0}, {'T', 100}, {'R', 1}};
 	static const struct ev b1[] = {{'O', 0}, {'T', 100}, {'R', 1}};
 	/* 0:on,ts 1:on,ts 0:r (re-added at 100 below 1's entry) 1:r */
-	run("ties", b0, N(b0), b1, N(b1), "0x2 1x2 0x1 1x1");
+	run("ties", b0, N(b0), b1, N(b1), "0x2 1x2 0x1 1x1", 0);
 
 	/* A hard timestamp after ranges dates them back: 3 ranges of 10 before the
 	 * timestamp 100 started at 70, before queue 1's 80. A new fragment starts over
@@ -126,15 +139,17 @@ int main(void)
 				       {'R', 5}, {'|', 0}, {'O', 0}, {'R', 1}, {'T', 200}};
 	static const struct ev c1[] = {{'O', 0}, {'T', 80}, {'R', 50}, {'R', 50}};
 	/* 0:on,r,r,r,ts(70) 1:on,ts(80) 1:r80 0:r100 1:r130 0:on,r,ts(199) */
-	run("dated back", c0, N(c0), c1, N(c1), "0x5 1x3 0x1 1x1 0x3");
+	run("dated back", c0, N(c0), c1, N(c1), "0x5 1x3 0x1 1x1 0x3", 0);
 
 	/* A timestamp smaller than the instructions before it gives no estimate (perf
-	 * warns of an underflow); the next one does: 25 = 30 - 5. */
+	 * warns of an underflow); the next one does: 25 = 30 - 5. Still looking for
+	 * the queue's first timestamp, perf throws away what came before the
+	 * underflow (trace-on, r50, the timestamp): cstrace keeps them, perf_unseen. */
 	static const struct ev d0[] = {{'O', 0}, {'R', 50}, {'T', 20}, {'R', 5}, {'T', 30},
 				       {'R', 1}};
 	static const struct ev d1[] = {{'O', 0}, {'T', 22}, {'R', 5}, {'R', 1}};
 	/* 1:on,ts(22) 1:r22 0:on,r,ts,r,ts(25) 1:r27 0:r30 */
-	run("underflow", d0, N(d0), d1, N(d1), "1x3 0x5 1x1 0x1");
+	run("underflow", d0, N(d0), d1, N(d1), "1x3 0x5 1x1 0x1", 3);
 
 	/* A context naming the thread resets the estimate: ranges after it wait for the
 	 * next timestamp (5 + 5 = 10 instructions before 300: they start at 290). */
@@ -142,7 +157,7 @@ int main(void)
 				       {'T', 300}};
 	static const struct ev e1[] = {{'O', 0}, {'T', 200}, {'R', 100}, {'R', 1}};
 	/* 0:on,ts(100) 1:on,ts(200) 1:r200 0:ctx,r,r,ts(290) 1:r300 */
-	run("context", e0, N(e0), e1, N(e1), "0x2 1x3 0x4 1x1");
+	run("context", e0, N(e0), e1, N(e1), "0x2 1x3 0x4 1x1", 0);
 
 	/* Two trace IDs in one queue: each has its own packet queue and estimate; the
 	 * queue waits in the heap for the ID that stopped it. B's trace-on and
@@ -151,7 +166,36 @@ int main(void)
 				       {'r', 10}};
 	static const struct ev g1[] = {{'O', 0}, {'T', 120}, {'R', 5}, {'R', 5}};
 	/* A:on,ts(100) 1:on,ts,r120,r125 B:on,ts(150) A:r(100) B:r(150) */
-	run("two trace IDs", g0, N(g0), g1, N(g1), "0x2 1x4 2x2 0x1 2x1");
+	run("two trace IDs", g0, N(g0), g1, N(g1), "0x2 1x4 2x2 0x1 2x1", 0);
+
+	/* perf's decoder stops on a range from the fragment's last bytes (r110): OpenCSD
+	 * has taken every byte, and the two ranges it still holds never reach perf.
+	 * cstrace has them; they take no turn of their own but go out when the
+	 * fragment ends, right after r110 (otherwise: r120 and r130 would interleave
+	 * with queue 1's r115 and r125). */
+	static const struct ev h0[] = {{'O', 0}, {'T', 100}, {'R', 10}, {'L', 0}, {'R', 10},
+				       {'R', 10}, {'R', 10}, {'|', 0}};
+	static const struct ev h1[] = {{'O', 0}, {'T', 105}, {'R', 10}, {'R', 10}, {'R', 10}};
+	/* 0:on,ts r100 1:on,ts,r105 0:r110 + the 2 perf lost 1:r115,r125 */
+	run("last bytes", h0, N(h0), h1, N(h1), "0x3 1x3 0x3 1x2", 2);
+
+	/* What OpenCSD gives only at the end of trace (perf never sends it) is the
+	 * same: it goes out with the fragment's last chunk, taking no turn. */
+	static const struct ev i0[] = {{'O', 0}, {'T', 100}, {'R', 10}, {'E', 0}, {'R', 10},
+				       {'R', 10}, {'|', 0}};
+	static const struct ev i1[] = {{'O', 0}, {'T', 105}, {'R', 10}, {'R', 10}};
+	run("end of trace", i0, N(i0), i1, N(i1), "0x5 1x4", 2);
+
+	/* Two trace IDs, and perf's decoder stops on A's range from the last bytes
+	 * (110): perf moves on to the next fragment without processing B's queue, so
+	 * B's trace-on (perf has it) and the range after the stop (only cstrace has it)
+	 * wait; they go out when the queue ends, not when the fragment does. */
+	static const struct ev j0[] = {{'O', 0}, {'T', 100}, {'R', 10}, {'o', 0}, {'L', 0},
+				       {'R', 10}, {'r', 5}, {'|', 0}, {'O', 0}, {'T', 300},
+				       {'R', 1}};
+	static const struct ev j1[] = {{'O', 0}, {'T', 105}, {'R', 10}, {'R', 10}};
+	/* A:on,ts,r100 1:on,ts,r105 A:r110 1:r115 A:on,ts,r300 B:on,r */
+	run("last bytes, two trace IDs", j0, N(j0), j1, N(j1), "0x3 1x3 0x1 1x1 0x3 2x2", 2);
 
 	/* A full packet queue (1023 packets) with no estimate goes out at once, in the
 	 * middle of the queue's turn, ahead of queue 1 (estimate 2000); the ranges after
@@ -169,7 +213,7 @@ int main(void)
 			f0[n++] = (struct ev){'R', 1};
 		f0[n++] = (struct ev){'T', 5000};
 		/* 0:on,ts(1000) 0:on + 1022 ranges (full) 1:on,ts,r(2000) 0:78 ranges,ts */
-		run("full queue", f0, n, f1, N(f1), "0x1025 1x3 0x79");
+		run("full queue", f0, n, f1, N(f1), "0x1025 1x3 0x79", 0);
 	}
 	return test_done();
 }
