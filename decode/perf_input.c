@@ -14,8 +14,10 @@
 #include "cstrace/perfdata.h"
 
 #define FEED_CHUNK (256u * 1024u)
-/* time order: bytes decoded at a time per queue (bounds what is held undelivered) */
-#define TIMED_PIECE 4096u
+/* time order: bytes decoded at a time per queue. It bounds what is held undelivered:
+ * dense trace gives thousands of ranges per KiB (4 KiB pieces held 80 MiB on a 4-CPU
+ * loop, 64 bytes hold 8 MiB, in the same time: bench/perf_bench.sh). */
+#define TIMED_PIECE 64u
 #define ETM_OPT_TS 28 /* cs_etm attr.config: timestamps on (perf decodes by time) */
 #define PROT_EXEC_BIT 0x4
 #define MISC_COMM_EXEC (1u << 13)

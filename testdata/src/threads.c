@@ -1,21 +1,26 @@
 /* threads: four threads running at once; QEMU logs their instructions interleaved (and
  * sometimes in the middle of another thread's strace line). synth traces them as one
- * stream whose thread switches are exceptions: the decode must still be exact. */
+ * stream whose thread switches are exceptions: the decode must still be exact.
+ * argv[1]: iterations per thread (default 3000; the benchmarks ask for more). */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static volatile long acc[4];
+static long iterations = 3000;
 
 static void *work(void *p)
 {
 	long k = (long)p;
-	for (int i = 0; i < 3000; i++)
+	for (long i = 0; i < iterations; i++)
 		acc[k] += i ^ k;
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1)
+		iterations = strtol(argv[1], NULL, 0);
 	pthread_t t[3];
 	for (long k = 0; k < 3; k++)
 		pthread_create(&t[k], NULL, work, (void *)k);
