@@ -221,17 +221,17 @@ static int queue_flush(struct perf_order *o, unsigned queue)
  * fragment without processing any packet queue (cs_etm__get_data_block resets
  * the decoder, nothing more). What only cstrace has goes out now, with the chunk
  * before it, unless a lane still holds packets perf has: then after them. */
-static int queue_flush_lost(struct perf_order *o, unsigned queue)
+static int queue_flush_unseen(struct perf_order *o, unsigned queue)
 {
 	int ret = 0;
 
 	for (unsigned id = 0; id < NIDS && !ret; id++) {
 		struct lane *l = o->q[queue].lanes[id];
-		bool all_lost = true;
+		bool all_unseen = true;
 
-		for (size_t i = l ? l->held.head : 0; l && i < l->held.n && all_lost; i++)
-			all_lost = l->held.v[i].e.perf_unseen;
-		if (l && all_lost)
+		for (size_t i = l ? l->held.head : 0; l && i < l->held.n && all_unseen; i++)
+			all_unseen = l->held.v[i].e.perf_unseen;
+		if (l && all_unseen)
 			ret = lane_flush(o, l);
 	}
 	return ret;
@@ -249,8 +249,8 @@ static void queue_mark_unseen(struct perf_order *o, unsigned queue)
 }
 
 /* cs_etm__clear_all_packet_queues: perf throws the packets away before a queue's
- * first timestamp. cstrace keeps them (they go out with the lane's first chunk)
- * but counts as perf counts. */
+ * first timestamp. cstrace keeps them (they go out with the lane's first chunk,
+ * marked perf_unseen) but counts as perf counts. */
 static void queue_forget_packets(struct perf_order *o, unsigned queue)
 {
 	queue_mark_unseen(o, queue);
@@ -426,7 +426,7 @@ static int run_queue(struct perf_order *o, unsigned queue, bool first)
 			o->q[queue].perf_stopped = false;
 			if (first)
 				queue_forget_packets(o, queue);
-			else if ((err = stopped ? queue_flush_lost(o, queue)
+			else if ((err = stopped ? queue_flush_unseen(o, queue)
 						: queue_flush(o, queue)))
 				return err; /* else: used up with no estimate pending */
 			continue;
