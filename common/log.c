@@ -19,6 +19,17 @@ void cst_logf(const struct cst_log *log, enum cst_log_level level, const char *f
 	log->fn(log->ctx, level, line);
 }
 
+void cst_vlogf_at(const struct cst_log *log, enum cst_log_level level, const char *path,
+		  uint64_t offset, const char *fmt, va_list ap)
+{
+	char msg[768];
+
+	if (!log || !log->fn)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	cst_logf(log, level, "%s: offset %llu: %s", path, (unsigned long long)offset, msg);
+}
+
 int cst_parse_u64(const char *s, uint64_t *out)
 {
 	char *end;

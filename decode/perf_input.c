@@ -123,13 +123,11 @@ static void warnf(struct cst_perf_input *in, uint64_t off, const char *fmt, ...)
 
 static void warnf(struct cst_perf_input *in, uint64_t off, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	cst_vlogf_at(&in->log, cst_log_warning, in->path, off, fmt, ap);
 	va_end(ap);
-	cst_logf(&in->log, cst_log_warning, "%s: offset %" PRIu64 ": %s", in->path, off, msg);
 }
 
 /* ------------------------------------------------------------- threads */

@@ -51,13 +51,11 @@ static void rlog(const struct cst_perf_reader *r, enum cst_log_level lvl, uint64
 static void rlog(const struct cst_perf_reader *r, enum cst_log_level lvl, uint64_t off,
 		 const char *fmt, ...)
 {
-	char msg[768];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	cst_vlogf_at(&r->log, lvl, r->path, off, fmt, ap);
 	va_end(ap);
-	cst_logf(&r->log, lvl, "%s: offset %" PRIu64 ": %s", r->path, off, msg);
 }
 
 int64_t cst_perf_reader_pread(struct cst_perf_reader *r, uint64_t offset, void *buf, uint64_t len)

@@ -4,6 +4,7 @@
 #define CSTRACE_COMMON_H
 
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -54,6 +55,9 @@ struct cst_log {
 /** Send a printf-style message to @log (NULL @log or fn: dropped). */
 void cst_logf(const struct cst_log *log, enum cst_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/** The one-line form of a problem in a file: "<path>: offset <n>: <message>". */
+void cst_vlogf_at(const struct cst_log *log, enum cst_log_level level, const char *path,
+		  uint64_t offset, const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* Little-endian access to byte buffers: trace and perf.data are little-endian
  * whatever the host is, and buffers need not be aligned. */
