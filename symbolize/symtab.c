@@ -301,7 +301,8 @@ fail:
 	cst_logf(&sym->log, cst_log_error, "%s: out of memory reading symbols", dso->path);
 }
 
-const struct sym_func *dso_find_func(const struct dso *dso, uint64_t vaddr)
+/* Index of the first function that starts above @vaddr (nfuncs if none). */
+static uint32_t first_func_above(const struct dso *dso, uint64_t vaddr)
 {
 	uint32_t lo = 0, hi = dso->nfuncs;
 
@@ -313,8 +314,14 @@ const struct sym_func *dso_find_func(const struct dso *dso, uint64_t vaddr)
 		else
 			hi = mid;
 	}
-	/* lo: first function above vaddr; an inner symbol may end before vaddr while
-	 * the one before it still covers it. */
+	return lo;
+}
+
+const struct sym_func *dso_find_func(const struct dso *dso, uint64_t vaddr)
+{
+	uint32_t lo = first_func_above(dso, vaddr);
+
+	/* an inner symbol may end before vaddr while the one before it still covers it */
 	for (uint32_t i = lo; i > 0 && lo - i < 4; i--) {
 		const struct sym_func *f = &dso->funcs[i - 1];
 
@@ -326,16 +333,8 @@ const struct sym_func *dso_find_func(const struct dso *dso, uint64_t vaddr)
 
 uint64_t dso_next_func(const struct dso *dso, uint64_t vaddr)
 {
-	uint32_t lo = 0, hi = dso->nfuncs;
+	uint32_t lo = first_func_above(dso, vaddr);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (dso->funcs[mid].pub.addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < dso->nfuncs ? dso->funcs[lo].pub.addr : UINT64_MAX;
 }
 
