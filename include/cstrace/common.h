@@ -92,6 +92,44 @@ static inline void cst_put_le64(uint8_t *p, uint64_t v)
 	cst_put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
+/* ------------------------------------------------------------------------
+ * Growable arrays: one helper instead of a realloc block per table.
+ * ------------------------------------------------------------------------ */
+
+/** Make room for @need elements of @elem_size bytes in the array whose pointer is at
+ *  @arrp (a T **) and whose capacity in elements is *@cap. The capacity at least
+ *  doubles (from 16) so that appending one at a time is amortised O(1); bytes past
+ *  the old capacity are zeroed. On failure (no memory, or a size that overflows) the
+ *  array and *@cap are unchanged. Returns 0 or -cste_nomem. */
+int cst_grow(void *arrp, size_t *cap, size_t need, size_t elem_size);
+
+/** cst_grow for an array pointer @arr and a size_t capacity @cap. */
+#define CST_GROW(arr, cap, need) cst_grow(&(arr), &(cap), (need), sizeof(*(arr)))
+
+/* ------------------------------------------------------------------------
+ * Options structs. Optional parameters of a library call live in a struct whose
+ * first field is `size_t sz` (mandatory ones are plain arguments), so that the
+ * struct can grow without breaking callers. One rule for every library:
+ *  - NULL options: every field takes its default (zero);
+ *  - sz 0: the caller's struct is this header's (fields copied as they are);
+ *  - sz below sizeof(size_t): invalid;
+ *  - sz smaller than the library's struct: the fields that fit are copied, the
+ *    rest take their defaults (a caller built against an older header);
+ *  - sz larger: the bytes the library does not know must be zero (a caller built
+ *    against a newer header asking for nothing this library lacks).
+ * ------------------------------------------------------------------------ */
+
+/** Declare options struct @NAME of type struct @TYPE with its size set and the
+ *  given designated initialisers: CST_OPTS(cst_decoder_opts, o, .log = &log); */
+#define CST_OPTS(TYPE, NAME, ...) struct TYPE NAME = {.sz = sizeof(struct TYPE), __VA_ARGS__}
+
+/** Copy the caller's options @src (NULL allowed) into the library's own copy @dst
+ *  of @dst_sz bytes by the rule above; dst's sz becomes @dst_sz. A refusal is
+ *  logged through @log naming @what ("cst_decoder_opts"). Returns 0 or
+ *  -cste_invalid (then @dst holds the defaults). */
+int cst_opts_load(void *dst, size_t dst_sz, const void *src, const char *what,
+		  const struct cst_log *log);
+
 /** Parse an unsigned number (decimal, 0x hex, 0 octal) filling all of @s.
  *  Returns 0 or -cste_format. */
 int cst_parse_u64(const char *s, uint64_t *out);

@@ -1,0 +1,198 @@
+/* common/: error words, the log helpers, number parsing, little-endian access,
+ * growable arrays and the options rule. */
+#include "cstrace/common.h"
+#include "test.h"
+
+#include <stdint.h>
+
+static char last_msg[1024];
+static int nmsgs;
+
+static void capture_log(void *ctx, enum cst_log_level level, const char *msg)
+{
+	(void)ctx;
+	(void)level;
+	snprintf(last_msg, sizeof(last_msg), "%s", msg);
+	nmsgs++;
+}
+
+static const struct cst_log tlog = {capture_log, NULL};
+
+static void test_strerror(void)
+{
+	CHECK_EQ_STR(cst_strerror(0), "success");
+	CHECK_EQ_STR(cst_strerror(-cste_nomem), "out of memory");
+	CHECK_EQ_STR(cst_strerror(cste_nomem), "out of memory");
+	CHECK_EQ_STR(cst_strerror(-cste_max), "unknown error");
+	CHECK_EQ_STR(cst_strerror(1000000), "unknown error");
+	for (int e = 0; e < cste_max; e++)
+		CHECK(strcmp(cst_strerror(-e), "unknown error") != 0);
+}
+
+static void log_at(const char *path, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cst_vlogf_at(&tlog, cst_log_error, path, off, fmt, ap);
+	va_end(ap);
+}
+
+static void test_log(void)
+{
+	struct cst_log none = {NULL, NULL};
+
+	nmsgs = 0;
+	cst_logf(NULL, cst_log_error, "dropped %d", 1);
+	cst_logf(&none, cst_log_error, "dropped %d", 2);
+	CHECK_EQ_INT(nmsgs, 0);
+	cst_logf(&tlog, cst_log_warning, "x=%d", 42);
+	CHECK_EQ_STR(last_msg, "x=42");
+	log_at("perf.data", 18446744073709551615ULL, "expected %s", "a record");
+	CHECK_EQ_STR(last_msg, "perf.data: offset 18446744073709551615: expected a record");
+	CHECK_EQ_INT(nmsgs, 2);
+}
+
+static void test_parse(void)
+{
+	uint64_t v = 7;
+
+	CHECK_EQ_INT(cst_parse_u64("0x10", &v), 0);
+	CHECK_EQ_INT(v, 16);
+	CHECK_EQ_INT(cst_parse_u64(" 12 ", &v), 0);
+	CHECK_EQ_INT(v, 12);
+	CHECK_EQ_INT(cst_parse_u64("010", &v), 0);
+	CHECK_EQ_INT(v, 8);
+	CHECK(cst_parse_u64("18446744073709551615", &v) == 0 && v == UINT64_MAX);
+	v = 7;
+	CHECK_EQ_INT(cst_parse_u64("18446744073709551616", &v), -cste_format);
+	CHECK_EQ_INT(cst_parse_u64("-1", &v), -cste_format);
+	CHECK_EQ_INT(cst_parse_u64("", &v), -cste_format);
+	CHECK_EQ_INT(cst_parse_u64("12k", &v), -cste_format);
+	CHECK_EQ_INT(cst_parse_u64("0x", &v), -cste_format);
+	CHECK_EQ_INT(v, 7);
+	CHECK_EQ_INT(cst_parse_u64(NULL, &v), -cste_invalid);
+	CHECK_EQ_INT(cst_parse_u64("1", NULL), -cste_invalid);
+}
+
+static void test_le(void)
+{
+	uint8_t b[9] = {0xff, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
+	uint8_t o[8];
+
+	/* unaligned on purpose: b + 1 */
+	CHECK_EQ_INT(cst_le16(b + 1), 0x0201);
+	CHECK_EQ_INT(cst_le32(b + 1), 0x04030201);
+	CHECK(cst_le64(b + 1) == 0x0807060504030201ULL);
+	cst_put_le16(o, 0xbeef);
+	CHECK(o[0] == 0xef && o[1] == 0xbe);
+	cst_put_le32(o, 0x80000001u);
+	CHECK(o[0] == 0x01 && o[3] == 0x80);
+	cst_put_le64(o, 0x8877665544332211ULL);
+	CHECK(o[0] == 0x11 && o[7] == 0x88 && cst_le64(o) == 0x8877665544332211ULL);
+}
+
+static void test_grow(void)
+{
+	uint32_t *a = NULL;
+	size_t cap = 0;
+
+	CHECK_EQ_INT(CST_GROW(a, cap, 0), 0);
+	CHECK(a == NULL && cap == 0);
+	for (uint32_t i = 0; i < 1000; i++) {
+		if (CST_GROW(a, cap, i + 1)) {
+			CHECK(0);
+			break;
+		}
+		CHECK(a[i] == 0); /* new space is zeroed */
+		a[i] = i;
+	}
+	CHECK(cap >= 1000 && cap < 2048);
+	for (uint32_t i = 0; i < 1000; i++)
+		if (a[i] != i)
+			CHECK(a[i] == i);
+	/* already big enough: nothing moves */
+	{
+		uint32_t *before = a;
+		size_t cap_before = cap;
+
+		CHECK_EQ_INT(CST_GROW(a, cap, 10), 0);
+		CHECK(a == before && cap == cap_before);
+	}
+	/* overflow: refused, array kept */
+	{
+		uint32_t *before = a;
+		size_t cap_before = cap;
+
+		CHECK_EQ_INT(CST_GROW(a, cap, SIZE_MAX / 2), -cste_nomem);
+		CHECK_EQ_INT(cst_grow(&a, &cap, SIZE_MAX, 1), -cste_nomem);
+		CHECK(a == before && cap == cap_before && a[999] == 999);
+	}
+	CHECK_EQ_INT(cst_grow(NULL, &cap, 1, 4), -cste_nomem);
+	CHECK_EQ_INT(cst_grow(&a, NULL, 1, 4), -cste_nomem);
+	free(a);
+}
+
+/* A library's options (v2) and an older and a newer caller's view of them. */
+struct lib_opts {
+	size_t sz;
+	int a;
+	int b;
+	const char *c;
+};
+struct old_opts {
+	size_t sz;
+	int a;
+};
+struct new_opts {
+	size_t sz;
+	int a;
+	int b;
+	const char *c;
+	uint64_t d;
+};
+
+static void test_opts(void)
+{
+	struct lib_opts got;
+	CST_OPTS(lib_opts, full, .a = 1, .b = 2, .c = "x");
+	CST_OPTS(old_opts, old, .a = 5);
+	CST_OPTS(new_opts, newer, .a = 3, .b = 4);
+	struct lib_opts zero_sz = {.sz = 0, .a = 9, .b = 8};
+	struct lib_opts tiny = {.sz = 4, .a = 1};
+
+	CHECK_EQ_INT(full.sz, sizeof(struct lib_opts));
+	CHECK_EQ_INT(cst_opts_load(&got, sizeof(got), NULL, "lib_opts", &tlog), 0);
+	CHECK(got.sz == sizeof(got) && got.a == 0 && got.b == 0 && got.c == NULL);
+	CHECK_EQ_INT(cst_opts_load(&got, sizeof(got), &full, "lib_opts", &tlog), 0);
+	CHECK(got.sz == sizeof(got) && got.a == 1 && got.b == 2 && !strcmp(got.c, "x"));
+	CHECK_EQ_INT(cst_opts_load(&got, sizeof(got), &zero_sz, "lib_opts", &tlog), 0);
+	CHECK(got.sz == sizeof(got) && got.a == 9 && got.b == 8);
+	/* an older caller: the rest defaults */
+	CHECK_EQ_INT(cst_opts_load(&got, sizeof(got), &old, "lib_opts", &tlog), 0);
+	CHECK(got.a == 5 && got.b == 0 && got.c == NULL);
+	/* a newer caller asking for nothing new */
+	CHECK_EQ_INT(cst_opts_load(&got, sizeof(got), &newer, "lib_opts", &tlog), 0);
+	CHECK(got.a == 3 && got.b == 4);
+	/* a newer caller asking for something this library lacks */
+	newer.d = 1;
+	nmsgs = 0;
+	CHECK_EQ_INT(cst_opts_load(&got, sizeof(got), &newer, "lib_opts", &tlog), -cste_invalid);
+	CHECK_EQ_INT(nmsgs, 1);
+	CHECK(strstr(last_msg, "lib_opts") != NULL);
+	CHECK(got.a == 0 && got.sz == sizeof(got)); /* left at the defaults */
+	CHECK_EQ_INT(cst_opts_load(&got, sizeof(got), &tiny, "lib_opts", &tlog), -cste_invalid);
+	CHECK_EQ_INT(cst_opts_load(NULL, sizeof(got), &full, "lib_opts", NULL), -cste_invalid);
+	CHECK_EQ_INT(cst_opts_load(&got, 2, &full, "lib_opts", NULL), -cste_invalid);
+}
+
+int main(void)
+{
+	test_strerror();
+	test_log();
+	test_parse();
+	test_le();
+	test_grow();
+	test_opts();
+	return test_done();
+}
