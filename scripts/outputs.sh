@@ -38,8 +38,8 @@ run1() {
 	local name=$1; shift
 	"$@" > "$out/$name.out" 2> "$out/$name.err" < /dev/null
 	echo "exit $?" >> "$out/$name.err"
-	# temporary directories in messages differ from run to run
-	sed -i -e "s#$tmp#TMP#g" "$out/$name.err" "$out/$name.out"
+	# temporary directories and the checkout's own path differ from run to run
+	sed -i -e "s#$tmp#TMP#g" -e "s#$here#SRC#g" "$out/$name.err" "$out/$name.out"
 }
 
 run_all() {
