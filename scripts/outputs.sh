@@ -31,6 +31,9 @@ make_inputs() {
 		done
 	done
 	rm -f "$in"/*.log
+	# the test programs' debug info names this checkout's sources: a run from another
+	# checkout replaces that path too
+	echo "$here" > "$in/srcdir"
 }
 
 # run NAME CMD...: stdout, stderr and exit status of one command, under NAME
@@ -39,12 +42,13 @@ run1() {
 	"$@" > "$out/$name.out" 2> "$out/$name.err" < /dev/null
 	echo "exit $?" >> "$out/$name.err"
 	# temporary directories and the checkout's own path differ from run to run
-	sed -i -e "s#$tmp#TMP#g" -e "s#$here#SRC#g" "$out/$name.err" "$out/$name.out"
+	sed -i -e "s#$tmp#TMP#g" -e "s#$here#SRC#g" -e "s#$insrc#SRC#g" "$out/$name.err" "$out/$name.out"
 }
 
 run_all() {
 	local c=$1 in=$2
 	out=$3
+	insrc=$(cat "$in/srcdir" 2>/dev/null || echo "$here")
 	mkdir -p "$out"
 	tmp=$(mktemp -d)
 	local snaps=() s n
