@@ -184,47 +184,30 @@ static void write_etm_regs(struct fx *f, const char *dev, const struct cst_board
 	char path[PATH_MAX];
 	bool v4 = is_v4(d) != wrong_arch;
 
-	if (wrong_arch) {
-		/* The other architecture's registers: what a core of another family
-		 * (or the wrong driver) would show. */
-		static const struct {
-			const char *file;
-			uint32_t v;
-		} v4regs[] = {{"trcidr/trcidr0", 0x28000EA1}, {"trcidr/trcidr1", 0x4100F403},
-			      {"trcidr/trcidr2", 0x00000488}, {"trcidr/trcidr8", 0},
-			      {"mgmt/trcauthstatus", 0xCC}},
-		  v3regs[] = {{"mgmt/etmidr", 0x410CF250}, {"mgmt/etmccer", 0x344008F2}};
+	struct cst_source_cfg other;
+	const struct cst_source_cfg *src = &d->source;
+	char err[128];
 
-		for (size_t i = 0; v4 && i < sizeof(v4regs) / sizeof(v4regs[0]); i++) {
-			fx_fmt(f, path, sizeof(path), "%s/%s", dev, v4regs[i].file);
-			fx_printf(f, path, "0x%x\n", v4regs[i].v);
-		}
-		for (size_t i = 0; !v4 && i < sizeof(v3regs) / sizeof(v3regs[0]); i++) {
-			fx_fmt(f, path, sizeof(path), "%s/%s", dev, v3regs[i].file);
-			fx_printf(f, path, "0x%x\n", v3regs[i].v);
-		}
-		return;
-	}
 	/* Every ID register perf and the doctor read, from the profile's full values
-	 * (its decode defaults), which satisfy its masked checks by construction. */
-	if (v4) {
-		const struct cst_etmv4_regs *r = &d->source.regs.etmv4;
-		const uint32_t idr[] = {r->trcidr0, r->trcidr1, r->trcidr2, r->trcidr8, r->trcidr9,
-					r->trcidr10, r->trcidr11, r->trcidr12, r->trcidr13};
-		const int num[] = {0, 1, 2, 8, 9, 10, 11, 12, 13};
-
-		for (size_t i = 0; i < sizeof(idr) / sizeof(idr[0]); i++) {
-			fx_fmt(f, path, sizeof(path), "%s/trcidr/trcidr%d", dev, num[i]);
-			fx_printf(f, path, "0x%x\n", idr[i]);
-		}
-		fx_fmt(f, path, sizeof(path), "%s/mgmt/trcauthstatus", dev);
-		fx_printf(f, path, "0x%x\n", r->trcauthstatus);
-	} else {
-		fx_fmt(f, path, sizeof(path), "%s/mgmt/etmidr", dev);
-		fx_printf(f, path, "0x%x\n", d->source.regs.etmv3.etmidr);
-		fx_fmt(f, path, sizeof(path), "%s/mgmt/etmccer", dev);
-		fx_printf(f, path, "0x%x\n", d->source.regs.etmv3.etmccer);
+	 * (its decode defaults), which satisfy its masked checks by construction. With
+	 * @wrong_arch, the other family's registers, from a typical core of it: what a
+	 * core of another family (or the wrong driver) would show. */
+	if (wrong_arch) {
+		if (cst_source_cfg_parse(&other, v4 ? cst_proto_etmv4i : cst_proto_etmv3, "", err,
+					 sizeof(err)) < 0)
+			return;
+		src = &other;
 	}
+	for (const struct cst_source_reg *r = cst_source_regs(src->protocol); r->name; r++) {
+		/* ETMv4.0 drivers of the profiles' era publish no TRCDEVARCH */
+		if (!r->idfile || (!wrong_arch && src->protocol == cst_proto_etmv4i &&
+				   r == cst_source_reg_find(src->protocol, "TRCDEVARCH")))
+			continue;
+		fx_fmt(f, path, sizeof(path), "%s/%s", dev, r->idfile);
+		fx_printf(f, path, "0x%x\n", *cst_source_reg_ptr((struct cst_source_cfg *)src, r));
+	}
+	if (wrong_arch)
+		return;
 	/* perf records ts_source for ETMv4: -1 when the core has no self-hosted trace
 	 * filter (FEAT_TRF), as on every ETMv4.0 part the profiles describe. */
 	if (v4) {

@@ -35,53 +35,18 @@ const char *cst_bdev_type_name(enum cst_bdev_type type)
 	return bdev_names[type];
 }
 
-/* Registers a profile may give: ID registers are both checked by the doctor and
- * used as decode defaults; control registers are decode defaults only. */
-struct reg_desc {
-	const char *name;
-	const char *file; /* sysfs attribute, NULL for control registers */
-	bool v4;          /* belongs to ETMv4/ETE (else ETMv3/PTM, or STM) */
-	size_t off;       /* offset in struct cst_source_cfg */
-};
-
-#define V3(f) offsetof(struct cst_source_cfg, regs.etmv3.f)
-#define V4(f) offsetof(struct cst_source_cfg, regs.etmv4.f)
-static const struct reg_desc regs[] = {
-	{"etmidr", "mgmt/etmidr", false, V3(etmidr)},
-	{"etmccer", "mgmt/etmccer", false, V3(etmccer)},
-	{"etmcr", NULL, false, V3(etmcr)},
-	{"trcidr0", "trcidr/trcidr0", true, V4(trcidr0)},
-	{"trcidr1", "trcidr/trcidr1", true, V4(trcidr1)},
-	{"trcidr2", "trcidr/trcidr2", true, V4(trcidr2)},
-	{"trcidr8", "trcidr/trcidr8", true, V4(trcidr8)},
-	{"trcidr9", "trcidr/trcidr9", true, V4(trcidr9)},
-	{"trcidr10", "trcidr/trcidr10", true, V4(trcidr10)},
-	{"trcidr11", "trcidr/trcidr11", true, V4(trcidr11)},
-	{"trcidr12", "trcidr/trcidr12", true, V4(trcidr12)},
-	{"trcidr13", "trcidr/trcidr13", true, V4(trcidr13)},
-	{"trcauthstatus", "mgmt/trcauthstatus", true, V4(trcauthstatus)},
-	{"trcdevarch", "mgmt/trcdevarch", true, V4(trcdevarch)},
-	{"trcconfigr", NULL, true, V4(trcconfigr)},
-};
-#undef V3
-#undef V4
-
-/* Architecture of the cores the profiles name. Kept here rather than taken from
- * the decode library so that profiles load without the decoder linked in. */
-static void core_arch(const char *core, enum cst_core_arch *arch, enum cst_core_profile *prof)
+/* A register a profile gives, by its lower-case name, in either ETM family: ID
+ * registers are both checked by the doctor and used as decode defaults; the
+ * others are decode defaults only. */
+static const struct cst_source_reg *etm_reg(const char *key)
 {
-	static const char *const v7[] = {"Cortex-A5", "Cortex-A7", "Cortex-A8", "Cortex-A9",
-					 "Cortex-A15", "Cortex-A17"};
+	static const enum cst_protocol families[] = {cst_proto_etmv3, cst_proto_etmv4i};
 
-	*prof = cst_core_profile_a;
-	*arch = cst_core_arch_v8;
-	for (size_t i = 0; i < sizeof(v7) / sizeof(v7[0]); i++)
-		if (!strcasecmp(core, v7[i]))
-			*arch = cst_core_arch_v7;
-	if (!strncasecmp(core, "Cortex-M", 8)) {
-		*arch = cst_core_arch_v7;
-		*prof = cst_core_profile_m;
-	}
+	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++)
+		for (const struct cst_source_reg *r = cst_source_regs(families[f]); r->name; r++)
+			if (!strcmp(key, r->key))
+				return r;
+	return NULL;
 }
 
 struct parse {
@@ -300,6 +265,7 @@ static int parse_reg_value(const char *v, uint32_t *value, uint32_t *mask)
 static int handle_device(struct parse *p, const char *k, const char *v)
 {
 	struct cst_board_device *d = &p->b->devices[p->dev];
+	const struct cst_source_reg *reg;
 
 	if (!strcmp(k, "base")) {
 		if (cst_parse_u64(v, &d->base) < 0)
@@ -329,18 +295,9 @@ static int handle_device(struct parse *p, const char *k, const char *v)
 		return 1;
 	}
 	if (!strcmp(k, "protocol")) {
-		static const struct {
-			const char *n;
-			enum cst_protocol p;
-		} protos[] = {{"etmv3", cst_proto_etmv3}, {"ptm", cst_proto_ptm},
-			      {"etmv4", cst_proto_etmv4i}, {"etmv4i", cst_proto_etmv4i},
-			      {"ete", cst_proto_ete},     {"stm", cst_proto_stm}};
-
-		for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
-			if (!strcasecmp(v, protos[i].n)) {
-				d->source.protocol = protos[i].p;
-				return 1;
-			}
+		d->source.protocol = cst_protocol_parse(v);
+		if (d->source.protocol != cst_proto_unknown)
+			return 1;
 		return fail(p, "protocol '%s' is not etmv3, ptm, etmv4, ete or stm", v);
 	}
 	if (!strcmp(k, "capacity")) {
@@ -364,24 +321,23 @@ static int handle_device(struct parse *p, const char *k, const char *v)
 		d->source.regs.stm.stmtcsr = (uint32_t)x;
 		return 1;
 	}
-	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+	reg = etm_reg(k);
+	if (reg) {
 		uint32_t value, mask;
 
-		if (strcmp(k, regs[i].name))
-			continue;
 		if (d->type != cst_bdev_etm)
 			return fail(p, "%s is an ETM register but [%s] is not an ETM", k, p->section);
 		if (parse_reg_value(v, &value, &mask) < 0)
 			return fail(p, "%s '%s' is not a 32-bit value (VALUE or VALUE/MASK)", k, v);
-		memcpy((char *)&d->source + regs[i].off, &value, sizeof(value));
-		if (regs[i].file && mask) {
+		*cst_source_reg_ptr(&d->source, reg) = value;
+		if (reg->idfile && mask) {
 			struct cst_board_idreg *r;
 
 			if (d->nidregs == CST_BOARD_MAX_IDREGS)
 				return fail(p, "too many ID registers in [%s]", p->section);
 			r = &d->idregs[d->nidregs++];
-			snprintf(r->name, sizeof(r->name), "%s", regs[i].name);
-			snprintf(r->file, sizeof(r->file), "%s", regs[i].file);
+			snprintf(r->name, sizeof(r->name), "%s", reg->key);
+			snprintf(r->file, sizeof(r->file), "%s", reg->idfile);
 			r->value = value & mask;
 			r->mask = mask;
 		}
@@ -590,6 +546,7 @@ static int finish(struct parse *p)
 	}
 	for (int i = 0; i < b->ndevices; i++) {
 		struct cst_board_device *d = &b->devices[i];
+		const struct cst_core_info *core;
 
 		p->line = p->dev_line[i];
 		if (d->base == UINT64_MAX)
@@ -617,15 +574,21 @@ static int finish(struct parse *p)
 		if (!d->source.core_name[0])
 			return fail(p, "[etm %s]: no core type (core = , or a [cpu %d] section)",
 				    d->name, d->cpu);
-		core_arch(d->source.core_name, &d->source.arch, &d->source.profile);
+		if (cst_core_lookup(d->source.core_name, &d->source.arch, &d->source.profile) < 0)
+			return fail(p, "[etm %s]: core '%s' is not one cstrace knows "
+				    "(expected e.g. Cortex-A53)", d->name, d->source.core_name);
 		for (int r = 0; r < d->nidregs; r++)
-			for (size_t k = 0; k < sizeof(regs) / sizeof(regs[0]); k++)
-				if (!strcmp(regs[k].name, d->idregs[r].name) &&
-				    regs[k].v4 != (d->source.protocol == cst_proto_etmv4i ||
-						   d->source.protocol == cst_proto_ete))
-					return fail(p, "[etm %s]: %s does not belong to protocol %s",
-						    d->name, regs[k].name,
-						    regs[k].v4 ? "etmv3/ptm" : "etmv4/ete");
+			if (!cst_source_reg_find(d->source.protocol, d->idregs[r].name))
+				return fail(p, "[etm %s]: %s does not belong to protocol %s", d->name,
+					    d->idregs[r].name,
+					    cst_protocol_is_v4(d->source.protocol) ? "etmv4/ete"
+										  : "etmv3/ptm");
+		core = cst_core_find(d->source.core_name);
+		if (core && core->protocol != cst_proto_unknown &&
+		    core->protocol != d->source.protocol)
+			return fail(p, "[etm %s]: a %s traces with %s, not %s", d->name, core->name,
+				    cst_protocol_name(core->protocol),
+				    cst_protocol_name(d->source.protocol));
 	}
 	if (!b->sysfs_parent && !set_str(p, &b->sysfs_parent, "/sys/devices/platform"))
 		return 0;

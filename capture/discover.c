@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cstrace/source.h"
 #include "root.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices/cs_etm"
@@ -121,7 +122,7 @@ static int on_cpu(void *ctx, const char *name)
 		reg(w, cpu, "mgmt/trcauthstatus", &c->trcauthstatus, true);
 		/* ETE reports architecture version 5 or later in TRCDEVARCH. */
 		if (reg(w, cpu, "mgmt/trcdevarch", &devarch, false) == 0 &&
-		    ((devarch >> 12) & 0xf) >= 5) {
+		    cst_trcdevarch_is_ete(devarch)) {
 			c->kind = cst_etm_ete;
 			c->trcdevarch = devarch;
 		}
@@ -135,7 +136,7 @@ static int on_cpu(void *ctx, const char *name)
 		c->kind = cst_etm_v3;
 		reg(w, cpu, "mgmt/etmidr", &c->etmidr, true);
 		reg(w, cpu, "mgmt/etmccer", &c->etmccer, true);
-		c->is_ptm = (c->etmidr & 0x300) == 0x300;
+		c->is_ptm = cst_etmidr_is_ptm(c->etmidr);
 	}
 	w->pmu->ncpus++;
 	return 0;

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cstrace/source.h"
 #include "root.h"
 
 #define CS_DIR "/sys/bus/coresight/devices"
@@ -82,17 +83,13 @@ static uint32_t read_reg(const char *root, const char *dev, const char *const *f
 
 #define FILES(...) ((const char *const[]){__VA_ARGS__, NULL})
 
-/* Register order in src.regs for each kind, with snapshot names and OpenCSD's
- * register numbers (what the "(0x...)" in a snapshot means). */
-static const struct { const char *name; unsigned num; } v3_regs[] = {
-	{"ETMCR", 0x000}, {"ETMIDR", 0x079}, {"ETMCCER", 0x07a}, {"ETMTRACEIDR", 0x080},
-};
-static const struct { const char *name; unsigned num; } v4_regs[] = {
-	{"TRCCONFIGR", 0x004}, {"TRCTRACEIDR", 0x010}, {"TRCAUTHSTATUS", 0x3ee},
-	{"TRCIDR0", 0x078},    {"TRCIDR1", 0x079},     {"TRCIDR2", 0x07a},
-	{"TRCIDR8", 0x060},    {"TRCIDR9", 0x061},     {"TRCIDR10", 0x062},
-	{"TRCIDR11", 0x063},   {"TRCIDR12", 0x064},    {"TRCIDR13", 0x065},
-	{"TRCDEVARCH", 0x3ef},
+/* Register order in src.regs for each kind, as the snapshot lists them; their
+ * numbers ("(0x...)" in a snapshot) come from the source model's table. */
+static const char *const v3_regs[] = {"ETMCR", "ETMIDR", "ETMCCER", "ETMTRACEIDR"};
+static const char *const v4_regs[] = {
+	"TRCCONFIGR", "TRCTRACEIDR", "TRCAUTHSTATUS", "TRCIDR0",  "TRCIDR1",
+	"TRCIDR2",    "TRCIDR8",     "TRCIDR9",       "TRCIDR10", "TRCIDR11",
+	"TRCIDR12",   "TRCIDR13",    "TRCDEVARCH",
 };
 
 static void read_source(const char *root, struct src *s)
@@ -120,7 +117,7 @@ static void read_source(const char *root, struct src *s)
 			s->regs[6 + i - 8] = read_reg(root, s->dev, FILES(f), 0);
 		}
 		s->regs[12] = read_reg(root, s->dev, FILES("mgmt/trcdevarch"), 0);
-		s->ete = ((s->regs[12] >> 12) & 0xf) >= 5;
+		s->ete = cst_trcdevarch_is_ete(s->regs[12]);
 	} else {
 		s->kind = SRC_V3;
 		s->regs[0] = read_reg(root, s->dev, FILES("mgmt/etmcr"), 0);
@@ -128,20 +125,13 @@ static void read_source(const char *root, struct src *s)
 		s->regs[2] = read_reg(root, s->dev, FILES("mgmt/etmccer"), 0);
 		s->regs[3] = read_reg(root, s->dev, FILES("traceid", "mgmt/etmtraceidr"),
 				      0x10 + 2 * (uint32_t)s->cpu);
-		s->ptm = (s->regs[1] & 0x300) == 0x300;
+		s->ptm = cst_etmidr_is_ptm(s->regs[1]);
 	}
 }
 
 /* The core type from /proc/cpuinfo's "CPU part" of that processor. */
 static const char *core_name(const char *root, int cpu, bool v3)
 {
-	static const struct { unsigned part; const char *name; } parts[] = {
-		{0xc05, "Cortex-A5"},  {0xc07, "Cortex-A7"},  {0xc08, "Cortex-A8"},
-		{0xc09, "Cortex-A9"},  {0xc0f, "Cortex-A15"}, {0xc0e, "Cortex-A17"},
-		{0xd03, "Cortex-A53"}, {0xd04, "Cortex-A35"}, {0xd05, "Cortex-A55"},
-		{0xd07, "Cortex-A57"}, {0xd08, "Cortex-A72"}, {0xd09, "Cortex-A73"},
-		{0xd0a, "Cortex-A75"}, {0xd0b, "Cortex-A76"},
-	};
 	char path[4096], line[256];
 	int cur = -1;
 	unsigned part;
@@ -151,17 +141,28 @@ static const char *core_name(const char *root, int cpu, bool v3)
 		while (fgets(line, sizeof(line), f)) {
 			sscanf(line, "processor : %d", &cur);
 			if (cur == cpu && sscanf(line, "CPU part : %x", &part) == 1) {
-				for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-					if (parts[i].part == part) {
-						fclose(f);
-						return parts[i].name;
-					}
+				const struct cst_core_info *core = cst_core_by_part(part);
+
+				if (core) {
+					fclose(f);
+					return core->name;
+				}
 			}
 		}
 		fclose(f);
 	}
 	/* No cpuinfo (a fixture): the common core of each ETM generation. */
 	return v3 ? "Cortex-A7" : "Cortex-A53";
+}
+
+/* "TRCIDR0(0x078)=0x28000EA1": a snapshot's register line. */
+static size_t reg_line(char *buf, size_t size, enum cst_protocol protocol, const char *name,
+		       uint32_t value)
+{
+	const struct cst_source_reg *reg = cst_source_reg_find(protocol, name);
+
+	return (size_t)snprintf(buf, size, "%s(0x%03X)=0x%08X\n", name, reg ? reg->word : 0,
+				value);
 }
 
 static int write_text(const char *dir, const char *name, const char *text)
@@ -431,14 +432,14 @@ static int write_snapshot(struct sysfs_run *r)
 							: "ETM4");
 		if (s->kind == SRC_V3) {
 			for (size_t k = 0; k < sizeof(v3_regs) / sizeof(v3_regs[0]); k++)
-				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s(0x%03X)=0x%08X\n",
-						      v3_regs[k].name, v3_regs[k].num, s->regs[k]);
+				n += reg_line(buf + n, sizeof(buf) - n, cst_proto_etmv3, v3_regs[k],
+					      s->regs[k]);
 		} else {
 			size_t nregs = sizeof(v4_regs) / sizeof(v4_regs[0]) - (s->ete ? 0 : 1);
 
 			for (size_t k = 0; k < nregs; k++)
-				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s(0x%03X)=0x%08X\n",
-						      v4_regs[k].name, v4_regs[k].num, s->regs[k]);
+				n += reg_line(buf + n, sizeof(buf) - n, cst_proto_etmv4i, v4_regs[k],
+					      s->regs[k]);
 		}
 		snprintf(name, sizeof(name), "etm_%d.ini", s->cpu);
 		err = write_text(r->o->outdir, name, buf);

@@ -61,24 +61,6 @@ static int boards_list(const char *dir)
 	return 0;
 }
 
-static const char *proto_name(enum cst_protocol p)
-{
-	switch (p) {
-	case cst_proto_etmv3:
-		return "ETMv3";
-	case cst_proto_ptm:
-		return "PTM";
-	case cst_proto_etmv4i:
-		return "ETMv4";
-	case cst_proto_ete:
-		return "ETE";
-	case cst_proto_stm:
-		return "STM";
-	default:
-		return "?";
-	}
-}
-
 static bool has_input(const struct cst_board *b, int dev);
 static bool has_output(const struct cst_board *b, int dev);
 
@@ -159,7 +141,7 @@ static int boards_show(const char *dir, const char *name)
 		if (d->type != cst_bdev_etm && d->type != cst_bdev_stm)
 			continue;
 		printf("  %-14s 0x%08llx  %-8s", d->name, (unsigned long long)d->base,
-		       d->arch ? d->arch : proto_name(d->source.protocol));
+		       d->arch ? d->arch : cst_protocol_name(d->source.protocol));
 		if (d->type == cst_bdev_etm)
 			printf(" cpu%d %s, trace ID 0x%02x", d->cpu, d->source.core_name,
 			       cst_board_trace_id(b, d->cpu));
@@ -297,7 +279,7 @@ static int boards_sources(const char *dir, const char *name, uint64_t mask, bool
 		const struct cst_source_cfg *c = &src[i];
 
 		printf("%s cpu=%d core=%s protocol=%s", c->name, c->cpu,
-		       c->core_name[0] ? c->core_name : "-", proto_name(c->protocol));
+		       c->core_name[0] ? c->core_name : "-", cst_protocol_name(c->protocol));
 		if (c->protocol == cst_proto_etmv3 || c->protocol == cst_proto_ptm)
 			printf(" etmidr=0x%08x etmccer=0x%08x etmcr=0x%08x traceid=0x%02x\n",
 			       c->regs.etmv3.etmidr, c->regs.etmv3.etmccer, c->regs.etmv3.etmcr,

@@ -110,62 +110,33 @@ static const char *device_reg(const struct snap_device *dev, const char *reg)
 	return NULL;
 }
 
-struct reg_want {
-	const char *name;
-	bool required;
-	uint32_t dflt;
-	uint32_t *dst;
-};
-
-static int read_regs(struct snap *ss, const struct snap_device *dev, struct reg_want *w, int n)
+/* Read every register of @cfg's protocol from @dev's [regs]: a missing essential
+ * one skips the source, a missing optional one takes the table's fallback. */
+static int read_regs(struct snap *ss, const struct snap_device *dev, struct cst_source_cfg *cfg)
 {
-	for (int i = 0; i < n; i++) {
-		const char *v = device_reg(dev, w[i].name);
+	for (const struct cst_source_reg *r = cst_source_regs(cfg->protocol); r->name; r++) {
+		const char *v = device_reg(dev, r->name);
 		uint64_t val;
 
 		if (!v) {
-			if (w[i].required) {
+			if (r->essential) {
 				cst_logf(ss->log, cst_log_warning,
 					 "%s: register %s missing: source %s skipped",
-					 dev->doc.path, w[i].name, dev->name);
+					 dev->doc.path, r->name, dev->name);
 				return -cste_format;
 			}
-			*w[i].dst = w[i].dflt;
+			*cst_source_reg_ptr(cfg, r) = r->fallback;
 			continue;
 		}
 		if (cst_parse_u64(v, &val) < 0 || val > UINT32_MAX) {
 			cst_logf(ss->log, cst_log_warning,
 				 "%s: register %s value '%s' is not a 32-bit number: source %s skipped",
-				 dev->doc.path, w[i].name, v, dev->name);
+				 dev->doc.path, r->name, v, dev->name);
 			return -cste_format;
 		}
-		*w[i].dst = (uint32_t)val;
+		*cst_source_reg_ptr(cfg, r) = (uint32_t)val;
 	}
 	return 0;
-}
-
-/* Device type ("ETM4.2", "PTM1.1", "PFT1.1", "ETM3.5", "ETE", "STM") to protocol. */
-static enum cst_protocol protocol_of(const char *type)
-{
-	char base[32];
-	size_t n = strcspn(type, ".");
-
-	if (n >= sizeof(base))
-		return cst_proto_unknown;
-	memcpy(base, type, n);
-	base[n] = '\0';
-	if (!strcasecmp(base, "ETM4") || !strcasecmp(base, "ETMv4"))
-		return cst_proto_etmv4i;
-	if (!strcasecmp(base, "ETM3") || !strcasecmp(base, "ETMv3"))
-		return cst_proto_etmv3;
-	if (!strcasecmp(base, "PTM1") || !strcasecmp(base, "PFT1") || !strcasecmp(base, "PTM") ||
-	    !strcasecmp(base, "PFT"))
-		return cst_proto_ptm;
-	if (!strcasecmp(base, "ETE"))
-		return cst_proto_ete;
-	if (!strcasecmp(base, "STM"))
-		return cst_proto_stm;
-	return cst_proto_unknown;
 }
 
 /* Core devices named "cpu_N" (as OpenCSD's and perf's snapshot writers name them)
@@ -192,59 +163,20 @@ static int source_from_device(struct snap *ss, const struct snap_device *dev,
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->cpu = -1;
-	cfg->protocol = protocol_of(dev->type ? dev->type : "");
+	cfg->protocol = cst_protocol_parse(dev->type ? dev->type : "");
 	snprintf(cfg->name, sizeof(cfg->name), "%s", dev->name);
 
-	switch (cfg->protocol) {
-	case cst_proto_etmv4i:
-	case cst_proto_ete: {
-		struct cst_etmv4_regs *r = &cfg->regs.etmv4;
-		struct reg_want want[] = {
-			{"TRCCONFIGR", true, 0, &r->trcconfigr},
-			{"TRCTRACEIDR", true, 0, &r->trctraceidr},
-			{"TRCIDR0", true, 0, &r->trcidr0},
-			{"TRCIDR1", false, 0x4100F403, &r->trcidr1},
-			{"TRCIDR2", true, 0, &r->trcidr2},
-			{"TRCIDR8", false, 0, &r->trcidr8},
-			{"TRCIDR9", false, 0, &r->trcidr9},
-			{"TRCIDR10", false, 0, &r->trcidr10},
-			{"TRCIDR11", false, 0, &r->trcidr11},
-			{"TRCIDR12", false, 0, &r->trcidr12},
-			{"TRCIDR13", false, 0, &r->trcidr13},
-			{"TRCAUTHSTATUS", false, 0, &r->trcauthstatus},
-			{"TRCDEVARCH", false, 0x47705A13, &r->trcdevarch},
-		};
-		if (read_regs(ss, dev, want, sizeof(want) / sizeof(want[0])) < 0)
-			return -cste_format;
-		break;
-	}
-	case cst_proto_etmv3:
-	case cst_proto_ptm: {
-		struct cst_etmv3_regs *r = &cfg->regs.etmv3;
-		struct reg_want want[] = {
-			{"ETMIDR", true, 0, &r->etmidr},
-			{"ETMCR", true, 0, &r->etmcr},
-			{"ETMCCER", true, 0, &r->etmccer},
-			{"ETMTRACEIDR", true, 0, &r->etmtraceidr},
-		};
-		if (read_regs(ss, dev, want, sizeof(want) / sizeof(want[0])) < 0)
-			return -cste_format;
-		break;
-	}
-	case cst_proto_stm: {
-		struct reg_want want[] = {{"STMTCSR", true, 0, &cfg->regs.stm.stmtcsr}};
-
-		if (read_regs(ss, dev, want, 1) < 0)
-			return -cste_format;
-		return 0; /* no core */
-	}
-	default:
+	if (cfg->protocol == cst_proto_unknown) {
 		cst_logf(ss->log, cst_log_warning,
 			 "%s: device %s has type '%s', which cstrace cannot decode "
 			 "(expected ETM3.x, PTM1.x/PFT1.x, ETM4.x, ETE or STM): skipped",
 			 dev->doc.path, dev->name, dev->type ? dev->type : "(none)");
 		return -cste_unsupported;
 	}
+	if (read_regs(ss, dev, cfg) < 0)
+		return -cste_format;
+	if (cfg->protocol == cst_proto_stm)
+		return 0; /* no core */
 
 	if (!core) {
 		cst_logf(ss->log, cst_log_warning,

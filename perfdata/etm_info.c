@@ -1,6 +1,7 @@
 /* cs_etm AUXTRACE_INFO priv[] parsing: the global header (versions 0, 1, 2) and the
  * per-CPU ETMv3/PTM, ETMv4 and ETE blocks, skipping parameters newer perf adds. */
 #include "cstrace/perfdata.h"
+#include "cstrace/source.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,7 +45,7 @@ static void fill_params(struct cst_perf_etm_cpu *c, const uint8_t *priv, uint64_
 		c->etmtraceidr = (uint32_t)v[1];
 		c->etmccer = (uint32_t)v[2];
 		c->etmidr = (uint32_t)v[3];
-		c->is_ptm = (c->etmidr & 0x300) == 0x300;
+		c->is_ptm = cst_etmidr_is_ptm(c->etmidr);
 		return;
 	}
 	c->trcconfigr = (uint32_t)v[0];

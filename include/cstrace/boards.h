@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "cstrace/common.h"
-#include "cstrace/decode.h"
+#include "cstrace/source.h"
 
 #ifdef __cplusplus
 extern "C" {

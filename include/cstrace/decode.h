@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cstrace/common.h"
+#include "cstrace/source.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,32 +18,6 @@ extern "C" {
  * Trace description: what was captured and how it was configured.
  * ------------------------------------------------------------------------ */
 
-/** Trace protocols of CoreSight sources. */
-enum cst_protocol {
-	cst_proto_unknown = 0,
-	cst_proto_etmv3,  /* ETMv3.x (Cortex-A7, A5, A8, A9 with ETM) */
-	cst_proto_ptm,    /* PTM / PFT 1.x (Cortex-A9, A15) */
-	cst_proto_etmv4i, /* ETMv4 instruction trace (A53, A57, A72, ...) */
-	cst_proto_ete,    /* Embedded Trace Extension (Armv9) */
-	cst_proto_stm,    /* System Trace Macrocell */
-};
-
-/** Architecture a core implements, as OpenCSD needs it to walk code. */
-enum cst_core_arch {
-	cst_core_arch_unknown = 0,
-	cst_core_arch_v7,
-	cst_core_arch_v8,
-	cst_core_arch_v8r3,
-	cst_core_arch_aa64,
-};
-
-enum cst_core_profile {
-	cst_core_profile_unknown = 0,
-	cst_core_profile_a,
-	cst_core_profile_r,
-	cst_core_profile_m,
-};
-
 /** How a trace buffer is laid out. */
 enum cst_buffer_format {
 	cst_bufmt_frames = 0, /* CoreSight 16-byte frames, memory aligned (ETB/ETF/ETR) */
@@ -50,51 +25,6 @@ enum cst_buffer_format {
 	cst_bufmt_tpiu,       /* frames with frame syncs from a TPIU port */
 	cst_bufmt_dstream,    /* DSTREAM TPIU capture (frame syncs, dstream framing) */
 };
-
-/** ETMv3 / PTM programming as read from the ETM at capture time. */
-struct cst_etmv3_regs {
-	uint32_t etmidr;
-	uint32_t etmcr;
-	uint32_t etmccer;
-	uint32_t etmtraceidr;
-};
-
-/** ETMv4 / ETE programming as read from the ETM at capture time. */
-struct cst_etmv4_regs {
-	uint32_t trcconfigr;
-	uint32_t trctraceidr;
-	uint32_t trcidr0, trcidr1, trcidr2, trcidr8;
-	uint32_t trcidr9, trcidr10, trcidr11, trcidr12, trcidr13;
-	uint32_t trcauthstatus;
-	uint32_t trcdevarch; /* ETE only */
-};
-
-struct cst_stm_regs {
-	uint32_t stmtcsr;
-};
-
-/** One trace source (an ETM, PTM, ETE or STM) and the core it traces. */
-struct cst_source_cfg {
-	enum cst_protocol protocol;
-	char name[64];      /* device name, e.g. "ETM_0" */
-	char core_name[64]; /* core type, e.g. "Cortex-A53"; empty for STM */
-	int cpu;            /* CPU number when known, else -1 */
-	enum cst_core_arch arch;
-	enum cst_core_profile profile;
-	union {
-		struct cst_etmv3_regs etmv3; /* etmv3 and ptm */
-		struct cst_etmv4_regs etmv4; /* etmv4i and ete */
-		struct cst_stm_regs stm;
-	} regs;
-};
-
-/** The trace ID a source emits, from its programming (0 if none). */
-uint8_t cst_source_trace_id(const struct cst_source_cfg *src);
-
-/** Resolve a core name ("Cortex-A53", "ARMv8.2-A", "ARM-AA64") to architecture
- *  and profile. Returns 0, or -cste_not_found for a name it does not know. */
-int cst_core_lookup(const char *core_name, enum cst_core_arch *arch,
-		    enum cst_core_profile *profile);
 
 /** Memory spaces an image belongs to (OpenCSD's values). */
 enum cst_mem_space {
@@ -165,13 +95,6 @@ int cst_trace_source_buffer(const struct cst_trace *trace, int source);
 
 int cst_trace_nimages(const struct cst_trace *trace);
 const struct cst_mem_image *cst_trace_image(const struct cst_trace *trace, int image);
-
-/** Parse "key=value,key=value" register settings into @cfg for @protocol
- *  (e.g. "trcidr0=0x28000ea1,trcidr1=0x4100f403,traceid=0x10"); unknown keys are an
- *  error naming the key. Missing ID registers get the values of a Cortex-A53
- *  (ETMv4) or Cortex-A7 (ETMv3). Returns 0 or -cste_format. */
-int cst_source_cfg_parse(struct cst_source_cfg *cfg, enum cst_protocol protocol,
-			 const char *spec, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------
  * Decoded elements.

@@ -188,6 +188,12 @@ static void test_malformed(void)
 	expect_error(GOOD_HEAD "[etm e0]\nbase = 0x1000\ncpu = 0\nprotocol = etmv4\n"
 			       "etmidr = 0x410CF250\n",
 		     5, "does not belong");
+	/* the protocol must be the core's own, and the core one the table knows */
+	expect_error(GOOD_HEAD "[etm e0]\nbase = 0x1000\ncpu = 0\nprotocol = ptm\n", 5,
+		     "a Cortex-A7 traces with ETMv3, not PTM");
+	expect_error("[board]\nname = t\n[cpu 0]\ncore = Cortex-Z9\n[etm e0]\nbase = 0x1000\n"
+		     "cpu = 0\nprotocol = etmv3\n",
+		     5, "core 'Cortex-Z9' is not one cstrace knows");
 	/* a required key missing: reported at the section's line */
 	expect_error(GOOD_HEAD "[etf f]\ncapacity = 4K\n", 5, "no base address");
 	expect_error(GOOD_HEAD "[etm e0]\nbase = 0x1000\n[etf f]\nbase = 0x1000\n", 8,

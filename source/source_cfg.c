@@ -1,29 +1,11 @@
-/* Trace-source programming: the trace ID a source emits, and parsing of
- * "key=value,..." register settings given on the command line for raw dumps. */
-#include "cstrace/decode.h"
+/* Parsing of "key=value,..." register settings given on the command line for
+ * sources of raw dumps, over defaults of a typical core of each protocol. */
+#include "cstrace/source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-uint8_t cst_source_trace_id(const struct cst_source_cfg *src)
-{
-	if (!src)
-		return 0;
-	switch (src->protocol) {
-	case cst_proto_etmv3:
-	case cst_proto_ptm:
-		return src->regs.etmv3.etmtraceidr & 0x7f;
-	case cst_proto_etmv4i:
-	case cst_proto_ete:
-		return src->regs.etmv4.trctraceidr & 0x7f;
-	case cst_proto_stm:
-		return (src->regs.stm.stmtcsr >> 16) & 0x7f;
-	default:
-		return 0;
-	}
-}
 
 /* Defaults: the ID registers of a Juno Cortex-A53 (ETMv4), a Cortex-A7 as on the
  * STM32MP157 (ETMv3.5) and a Cortex-A15 (PTM), as read on real hardware. */
@@ -60,62 +42,10 @@ static void cfg_defaults(struct cst_source_cfg *cfg, enum cst_protocol protocol)
 	strcpy(cfg->name, "cmdline");
 }
 
-struct reg_key {
-	const char *name;
-	const char *alias;
-	size_t offset;
-};
-
-#define V3(f) offsetof(struct cst_source_cfg, regs.etmv3.f)
-#define V4(f) offsetof(struct cst_source_cfg, regs.etmv4.f)
-static const struct reg_key v3_keys[] = {
-	{"etmidr", "idr", V3(etmidr)},
-	{"etmcr", "cr", V3(etmcr)},
-	{"etmccer", "ccer", V3(etmccer)},
-	{"etmtraceidr", "traceid", V3(etmtraceidr)},
-	{NULL, NULL, 0},
-};
-static const struct reg_key v4_keys[] = {
-	{"trcconfigr", "configr", V4(trcconfigr)},
-	{"trctraceidr", "traceid", V4(trctraceidr)},
-	{"trcidr0", "idr0", V4(trcidr0)},
-	{"trcidr1", "idr1", V4(trcidr1)},
-	{"trcidr2", "idr2", V4(trcidr2)},
-	{"trcidr8", "idr8", V4(trcidr8)},
-	{"trcidr9", "idr9", V4(trcidr9)},
-	{"trcidr10", "idr10", V4(trcidr10)},
-	{"trcidr11", "idr11", V4(trcidr11)},
-	{"trcidr12", "idr12", V4(trcidr12)},
-	{"trcidr13", "idr13", V4(trcidr13)},
-	{"trcauthstatus", "authstatus", V4(trcauthstatus)},
-	{"trcdevarch", "devarch", V4(trcdevarch)},
-	{NULL, NULL, 0},
-};
-static const struct reg_key stm_keys[] = {
-	{"stmtcsr", "tcsr", offsetof(struct cst_source_cfg, regs.stm.stmtcsr)},
-	{NULL, NULL, 0},
-};
-
-static const struct reg_key *keys_for(enum cst_protocol protocol)
-{
-	switch (protocol) {
-	case cst_proto_etmv3:
-	case cst_proto_ptm:
-		return v3_keys;
-	case cst_proto_etmv4i:
-	case cst_proto_ete:
-		return v4_keys;
-	case cst_proto_stm:
-		return stm_keys;
-	default:
-		return NULL;
-	}
-}
-
 static int set_key(struct cst_source_cfg *cfg, const char *key, const char *val, char *err,
 		   size_t errlen)
 {
-	const struct reg_key *keys = keys_for(cfg->protocol);
+	const struct cst_source_reg *reg;
 	uint64_t v;
 
 	if (!strcasecmp(key, "core")) {
@@ -139,15 +69,14 @@ static int set_key(struct cst_source_cfg *cfg, const char *key, const char *val,
 					(((uint32_t)v & 0x7f) << 16);
 		return 0;
 	}
-	for (; keys && keys->name; keys++) {
-		if (!strcasecmp(key, keys->name) || !strcasecmp(key, keys->alias)) {
-			if (v > UINT32_MAX) {
-				snprintf(err, errlen, "'%s=%s': value exceeds 32 bits", key, val);
-				return -cste_format;
-			}
-			*(uint32_t *)((char *)cfg + keys->offset) = (uint32_t)v;
-			return 0;
+	reg = cst_source_reg_find(cfg->protocol, key);
+	if (reg) {
+		if (v > UINT32_MAX) {
+			snprintf(err, errlen, "'%s=%s': value exceeds 32 bits", key, val);
+			return -cste_format;
 		}
+		*cst_source_reg_ptr(cfg, reg) = (uint32_t)v;
+		return 0;
 	}
 	snprintf(err, errlen, "unknown register '%s' for this protocol", key);
 	return -cste_format;
@@ -159,7 +88,7 @@ int cst_source_cfg_parse(struct cst_source_cfg *cfg, enum cst_protocol protocol,
 	char *copy, *tok, *save = NULL;
 	int ret = 0;
 
-	if (!cfg || !spec || !err || !keys_for(protocol))
+	if (!cfg || !spec || !err || !cst_source_regs(protocol))
 		return -cste_invalid;
 	err[0] = '\0';
 	cfg_defaults(cfg, protocol);

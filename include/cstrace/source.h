@@ -1,0 +1,191 @@
+/* cstrace trace-source model: the protocols CoreSight trace sources speak, the Arm
+ * cores they trace, and the registers that describe how a source was programmed.
+ * Every stage that names a protocol, a core or a trace register takes it from here,
+ * so that one table answers "what is a Cortex-A7" or "where does TRCIDR1 live". */
+#ifndef CSTRACE_SOURCE_H
+#define CSTRACE_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cstrace/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Protocols.
+ * ------------------------------------------------------------------------ */
+
+/** Trace protocols of CoreSight sources. */
+enum cst_protocol {
+	cst_proto_unknown = 0,
+	cst_proto_etmv3,  /* ETMv3.x (Cortex-A7, A5, A8, R4, R5, M3, M4) */
+	cst_proto_ptm,    /* PTM / PFT 1.x (Cortex-A9, A12, A15, A17) */
+	cst_proto_etmv4i, /* ETMv4 instruction trace (A53, A57, A72, ...) */
+	cst_proto_ete,    /* Embedded Trace Extension (Armv9) */
+	cst_proto_stm,    /* System Trace Macrocell */
+};
+
+/** The name cstrace prints: "ETMv3", "PTM", "ETMv4", "ETE", "STM"; "?" otherwise. */
+const char *cst_protocol_name(enum cst_protocol protocol);
+
+/** Read a protocol as people and tools write it, in any case: cstrace's names and
+ *  board profiles' ("etmv3", "ptm", "etmv4", "etmv4i", "ete", "stm") and snapshot
+ *  device types, whose version after a dot is ignored ("ETM3.5", "ETM4.2",
+ *  "PTM1.1", "PFT1.0", "ETE", "STM"). Returns cst_proto_unknown for anything else. */
+enum cst_protocol cst_protocol_parse(const char *name);
+
+/** ETMv3 and PTM share one register set (struct cst_etmv3_regs). */
+static inline bool cst_protocol_is_v3(enum cst_protocol p)
+{
+	return p == cst_proto_etmv3 || p == cst_proto_ptm;
+}
+
+/** ETMv4 and ETE share one register set (struct cst_etmv4_regs). */
+static inline bool cst_protocol_is_v4(enum cst_protocol p)
+{
+	return p == cst_proto_etmv4i || p == cst_proto_ete;
+}
+
+/* ------------------------------------------------------------------------
+ * Cores.
+ * ------------------------------------------------------------------------ */
+
+/** Architecture a core implements, as OpenCSD needs it to walk code. */
+enum cst_core_arch {
+	cst_core_arch_unknown = 0,
+	cst_core_arch_v7,
+	cst_core_arch_v8,
+	cst_core_arch_v8r3,
+	cst_core_arch_aa64,
+};
+
+enum cst_core_profile {
+	cst_core_profile_unknown = 0,
+	cst_core_profile_a,
+	cst_core_profile_r,
+	cst_core_profile_m,
+};
+
+/** One Arm core, with the values its Technical Reference Manual documents. */
+struct cst_core_info {
+	const char *name;              /* "Cortex-A53", as snapshots and profiles name it */
+	uint16_t midr_part;            /* MIDR PartNum ("CPU part" in /proc/cpuinfo) */
+	uint8_t arch_major, arch_minor;/* Arm architecture version: 8, 2 for Armv8.2 */
+	enum cst_core_profile profile;
+	enum cst_protocol protocol;    /* its trace macrocell; unknown: it has none */
+	enum cst_core_arch arch;       /* what OpenCSD needs, from the version above */
+};
+
+/** The core named @name (any case), or NULL. */
+const struct cst_core_info *cst_core_find(const char *name);
+
+/** The Arm core whose MIDR PartNum is @part, or NULL. */
+const struct cst_core_info *cst_core_by_part(unsigned part);
+
+/** The table itself, for listing and checking: @i from 0 while non-NULL. */
+const struct cst_core_info *cst_core_at(size_t i);
+
+/** Resolve a core name ("Cortex-A53", "ARMv8.2-A", "ARM-AA64") to architecture
+ *  and profile. Returns 0, or -cste_not_found for a name it does not know. */
+int cst_core_lookup(const char *core_name, enum cst_core_arch *arch,
+		    enum cst_core_profile *profile);
+
+/* ------------------------------------------------------------------------
+ * Registers and sources.
+ * ------------------------------------------------------------------------ */
+
+/** ETMv3 / PTM programming as read from the ETM at capture time. */
+struct cst_etmv3_regs {
+	uint32_t etmidr;
+	uint32_t etmcr;
+	uint32_t etmccer;
+	uint32_t etmtraceidr;
+};
+
+/** ETMv4 / ETE programming as read from the ETM at capture time. */
+struct cst_etmv4_regs {
+	uint32_t trcconfigr;
+	uint32_t trctraceidr;
+	uint32_t trcidr0, trcidr1, trcidr2, trcidr8;
+	uint32_t trcidr9, trcidr10, trcidr11, trcidr12, trcidr13;
+	uint32_t trcauthstatus;
+	uint32_t trcdevarch; /* ETE only */
+};
+
+struct cst_stm_regs {
+	uint32_t stmtcsr;
+};
+
+/** One trace source (an ETM, PTM, ETE or STM) and the core it traces. */
+struct cst_source_cfg {
+	enum cst_protocol protocol;
+	char name[64];      /* device name, e.g. "ETM_0" */
+	char core_name[64]; /* core type, e.g. "Cortex-A53"; empty for STM */
+	int cpu;            /* CPU number when known, else -1 */
+	enum cst_core_arch arch;
+	enum cst_core_profile profile;
+	union {
+		struct cst_etmv3_regs etmv3; /* etmv3 and ptm */
+		struct cst_etmv4_regs etmv4; /* etmv4i and ete */
+		struct cst_stm_regs stm;
+	} regs;
+};
+
+/** One register of a source's description. */
+struct cst_source_reg {
+	const char *name;   /* Arm's name, as snapshot files write it: "TRCIDR0" */
+	const char *key;    /* the name in lower case, as options and profiles write it */
+	const char *alias;  /* the short option form: "idr0" */
+	unsigned word;      /* offset in the programmer's model / 4 (OpenCSD's number) */
+	const char *idfile; /* ID register: its file in the device's sysfs directory;
+			     * NULL for a register the capture programs */
+	bool essential;     /* a description without it cannot be decoded */
+	uint32_t fallback;  /* value assumed when a description omits it */
+	size_t offset;      /* of its uint32_t in struct cst_source_cfg */
+};
+
+/** The registers describing a source of @protocol, ending with a NULL name;
+ *  NULL for cst_proto_unknown. */
+const struct cst_source_reg *cst_source_regs(enum cst_protocol protocol);
+
+/** The register of @protocol called @name (its name, key or alias, any case), or NULL. */
+const struct cst_source_reg *cst_source_reg_find(enum cst_protocol protocol, const char *name);
+
+/** Where @reg's value lives in @cfg. */
+static inline uint32_t *cst_source_reg_ptr(struct cst_source_cfg *cfg,
+					   const struct cst_source_reg *reg)
+{
+	return (uint32_t *)((char *)cfg + reg->offset);
+}
+
+/** The trace ID a source emits, from its programming (0 if none). */
+uint8_t cst_source_trace_id(const struct cst_source_cfg *src);
+
+/** ETMIDR of a PTM (branch-broadcast program flow trace) rather than an ETMv3. */
+static inline bool cst_etmidr_is_ptm(uint32_t etmidr)
+{
+	return (etmidr & 0x300) == 0x300;
+}
+
+/** TRCDEVARCH of an ETE (architecture version 5 or later) rather than an ETMv4. */
+static inline bool cst_trcdevarch_is_ete(uint32_t trcdevarch)
+{
+	return ((trcdevarch >> 12) & 0xf) >= 5;
+}
+
+/** Parse "key=value,key=value" register settings into @cfg for @protocol
+ *  (e.g. "trcidr0=0x28000ea1,trcidr1=0x4100f403,traceid=0x10"); unknown keys are an
+ *  error naming the key. Missing ID registers get the values of a Cortex-A53
+ *  (ETMv4) or Cortex-A7 (ETMv3). Returns 0 or -cste_format. */
+int cst_source_cfg_parse(struct cst_source_cfg *cfg, enum cst_protocol protocol,
+			 const char *spec, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
