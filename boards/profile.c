@@ -414,6 +414,9 @@ static int enter_section(struct parse *p, const char *section)
 
 	snprintf(p->section, sizeof(p->section), "%s", section);
 	p->dev = p->cpu = p->issue = -1;
+	/* A continuation never crosses a section header; and the value set last may
+	 * live in an array this section is about to grow (and move). */
+	p->last = NULL;
 	if (!strcmp(section, "board") || !strcmp(section, "kernel") ||
 	    !strcmp(section, "firmware") || !strcmp(section, "graph"))
 		return 1;
