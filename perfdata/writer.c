@@ -339,25 +339,13 @@ static int emit_kernel(struct cst_perf_writer *w, uint8_t *b, uint32_t type, uin
 
 int cst_perf_writer_etm_info(struct cst_perf_writer *w, const struct cst_perf_etm_info *info)
 {
-	uint64_t nwords = 3, k;
+	uint64_t nwords = cst_perf_etm_info_words(info);
 	uint8_t *b;
 	size_t size;
 	int err;
 
-	if (!w || !info || !info->cpus || !info->nr_cpu || info->version > 2)
+	if (!w || !nwords)
 		return -cste_invalid;
-	for (uint32_t i = 0; i < info->nr_cpu; i++) {
-		uint64_t m = info->cpus[i].magic;
-
-		if (m == CST_PERF_ETMV3_MAGIC)
-			nwords += info->version == 0 ? 6 : 3 + 4;
-		else if (m == CST_PERF_ETMV4_MAGIC)
-			nwords += info->version == 0 ? 9 : 3 + 8;
-		else if (m == CST_PERF_ETE_MAGIC && info->version != 0)
-			nwords += 3 + 9;
-		else
-			return -cste_invalid;
-	}
 	size = 16 + nwords * 8;
 	if (size > 0xffff)
 		return -cste_invalid;
@@ -366,42 +354,9 @@ int cst_perf_writer_etm_info(struct cst_perf_writer *w, const struct cst_perf_et
 		return -cste_nomem;
 	put_hdr(b, cst_perf_rec_auxtrace_info, 0, size);
 	cst_put_le32(b + 8, CST_PERF_AUXTRACE_CS_ETM);
-#define W(v) cst_put_le64(b + 16 + 8 * k++, (uint64_t)(v))
-	k = 0;
-	W(info->version);
-	W(((uint64_t)info->pmu_type << 32) | info->nr_cpu);
-	W(info->snapshot ? 1 : 0);
-	for (uint32_t i = 0; i < info->nr_cpu; i++) {
-		const struct cst_perf_etm_cpu *c = &info->cpus[i];
-
-		W(c->magic);
-		W(c->cpu);
-		if (c->magic == CST_PERF_ETMV3_MAGIC) {
-			if (info->version)
-				W(4);
-			W(c->etmcr);
-			W(c->etmtraceidr);
-			W(c->etmccer);
-			W(c->etmidr);
-			continue;
-		}
-		if (info->version)
-			W(c->magic == CST_PERF_ETE_MAGIC ? 9 : 8);
-		W(c->trcconfigr);
-		W(c->trctraceidr);
-		W(c->trcidr0);
-		W(c->trcidr1);
-		W(c->trcidr2);
-		W(c->trcidr8);
-		W(c->trcauthstatus);
-		if (info->version == 0)
-			continue;
-		if (c->magic == CST_PERF_ETE_MAGIC)
-			W(c->trcdevarch);
-		W(c->ts_source);
-	}
-#undef W
-	err = emit(w, b, size);
+	err = cst_perf_etm_info_encode(info, b + 16, nwords);
+	if (!err)
+		err = emit(w, b, size);
 	free(b);
 	return err;
 }

@@ -242,12 +242,6 @@ struct cst_perf_etm_info;
 int cst_etm_pmu_etm_info(const struct cst_etm_pmu *pmu, bool snapshot,
 			 struct cst_perf_etm_info *info);
 
-/** Rewrite the TRACEIDR word of each CPU in @have in the cs_etm AUXTRACE_INFO of
- *  the finished file @path with @ids[cpu]: perf 6.1 takes trace IDs only from
- *  there, while the kernel reported the real ones in AUX_OUTPUT_HW_ID records.
- *  Returns the number of words changed or -cste_not_found (no cs_etm
- *  AUXTRACE_INFO), -cste_format, -cste_io, -cste_invalid. */
-int cst_perf_etm_info_patch_ids(const char *path, const uint8_t *ids, const bool *have, int n);
 
 /** Fill a struct perf_event_attr (@attr, @size bytes, e.g. PERF_ATTR_SIZE_VER7)
  *  for the cs_etm event as perf does: sample_period 1, sample_id_all, disabled

@@ -181,6 +181,7 @@ struct cst_perf_etm_cpu {
 	uint64_t magic;     /* CST_PERF_ETMV3_MAGIC, _ETMV4_ or _ETE_ */
 	uint64_t cpu;
 	uint32_t nr_params; /* parameters in the file (known ones + extra) */
+	uint64_t param_word;/* where the first parameter sits in priv[] (parsed) */
 	bool is_ptm;        /* ETMv3 magic with (ETMIDR & 0x300) == 0x300 */
 	/* ETMv3 / PTM */
 	uint32_t etmcr, etmtraceidr, etmccer, etmidr;
@@ -208,6 +209,23 @@ struct cst_perf_etm_info {
 int cst_perf_etm_info_parse(struct cst_perf_etm_info *info, const uint8_t *priv, uint64_t n,
 			    char *err, size_t errlen);
 void cst_perf_etm_info_fini(struct cst_perf_etm_info *info);
+
+/** The u64 words of priv[] that encoding @info takes: the header and, per CPU, the
+ *  block @info->version lays out for its magic (version 0: fixed ETMv3 and ETMv4
+ *  blocks without TS_SOURCE; 1 and 2: counted blocks, ETE too). 0 when @info
+ *  cannot be encoded (version > 2, unknown magic, ETE in version 0, no CPUs). */
+uint64_t cst_perf_etm_info_words(const struct cst_perf_etm_info *info);
+
+/** Encode @info as priv[] into @priv (@n words, little-endian), the inverse of
+ *  cst_perf_etm_info_parse. Returns 0 or -cste_invalid (see _words, or @n short). */
+int cst_perf_etm_info_encode(const struct cst_perf_etm_info *info, uint8_t *priv, uint64_t n);
+
+/** Rewrite the TRACEIDR parameter of each CPU in @have in the cs_etm AUXTRACE_INFO
+ *  of the finished file @path with @ids[cpu]: perf 6.1 takes trace IDs only from
+ *  there, while the kernel reported the real ones in AUX_OUTPUT_HW_ID records.
+ *  Returns the number of words changed or -cste_not_found (no cs_etm
+ *  AUXTRACE_INFO), -cste_format, -cste_unsupported, -cste_io, -cste_invalid. */
+int cst_perf_etm_info_patch_ids(const char *path, const uint8_t *ids, const bool *have, int n);
 
 /** A record as read. Pointers are valid until the next call on the reader. */
 struct cst_perf_record {
