@@ -1,15 +1,14 @@
 /* `cstrace script`: the symbolized views by default (script_view.c); with --raw,
  * perf's address-only samples, in the order and with the rules of perf script
  * --itrace=b / i1i, for line-by-line comparison with perf. */
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "cstrace/symbolize.h"
 #include "trace_opts.h"
 
 /* The symbolized views (-F, --call-trace, --srcline, --elf ...) in script_view.c. */
@@ -33,23 +32,14 @@ static const char script_usage[] =
 /* What the previous element was, as perf's cs-etm tracks its prev_packet. */
 enum prev_kind { prev_empty, prev_gap, prev_range };
 
-/* Executable mappings from the sideband: T32 ranges are split into instructions
- * by reading their first halfwords from the mapped files. */
-struct code_map {
-	int32_t pid;
-	uint64_t start, end, pgoff;
-	int fd; /* -1: not readable */
-};
-
 struct script {
 	FILE *f;
 	bool insn;
 	bool io_error;
 	bool t32_warned;
 	uint64_t lines;
-	const char *symfs;
-	struct code_map *maps;
-	size_t nmaps, cap_maps;
+	/* --insn: the code of mixed 16/32-bit T32 ranges, to split them */
+	struct cst_symbolizer *sym;
 	/* per trace ID, kept across fragments as perf keeps one per trace ID queue */
 	struct {
 		enum prev_kind kind;
@@ -74,48 +64,9 @@ static void put_branch(struct script *s, const struct cst_elem *e, uint64_t from
 static int on_sideband(void *ctx, const struct cst_sideband *sb)
 {
 	struct script *s = ctx;
-	struct code_map *m;
-	char path[4096];
 
-	if (!s->insn || sb->type != cst_sb_mmap || !sb->filename || !sb->len)
-		return 0;
-	if (s->nmaps == s->cap_maps) {
-		size_t ncap = s->cap_maps ? s->cap_maps * 2 : 64;
-		void *n = realloc(s->maps, ncap * sizeof(*s->maps));
-
-		if (!n)
-			return 0;
-		s->maps = n;
-		s->cap_maps = ncap;
-	}
-	m = &s->maps[s->nmaps++];
-	*m = (struct code_map){sb->pid, sb->addr, sb->addr + sb->len, sb->pgoff, -1};
-	if (s->symfs) {
-		snprintf(path, sizeof(path), "%s/%s", s->symfs, sb->filename);
-		m->fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	if (m->fd < 0)
-		m->fd = open(sb->filename, O_RDONLY | O_CLOEXEC);
-	return 0;
-}
-
-/* The halfword at @addr in @pid's mappings (newest first), then in any process's. */
-static bool read16(const struct script *s, int32_t pid, uint64_t addr, uint16_t *hw)
-{
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = s->nmaps; i-- > 0;) {
-			const struct code_map *m = &s->maps[i];
-			uint8_t b[2];
-
-			if ((pass == 0 && m->pid != pid) || addr < m->start || addr + 2 > m->end)
-				continue;
-			if (m->fd < 0 ||
-			    pread(m->fd, b, 2, (off_t)(m->pgoff + (addr - m->start))) != 2)
-				return false;
-			*hw = (uint16_t)(b[0] | (b[1] << 8));
-			return true;
-		}
-	return false;
+	/* the code map only matters where instructions are split */
+	return s->sym ? cst_symbolizer_add_sideband(s->sym, sb) : 0;
 }
 
 static void put_addr(struct script *s, const struct cst_elem *e, uint64_t a)
@@ -127,8 +78,7 @@ static void put_addr(struct script *s, const struct cst_elem *e, uint64_t a)
 }
 
 /* One line per instruction. A32/A64 are 4 bytes; T32 is 2 or 4, known from the byte
- * length when all are one size, else from each first halfword (0b11101/11110/11111
- * in bits 15:11 start a 32-bit instruction). */
+ * length when all are one size, else from each first halfword in the code. */
 static void put_insns(struct script *s, const struct cst_elem *e)
 {
 	uint64_t len = e->end - e->start, a;
@@ -144,9 +94,9 @@ static void put_insns(struct script *s, const struct cst_elem *e)
 		return;
 	}
 	for (a = e->start; a < e->end;) {
-		uint16_t hw;
+		uint8_t hw[2];
 
-		if (!read16(s, e->pid, a, &hw)) {
+		if (cst_symbolizer_read_code(s->sym, e->pid, a, hw, sizeof(hw)) < 0) {
 			if (!s->t32_warned)
 				cli_error("warning: T32 code at 0x%" PRIx64 " cannot be read: its range "
 					  "is printed as one line",
@@ -159,7 +109,7 @@ static void put_insns(struct script *s, const struct cst_elem *e)
 			return;
 		}
 		put_addr(s, e, a);
-		a += (hw >> 11) >= 0x1d ? 4 : 2;
+		a += cst_t32_insn_size(cst_le16(hw));
 	}
 }
 
@@ -180,8 +130,7 @@ static int on_elem(void *ctx, const struct cst_elem *e)
 		}
 		s->prev[id].kind = prev_range;
 		s->prev[id].last = e->end - (e->last_size ? e->last_size : 4);
-		s->prev[id].taken = e->last_executed && (e->last_class == cst_insn_branch ||
-							 e->last_class == cst_insn_branch_indirect);
+		s->prev[id].taken = cst_elem_taken_branch(e);
 		break;
 	case cst_elem_no_sync:
 	case cst_elem_trace_on:
@@ -262,7 +211,20 @@ int cmd_script(int argc, char **argv)
 	ret = trace_opts_open(&topts, argv[optind], stdout, &session);
 	if (ret < 0)
 		goto out;
-	s.symfs = topts.session.symfs;
+	if (s.insn) {
+		struct cst_symbolizer_opts so = {.sz = sizeof(so), .symfs = topts.session.symfs,
+						 .buildid_dir = topts.session.buildid_dir,
+						 .no_dwarf = true};
+		const struct cst_trace *trace = cst_session_trace(session);
+
+		ret = cst_symbolizer_alloc(&s.sym, &so);
+		if (!ret && trace)
+			ret = cst_symbolizer_add_trace_images(s.sym, trace);
+		if (ret < 0) {
+			cli_error("script: %s", cst_strerror(ret));
+			goto out;
+		}
+	}
 	ret = cst_session_run(session, on_elem, on_sideband, &s);
 	cli_progress_end();
 	fflush(stdout);
@@ -270,10 +232,7 @@ int cmd_script(int argc, char **argv)
 		goto out;
 	status = 0;
 out:
-	for (size_t i = 0; i < s.nmaps; i++)
-		if (s.maps[i].fd >= 0)
-			close(s.maps[i].fd);
-	free(s.maps);
+	cst_symbolizer_free(s.sym);
 	cst_session_free(session);
 	trace_opts_fini(&topts);
 	return status;

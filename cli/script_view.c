@@ -45,25 +45,13 @@ static const struct {
 
 enum mode { mode_branch, mode_insn, mode_calls };
 
-/* A range waits for the next element of its trace ID: that says where it went. */
-struct pending {
-	bool valid;
-	struct cst_elem e;
-	int32_t pid;
-	const struct cst_sym_piece *pieces; /* cached by the symbolizer: stable */
-	uint32_t npieces;
-	uint64_t time;
-};
-
 struct script {
 	struct symcli *cli;
 	struct cst_symbolizer *sym;
 	FILE *f;
 	enum mode mode;
 	unsigned fields;
-	struct pending pend[128];
-	int depth[128];
-	bool started[128];
+	struct cst_flow *flow;
 	bool io_error;
 };
 
@@ -160,18 +148,6 @@ static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *l
 		fprintf(f, " %s:%d", loc->file, loc->line);
 }
 
-static const char *flags_of(const struct cst_elem *e)
-{
-	if (!e->last_executed)
-		return "jcc-nt";
-	switch (e->last_subclass) {
-	case cst_insn_sub_link: return "call";
-	case cst_insn_sub_ret: return "return";
-	case cst_insn_sub_eret: return "eret";
-	default: return e->last_class == cst_insn_branch_indirect ? "jmp-ind" : "jmp";
-	}
-}
-
 static void end_line(struct script *s)
 {
 	if (putc('\n', s->f) == EOF)
@@ -189,19 +165,17 @@ static void piece_loc(struct script *s, int32_t pid, const struct cst_sym_piece 
 		cst_symbolizer_lookup(s->sym, pid, addr, loc); /* lines change inside */
 }
 
-/* Print the branch that ended pending range @p; @to is where it went (or NULL). */
-static void put_branch(struct script *s, struct pending *p, const struct cst_sym_elem *to,
-		       const char *why)
+/* Print the branch that ended range @p; @to is where it went (or NULL). */
+static void put_branch(struct script *s, const struct cst_flow_range *p,
+		       const struct cst_sym_elem *to, const char *why)
 {
-	const struct cst_elem *e = &p->e;
+	const struct cst_elem *e = &p->elem;
 	uint64_t from = e->end - (e->last_size ? e->last_size : 4);
 	struct cst_sym_loc loc;
 
-	if (!e->last_executed && !why)
-		return; /* not taken: execution simply went on */
 	put_head(s, e, p->pid, p->time);
 	if (s->fields & f_flags)
-		fprintf(s->f, "%-7s ", why ? why : flags_of(e));
+		fprintf(s->f, "%-7s ", why ? why : cst_flow_branch_name(e));
 	if (p->npieces)
 		piece_loc(s, p->pid, &p->pieces[p->npieces - 1], from, &loc);
 	else
@@ -260,74 +234,80 @@ static void put_call(struct script *s, const struct cst_sym_elem *se, int depth,
 	end_line(s);
 }
 
-static int script_elem(void *ctx, const struct cst_sym_elem *se)
+/* The branch view: one line per taken branch, and where trace broke off. */
+static void branch_event(struct script *s, const struct cst_flow_event *ev)
 {
-	struct script *s = ctx;
-	const struct cst_elem *e = se->elem;
-	unsigned id = e->trace_id & 0x7f;
-	struct pending *p = &s->pend[id];
-	uint64_t time;
+	switch (ev->kind) {
+	case cst_flow_branch:
+		put_branch(s, ev->from, ev->to, NULL);
+		break;
+	case cst_flow_exception:
+		if (ev->from)
+			put_branch(s, ev->from, NULL, "exception");
+		break;
+	case cst_flow_gap:
+	case cst_flow_end:
+		/* a range that fell through needs no line; one that branched does */
+		if (ev->from && cst_elem_taken_branch(&ev->from->elem))
+			put_branch(s, ev->from, NULL, ev->kind == cst_flow_gap ? "gap" : "end");
+		break;
+	default:
+		break;
+	}
+}
 
-	if (!symcli_keep(s->cli, se))
-		return 0;
-	time = s->cli->last_ts[id];
-	switch (e->type) {
-	case cst_elem_instr_range:
-		if (s->mode == mode_branch && p->valid)
-			put_branch(s, p, se, NULL);
-		if (s->mode == mode_insn)
-			put_insns(s, se, time);
-		if (s->mode == mode_calls) {
-			if (!s->started[id]) {
-				put_call(s, se, s->depth[id], time);
-				s->started[id] = true;
-			} else if (p->valid && p->e.last_executed &&
-				   p->e.last_subclass == cst_insn_sub_link) {
-				put_call(s, se, ++s->depth[id], time);
-			}
-			if (e->last_executed && e->last_subclass == cst_insn_sub_ret &&
-			    s->depth[id] > 0)
-				s->depth[id]--;
-		}
-		p->valid = true;
-		p->e = *e;
-		p->e.ocsd = NULL;
-		p->pid = se->pid;
-		p->pieces = se->pieces;
-		p->npieces = se->npieces;
-		p->time = time;
+/* The call trace: each function entered by a call, indented by call depth. */
+static void call_event(struct script *s, const struct cst_flow_event *ev)
+{
+	switch (ev->kind) {
+	case cst_flow_start:
+		put_call(s, ev->to, ev->depth, ev->time);
 		break;
-	case cst_elem_exception:
-		if (s->mode == mode_branch && p->valid)
-			put_branch(s, p, NULL, "exception");
-		p->valid = false;
-		if (s->mode == mode_calls) {
-			put_head(s, e, se->pid, time);
-			fprintf(s->f, "%*s[exception %u]", s->depth[id] * 2, "",
-				e->exception_number);
-			end_line(s);
-		}
+	case cst_flow_branch:
+		if (ev->from->elem.last_subclass == cst_insn_sub_link)
+			put_call(s, ev->to, ev->depth, ev->time);
 		break;
-	case cst_elem_no_sync:
-	case cst_elem_trace_on:
-	case cst_elem_addr_nacc:
-	case cst_elem_addr_unknown:
-	case cst_elem_eot:
-		if (s->mode == mode_branch && p->valid && p->e.last_executed)
-			put_branch(s, p, NULL, "gap");
-		p->valid = false;
-		if (s->mode == mode_calls && s->started[id]) {
-			/* after a gap the call depth is unknown: start a new tree */
-			put_head(s, e, se->pid, time);
-			fprintf(s->f, "[%s]", cst_elem_type_name(e->type));
+	case cst_flow_exception:
+		put_head(s, ev->to->elem, ev->to->pid, ev->time);
+		fprintf(s->f, "%*s[exception %u]", ev->depth * 2, "", ev->to->elem->exception_number);
+		end_line(s);
+		break;
+	case cst_flow_gap:
+		/* after a gap the call depth is unknown: a new tree starts */
+		if (ev->calls_open) {
+			put_head(s, ev->to->elem, ev->to->pid, ev->time);
+			fprintf(s->f, "[%s]", cst_elem_type_name(ev->to->elem->type));
 			end_line(s);
-			s->started[id] = false;
-			s->depth[id] = 0;
 		}
 		break;
 	default:
 		break;
 	}
+}
+
+static int flow_event(void *ctx, const struct cst_flow_event *ev)
+{
+	struct script *s = ctx;
+
+	if (s->mode == mode_branch)
+		branch_event(s, ev);
+	else
+		call_event(s, ev);
+	return s->io_error ? -cste_io : 0;
+}
+
+static int script_elem(void *ctx, const struct cst_sym_elem *se)
+{
+	struct script *s = ctx;
+	uint64_t time;
+
+	if (!symcli_keep(s->cli, se))
+		return 0;
+	time = s->cli->last_ts[se->elem->trace_id & 0x7f];
+	if (s->mode != mode_insn)
+		return cst_flow_add(s->flow, se, time);
+	if (se->elem->type == cst_elem_instr_range)
+		put_insns(s, se, time);
 	return s->io_error ? -cste_io : 0;
 }
 
@@ -352,7 +332,7 @@ int script_view_run(int argc, char **argv)
 	struct cst_symbolizer *sym = NULL;
 	const char *output = NULL;
 	bool srcline = false, have_fields = false;
-	int opt, err, status = 1;
+	int opt, err, fin, status = 1;
 
 	if (!s) {
 		cli_error("out of memory");
@@ -420,14 +400,18 @@ int script_view_run(int argc, char **argv)
 		goto out;
 	}
 	setvbuf(s->f, NULL, _IOFBF, 1 << 20);
+	if (cst_flow_alloc(&s->flow, flow_event, s) < 0) {
+		cli_error("out of memory");
+		goto out;
+	}
 	if (symcli_open(&cli, argv[optind], &session, &sym) < 0)
 		goto out;
 	s->sym = sym;
 	err = cst_symbolizer_run(sym, session, script_elem, s);
 	/* the last range of each trace ID has nowhere known to go */
-	for (unsigned id = 0; id < 128 && s->mode == mode_branch; id++)
-		if (s->pend[id].valid && s->pend[id].e.last_executed)
-			put_branch(s, &s->pend[id], NULL, "end");
+	fin = cst_flow_finish(s->flow);
+	if (err >= 0 && fin < 0)
+		err = fin;
 	if (fflush(s->f) == EOF || s->io_error) {
 		cli_error("%s: write failed: %s", output ? output : "standard output",
 			  strerror(errno));
@@ -441,6 +425,7 @@ int script_view_run(int argc, char **argv)
 out:
 	if (s->f != stdout)
 		fclose(s->f);
+	cst_flow_free(s->flow);
 	cst_symbolizer_free(sym);
 	cst_session_free(session);
 	symcli_fini(&cli);

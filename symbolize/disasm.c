@@ -34,11 +34,34 @@ void sym_disasm_close(struct cst_symbolizer *sym)
 	sym->cs_ok = false;
 }
 
+/* The code bytes mapped at @addr, @n of them, or NULL. */
+static const uint8_t *code_at(struct cst_symbolizer *sym, int32_t pid, uint64_t addr, size_t n)
+{
+	const struct space *sp;
+	const struct mapping *m = sym_find_mapping(sym, pid, addr, &sp);
+
+	if (!m || (m->dso->kind != dso_elf && m->dso->kind != dso_raw))
+		return NULL;
+	return dso_code(m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj), n);
+}
+
+int cst_symbolizer_read_code(struct cst_symbolizer *sym, int32_t pid, uint64_t addr, void *buf,
+			     size_t n)
+{
+	const uint8_t *p;
+
+	if (!sym || (!buf && n))
+		return -cste_invalid;
+	p = code_at(sym, pid, addr, n);
+	if (!p)
+		return -cste_not_found;
+	memcpy(buf, p, n);
+	return 0;
+}
+
 int cst_symbolizer_disasm(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
 			  enum cst_isa isa, struct cst_sym_insn *insn)
 {
-	const struct space *sp;
-	const struct mapping *m;
 	const uint8_t *p;
 	unsigned size;
 	csh h;
@@ -54,14 +77,11 @@ int cst_symbolizer_disasm(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	case cst_isa_t32: h = sym->cs_t32; break;
 	default: return -cste_unsupported;
 	}
-	m = sym_find_mapping(sym, pid, addr, &sp);
-	if (!m || (m->dso->kind != dso_elf && m->dso->kind != dso_raw))
-		return -cste_not_found;
-	p = dso_code(m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj), 2);
+	p = code_at(sym, pid, addr, 2);
 	if (!p)
 		return -cste_not_found;
 	size = sym_insn_size(isa, p);
-	p = dso_code(m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj), size);
+	p = code_at(sym, pid, addr, size);
 	if (!p)
 		return -cste_not_found;
 	memset(insn, 0, sizeof(*insn));

@@ -225,7 +225,7 @@ static inline unsigned sym_insn_size(enum cst_isa isa, const uint8_t *p)
 		return 4;
 	if (!p)
 		return 2;
-	return ((p[1] >> 3) >= 0x1d) ? 4 : 2;
+	return cst_t32_insn_size(cst_le16(p));
 }
 
 /* range.c */

@@ -157,9 +157,9 @@ static struct rrow *piece_row(struct cst_report *rep, const struct cst_sym_piece
 
 static void count_branch(struct rrow *r, const struct cst_elem *e)
 {
-	if (e->last_class != cst_insn_branch && e->last_class != cst_insn_branch_indirect)
+	if (!cst_elem_ends_in_branch(e))
 		return;
-	if (e->last_executed)
+	if (cst_elem_taken_branch(e))
 		r->pub.taken++;
 	else
 		r->pub.not_taken++;

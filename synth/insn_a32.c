@@ -133,8 +133,7 @@ void synth_a32_classify(const uint8_t *b, uint32_t pc, bool thumb, struct synth_
 		return;
 	}
 	uint32_t hw1 = cst_le16(b);
-	/* 32-bit T32 when the top five bits are 0b11101, 0b11110 or 0b11111 */
-	if ((hw1 >> 11) >= 0x1d)
+	if (cst_t32_insn_size((uint16_t)hw1) == 4)
 		t32_classify(hw1, cst_le16(b + 2), pc, info);
 	else
 		t16_classify(hw1, pc, info);

@@ -92,6 +92,13 @@ static inline void cst_put_le64(uint8_t *p, uint64_t v)
 	cst_put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
+/** Bytes of the T32 instruction whose first halfword is @hw: 4 when its top five
+ *  bits are 0b11101, 0b11110 or 0b11111 (a 32-bit encoding), else 2. */
+static inline unsigned cst_t32_insn_size(uint16_t hw)
+{
+	return (hw >> 11) >= 0x1d ? 4 : 2;
+}
+
 /* ------------------------------------------------------------------------
  * Growable arrays: one helper instead of a realloc block per table.
  * ------------------------------------------------------------------------ */

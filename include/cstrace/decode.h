@@ -237,6 +237,21 @@ struct cst_elem {
 	const void *ocsd;
 };
 
+/** The range @e ends in a branch instruction (taken or not): not in an ISB or
+ *  another waypoint that only ends a range. */
+static inline bool cst_elem_ends_in_branch(const struct cst_elem *e)
+{
+	return e->type == cst_elem_instr_range &&
+	       (e->last_class == cst_insn_branch || e->last_class == cst_insn_branch_indirect);
+}
+
+/** The range @e ends in a taken branch: control went elsewhere than the next
+ *  instruction. Every view that asks "taken branch" asks this. */
+static inline bool cst_elem_taken_branch(const struct cst_elem *e)
+{
+	return cst_elem_ends_in_branch(e) && e->last_executed;
+}
+
 /** Name of an element type ("instr_range", ...). */
 const char *cst_elem_type_name(enum cst_elem_type type);
 const char *cst_isa_name(enum cst_isa isa);

@@ -197,6 +197,70 @@ struct cst_symbolizer_stats {
 /** Copy the totals so far into @st. Errors: -cste_invalid. */
 int cst_symbolizer_get_stats(const struct cst_symbolizer *sym, struct cst_symbolizer_stats *st);
 
+/** Copy @n bytes of the code mapped at @addr in @pid's space (then the global
+ *  space) into @buf: the one way views read code bytes, with the symbolizer's
+ *  build-id checks, symfs and exec handling. Errors: -cste_invalid,
+ *  -cste_not_found (nothing mapped there, or past the end of the file). */
+int cst_symbolizer_read_code(struct cst_symbolizer *sym, int32_t pid, uint64_t addr, void *buf,
+			     size_t n);
+
+/* ------------------------------------------------------------------------
+ * Control flow: where each executed range went and the call depth it ran at,
+ * per trace ID. The one model behind the branch and call-trace views.
+ * ------------------------------------------------------------------------ */
+
+/** An executed range held until the next element of its trace ID says where
+ *  control went from it. */
+struct cst_flow_range {
+	struct cst_elem elem;      /* a copy; elem.ocsd is NULL */
+	int32_t pid;
+	const struct cst_sym_piece *pieces; /* the symbolizer's cache: stable */
+	uint32_t npieces;
+	uint64_t time;             /* the time given with it */
+};
+
+enum cst_flow_kind {
+	cst_flow_start,      /* the first range since trace (re)started: @to, at depth 0 */
+	cst_flow_branch,     /* @from ended in a taken branch, to the range @to */
+	cst_flow_exception,  /* an exception (@to) interrupted; @from ran before it, if any */
+	cst_flow_gap,        /* trace stopped or was lost (@to) after @from, if any */
+	cst_flow_end,        /* the trace ended after @from: where it went is unknown */
+};
+
+/** One step of control flow. Pointers are valid during the callback only. */
+struct cst_flow_event {
+	enum cst_flow_kind kind;
+	const struct cst_flow_range *from; /* NULL: no range pending */
+	const struct cst_sym_elem *to;     /* NULL for cst_flow_end */
+	uint64_t time;             /* the time given with @to (@from's for an end) */
+	int depth;                 /* call depth at @to: one more than @from's after a call,
+				      one less after a return; 0 where trace (re)started */
+	bool calls_open;           /* (gap) a call tree had started before the gap */
+};
+
+/** Sink for flow events: return 0 to go on, > 0 to stop, < 0 to abort. */
+typedef int (*cst_flow_fn)(void *ctx, const struct cst_flow_event *ev);
+
+struct cst_flow;
+
+/** Allocate a flow model that gives its events to @fn.
+ *  Errors: -cste_invalid (NULL @out or @fn), -cste_nomem. */
+int cst_flow_alloc(struct cst_flow **out, cst_flow_fn fn, void *ctx);
+/** Free @flow (NULL is ignored). */
+void cst_flow_free(struct cst_flow *flow);
+
+/** Account one symbolized element seen at @time. Ranges, exceptions and gaps
+ *  produce events; other elements are ignored. Returns what the sink returns. */
+int cst_flow_add(struct cst_flow *flow, const struct cst_sym_elem *se, uint64_t time);
+
+/** End the stream: a cst_flow_end event for each range still pending, in trace
+ *  ID order. Returns what the sink returns. */
+int cst_flow_finish(struct cst_flow *flow);
+
+/** How a range left, as perf script's flags name it: "call", "return", "eret",
+ *  "jmp-ind", "jmp", or "jcc-nt" when its branch was not taken. */
+const char *cst_flow_branch_name(const struct cst_elem *e);
+
 /* ------------------------------------------------------------------------
  * Per-function totals (the model behind `cstrace report`).
  * ------------------------------------------------------------------------ */
