@@ -162,44 +162,28 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 	}
 }
 
-/* --board: the profile's ETM sources go first; a source given explicitly with
- * the same trace ID replaces the board's. */
-static int add_board_sources(struct trace_opts *t)
+/* --board: the profile's ETM sources, for the trace IDs no option gives */
+static int load_board_sources(struct trace_opts *t)
 {
-	struct cst_source_cfg board_src[TRACE_OPTS_MAX_SOURCES];
 	struct cst_board *board = NULL;
-	int n, nexplicit = t->session.nraw_sources;
+	int n;
 
 	if (cst_board_find(&board, NULL, t->board, &cli_log) < 0)
 		return -1;
-	n = cst_board_sources(board, NULL, board_src, TRACE_OPTS_MAX_SOURCES);
+	n = cst_board_sources(board, NULL, t->board_sources, TRACE_OPTS_MAX_SOURCES);
 	cst_board_free(board);
 	if (n < 0) {
 		cli_error("--board %s: %s", t->board, cst_strerror(n));
 		return -1;
 	}
-	if (n > TRACE_OPTS_MAX_SOURCES)
-		n = TRACE_OPTS_MAX_SOURCES;
-	for (int i = 0; i < n; i++) {
-		uint8_t id = cst_source_trace_id(&board_src[i]);
-		bool given = false;
-
-		for (int j = 0; j < nexplicit; j++)
-			given |= cst_source_trace_id(&t->sources[j]) == id;
-		if (given)
-			continue;
-		if (t->session.nraw_sources >= TRACE_OPTS_MAX_SOURCES) {
-			cli_error("--board %s: too many sources", t->board);
-			return -1;
-		}
-		t->sources[t->session.nraw_sources++] = board_src[i];
-	}
+	t->session.board_sources = t->board_sources;
+	t->session.nboard_sources = n < TRACE_OPTS_MAX_SOURCES ? n : TRACE_OPTS_MAX_SOURCES;
 	return 0;
 }
 
 int trace_opts_finish(struct trace_opts *t)
 {
-	if (t->board && add_board_sources(t) < 0)
+	if (t->board && load_board_sources(t) < 0)
 		return -1;
 	return 0;
 }
@@ -207,19 +191,6 @@ int trace_opts_finish(struct trace_opts *t)
 /* Element offsets say how far decoding got, unless elements come out merged by
  * time: then decoders run ahead of what is printed. */
 static bool offsets_noted = true;
-
-/* Whether @s can be decoded again from a byte offset after a decoder crash: a
- * perf.data file in file order (resumed in the fragment that crashed), or a
- * snapshot or raw dump with one buffer to decode (the offset would not fit the
- * others). A time-ordered merge cannot restart in the middle. */
-static bool resumable(const struct trace_opts *t, const struct cst_session *s)
-{
-	bool all = t->session.buffer && !strcasecmp(t->session.buffer, "all");
-
-	if (cst_session_kind(s) == cst_input_perf)
-		return cst_session_order(s) == cst_order_file;
-	return !all || cst_trace_nbuffers(cst_session_trace(s)) == 1;
-}
 
 int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
 		    struct cst_session **session)
@@ -231,7 +202,7 @@ int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
 	if (ret < 0)
 		return ret;
 	offsets_noted = cst_session_order(*session) == cst_order_file;
-	cli_note_resumable(resumable(t, *session), out);
+	cli_note_resumable(cst_session_resumable(*session), out);
 	return 0;
 }
 

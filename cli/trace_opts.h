@@ -14,6 +14,7 @@
 struct trace_opts {
 	struct cst_session_opts session;
 	struct cst_source_cfg sources[TRACE_OPTS_MAX_SOURCES];
+	struct cst_source_cfg board_sources[TRACE_OPTS_MAX_SOURCES];
 	struct cst_mem_image images[TRACE_OPTS_MAX_IMAGES];
 	char *image_paths[TRACE_OPTS_MAX_IMAGES];
 	const char *board;

@@ -62,7 +62,7 @@ static int open_raw(struct cst_session *s, const char *path)
 		.name = "raw", .path = path, .size = UINT64_MAX, .format = s->opts.raw_format};
 	int buffer, err;
 
-	if (!s->opts.nraw_sources) {
+	if (!s->opts.nraw_sources && !s->opts.nboard_sources) {
 		cst_logf(s->opts.log, cst_log_error,
 			 "%s: not a snapshot directory or perf.data file; to decode a raw sink dump "
 			 "give its trace source (--etmv4 ..., --etmv3 ..., --ptm ..., --stm ... or "
@@ -75,6 +75,19 @@ static int open_raw(struct cst_session *s, const char *path)
 		return buffer;
 	for (int i = 0; i < s->opts.nraw_sources; i++) {
 		err = cst_trace_add_source(s->trace, buffer, &s->opts.raw_sources[i]);
+		if (err < 0)
+			return err;
+	}
+	for (int i = 0; i < s->opts.nboard_sources; i++) {
+		const struct cst_source_cfg *b = &s->opts.board_sources[i];
+		bool given = false;
+
+		for (int j = 0; j < s->opts.nraw_sources; j++)
+			given |= cst_source_trace_id(&s->opts.raw_sources[j]) ==
+				 cst_source_trace_id(b);
+		if (given)
+			continue;
+		err = cst_trace_add_source(s->trace, buffer, b);
 		if (err < 0)
 			return err;
 	}
@@ -170,6 +183,16 @@ enum cst_order cst_session_order(const struct cst_session *s)
 	if (s && s->kind == cst_input_perf)
 		return cst_perf_input_order(s->perf);
 	return cst_order_file;
+}
+
+bool cst_session_resumable(const struct cst_session *s)
+{
+	if (!s)
+		return false;
+	if (s->kind == cst_input_perf)
+		return cst_session_order(s) == cst_order_file;
+	return !s->opts.buffer || strcasecmp(s->opts.buffer, "all") ||
+	       cst_trace_nbuffers(s->trace) == 1;
 }
 
 const struct cst_trace *cst_session_trace(const struct cst_session *s)

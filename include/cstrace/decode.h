@@ -428,6 +428,10 @@ struct cst_session_opts {
 	/* perf.data: how to order the trace of several AUX queues (CPUs). In time
 	 * order sideband is delivered up to each element's AUX record before it. */
 	enum cst_order order;
+	/* raw dumps: a board's sources, used for each trace ID no raw source gives
+	 * (a source given explicitly replaces the board's with the same ID) */
+	const struct cst_source_cfg *board_sources;
+	int nboard_sources;
 };
 
 struct cst_session;
@@ -443,6 +447,12 @@ enum cst_input_kind cst_session_kind(const struct cst_session *s);
 
 /** The order elements come in: cst_order_time or cst_order_file (never auto). */
 enum cst_order cst_session_order(const struct cst_session *s);
+
+/** Whether the session could be decoded again from a byte offset after a decoder
+ *  crash: perf.data in file order (resumed inside the fragment that crashed), or
+ *  a snapshot or raw dump with one buffer to decode (an offset would not fit the
+ *  others). A time-ordered merge cannot restart in the middle. */
+bool cst_session_resumable(const struct cst_session *s);
 
 /** The trace description behind the session (buffers, sources, images). */
 const struct cst_trace *cst_session_trace(const struct cst_session *s);

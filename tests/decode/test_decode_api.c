@@ -304,6 +304,50 @@ static void test_streaming(const char *shared)
 	cst_trace_free(t);
 }
 
+/* A raw dump's sources: explicit ones first, then a board's for the trace IDs no
+ * explicit source gives; and which inputs can resume after a decoder crash. */
+static void test_board_sources(void)
+{
+	char path[] = "/tmp/cstrace-raw-XXXXXX", err[128];
+	struct cst_source_cfg given, board[2];
+	struct cst_session_opts o = {.sz = sizeof(o), .raw_sources = &given, .nraw_sources = 1,
+				     .board_sources = board, .nboard_sources = 2};
+	struct cst_session *s = NULL;
+	const struct cst_trace *t;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK(write(fd, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x80", 16) == 16);
+	close(fd);
+	CHECK_EQ_INT(cst_source_cfg_parse(&given, cst_proto_etmv4i, "traceid=0x10,idr1=0x4100f402",
+					  err, sizeof(err)), 0);
+	CHECK_EQ_INT(cst_source_cfg_parse(&board[0], cst_proto_etmv4i, "traceid=0x10", err,
+					  sizeof(err)), 0);
+	CHECK_EQ_INT(cst_source_cfg_parse(&board[1], cst_proto_etmv4i, "traceid=0x12", err,
+					  sizeof(err)), 0);
+	CHECK_EQ_INT(cst_session_open(&s, path, &o), 0);
+	t = cst_session_trace(s);
+	CHECK_EQ_INT(cst_trace_nsources(t), 2);
+	if (cst_trace_nsources(t) == 2) {
+		/* the explicit source replaced the board's with its trace ID */
+		CHECK_EQ_INT(cst_source_trace_id(cst_trace_source(t, 0)), 0x10);
+		CHECK_EQ_INT(cst_trace_source(t, 0)->regs.etmv4.trcidr1, 0x4100f402);
+		CHECK_EQ_INT(cst_source_trace_id(cst_trace_source(t, 1)), 0x12);
+	}
+	/* one buffer: a crash can be resumed from its offset */
+	CHECK(cst_session_resumable(s));
+	cst_session_free(s);
+	/* a board alone describes the dump */
+	o.nraw_sources = 0;
+	CHECK_EQ_INT(cst_session_open(&s, path, &o), 0);
+	CHECK_EQ_INT(cst_trace_nsources(cst_session_trace(s)), 2);
+	cst_session_free(s);
+	CHECK(!cst_session_resumable(NULL));
+	unlink(path);
+}
+
 int main(void)
 {
 	const char *shared = getenv("CSTRACE_SHARED_TESTDATA");
@@ -313,6 +357,7 @@ int main(void)
 	test_core_lookup();
 	test_cfg_parse();
 	test_images_dedup();
+	test_board_sources();
 	snprintf(probe, sizeof(probe), "%s/opencsd/juno_r1_1/snapshot.ini", shared ? shared : "");
 	if (shared && access(probe, R_OK) == 0)
 		test_streaming(shared);
