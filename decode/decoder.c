@@ -111,7 +111,7 @@ static ocsd_datapath_resp_t on_elem(const void *p_context, const ocsd_trc_index_
 	struct cst_elem e;
 	int ret;
 
-	cst_elem_from_ocsd(&e, (const struct _ocsd_generic_trace_elem *)el);
+	dec_elem_from_ocsd(&e, (const struct _ocsd_generic_trace_elem *)el);
 	e.offset = offset_of(dec, index_sop);
 	e.trace_id = trc_chan_id;
 	e.source = dec->id_source[id];
@@ -192,7 +192,7 @@ static uint32_t on_mem_read(const void *p_context, const ocsd_vaddr_t address,
 			    const uint32_t req, uint8_t *buf)
 {
 	struct cst_decoder *dec = (struct cst_decoder *)p_context;
-	uint32_t got = mem_images_read(dec->mem, address, (uint32_t)mem_space, req, buf);
+	uint32_t got = dec_mem_images_read(dec->mem, address, (uint32_t)mem_space, req, buf);
 
 	if (got || !dec->opts.mem_read)
 		return got;
@@ -421,7 +421,7 @@ struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
 	}
 	if (!dec->opts.packets_only) {
 		ocsd_dt_set_gen_elem_outfn(dec->tree, on_elem, dec);
-		dec->mem = mem_images_open(trace, dec->opts.log);
+		dec->mem = dec_mem_images_open(trace, dec->opts.log);
 		err = -cste_nomem;
 		if (!dec->mem)
 			goto fail;
@@ -448,7 +448,7 @@ void cst_decoder_free(struct cst_decoder *dec)
 		ocsd_def_errlog_set_strprint_cb(NULL, NULL, NULL);
 		pthread_mutex_unlock(&printer_lock);
 	}
-	mem_images_close(dec->mem);
+	dec_mem_images_close(dec->mem);
 	free(dec);
 }
 

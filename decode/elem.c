@@ -84,7 +84,7 @@ static enum cst_gap_reason unsync_reason(unsync_info_t u)
 	}
 }
 
-void cst_elem_from_ocsd(struct cst_elem *e, const struct _ocsd_generic_trace_elem *o)
+void dec_elem_from_ocsd(struct cst_elem *e, const struct _ocsd_generic_trace_elem *o)
 {
 	memset(e, 0, sizeof(*e));
 	e->ocsd = o;

@@ -74,7 +74,7 @@ static int cmp_region(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-struct mem_images *mem_images_open(const struct cst_trace *trace, const struct cst_log *log)
+struct mem_images *dec_mem_images_open(const struct cst_trace *trace, const struct cst_log *log)
 {
 	struct mem_images *m = calloc(1, sizeof(*m));
 
@@ -83,7 +83,7 @@ struct mem_images *mem_images_open(const struct cst_trace *trace, const struct c
 	m->files = calloc((size_t)trace->nimages + 1, sizeof(*m->files));
 	m->regions = calloc((size_t)trace->nimages + 1, sizeof(*m->regions));
 	if (!m->files || !m->regions) {
-		mem_images_close(m);
+		dec_mem_images_close(m);
 		return NULL;
 	}
 	for (int i = 0; i < trace->nimages; i++) {
@@ -113,7 +113,7 @@ struct mem_images *mem_images_open(const struct cst_trace *trace, const struct c
 	return m;
 }
 
-void mem_images_close(struct mem_images *m)
+void dec_mem_images_close(struct mem_images *m)
 {
 	if (!m)
 		return;
@@ -129,7 +129,7 @@ void mem_images_close(struct mem_images *m)
 	free(m);
 }
 
-int mem_images_count(const struct mem_images *m)
+int dec_mem_images_count(const struct mem_images *m)
 {
 	return m ? m->nregions : 0;
 }
@@ -163,7 +163,7 @@ static int find(struct mem_images *m, uint64_t address, uint32_t space)
 	return -1;
 }
 
-uint32_t mem_images_read(struct mem_images *m, uint64_t address, uint32_t space, uint32_t len,
+uint32_t dec_mem_images_read(struct mem_images *m, uint64_t address, uint32_t space, uint32_t len,
 			 uint8_t *buf)
 {
 	const struct mem_region *r;

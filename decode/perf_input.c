@@ -342,7 +342,7 @@ static int prescan(struct cst_perf_input *in, uint8_t *hw_ids, bool *frames, boo
 	return 0;
 }
 
-int cst_perf_input_open(struct cst_perf_input **out, const char *path,
+int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 			const struct cst_session_opts *opts, struct cst_trace *trace)
 {
 	struct cst_perf_reader_opts ro = {.sz = sizeof(ro)};
@@ -450,25 +450,25 @@ int cst_perf_input_open(struct cst_perf_input **out, const char *path,
 				goto fail;
 		}
 	}
-	in->mem = perf_mem_alloc(opts ? opts->symfs : NULL, opts ? opts->buildid_dir : NULL,
+	in->mem = dec_perf_mem_alloc(opts ? opts->symfs : NULL, opts ? opts->buildid_dir : NULL,
 				 opts ? opts->kernel : NULL, &in->log);
 	if (!in->mem) {
 		err = -cste_nomem;
 		goto fail;
 	}
 	for (uint64_t i = 0; i < f->nbuild_ids; i++)
-		perf_mem_add_build_id(in->mem, f->build_ids[i].filename, f->build_ids[i].id,
+		dec_perf_mem_add_build_id(in->mem, f->build_ids[i].filename, f->build_ids[i].id,
 				      f->build_ids[i].size);
 	free(raw_cpu);
 	*out = in;
 	return 0;
 fail:
 	free(raw_cpu);
-	cst_perf_input_free(in);
+	dec_perf_input_free(in);
 	return err;
 }
 
-enum cst_order cst_perf_input_order(const struct cst_perf_input *in)
+enum cst_order dec_perf_input_order(const struct cst_perf_input *in)
 {
 	return in && in->timed ? cst_order_time : cst_order_file;
 }
@@ -482,7 +482,7 @@ static void free_timed(struct cst_perf_input *in)
 	free(in->tq);
 	in->tq = NULL;
 	in->ntq = 0;
-	perf_order_free(in->order);
+	dec_perf_order_free(in->order);
 	in->order = NULL;
 	cst_perf_reader_free(in->sb_r);
 	in->sb_r = NULL;
@@ -490,7 +490,7 @@ static void free_timed(struct cst_perf_input *in)
 	in->piece = NULL;
 }
 
-void cst_perf_input_free(struct cst_perf_input *in)
+void dec_perf_input_free(struct cst_perf_input *in)
 {
 	if (!in)
 		return;
@@ -501,7 +501,7 @@ void cst_perf_input_free(struct cst_perf_input *in)
 		cst_decoder_free(in->raw_dec[i]);
 	free(in->raw_dec);
 	free(in->raw_buffer);
-	perf_mem_free(in->mem);
+	dec_perf_mem_free(in->mem);
 	cst_perf_etm_info_fini(&in->info);
 	cst_perf_reader_free(in->r);
 	free(in->bufs);
@@ -534,7 +534,7 @@ static int on_elem(void *ctx, const struct cst_elem *elem)
 		if (valid && id) {
 			in->cur_tid = (int32_t)id;
 			in->cur_pid = pid_of(in, in->cur_tid);
-			perf_mem_set_pid(in->mem, in->cur_pid);
+			dec_perf_mem_set_pid(in->mem, in->cur_pid);
 		}
 	}
 	e.pid = in->cur_pid;
@@ -551,7 +551,7 @@ static struct cst_decoder *decoder_in(struct cst_perf_input *in, const struct cs
 {
 	struct cst_decoder_opts o = {.sz = sizeof(o), .log = &in->log,
 				     .packets_only = in->packets_only, .fsync_reset = !raw,
-				     .mem_read = perf_mem_read, .mem_ctx = in->mem};
+				     .mem_read = dec_perf_mem_read, .mem_ctx = in->mem};
 	int buffer = raw ? (ci < 0 ? -1 : in->raw_buffer[ci]) : in->frames_buffer;
 
 	if (buffer < 0)
@@ -743,8 +743,8 @@ static int decode_now(struct cst_perf_input *in, const struct cst_trace *trace,
 	in->cur_pid = f->pid;
 	in->cur_tid = f->tid;
 	in->cur_cpu = f->cpu;
-	perf_mem_set_pid(in->mem, in->cur_pid);
-	perf_mem_set_view(in->mem, f->rec_off);
+	dec_perf_mem_set_pid(in->mem, in->cur_pid);
+	dec_perf_mem_set_view(in->mem, f->rec_off);
 	dec = decoder_for(in, trace, f->raw, f->ci, pkt_fn, pkt_ctx);
 	if (!dec) {
 		warnf(in, f->rec_off, "AUX record: no decoder for this %s data; skipped",
@@ -788,7 +788,7 @@ static int sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
 		if (in->sb_apply) {
 			thread_set(in, (int32_t)rec->u.comm.tid, (int32_t)rec->u.comm.pid);
 			if (rec->misc & MISC_COMM_EXEC)
-				perf_mem_drop_pid(in->mem, (int32_t)rec->u.comm.pid);
+				dec_perf_mem_drop_pid(in->mem, (int32_t)rec->u.comm.pid);
 		}
 		sb.type = cst_sb_comm;
 		sb.exec = rec->misc & MISC_COMM_EXEC;
@@ -816,7 +816,7 @@ static int sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
 			return 0;
 		if (in->sb_apply) {
 			thread_set(in, (int32_t)rec->u.mmap.tid, (int32_t)rec->u.mmap.pid);
-			perf_mem_add_map(in->mem, (int32_t)rec->u.mmap.pid, rec->u.mmap.addr,
+			dec_perf_mem_add_map(in->mem, (int32_t)rec->u.mmap.pid, rec->u.mmap.addr,
 					 rec->u.mmap.len, rec->u.mmap.pgoff, rec->u.mmap.filename,
 					 rec->u.mmap.build_id, rec->u.mmap.build_id_size);
 		}
@@ -914,7 +914,7 @@ static int hold_timed(void *ctx, const struct cst_elem *e)
 {
 	struct cst_perf_input *in = ctx;
 
-	return perf_order_push(in->order, in->cur_queue, e);
+	return dec_perf_order_push(in->order, in->cur_queue, e);
 }
 
 /* The decoder of queue @t for fragment @f (one per queue, as perf has). */
@@ -933,7 +933,7 @@ static struct cst_decoder *queue_decoder(struct cst_perf_input *in, struct tqueu
 
 /* Where the last unit OpenCSD takes from @f starts: its last whole 16-byte frame
  * (frames count from the fragment's start), or its last byte when unformatted.
- * perf_order needs to know what came out of it (perf_order_last_bytes). */
+ * perf_order needs to know what came out of it (dec_perf_order_last_bytes). */
 static uint64_t last_unit(const struct frag *f)
 {
 	uint64_t whole = f->raw ? f->size : f->size / CST_FRAME * CST_FRAME;
@@ -978,12 +978,12 @@ static int fill_timed(void *ctx, unsigned q)
 	in->cur_pid = t->pid;
 	in->cur_tid = t->tid;
 	in->cur_cpu = t->cur->cpu;
-	perf_mem_set_pid(in->mem, t->pid);
-	perf_mem_set_view(in->mem, t->cur->rec_off);
+	dec_perf_mem_set_pid(in->mem, t->pid);
+	dec_perf_mem_set_view(in->mem, t->cur->rec_off);
 	want = t->left < TIMED_PIECE ? t->left : TIMED_PIECE;
 	if (t->pos < t->last_unit && t->pos + want > t->last_unit)
 		want = t->last_unit - t->pos; /* the last unit goes in on its own */
-	if (t->pos == t->last_unit && (ret = perf_order_last_bytes(in->order, q)))
+	if (t->pos == t->last_unit && (ret = dec_perf_order_last_bytes(in->order, q)))
 		return ret;
 	got = want ? cst_perf_reader_pread(in->r, t->pos, in->piece, want) : 0;
 	if (want && got <= 0) {
@@ -995,11 +995,11 @@ static int fill_timed(void *ctx, unsigned q)
 		t->left -= (uint64_t)got;
 	}
 	if (!ret && !t->left) {
-		ret = perf_order_end_data(in->order, q);
+		ret = dec_perf_order_end_data(in->order, q);
 		if (!ret)
 			ret = cst_decoder_end(t->dec);
 		if (!ret)
-			ret = perf_order_end_fragment(in->order, q);
+			ret = dec_perf_order_end_fragment(in->order, q);
 		t->cur = NULL;
 	}
 	t->pid = in->cur_pid; /* context IDs may have named another thread */
@@ -1036,12 +1036,12 @@ static int run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
 	if (ret)
 		return ret;
 	if (ntq) {
-		in->order = perf_order_alloc(ntq, kind, fill_timed, emit_timed, in);
+		in->order = dec_perf_order_alloc(ntq, kind, fill_timed, emit_timed, in);
 		if (!in->order)
 			return -cste_nomem;
 		in->elem_fn = hold_timed;
 		in->elem_ctx = in;
-		ret = perf_order_run(in->order);
+		ret = dec_perf_order_run(in->order);
 	}
 	if (!ret)
 		ret = trail_sideband(in, UINT64_MAX);
@@ -1070,7 +1070,7 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 	while (!ret && (err = cst_perf_reader_next(in->r, &rec)) == 0) {
 		struct frag f;
 
-		perf_mem_set_clock(in->mem, rec.file_offset);
+		dec_perf_mem_set_clock(in->mem, rec.file_offset);
 		if (rec.type == cst_perf_rec_aux ||
 		    (rec.type == cst_perf_rec_auxtrace && !in->has_aux)) {
 			if (rec.type == cst_perf_rec_auxtrace)
@@ -1132,7 +1132,7 @@ static void drop_decoders(struct cst_perf_input *in)
 	}
 }
 
-int cst_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
+int dec_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
 		       cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
 		       struct cst_decoder_stats *stats)
 {
@@ -1148,7 +1148,7 @@ int cst_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
 	return ret;
 }
 
-int cst_perf_input_dump(struct cst_perf_input *in, const struct cst_trace *trace,
+int dec_perf_input_dump(struct cst_perf_input *in, const struct cst_trace *trace,
 			cst_packet_fn fn, void *ctx)
 {
 	if (!in || !trace || !fn)

@@ -9,24 +9,24 @@ struct cst_perf_input;
 
 /** Open a perf.data file: read its header and cs_etm metadata, and add one
  *  trace source per CPU to @trace. Returns 0 or a negative error (logged). */
-int cst_perf_input_open(struct cst_perf_input **out, const char *path,
+int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 			const struct cst_session_opts *opts, struct cst_trace *trace);
 
 /** Decode every AUX fragment, one decoder reset per fragment, in file order or
- *  merged across queues by time (cst_perf_input_order), delivering sideband before
+ *  merged across queues by time (dec_perf_input_order), delivering sideband before
  *  the elements it applies to, every element carrying pid/tid/cpu. Fills @stats.
  *  Returns 0, a positive stop value, or an error. */
-int cst_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
+int dec_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
 		       cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
 		       struct cst_decoder_stats *stats);
 
 /** List the packets of every AUX fragment. */
-int cst_perf_input_dump(struct cst_perf_input *in, const struct cst_trace *trace,
+int dec_perf_input_dump(struct cst_perf_input *in, const struct cst_trace *trace,
 			cst_packet_fn fn, void *ctx);
 
 /** The order runs deliver elements in: cst_order_time or cst_order_file. */
-enum cst_order cst_perf_input_order(const struct cst_perf_input *in);
+enum cst_order dec_perf_input_order(const struct cst_perf_input *in);
 
-void cst_perf_input_free(struct cst_perf_input *in);
+void dec_perf_input_free(struct cst_perf_input *in);
 
 #endif

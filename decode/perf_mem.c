@@ -56,7 +56,7 @@ struct perf_mem {
 	int missing;
 };
 
-struct perf_mem *perf_mem_alloc(const char *symfs, const char *buildid_dir, const char *kernel,
+struct perf_mem *dec_perf_mem_alloc(const char *symfs, const char *buildid_dir, const char *kernel,
 				const struct cst_log *log)
 {
 	struct perf_mem *m = calloc(1, sizeof(*m));
@@ -70,14 +70,14 @@ struct perf_mem *perf_mem_alloc(const char *symfs, const char *buildid_dir, cons
 	if ((symfs && !(m->symfs = strdup(symfs))) ||
 	    (buildid_dir && !(m->buildid_dir = strdup(buildid_dir))) ||
 	    (kernel && !(m->kernel = strdup(kernel)))) {
-		perf_mem_free(m);
+		dec_perf_mem_free(m);
 		return NULL;
 	}
 	elf_version(EV_CURRENT);
 	return m;
 }
 
-void perf_mem_free(struct perf_mem *m)
+void dec_perf_mem_free(struct perf_mem *m)
 {
 	if (!m)
 		return;
@@ -120,7 +120,7 @@ static int file_index(struct perf_mem *m, const char *name)
 	return m->nfiles++;
 }
 
-int perf_mem_add_build_id(struct perf_mem *m, const char *filename, const uint8_t *id,
+int dec_perf_mem_add_build_id(struct perf_mem *m, const char *filename, const uint8_t *id,
 			  uint8_t size)
 {
 	int i;
@@ -137,7 +137,7 @@ int perf_mem_add_build_id(struct perf_mem *m, const char *filename, const uint8_
 	return 0;
 }
 
-int perf_mem_add_map(struct perf_mem *m, int32_t pid, uint64_t start, uint64_t len,
+int dec_perf_mem_add_map(struct perf_mem *m, int32_t pid, uint64_t start, uint64_t len,
 		     uint64_t pgoff, const char *filename, const uint8_t *build_id,
 		     uint8_t build_id_size)
 {
@@ -168,7 +168,7 @@ int perf_mem_add_map(struct perf_mem *m, int32_t pid, uint64_t start, uint64_t l
 	return 0;
 }
 
-void perf_mem_drop_pid(struct perf_mem *m, int32_t pid)
+void dec_perf_mem_drop_pid(struct perf_mem *m, int32_t pid)
 {
 	if (!m)
 		return;
@@ -177,25 +177,25 @@ void perf_mem_drop_pid(struct perf_mem *m, int32_t pid)
 			m->maps[i].died = m->clock;
 }
 
-void perf_mem_set_clock(struct perf_mem *m, uint64_t pos)
+void dec_perf_mem_set_clock(struct perf_mem *m, uint64_t pos)
 {
 	if (m)
 		m->clock = pos;
 }
 
-void perf_mem_set_view(struct perf_mem *m, uint64_t pos)
+void dec_perf_mem_set_view(struct perf_mem *m, uint64_t pos)
 {
 	if (m)
 		m->view = pos;
 }
 
-void perf_mem_set_pid(struct perf_mem *m, int32_t pid)
+void dec_perf_mem_set_pid(struct perf_mem *m, int32_t pid)
 {
 	if (m)
 		m->pid = pid;
 }
 
-int perf_mem_missing(const struct perf_mem *m)
+int dec_perf_mem_missing(const struct perf_mem *m)
 {
 	return m ? m->missing : 0;
 }
@@ -443,7 +443,7 @@ static uint32_t read_map(struct perf_mem *m, const struct map *mp, uint64_t addr
 	return len ? read_at(f, off, len, buf) : 0;
 }
 
-uint32_t perf_mem_read(void *ctx, uint8_t trace_id, uint64_t address, enum cst_mem_space space,
+uint32_t dec_perf_mem_read(void *ctx, uint8_t trace_id, uint64_t address, enum cst_mem_space space,
 		       uint32_t len, uint8_t *buf)
 {
 	struct perf_mem *m = ctx;

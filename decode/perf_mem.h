@@ -12,37 +12,37 @@ struct perf_mem;
 
 /** Where to look for binaries: @symfs root, @buildid_dir (NULL = ~/.debug), and
  *  @kernel (vmlinux or kcore, mapped at its ELF addresses). Strings are copied. */
-struct perf_mem *perf_mem_alloc(const char *symfs, const char *buildid_dir, const char *kernel,
+struct perf_mem *dec_perf_mem_alloc(const char *symfs, const char *buildid_dir, const char *kernel,
 				const struct cst_log *log);
-void perf_mem_free(struct perf_mem *m);
+void dec_perf_mem_free(struct perf_mem *m);
 
 /** A build-id known for @filename (BUILD_ID feature), used when its MMAP2 has none. */
-int perf_mem_add_build_id(struct perf_mem *m, const char *filename, const uint8_t *id,
+int dec_perf_mem_add_build_id(struct perf_mem *m, const char *filename, const uint8_t *id,
 			  uint8_t size);
 
 /** An executable mapping of process @pid (MMAP/MMAP2). Newer maps hide older
  *  overlapping ones of the same process. */
-int perf_mem_add_map(struct perf_mem *m, int32_t pid, uint64_t start, uint64_t len,
+int dec_perf_mem_add_map(struct perf_mem *m, int32_t pid, uint64_t start, uint64_t len,
 		     uint64_t pgoff, const char *filename, const uint8_t *build_id,
 		     uint8_t build_id_size);
 
 /** Forget the maps of @pid (exec), from the current clock on. */
-void perf_mem_drop_pid(struct perf_mem *m, int32_t pid);
+void dec_perf_mem_drop_pid(struct perf_mem *m, int32_t pid);
 
 /** Maps added or dropped from now on are so from file position @pos (the record
  *  being applied). Reads see the maps alive at the view position: that of the AUX
  *  record whose trace is decoded (trace may be decoded out of file order). */
-void perf_mem_set_clock(struct perf_mem *m, uint64_t pos);
-void perf_mem_set_view(struct perf_mem *m, uint64_t pos);
+void dec_perf_mem_set_clock(struct perf_mem *m, uint64_t pos);
+void dec_perf_mem_set_view(struct perf_mem *m, uint64_t pos);
 
 /** The process whose address space the next reads use (-1: any process). */
-void perf_mem_set_pid(struct perf_mem *m, int32_t pid);
+void dec_perf_mem_set_pid(struct perf_mem *m, int32_t pid);
 
 /** cst_mem_read_fn: copy up to @len bytes at @address; 0 when not accessible. */
-uint32_t perf_mem_read(void *ctx, uint8_t trace_id, uint64_t address, enum cst_mem_space space,
+uint32_t dec_perf_mem_read(void *ctx, uint8_t trace_id, uint64_t address, enum cst_mem_space space,
 		       uint32_t len, uint8_t *buf);
 
 /** Files that could not be found (each warned once). */
-int perf_mem_missing(const struct perf_mem *m);
+int dec_perf_mem_missing(const struct perf_mem *m);
 
 #endif

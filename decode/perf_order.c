@@ -44,7 +44,7 @@ struct queue {
 	struct vec in;            /* decoded, not yet walked by the model */
 	struct lane *lanes[NIDS]; /* by trace ID, made on first use */
 	bool exhausted;
-	enum source pushing; /* what pushes are now (perf_order_last_bytes, _end_data) */
+	enum source pushing; /* what pushes are now (dec_perf_order_last_bytes, _end_data) */
 	bool perf_stopped;   /* perf's decoder is done with this fragment */
 };
 
@@ -68,7 +68,7 @@ struct perf_order {
 /* What the model says after an element, as perf's decoder callback answers. */
 enum step { step_cont, step_wait_time, step_wait };
 
-struct perf_order *perf_order_alloc(unsigned nqueues, enum perf_order_ctx ctx_kind,
+struct perf_order *dec_perf_order_alloc(unsigned nqueues, enum perf_order_ctx ctx_kind,
 				    perf_order_fill_fn fill, cst_elem_fn emit, void *ctx)
 {
 	struct perf_order *o;
@@ -81,7 +81,7 @@ struct perf_order *perf_order_alloc(unsigned nqueues, enum perf_order_ctx ctx_ki
 	o->q = calloc(nqueues, sizeof(*o->q));
 	o->heap = calloc(nqueues, sizeof(*o->heap));
 	if (!o->q || !o->heap) {
-		perf_order_free(o);
+		dec_perf_order_free(o);
 		return NULL;
 	}
 	o->nqueues = nqueues;
@@ -92,7 +92,7 @@ struct perf_order *perf_order_alloc(unsigned nqueues, enum perf_order_ctx ctx_ki
 	return o;
 }
 
-void perf_order_free(struct perf_order *o)
+void dec_perf_order_free(struct perf_order *o)
 {
 	if (!o)
 		return;
@@ -127,7 +127,7 @@ static struct held *vec_add(struct vec *v)
 	return &v->v[v->n++];
 }
 
-int perf_order_push(struct perf_order *o, unsigned queue, const struct cst_elem *e)
+int dec_perf_order_push(struct perf_order *o, unsigned queue, const struct cst_elem *e)
 {
 	struct held *h;
 
@@ -157,17 +157,17 @@ static int set_source(struct perf_order *o, unsigned queue, enum source src)
 	return 0;
 }
 
-int perf_order_last_bytes(struct perf_order *o, unsigned queue)
+int dec_perf_order_last_bytes(struct perf_order *o, unsigned queue)
 {
 	return set_source(o, queue, from_last_bytes);
 }
 
-int perf_order_end_data(struct perf_order *o, unsigned queue)
+int dec_perf_order_end_data(struct perf_order *o, unsigned queue)
 {
 	return set_source(o, queue, from_end_of_trace);
 }
 
-int perf_order_end_fragment(struct perf_order *o, unsigned queue)
+int dec_perf_order_end_fragment(struct perf_order *o, unsigned queue)
 {
 	struct held *h;
 
@@ -456,7 +456,7 @@ static int run_queue(struct perf_order *o, unsigned queue, bool first)
 	}
 }
 
-int perf_order_run(struct perf_order *o)
+int dec_perf_order_run(struct perf_order *o)
 {
 	int ret = 0;
 

@@ -21,36 +21,36 @@
 
 struct perf_order;
 
-/** Decode more of queue @queue: push its next elements (perf_order_push) and
- *  perf_order_end_fragment() where an AUX fragment ends. Returns 0, 1 when the
+/** Decode more of queue @queue: push its next elements (dec_perf_order_push) and
+ *  dec_perf_order_end_fragment() where an AUX fragment ends. Returns 0, 1 when the
  *  queue has nothing left, or a negative error / positive stop value. */
 typedef int (*perf_order_fill_fn)(void *ctx, unsigned queue);
 
 /** Which context IDs carry a thread ID (perf resets its time estimate on them). */
 enum perf_order_ctx { perf_order_ctx_none, perf_order_ctx_ctxid, perf_order_ctx_vmid };
 
-struct perf_order *perf_order_alloc(unsigned nqueues, enum perf_order_ctx ctx_kind,
+struct perf_order *dec_perf_order_alloc(unsigned nqueues, enum perf_order_ctx ctx_kind,
 				    perf_order_fill_fn fill, cst_elem_fn emit, void *ctx);
-void perf_order_free(struct perf_order *o);
+void dec_perf_order_free(struct perf_order *o);
 
 /** Hold a copy of @e (and of the OpenCSD element behind it) for @queue. */
-int perf_order_push(struct perf_order *o, unsigned queue, const struct cst_elem *e);
+int dec_perf_order_push(struct perf_order *o, unsigned queue, const struct cst_elem *e);
 /** What @queue pushes from here on comes out of its fragment's last unit of input
  *  (the last formatter frame; the last byte of unformatted trace). perf feeds
  *  OpenCSD all the bytes it has left and asks it for held elements only while
  *  bytes remain (cs_etm_decoder__process_data_block): when perf's decoder stops on
  *  such an element, OpenCSD has taken every byte, and what it still holds for this
  *  fragment never reaches perf (the decoder is reset for the next one). */
-int perf_order_last_bytes(struct perf_order *o, unsigned queue);
+int dec_perf_order_last_bytes(struct perf_order *o, unsigned queue);
 /** All of the fragment's bytes are in: what @queue pushes from here to
- *  perf_order_end_fragment() came out only at the end of trace, which perf never
+ *  dec_perf_order_end_fragment() came out only at the end of trace, which perf never
  *  sends. */
-int perf_order_end_data(struct perf_order *o, unsigned queue);
+int dec_perf_order_end_data(struct perf_order *o, unsigned queue);
 /** The AUX fragment being decoded for @queue ends here. */
-int perf_order_end_fragment(struct perf_order *o, unsigned queue);
+int dec_perf_order_end_fragment(struct perf_order *o, unsigned queue);
 
 /** Run all queues to their end, handing elements to @emit in perf's order.
  *  Returns 0, or the first non-zero value of @fill or @emit. */
-int perf_order_run(struct perf_order *o);
+int dec_perf_order_run(struct perf_order *o);
 
 #endif

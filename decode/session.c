@@ -141,7 +141,7 @@ int cst_session_open(struct cst_session **out, const char *path,
 		break;
 	}
 	case cst_input_perf:
-		err = cst_perf_input_open(&s->perf, path, &s->opts, s->trace);
+		err = dec_perf_input_open(&s->perf, path, &s->opts, s->trace);
 		break;
 	case cst_input_raw:
 		err = open_raw(s, path);
@@ -167,7 +167,7 @@ void cst_session_free(struct cst_session *s)
 	if (!s)
 		return;
 	if (s->perf)
-		cst_perf_input_free(s->perf);
+		dec_perf_input_free(s->perf);
 	cst_trace_free(s->trace);
 	free(s->path);
 	free(s);
@@ -181,7 +181,7 @@ enum cst_input_kind cst_session_kind(const struct cst_session *s)
 enum cst_order cst_session_order(const struct cst_session *s)
 {
 	if (s && s->kind == cst_input_perf)
-		return cst_perf_input_order(s->perf);
+		return dec_perf_input_order(s->perf);
 	return cst_order_file;
 }
 
@@ -303,7 +303,7 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 		return -cste_invalid;
 	memset(&s->stats, 0, sizeof(s->stats));
 	if (s->kind == cst_input_perf)
-		return cst_perf_input_run(s->perf, s->trace, elem_fn, sb_fn, ctx, &s->stats);
+		return dec_perf_input_run(s->perf, s->trace, elem_fn, sb_fn, ctx, &s->stats);
 	ret = emit_images(s, sb_fn, ctx);
 	if (ret)
 		return ret;
@@ -321,7 +321,7 @@ int cst_session_dump(struct cst_session *s, cst_packet_fn fn, void *ctx)
 		return -cste_invalid;
 	memset(&s->stats, 0, sizeof(s->stats));
 	if (s->kind == cst_input_perf)
-		return cst_perf_input_dump(s->perf, s->trace, fn, ctx);
+		return dec_perf_input_dump(s->perf, s->trace, fn, ctx);
 	return run_buffers(s, no_elements, fn, ctx);
 }
 

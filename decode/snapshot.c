@@ -227,11 +227,11 @@ static int add_core_dumps(struct snap *ss, struct cst_trace *trace, const struct
 
 		if (strncasecmp(s->name, "dump", 4) != 0)
 			continue;
-		file = ini_section_get(s, "file");
-		addr = ini_section_get(s, "address");
-		len = ini_section_get(s, "length");
-		off = ini_section_get(s, "offset");
-		space = ini_section_get(s, "space");
+		file = dec_ini_section_get(s, "file");
+		addr = dec_ini_section_get(s, "address");
+		len = dec_ini_section_get(s, "length");
+		off = dec_ini_section_get(s, "offset");
+		space = dec_ini_section_get(s, "space");
 		if (!file || !addr) {
 			cst_logf(ss->log, cst_log_warning,
 				 "%s: [%s] needs file= and address=: dump skipped", core->doc.path,
@@ -290,7 +290,7 @@ static int add_core_dumps(struct snap *ss, struct cst_trace *trace, const struct
 
 static int load_devices(struct snap *ss)
 {
-	const struct ini_section *list = ini_doc_section(&ss->snapshot_ini, "device_list");
+	const struct ini_section *list = dec_ini_doc_section(&ss->snapshot_ini, "device_list");
 
 	if (!list) {
 		cst_logf(ss->log, cst_log_error, "%s: no [device_list] section",
@@ -307,23 +307,23 @@ static int load_devices(struct snap *ss)
 
 		if (!path)
 			return -cste_nomem;
-		err = ini_doc_load(&dev->doc, path, ss->log, 0);
+		err = dec_ini_doc_load(&dev->doc, path, ss->log, 0);
 		free(path);
 		if (err == -cste_nomem)
 			return err;
 		if (err < 0) {
-			ini_doc_fini(&dev->doc);
+			dec_ini_doc_fini(&dev->doc);
 			cst_logf(ss->log, cst_log_warning, "%s: device %s skipped",
 				 ss->snapshot_ini.path, list->kv[k].key);
 			continue;
 		}
-		dev->name = ini_doc_get(&dev->doc, "device", "name");
-		dev->klass = ini_doc_get(&dev->doc, "device", "class");
-		dev->type = ini_doc_get(&dev->doc, "device", "type");
+		dev->name = dec_ini_doc_get(&dev->doc, "device", "name");
+		dev->klass = dec_ini_doc_get(&dev->doc, "device", "class");
+		dev->type = dec_ini_doc_get(&dev->doc, "device", "type");
 		if (!dev->name) {
 			cst_logf(ss->log, cst_log_warning,
 				 "%s: no [device] name=: device skipped", dev->doc.path);
-			ini_doc_fini(&dev->doc);
+			dec_ini_doc_fini(&dev->doc);
 			continue;
 		}
 		ss->ndevices++;
@@ -359,7 +359,7 @@ static int cmp_kv_key(const void *a, const void *b)
 /* The core device that a source traces, from [core_trace_sources] core=source. */
 static struct snap_device *core_of_source(struct snap *ss, const char *source)
 {
-	const struct ini_section *cores = ini_doc_section(ss->trace_doc, "core_trace_sources");
+	const struct ini_section *cores = dec_ini_doc_section(ss->trace_doc, "core_trace_sources");
 
 	for (int k = 0; cores && k < cores->nkv; k++)
 		if (!strcasecmp(cores->kv[k].value, source))
@@ -369,8 +369,8 @@ static struct snap_device *core_of_source(struct snap *ss, const char *source)
 
 static int load_buffer(struct snap *ss, struct cst_trace *trace, const char *section)
 {
-	const struct ini_section *sec = ini_doc_section(ss->trace_doc, section);
-	const struct ini_section *srcbuf = ini_doc_section(ss->trace_doc, "source_buffers");
+	const struct ini_section *sec = dec_ini_doc_section(ss->trace_doc, section);
+	const struct ini_section *srcbuf = dec_ini_doc_section(ss->trace_doc, "source_buffers");
 	struct cst_buffer_info info = {0};
 	const char *name, *file;
 	struct ini_kv *sources = NULL;
@@ -382,14 +382,14 @@ static int load_buffer(struct snap *ss, struct cst_trace *trace, const char *sec
 			 ss->trace_doc->path, section);
 		return -cste_format;
 	}
-	name = ini_section_get(sec, "name");
-	file = ini_section_get(sec, "file");
+	name = dec_ini_section_get(sec, "name");
+	file = dec_ini_section_get(sec, "file");
 	if (!name || !file) {
 		cst_logf(ss->log, cst_log_error, "%s: [%s] needs name= and file=",
 			 ss->trace_doc->path, section);
 		return -cste_format;
 	}
-	err = buffer_format(ss, ini_section_get(sec, "format"), &info.format);
+	err = buffer_format(ss, dec_ini_section_get(sec, "format"), &info.format);
 	if (err)
 		return err;
 	path = snap_path(ss->dir, file);
@@ -451,7 +451,7 @@ static int load_buffer(struct snap *ss, struct cst_trace *trace, const char *sec
 
 static int load_trace_metadata(struct snap *ss, struct cst_trace *trace)
 {
-	const char *meta = ini_doc_get(&ss->snapshot_ini, "trace", "metadata");
+	const char *meta = dec_ini_doc_get(&ss->snapshot_ini, "trace", "metadata");
 	const char *list;
 	char *copy, *tok, *save = NULL;
 	int err = 0;
@@ -462,13 +462,13 @@ static int load_trace_metadata(struct snap *ss, struct cst_trace *trace)
 
 		if (!path)
 			return -cste_nomem;
-		err = ini_doc_load(&ss->trace_ini, path, ss->log, 0);
+		err = dec_ini_doc_load(&ss->trace_ini, path, ss->log, 0);
 		free(path);
 		if (err < 0)
 			return err;
 		ss->trace_doc = &ss->trace_ini;
 	}
-	list = ini_doc_get(ss->trace_doc, "trace_buffers", "buffers");
+	list = dec_ini_doc_get(ss->trace_doc, "trace_buffers", "buffers");
 	if (!list) {
 		cst_logf(ss->log, cst_log_error, "%s: no [trace_buffers] buffers= list",
 			 ss->trace_doc->path);
@@ -486,13 +486,13 @@ static int load_trace_metadata(struct snap *ss, struct cst_trace *trace)
 static void snap_fini(struct snap *ss)
 {
 	for (int i = 0; i < ss->ndevices; i++)
-		ini_doc_fini(&ss->devices[i].doc);
+		dec_ini_doc_fini(&ss->devices[i].doc);
 	free(ss->devices);
 	for (int i = 0; i < ss->nmissing; i++)
 		free(ss->missing[i]);
 	free(ss->missing);
-	ini_doc_fini(&ss->snapshot_ini);
-	ini_doc_fini(&ss->trace_ini);
+	dec_ini_doc_fini(&ss->snapshot_ini);
+	dec_ini_doc_fini(&ss->trace_ini);
 }
 
 int cst_trace_load_snapshot(struct cst_trace *trace, const char *dir, const struct cst_log *log)
@@ -507,11 +507,11 @@ int cst_trace_load_snapshot(struct cst_trace *trace, const char *dir, const stru
 	path = snap_path(dir, "snapshot.ini");
 	if (!path)
 		return -cste_nomem;
-	err = ini_doc_load(&ss.snapshot_ini, path, log, 0);
+	err = dec_ini_doc_load(&ss.snapshot_ini, path, log, 0);
 	free(path);
 	if (err < 0)
 		goto out;
-	version = ini_doc_get(&ss.snapshot_ini, "snapshot", "version");
+	version = dec_ini_doc_get(&ss.snapshot_ini, "snapshot", "version");
 	if (version && strcmp(version, "1.0") != 0 && strcmp(version, "1") != 0)
 		cst_logf(log, cst_log_warning, "%s: snapshot version '%s' (expected 1.0): reading anyway",
 			 ss.snapshot_ini.path, version);

@@ -20,6 +20,6 @@ struct cst_trace {
 
 /** Fill an OpenCSD generic element into a cst_elem (decode/elem.c). */
 struct _ocsd_generic_trace_elem;
-void cst_elem_from_ocsd(struct cst_elem *e, const struct _ocsd_generic_trace_elem *o);
+void dec_elem_from_ocsd(struct cst_elem *e, const struct _ocsd_generic_trace_elem *o);
 
 #endif

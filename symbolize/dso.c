@@ -231,7 +231,7 @@ static void open_dso(struct cst_symbolizer *sym, struct dso *dso)
 	dso->kind = dso_missing;
 }
 
-struct dso *dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t *build_id,
+struct dso *sym_dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t *build_id,
 		    uint32_t build_id_size, bool raw)
 {
 	struct dso *dso;
@@ -252,7 +252,7 @@ struct dso *dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t 
 	slash = strrchr(path, '/');
 	dso->short_name = strdup(raw && slash ? slash + 1 : path);
 	if (!dso->path || !dso->short_name) {
-		dso_free(dso);
+		sym_dso_free(dso);
 		return NULL;
 	}
 	memcpy(dso->build_id, build_id, build_id_size);
@@ -264,7 +264,7 @@ struct dso *dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t 
 	return dso;
 }
 
-void dso_free(struct dso *dso)
+void sym_dso_free(struct dso *dso)
 {
 	if (!dso)
 		return;
@@ -288,17 +288,17 @@ void dso_free(struct dso *dso)
 	free(dso);
 }
 
-const uint8_t *dso_bytes(const struct dso *dso, uint64_t offset, uint64_t len)
+const uint8_t *sym_dso_bytes(const struct dso *dso, uint64_t offset, uint64_t len)
 {
 	if (!dso->map || offset > dso->map_size || len > dso->map_size - offset)
 		return NULL;
 	return dso->map + offset;
 }
 
-const uint8_t *dso_code(const struct dso *dso, uint64_t vaddr, uint64_t len)
+const uint8_t *sym_dso_code(const struct dso *dso, uint64_t vaddr, uint64_t len)
 {
 	if (dso->kind == dso_raw)
-		return dso_bytes(dso, vaddr, len);
+		return sym_dso_bytes(dso, vaddr, len);
 	for (uint32_t i = 0; i < dso->nsecs; i++) {
 		const struct sym_segment *s = &dso->secs[i];
 
@@ -310,7 +310,7 @@ const uint8_t *dso_code(const struct dso *dso, uint64_t vaddr, uint64_t len)
 	return NULL;
 }
 
-bool dso_off_to_vaddr(const struct dso *dso, uint64_t off, uint64_t *vaddr)
+bool sym_dso_off_to_vaddr(const struct dso *dso, uint64_t off, uint64_t *vaddr)
 {
 	if (dso->kind != dso_elf) {
 		*vaddr = off;
@@ -327,7 +327,7 @@ bool dso_off_to_vaddr(const struct dso *dso, uint64_t off, uint64_t *vaddr)
 	return false;
 }
 
-void dso_warn(struct cst_symbolizer *sym, struct dso *dso)
+void sym_dso_warn(struct cst_symbolizer *sym, struct dso *dso)
 {
 	char id[129] = "";
 

@@ -171,49 +171,49 @@ void *sym_arena_alloc(struct cst_symbolizer *sym, size_t size);
 void sym_arena_free_all(struct cst_symbolizer *sym);
 
 /* dso.c */
-struct dso *dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t *build_id,
+struct dso *sym_dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t *build_id,
 		    uint32_t build_id_size, bool raw);
-void dso_free(struct dso *dso);
+void sym_dso_free(struct dso *dso);
 /* Bytes of the file at @offset (NULL if not there). */
-const uint8_t *dso_bytes(const struct dso *dso, uint64_t offset, uint64_t len);
+const uint8_t *sym_dso_bytes(const struct dso *dso, uint64_t offset, uint64_t len);
 /* Code bytes at link address @vaddr (never the empty sections of a debug file). */
-const uint8_t *dso_code(const struct dso *dso, uint64_t vaddr, uint64_t len);
+const uint8_t *sym_dso_code(const struct dso *dso, uint64_t vaddr, uint64_t len);
 /* Link address of file offset @off, false if no segment holds it. */
-bool dso_off_to_vaddr(const struct dso *dso, uint64_t off, uint64_t *vaddr);
+bool sym_dso_off_to_vaddr(const struct dso *dso, uint64_t off, uint64_t *vaddr);
 /* Warn once that @dso lacks what is needed. */
-void dso_warn(struct cst_symbolizer *sym, struct dso *dso);
+void sym_dso_warn(struct cst_symbolizer *sym, struct dso *dso);
 
 /* symtab.c */
-void dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso);
-const struct sym_func *dso_find_func(const struct dso *dso, uint64_t vaddr);
+void sym_dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso);
+const struct sym_func *sym_dso_find_func(const struct dso *dso, uint64_t vaddr);
 /* First function starting after @vaddr, or UINT64_MAX. */
-uint64_t dso_next_func(const struct dso *dso, uint64_t vaddr);
-char dso_mapping_kind(const struct dso *dso, uint64_t vaddr);
-int dso_load_kallsyms(struct cst_symbolizer *sym, struct dso *dso, const char *path,
+uint64_t sym_dso_next_func(const struct dso *dso, uint64_t vaddr);
+char sym_dso_mapping_kind(const struct dso *dso, uint64_t vaddr);
+int sym_dso_load_kallsyms(struct cst_symbolizer *sym, struct dso *dso, const char *path,
 		      uint64_t *lo, uint64_t *hi);
 
 /* srcline.c */
-bool dso_load_dwarf(struct cst_symbolizer *sym, struct dso *dso);
-const struct sym_row *dso_find_row(const struct dso *dso, uint64_t vaddr);
-void func_load_slots(struct dso *dso, struct sym_func *f);
-uint32_t func_slot(const struct sym_func *f, const struct sym_row *row);
-const char *dso_inlined_at(struct dso *dso, uint64_t vaddr);
-int dso_inline_chain(struct cst_symbolizer *sym, struct dso *dso, uint64_t vaddr,
+bool sym_dso_load_dwarf(struct cst_symbolizer *sym, struct dso *dso);
+const struct sym_row *sym_dso_find_row(const struct dso *dso, uint64_t vaddr);
+void sym_func_load_slots(struct dso *dso, struct sym_func *f);
+uint32_t sym_func_slot(const struct sym_func *f, const struct sym_row *row);
+const char *sym_dso_inlined_at(struct dso *dso, uint64_t vaddr);
+int sym_dso_inline_chain(struct cst_symbolizer *sym, struct dso *dso, uint64_t vaddr,
 		     const struct sym_func *f, struct cst_sym_frame *frames, int max);
 
 /* space.c */
-struct space *space_get(struct cst_symbolizer *sym, int32_t pid, bool create);
-const struct mapping *space_find(const struct space *sp, uint64_t addr);
-int space_insert(struct cst_symbolizer *sym, struct space *sp, const struct mapping *m);
+struct space *sym_space_get(struct cst_symbolizer *sym, int32_t pid, bool create);
+const struct mapping *sym_space_find(const struct space *sp, uint64_t addr);
+int sym_space_insert(struct cst_symbolizer *sym, struct space *sp, const struct mapping *m);
 /* Find the mapping of @addr for @pid: pid space, global space, kernel. */
 const struct mapping *sym_find_mapping(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
 				       const struct space **in);
-void space_free(struct space *sp);
+void sym_space_free(struct space *sp);
 /** A forked process starts with its parent's mappings (dso objects are shared);
  *  a child that already has mappings keeps them. Returns 0 or -cste_nomem. */
-int space_fork(struct cst_symbolizer *sym, int32_t parent, int32_t child);
+int sym_space_fork(struct cst_symbolizer *sym, int32_t parent, int32_t child);
 /** An exec replaces the process's program: forget its mappings. */
-void space_exec(struct cst_symbolizer *sym, int32_t pid);
+void sym_space_exec(struct cst_symbolizer *sym, int32_t pid);
 
 /* disasm.c */
 int sym_disasm_open(struct cst_symbolizer *sym);

@@ -25,23 +25,23 @@ void sym_fill_loc(struct cst_symbolizer *sym, const struct mapping *m, uint64_t 
 	loc->dso_offset = (uint64_t)((int64_t)addr + m->off_adj);
 	switch (dso->kind) {
 	case dso_missing:
-		dso_warn(sym, dso);
+		sym_dso_warn(sym, dso);
 		return;
 	case dso_raw:
 		return; /* bytes only: dso+offset is all there is to say */
 	case dso_kallsyms:
-		f = dso_find_func(dso, vaddr);
+		f = sym_dso_find_func(dso, vaddr);
 		break;
 	case dso_elf:
-		dso_load_symbols(sym, dso);
-		if (dso->nmapsyms && dso_mapping_kind(dso, vaddr) == sym_map_data) {
+		sym_dso_load_symbols(sym, dso);
+		if (dso->nmapsyms && sym_dso_mapping_kind(dso, vaddr) == sym_map_data) {
 			/* executed "data" means a wrong image: name nothing */
 			loc->is_data = true;
 			return;
 		}
-		f = dso_find_func(dso, vaddr);
+		f = sym_dso_find_func(dso, vaddr);
 		if (dso->has_dwarf) {
-			const struct sym_row *row = dso_find_row(dso, vaddr);
+			const struct sym_row *row = sym_dso_find_row(dso, vaddr);
 
 			if (row) {
 				loc->file = row->file;
@@ -67,7 +67,7 @@ int cst_symbolizer_lookup(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	m = sym_find_mapping(sym, pid, addr, &sp);
 	sym_fill_loc(sym, m, addr, loc);
 	if (m && loc->func && m->dso->has_dwarf)
-		loc->inlined = dso_inlined_at(m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj));
+		loc->inlined = sym_dso_inlined_at(m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj));
 	return 0;
 }
 
@@ -84,7 +84,7 @@ int cst_symbolizer_inline_chain(struct cst_symbolizer *sym, int32_t pid, uint64_
 	sym_fill_loc(sym, m, addr, &loc);
 	if (!m || m->dso->kind != dso_elf || loc.is_data)
 		return 0;
-	return dso_inline_chain(sym, m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj),
+	return sym_dso_inline_chain(sym, m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj),
 				(const struct sym_func *)loc.func, frames, max);
 }
 
@@ -93,7 +93,7 @@ static const uint8_t *code_at(const struct mapping *m, uint64_t addr)
 {
 	if (!m || (m->dso->kind != dso_elf && m->dso->kind != dso_raw))
 		return NULL;
-	return dso_code(m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj), 2);
+	return sym_dso_code(m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj), 2);
 }
 
 /* Count instructions of [start, end); -1 when T32 bytes are unreadable. */
@@ -146,7 +146,7 @@ static int piece_lines(struct cst_symbolizer *sym, const struct mapping *m, stru
 
 	pc->first_line = pc->last_line = -1;
 
-	func_load_slots(dso, f);
+	sym_func_load_slots(dso, f);
 	if (!f->pub.nlines)
 		return 0;
 	for (uint64_t a = pc->start; a < pc->end;) {
@@ -155,12 +155,12 @@ static int piece_lines(struct cst_symbolizer *sym, const struct mapping *m, stru
 
 		/* rows are sorted: step forward, search only on the first instruction */
 		if (!row)
-			row = dso_find_row(dso, v);
+			row = sym_dso_find_row(dso, v);
 		else
 			while (row + 1 < rend && row[1].addr <= v)
 				row++;
 		if (row && row->line && row->addr <= v) {
-			uint32_t slot = func_slot(f, row);
+			uint32_t slot = sym_func_slot(f, row);
 
 			if (slot != UINT32_MAX) {
 				struct cst_sym_line_count *lc = scratch_line(sym, &n, slot);
@@ -219,7 +219,7 @@ static void check_isa(struct cst_symbolizer *sym, struct dso *dso, uint64_t vadd
 
 	if (dso->isa_warned || !dso->nmapsyms)
 		return;
-	kind = dso_mapping_kind(dso, vaddr);
+	kind = sym_dso_mapping_kind(dso, vaddr);
 	want = isa == cst_isa_a32 ? sym_map_a32 : isa == cst_isa_t32 ? sym_map_t32
 		: isa == cst_isa_a64 ? sym_map_a64 : 0;
 	if (!kind || !want || kind == want || kind == sym_map_data)
@@ -265,9 +265,9 @@ static int split_range(struct cst_symbolizer *sym, int32_t pid, const struct cst
 					lim = fend;
 				pc->enters_func = v == f->pub.addr;
 				if (dso->has_dwarf)
-					pc->loc.inlined = dso_inlined_at(dso, v);
+					pc->loc.inlined = sym_dso_inlined_at(dso, v);
 			} else if (dso->nfuncs && !pc->loc.is_data) {
-				uint64_t next = dso_next_func(dso, v);
+				uint64_t next = sym_dso_next_func(dso, v);
 
 				if (next != UINT64_MAX) {
 					uint64_t r = (uint64_t)((int64_t)next - m->vaddr_adj);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct space *space_get(struct cst_symbolizer *sym, int32_t pid, bool create)
+struct space *sym_space_get(struct cst_symbolizer *sym, int32_t pid, bool create)
 {
 	uint32_t lo = 0, hi = sym->nspaces;
 	struct space *sp, **n;
@@ -38,7 +38,7 @@ struct space *space_get(struct cst_symbolizer *sym, int32_t pid, bool create)
 	return sp;
 }
 
-const struct mapping *space_find(const struct space *sp, uint64_t addr)
+const struct mapping *sym_space_find(const struct space *sp, uint64_t addr)
 {
 	uint32_t lo = 0, hi;
 
@@ -58,7 +58,7 @@ const struct mapping *space_find(const struct space *sp, uint64_t addr)
 	return NULL;
 }
 
-int space_insert(struct cst_symbolizer *sym, struct space *sp, const struct mapping *m)
+int sym_space_insert(struct cst_symbolizer *sym, struct space *sp, const struct mapping *m)
 {
 	uint32_t i, w = 0, cap = sp->nmaps + 2;
 	struct mapping *out;
@@ -113,20 +113,20 @@ const struct mapping *sym_find_mapping(struct cst_symbolizer *sym, int32_t pid, 
 	struct space *sp;
 
 	/* what the user named explicitly wins over recorded images and mappings */
-	if ((sp = space_get(sym, SYM_PID_USER, false)) && (m = space_find(sp, addr))) {
+	if ((sp = sym_space_get(sym, SYM_PID_USER, false)) && (m = sym_space_find(sp, addr))) {
 		*in = sp;
 		return m;
 	}
-	if (pid != CST_SYM_PID_GLOBAL && (sp = space_get(sym, pid, false)) &&
-	    (m = space_find(sp, addr))) {
+	if (pid != CST_SYM_PID_GLOBAL && (sp = sym_space_get(sym, pid, false)) &&
+	    (m = sym_space_find(sp, addr))) {
 		*in = sp;
 		return m;
 	}
-	if ((sp = space_get(sym, CST_SYM_PID_GLOBAL, false)) && (m = space_find(sp, addr))) {
+	if ((sp = sym_space_get(sym, CST_SYM_PID_GLOBAL, false)) && (m = sym_space_find(sp, addr))) {
 		*in = sp;
 		return m;
 	}
-	if (sym->kernel && (m = space_find(sym->kernel, addr))) {
+	if (sym->kernel && (m = sym_space_find(sym->kernel, addr))) {
 		*in = sym->kernel;
 		return m;
 	}
@@ -134,7 +134,7 @@ const struct mapping *sym_find_mapping(struct cst_symbolizer *sym, int32_t pid, 
 	return NULL;
 }
 
-void space_free(struct space *sp)
+void sym_space_free(struct space *sp)
 {
 	if (!sp)
 		return;
@@ -142,14 +142,14 @@ void space_free(struct space *sp)
 	free(sp);
 }
 
-int space_fork(struct cst_symbolizer *sym, int32_t parent, int32_t child)
+int sym_space_fork(struct cst_symbolizer *sym, int32_t parent, int32_t child)
 {
-	struct space *from = space_get(sym, parent, false), *to;
+	struct space *from = sym_space_get(sym, parent, false), *to;
 	struct mapping *maps;
 
 	if (!from || !from->nmaps || parent == child)
 		return 0;
-	to = space_get(sym, child, true);
+	to = sym_space_get(sym, child, true);
 	if (!to)
 		return -cste_nomem;
 	if (to->nmaps)
@@ -165,9 +165,9 @@ int space_fork(struct cst_symbolizer *sym, int32_t parent, int32_t child)
 	return 0;
 }
 
-void space_exec(struct cst_symbolizer *sym, int32_t pid)
+void sym_space_exec(struct cst_symbolizer *sym, int32_t pid)
 {
-	struct space *sp = space_get(sym, pid, false);
+	struct space *sp = sym_space_get(sym, pid, false);
 
 	if (sp && sp->nmaps) {
 		sp->nmaps = 0;

@@ -94,7 +94,7 @@ static void load_rows(struct cst_symbolizer *sym, struct dso *dso)
 	dso->nrows = (uint32_t)n;
 }
 
-bool dso_load_dwarf(struct cst_symbolizer *sym, struct dso *dso)
+bool sym_dso_load_dwarf(struct cst_symbolizer *sym, struct dso *dso)
 {
 	Dwarf *dw;
 	const char *debugfile = NULL;
@@ -141,7 +141,7 @@ bool dso_load_dwarf(struct cst_symbolizer *sym, struct dso *dso)
 	return true;
 }
 
-const struct sym_row *dso_find_row(const struct dso *dso, uint64_t vaddr)
+const struct sym_row *sym_dso_find_row(const struct dso *dso, uint64_t vaddr)
 {
 	uint32_t lo = 0, hi = dso->nrows;
 
@@ -158,7 +158,7 @@ const struct sym_row *dso_find_row(const struct dso *dso, uint64_t vaddr)
 	return &dso->rows[lo - 1];
 }
 
-void func_load_slots(struct dso *dso, struct sym_func *f)
+void sym_func_load_slots(struct dso *dso, struct sym_func *f)
 {
 	const struct sym_row *r;
 	uint32_t cap = 0;
@@ -168,7 +168,7 @@ void func_load_slots(struct dso *dso, struct sym_func *f)
 	f->slots_done = true;
 	if (!dso->nrows)
 		return;
-	r = dso_find_row(dso, f->pub.addr);
+	r = sym_dso_find_row(dso, f->pub.addr);
 	if (!r) {
 		/* the function may start before its first row: begin at the next one */
 		uint32_t lo = 0, hi = dso->nrows;
@@ -207,7 +207,7 @@ void func_load_slots(struct dso *dso, struct sym_func *f)
 	}
 }
 
-uint32_t func_slot(const struct sym_func *f, const struct sym_row *row)
+uint32_t sym_func_slot(const struct sym_func *f, const struct sym_row *row)
 {
 	for (uint32_t i = 0; i < f->pub.nlines; i++)
 		if (f->slots[i].line == (int)row->line &&
@@ -248,7 +248,7 @@ static int scopes_at(struct dso *dso, uint64_t vaddr, Dwarf_Die **scopes)
 	return dwarf_getscopes(cu, vaddr + dso->bias - cubias, scopes);
 }
 
-const char *dso_inlined_at(struct dso *dso, uint64_t vaddr)
+const char *sym_dso_inlined_at(struct dso *dso, uint64_t vaddr)
 {
 	Dwarf_Die *scopes = NULL;
 	const char *name = NULL;
@@ -287,10 +287,10 @@ static const char *call_file(Dwarf_Die *die)
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
-int dso_inline_chain(struct cst_symbolizer *sym, struct dso *dso, uint64_t vaddr,
+int sym_dso_inline_chain(struct cst_symbolizer *sym, struct dso *dso, uint64_t vaddr,
 		     const struct sym_func *f, struct cst_sym_frame *frames, int max)
 {
-	const struct sym_row *row = dso->has_dwarf ? dso_find_row(dso, vaddr) : NULL;
+	const struct sym_row *row = dso->has_dwarf ? sym_dso_find_row(dso, vaddr) : NULL;
 	const char *file = row ? row->file : NULL;
 	int line = row ? (int)row->line : 0;
 	Dwarf_Die *scopes = NULL;

@@ -55,7 +55,7 @@ int cst_symbolizer_alloc(struct cst_symbolizer **out, const struct cst_symbolize
 		sym->kernel->pid = CST_SYM_PID_GLOBAL;
 	}
 	if (sym->opts.vmlinux) {
-		struct dso *dso = dso_get(sym, sym->opts.vmlinux, NULL, 0, false);
+		struct dso *dso = sym_dso_get(sym, sym->opts.vmlinux, NULL, 0, false);
 
 		if (!dso || dso->kind != dso_elf) {
 			cst_logf(&sym->log, cst_log_error, "cannot read vmlinux %s",
@@ -71,7 +71,7 @@ int cst_symbolizer_alloc(struct cst_symbolizer **out, const struct cst_symbolize
 					    dso};
 
 			if (dso->segs[i].memsz)
-				space_insert(sym, sym->kernel, &m);
+				sym_space_insert(sym, sym->kernel, &m);
 		}
 	} else if (sym->opts.kallsyms) {
 		struct dso *dso = calloc(1, sizeof(*dso));
@@ -79,20 +79,20 @@ int cst_symbolizer_alloc(struct cst_symbolizer **out, const struct cst_symbolize
 
 		if (!dso || !(dso->path = strdup("[kernel.kallsyms]")) ||
 		    !(dso->short_name = strdup("[kernel.kallsyms]"))) {
-			dso_free(dso);
+			sym_dso_free(dso);
 			cst_symbolizer_free(sym);
 			return -cste_nomem;
 		}
 		dso->next = sym->dsos;
 		sym->dsos = dso;
-		err = dso_load_kallsyms(sym, dso, sym->opts.kallsyms, &lo, &hi);
+		err = sym_dso_load_kallsyms(sym, dso, sym->opts.kallsyms, &lo, &hi);
 		if (err) {
 			cst_logf(&sym->log, cst_log_error, "cannot read kallsyms %s",
 				 sym->opts.kallsyms);
 			cst_symbolizer_free(sym);
 			return err;
 		}
-		space_insert(sym, sym->kernel, &(struct mapping){lo, hi, 0, 0, dso});
+		sym_space_insert(sym, sym->kernel, &(struct mapping){lo, hi, 0, 0, dso});
 	}
 	*out = sym;
 	return 0;
@@ -106,12 +106,12 @@ void cst_symbolizer_free(struct cst_symbolizer *sym)
 		struct dso *d = sym->dsos;
 
 		sym->dsos = d->next;
-		dso_free(d);
+		sym_dso_free(d);
 	}
 	for (uint32_t i = 0; i < sym->nspaces; i++)
-		space_free(sym->spaces[i]);
+		sym_space_free(sym->spaces[i]);
 	free(sym->spaces);
-	space_free(sym->kernel);
+	sym_space_free(sym->kernel);
 	sym_disasm_close(sym);
 	sym_arena_free_all(sym);
 	free(sym->cache);
@@ -131,8 +131,8 @@ int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_
 
 	if (!sym || !m || !m->path)
 		return -cste_invalid;
-	sp = space_get(sym, m->pid, true);
-	dso = dso_get(sym, m->path, m->build_id, m->build_id_size, m->raw);
+	sp = sym_space_get(sym, m->pid, true);
+	dso = sym_dso_get(sym, m->path, m->build_id, m->build_id_size, m->raw);
 	if (!sp || !dso)
 		return -cste_nomem;
 	if (m->elf_vaddr && dso->kind == dso_elf) {
@@ -149,7 +149,7 @@ int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_
 					       (uint64_t)((int64_t)(s->vaddr + s->memsz) + bias),
 					       -bias, (int64_t)s->offset - (int64_t)s->vaddr - bias,
 					       dso};
-			err = space_insert(sym, sp, &map);
+			err = sym_space_insert(sym, sp, &map);
 			if (err)
 				return err;
 		}
@@ -162,12 +162,12 @@ int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_
 		map.end = m->addr + (dso->map_size > m->pgoff ? dso->map_size - m->pgoff : 4096);
 	}
 	map.off_adj = (int64_t)m->pgoff - (int64_t)m->addr;
-	if (dso->kind == dso_elf && dso_off_to_vaddr(dso, m->pgoff, &v))
+	if (dso->kind == dso_elf && sym_dso_off_to_vaddr(dso, m->pgoff, &v))
 		map.vaddr_adj = (int64_t)v - (int64_t)m->addr;
 	else
 		map.vaddr_adj = map.off_adj;
 	map.dso = dso;
-	return space_insert(sym, sp, &map);
+	return sym_space_insert(sym, sp, &map);
 }
 
 int cst_symbolizer_add_elf_spec(struct cst_symbolizer *sym, const char *spec, int32_t pid)
@@ -195,7 +195,7 @@ int cst_symbolizer_add_elf_spec(struct cst_symbolizer *sym, const char *spec, in
 		snprintf(path, sizeof(path), "%s", spec);
 	}
 	m.path = path;
-	dso = dso_get(sym, path, NULL, 0, false);
+	dso = sym_dso_get(sym, path, NULL, 0, false);
 	if (!dso)
 		return -cste_nomem;
 	if (dso->kind != dso_elf) {
@@ -289,11 +289,11 @@ int cst_symbolizer_add_sideband(struct cst_symbolizer *sym, const struct cst_sid
 	}
 	case cst_sb_comm:
 		if (sb->exec && sb->pid >= 0)
-			space_exec(sym, sb->pid);
+			sym_space_exec(sym, sb->pid);
 		return sb->filename ? set_comm(sym, sb->tid, sb->filename) : 0;
 	case cst_sb_fork:
 		/* a new process (not a new thread) inherits its parent's mappings */
-		return sb->pid != sb->ppid && sb->ppid >= 0 ? space_fork(sym, sb->ppid, sb->pid) : 0;
+		return sb->pid != sb->ppid && sb->ppid >= 0 ? sym_space_fork(sym, sb->ppid, sb->pid) : 0;
 	default:
 		return 0;
 	}

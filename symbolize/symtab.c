@@ -179,7 +179,7 @@ static void add_plt(struct dso *dso, struct vec *v)
 	}
 }
 
-void dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
+void sym_dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
 {
 	struct vec v = {0};
 	struct sym_mapsym *maps = NULL;
@@ -189,7 +189,7 @@ void dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
 	if (dso->syms_done)
 		return;
 	dso->syms_done = true;
-	if (dso->kind != dso_elf || !dso_load_dwarf(sym, dso) || !dso->mod)
+	if (dso->kind != dso_elf || !sym_dso_load_dwarf(sym, dso) || !dso->mod)
 		return;
 	n = dwfl_module_getsymtab(dso->mod);
 	for (int i = 1; i < n; i++) {
@@ -317,7 +317,7 @@ static uint32_t first_func_above(const struct dso *dso, uint64_t vaddr)
 	return lo;
 }
 
-const struct sym_func *dso_find_func(const struct dso *dso, uint64_t vaddr)
+const struct sym_func *sym_dso_find_func(const struct dso *dso, uint64_t vaddr)
 {
 	uint32_t lo = first_func_above(dso, vaddr);
 
@@ -331,14 +331,14 @@ const struct sym_func *dso_find_func(const struct dso *dso, uint64_t vaddr)
 	return NULL;
 }
 
-uint64_t dso_next_func(const struct dso *dso, uint64_t vaddr)
+uint64_t sym_dso_next_func(const struct dso *dso, uint64_t vaddr)
 {
 	uint32_t lo = first_func_above(dso, vaddr);
 
 	return lo < dso->nfuncs ? dso->funcs[lo].pub.addr : UINT64_MAX;
 }
 
-char dso_mapping_kind(const struct dso *dso, uint64_t vaddr)
+char sym_dso_mapping_kind(const struct dso *dso, uint64_t vaddr)
 {
 	uint32_t lo = 0, hi = dso->nmapsyms;
 
@@ -353,7 +353,7 @@ char dso_mapping_kind(const struct dso *dso, uint64_t vaddr)
 	return lo ? dso->mapsyms[lo - 1].kind : 0;
 }
 
-int dso_load_kallsyms(struct cst_symbolizer *sym, struct dso *dso, const char *path,
+int sym_dso_load_kallsyms(struct cst_symbolizer *sym, struct dso *dso, const char *path,
 		      uint64_t *lo, uint64_t *hi)
 {
 	FILE *f = fopen(path, "r");

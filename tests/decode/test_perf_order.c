@@ -42,9 +42,9 @@ static int fill(void *ctx, unsigned q)
 		struct cst_elem e;
 
 		if (v->kind == '|')
-			return perf_order_end_fragment(s->o, q);
+			return dec_perf_order_end_fragment(s->o, q);
 		if (v->kind == 'L' || v->kind == 'E') {
-			if ((v->kind == 'L' ? perf_order_last_bytes : perf_order_end_data)(s->o, q))
+			if ((v->kind == 'L' ? dec_perf_order_last_bytes : dec_perf_order_end_data)(s->o, q))
 				return -1;
 			continue;
 		}
@@ -61,7 +61,7 @@ static int fill(void *ctx, unsigned q)
 		case 'R': e.type = cst_elem_instr_range; e.num_insns = (uint32_t)v->n; break;
 		case 'C': e.type = cst_elem_pe_context; e.ctx.ctxid_valid = true; break;
 		}
-		if (perf_order_push(s->o, q, &e))
+		if (dec_perf_order_push(s->o, q, &e))
 			return -1;
 	}
 	return 0;
@@ -101,9 +101,9 @@ static void run(const char *name, const struct ev *q0, size_t n0, const struct e
 	s.q[1] = q1;
 	s.nev[0] = n0;
 	s.nev[1] = n1;
-	s.o = perf_order_alloc(2, perf_order_ctx_ctxid, fill, emit, &s);
+	s.o = dec_perf_order_alloc(2, perf_order_ctx_ctxid, fill, emit, &s);
 	CHECK(s.o != NULL);
-	CHECK_EQ_INT(perf_order_run(s.o), 0);
+	CHECK_EQ_INT(dec_perf_order_run(s.o), 0);
 	put_run(&s);
 	if (strcmp(s.out, want))
 		fprintf(stderr, "%s: got \"%s\"\n", name, s.out);
@@ -111,7 +111,7 @@ static void run(const char *name, const struct ev *q0, size_t n0, const struct e
 	if (s.unseen != unseen)
 		fprintf(stderr, "%s: %d elements perf_unseen\n", name, s.unseen);
 	CHECK_EQ_INT(s.unseen, unseen);
-	perf_order_free(s.o);
+	dec_perf_order_free(s.o);
 }
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
