@@ -199,9 +199,7 @@ static void write_etm_regs(struct fx *f, const char *dev, const struct cst_board
 		src = &other;
 	}
 	for (const struct cst_source_reg *r = cst_source_regs(src->protocol); r->name; r++) {
-		/* ETMv4.0 drivers of the profiles' era publish no TRCDEVARCH */
-		if (!r->idfile || (!wrong_arch && src->protocol == cst_proto_etmv4i &&
-				   r == cst_source_reg_find(src->protocol, "TRCDEVARCH")))
+		if (!r->idfile || (!wrong_arch && r->ete_only && src->protocol != cst_proto_ete))
 			continue;
 		fx_fmt(f, path, sizeof(path), "%s/%s", dev, r->idfile);
 		fx_printf(f, path, "0x%x\n", *cst_source_reg_ptr((struct cst_source_cfg *)src, r));

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cstrace/snapshot.h"
 #include "cstrace/source.h"
 #include "root.h"
 
@@ -24,9 +25,7 @@
 struct src {
 	int cpu;
 	char dev[32];
-	enum { SRC_V3, SRC_V4 } kind;
-	bool ptm, ete;
-	uint32_t regs[16];
+	struct cst_source_cfg cfg; /* protocol and registers as read from sysfs */
 };
 
 struct map {
@@ -83,49 +82,44 @@ static uint32_t read_reg(const char *root, const char *dev, const char *const *f
 
 #define FILES(...) ((const char *const[]){__VA_ARGS__, NULL})
 
-/* Register order in src.regs for each kind, as the snapshot lists them; their
- * numbers ("(0x...)" in a snapshot) come from the source model's table. */
-static const char *const v3_regs[] = {"ETMCR", "ETMIDR", "ETMCCER", "ETMTRACEIDR"};
-static const char *const v4_regs[] = {
-	"TRCCONFIGR", "TRCTRACEIDR", "TRCAUTHSTATUS", "TRCIDR0",  "TRCIDR1",
-	"TRCIDR2",    "TRCIDR8",     "TRCIDR9",       "TRCIDR10", "TRCIDR11",
-	"TRCIDR12",   "TRCIDR13",    "TRCDEVARCH",
-};
-
+/* The source's protocol and registers. The driver publishes the ID registers
+ * under the names of the source table; the programmed ones under its own names. */
 static void read_source(const char *root, struct src *s)
 {
+	struct cst_source_cfg *c = &s->cfg;
 	char path[512];
 	uint64_t v;
 
+	memset(c, 0, sizeof(*c));
+	c->cpu = s->cpu;
+	snprintf(c->name, sizeof(c->name), "ETM_%d", s->cpu);
 	snprintf(path, sizeof(path), CS_DIR "/%s/trcidr/trcidr0", s->dev);
-	if (cap_read_u64(root, path, &v) == 0) {
-		s->kind = SRC_V4;
-		s->regs[0] = read_reg(root, s->dev, FILES("mgmt/trcconfig", "trcconfigr"), 0x1);
-		s->regs[1] = read_reg(root, s->dev, FILES("mgmt/trctraceid", "trctraceid", "traceid"),
-				      0x10 + 2 * (uint32_t)s->cpu);
-		s->regs[2] = read_reg(root, s->dev, FILES("mgmt/trcauthstatus"), 0xcc);
-		for (int i = 0; i < 3; i++) {
-			char f[32];
+	c->protocol = cap_read_u64(root, path, &v) == 0 ? cst_proto_etmv4i : cst_proto_etmv3;
+	for (const struct cst_source_reg *r = cst_source_regs(c->protocol); r->name; r++) {
+		/* unreadable: a Cortex-A7's ETMIDR, a non-secure debugger's view of
+		 * TRCAUTHSTATUS, else 0 */
+		uint32_t fallback = !strcmp(r->key, "etmidr")	     ? 0x410cf250
+				    : !strcmp(r->key, "trcauthstatus") ? 0xcc
+									: 0;
 
-			snprintf(f, sizeof(f), "trcidr/trcidr%d", i);
-			s->regs[3 + i] = read_reg(root, s->dev, FILES(f), 0);
-		}
-		for (int i = 8; i <= 13; i++) {
-			char f[32];
-
-			snprintf(f, sizeof(f), "trcidr/trcidr%d", i);
-			s->regs[6 + i - 8] = read_reg(root, s->dev, FILES(f), 0);
-		}
-		s->regs[12] = read_reg(root, s->dev, FILES("mgmt/trcdevarch"), 0);
-		s->ete = cst_trcdevarch_is_ete(s->regs[12]);
+		if (r->idfile)
+			*cst_source_reg_ptr(c, r) = read_reg(root, s->dev, FILES(r->idfile), fallback);
+	}
+	if (cst_protocol_is_v4(c->protocol)) {
+		c->regs.etmv4.trcconfigr =
+			read_reg(root, s->dev, FILES("mgmt/trcconfig", "trcconfigr"), 0x1);
+		c->regs.etmv4.trctraceidr =
+			read_reg(root, s->dev, FILES("mgmt/trctraceid", "trctraceid", "traceid"),
+				 0x10 + 2 * (uint32_t)s->cpu);
+		if (cst_trcdevarch_is_ete(c->regs.etmv4.trcdevarch))
+			c->protocol = cst_proto_ete;
 	} else {
-		s->kind = SRC_V3;
-		s->regs[0] = read_reg(root, s->dev, FILES("mgmt/etmcr"), 0);
-		s->regs[1] = read_reg(root, s->dev, FILES("mgmt/etmidr"), 0x410cf250);
-		s->regs[2] = read_reg(root, s->dev, FILES("mgmt/etmccer"), 0);
-		s->regs[3] = read_reg(root, s->dev, FILES("traceid", "mgmt/etmtraceidr"),
-				      0x10 + 2 * (uint32_t)s->cpu);
-		s->ptm = cst_etmidr_is_ptm(s->regs[1]);
+		c->regs.etmv3.etmcr = read_reg(root, s->dev, FILES("mgmt/etmcr"), 0);
+		c->regs.etmv3.etmtraceidr = read_reg(root, s->dev,
+						     FILES("traceid", "mgmt/etmtraceidr"),
+						     0x10 + 2 * (uint32_t)s->cpu);
+		if (cst_etmidr_is_ptm(c->regs.etmv3.etmidr))
+			c->protocol = cst_proto_ptm;
 	}
 }
 
@@ -155,31 +149,6 @@ static const char *core_name(const char *root, int cpu, bool v3)
 	return v3 ? "Cortex-A7" : "Cortex-A53";
 }
 
-/* "TRCIDR0(0x078)=0x28000EA1": a snapshot's register line. */
-static size_t reg_line(char *buf, size_t size, enum cst_protocol protocol, const char *name,
-		       uint32_t value)
-{
-	const struct cst_source_reg *reg = cst_source_reg_find(protocol, name);
-
-	return (size_t)snprintf(buf, size, "%s(0x%03X)=0x%08X\n", name, reg ? reg->word : 0,
-				value);
-}
-
-static int write_text(const char *dir, const char *name, const char *text)
-{
-	char path[4096];
-	FILE *f;
-	int err;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		return -cste_io;
-	err = fputs(text, f) < 0 ? -cste_io : 0;
-	if (fclose(f))
-		err = -cste_io;
-	return err;
-}
 
 /* Copy the executable mappings of the stopped tracee into dump files. */
 static void dump_maps(struct sysfs_run *r, pid_t pid)
@@ -216,7 +185,7 @@ static void dump_maps(struct sysfs_run *r, pid_t pid)
 		snprintf(m->path, sizeof(m->path), "%s", file);
 		snprintf(name, sizeof(name), "mem_%" PRIx64 ".bin", m->start);
 		snprintf(out, sizeof(out), "%s/%s", r->o->outdir, name);
-		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd < 0)
 			continue;
 		len = m->end - m->start;
@@ -350,7 +319,7 @@ static int read_sink(struct sysfs_run *r, struct cst_sysfs_result *res)
 		return errno == EACCES || errno == EPERM ? -cste_permission : -cste_io;
 	}
 	snprintf(out, sizeof(out), "%s/%s.bin", r->o->outdir, r->o->sink);
-	ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (ofd < 0) {
 		close(fd);
 		snprintf(r->msg, r->msglen, "cannot create %s: %s", out, strerror(errno));
@@ -376,74 +345,49 @@ static int read_sink(struct sysfs_run *r, struct cst_sysfs_result *res)
 	return err;
 }
 
+/* The snapshot: one core and ETM per source, the sink's buffer, and the memory
+ * images listed under the first core (readers map one address space for all). */
 static int write_snapshot(struct sysfs_run *r)
 {
-	char buf[8192], name[64];
-	size_t n;
-	int err;
+	CST_OPTS(cst_snap_writer_opts, o);
+	struct cst_snap_writer *w = NULL;
+	char buffer_file[64];
+	int err = cst_snap_writer_open(&w, r->o->outdir, &o);
 
-	/* snapshot.ini: cores first, then sources */
-	n = (size_t)snprintf(buf, sizeof(buf), "[snapshot]\nversion=1.0\n\n[device_list]\n");
-	for (int i = 0; i < r->nsrc; i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "device%d=cpu_%d.ini\n", i,
-				      r->src[i].cpu);
-	for (int i = 0; i < r->nsrc; i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "device%d=etm_%d.ini\n",
-				      r->nsrc + i, r->src[i].cpu);
-	snprintf(buf + n, sizeof(buf) - n, "\n[trace]\nmetadata=trace.ini\n");
-	err = write_text(r->o->outdir, "snapshot.ini", buf);
-	/* trace.ini: one buffer, every source in it */
-	n = (size_t)snprintf(buf, sizeof(buf),
-			     "[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=ETB_0\n"
-			     "file=%s.bin\nformat=coresight\n\n[source_buffers]\n",
-			     r->o->sink);
-	for (int i = 0; i < r->nsrc; i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "ETM_%d=ETB_0\n", r->src[i].cpu);
-	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\n[core_trace_sources]\n");
-	for (int i = 0; i < r->nsrc; i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "cpu_%d=ETM_%d\n", r->src[i].cpu,
-				      r->src[i].cpu);
+	snprintf(buffer_file, sizeof(buffer_file), "%s.bin", r->o->sink);
 	if (!err)
-		err = write_text(r->o->outdir, "trace.ini", buf);
+		err = cst_snap_writer_set_buffer(w, "ETB_0", buffer_file);
 	for (int i = 0; i < r->nsrc && !err; i++) {
 		const struct src *s = &r->src[i];
+		char name[32], file[32], src_file[32];
+		int core;
 
-		/* the core, with the memory images once (on the first core only:
-		 * readers map one address space for all cores) */
-		n = (size_t)snprintf(buf, sizeof(buf),
-				     "[device]\nname=cpu_%d\nclass=core\ntype=%s\n\n[regs]\n", s->cpu,
-				     core_name(r->root, s->cpu, s->kind == SRC_V3));
-		for (int m = 0; i == 0 && m < r->nmaps && n < sizeof(buf) - 128; m++)
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n,
-					      "\n[dump%d]\nfile=mem_%" PRIx64 ".bin\naddress=0x%" PRIx64
-					      "\nlength=0x%" PRIx64 "\n",
-					      m + 1, r->maps[m].start, r->maps[m].start,
-					      r->maps[m].end - r->maps[m].start);
-		snprintf(name, sizeof(name), "cpu_%d.ini", s->cpu);
-		err = write_text(r->o->outdir, name, buf);
-		if (err)
-			break;
-		/* the source and its registers */
-		n = (size_t)snprintf(buf, sizeof(buf),
-				     "[device]\nname=ETM_%d\nclass=trace_source\ntype=%s\n\n[regs]\n",
-				     s->cpu,
-				     s->kind == SRC_V3 ? (s->ptm ? "PTM1.1" : "ETM3.5")
-				     : s->ete          ? "ETE"
-							: "ETM4");
-		if (s->kind == SRC_V3) {
-			for (size_t k = 0; k < sizeof(v3_regs) / sizeof(v3_regs[0]); k++)
-				n += reg_line(buf + n, sizeof(buf) - n, cst_proto_etmv3, v3_regs[k],
-					      s->regs[k]);
-		} else {
-			size_t nregs = sizeof(v4_regs) / sizeof(v4_regs[0]) - (s->ete ? 0 : 1);
+		snprintf(name, sizeof(name), "cpu_%d", s->cpu);
+		snprintf(file, sizeof(file), "cpu_%d.ini", s->cpu);
+		snprintf(src_file, sizeof(src_file), "etm_%d.ini", s->cpu);
+		core = cst_snap_writer_add_core(w, &(struct cst_snap_core){
+			.name = name, .file = file,
+			.type = core_name(r->root, s->cpu, cst_protocol_is_v3(s->cfg.protocol)),
+			.source_file = src_file,
+			.source_type = s->cfg.protocol == cst_proto_ptm     ? "PTM1.1"
+				       : s->cfg.protocol == cst_proto_etmv3 ? "ETM3.5"
+				       : s->cfg.protocol == cst_proto_ete   ? "ETE"
+									    : "ETM4",
+			.source = &s->cfg});
+		if (core < 0)
+			err = core;
+		for (int m = 0; i == 0 && m < r->nmaps && !err; m++) {
+			char mem[64];
 
-			for (size_t k = 0; k < nregs; k++)
-				n += reg_line(buf + n, sizeof(buf) - n, cst_proto_etmv4i, v4_regs[k],
-					      s->regs[k]);
+			/* copied from /proc/PID/mem when the program stopped */
+			snprintf(mem, sizeof(mem), "mem_%" PRIx64 ".bin", r->maps[m].start);
+			err = cst_snap_writer_add_dump(w, core, mem, r->maps[m].start, NULL,
+						       r->maps[m].end - r->maps[m].start);
 		}
-		snprintf(name, sizeof(name), "etm_%d.ini", s->cpu);
-		err = write_text(r->o->outdir, name, buf);
 	}
+	if (!err)
+		err = cst_snap_writer_finish(w);
+	cst_snap_writer_free(w);
 	if (err)
 		snprintf(r->msg, r->msglen, "writing the snapshot in %s failed", r->o->outdir);
 	return err;
@@ -502,7 +446,7 @@ int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result 
 	}
 	for (int i = 0; i < r->nsrc; i++)
 		read_source(r->root, &r->src[i]);
-	if (mkdir(opts->outdir, 0755) && errno != EEXIST) {
+	if (mkdir(opts->outdir, 0700) && errno != EEXIST) {
 		snprintf(msg, msglen, "cannot create %s: %s", opts->outdir, strerror(errno));
 		err = -cste_io;
 		goto out;

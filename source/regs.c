@@ -7,8 +7,9 @@
 
 #define V3(f) offsetof(struct cst_source_cfg, regs.etmv3.f)
 #define V4(f) offsetof(struct cst_source_cfg, regs.etmv4.f)
-#define REQ true, 0
-#define OPT(v) false, (v)
+#define REQ true, false, 0
+#define OPT(v) false, false, (v)
+#define ETE_OPT(v) false, true, (v)
 
 /* In the order a snapshot's registers are read and reported. The fallbacks are a
  * Cortex-A53's ETMv4.0 (TRCIDR1) and ETMv4 (TRCDEVARCH) identification. */
@@ -34,7 +35,7 @@ static const struct cst_source_reg etmv4_regs[] = {
 	{"TRCIDR13", "trcidr13", "idr13", 0x065, "trcidr/trcidr13", OPT(0), V4(trcidr13)},
 	{"TRCAUTHSTATUS", "trcauthstatus", "authstatus", 0x3ee, "mgmt/trcauthstatus", OPT(0),
 	 V4(trcauthstatus)},
-	{"TRCDEVARCH", "trcdevarch", "devarch", 0x3ef, "mgmt/trcdevarch", OPT(0x47705A13),
+	{"TRCDEVARCH", "trcdevarch", "devarch", 0x3ef, "mgmt/trcdevarch", ETE_OPT(0x47705A13),
 	 V4(trcdevarch)},
 	{NULL, NULL, NULL, 0, NULL, OPT(0), 0},
 };

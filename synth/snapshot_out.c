@@ -1,34 +1,16 @@
-/* Writes a synthesized capture as an "ARM Trace and Debug Snapshot" directory: the ini
- * files OpenCSD's snapshot reader expects, the sink buffer and the executed code images. */
-#include <errno.h>
+/* Writes a synthesized capture as an "ARM Trace and Debug Snapshot" directory through
+ * the snapshot library: the sink buffer, one core and ETM per guest CPU, and the
+ * executed code images. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "cstrace/snapshot.h"
 #include "synth_int.h"
 
-static int write_file(const char *dir, const char *name, const uint8_t *p, uint64_t len)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return -cste_io;
-	bool ok = fwrite(p, 1, (size_t)len, f) == len;
-	ok = (fclose(f) == 0) && ok;
-	return ok ? 0 : -cste_io;
-}
-
-static FILE *open_text(const char *dir, const char *name)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return fopen(path, "w");
-}
-
 struct dump_list {
-	FILE *ini;
-	const char *dir;
+	struct cst_snap_writer *w;
+	int core;
 	int n;
 	const struct synth_mapping *maps;
 	int nmaps;
@@ -47,14 +29,9 @@ static bool overlaps_maps(const struct dump_list *d, uint64_t a, uint64_t len)
 static int dump_region(struct dump_list *d, uint64_t addr, const uint8_t *p, uint64_t len)
 {
 	char name[64];
-	snprintf(name, sizeof(name), "mem_%d.bin", d->n);
-	int rc = d->list_only ? 0 : write_file(d->dir, name, p, len);
-	if (rc)
-		return rc;
-	fprintf(d->ini, "\n[dump%d]\nfile=%s\naddress=0x%llx\nlength=0x%llx\n", d->n, name,
-		(unsigned long long)addr, (unsigned long long)len);
-	d->n++;
-	return 0;
+
+	snprintf(name, sizeof(name), "mem_%d.bin", d->n++);
+	return cst_snap_writer_add_dump(d->w, d->core, name, addr, d->list_only ? NULL : p, len);
 }
 
 /* Code QEMU ran outside any file mapping (the signal trampoline page): dump the
@@ -92,32 +69,64 @@ static int cmp_map(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* cpu_K.ini: the core and, as in multi-core captures, the same memory dumps. */
-static int snapshot_core(const char *dir, const struct synth_snap_cfg *cfg, int k,
+/* Core @k's ETM as the capture programmed it. */
+static void source_of(const struct synth_snap_cfg *cfg, int k, struct cst_source_cfg *src)
+{
+	memset(src, 0, sizeof(*src));
+	src->cpu = k;
+	snprintf(src->name, sizeof(src->name), "ETM_%d", k);
+	if (cfg->arm) {
+		src->protocol = cst_proto_etmv3;
+		src->regs.etmv3.etmcr = cfg->regs[0];
+		src->regs.etmv3.etmidr = cfg->regs[1];
+		src->regs.etmv3.etmccer = cfg->regs[2];
+		src->regs.etmv3.etmtraceidr = cfg->trace_id[k];
+		return;
+	}
+	src->protocol = cst_proto_etmv4i;
+	src->regs.etmv4.trcconfigr = cfg->regs[0];
+	src->regs.etmv4.trctraceidr = cfg->trace_id[k];
+	src->regs.etmv4.trcidr0 = cfg->regs[1];
+	src->regs.etmv4.trcidr1 = cfg->regs[2];
+	src->regs.etmv4.trcidr2 = cfg->regs[3];
+	src->regs.etmv4.trcidr8 = cfg->regs[4];
+	src->regs.etmv4.trcauthstatus = cfg->regs[5];
+}
+
+/* Core @k, its ETM and, as in multi-core captures, the same memory dumps (written
+ * once, by core 0). */
+static int snapshot_core(struct cst_snap_writer *w, const struct synth_snap_cfg *cfg, int k,
 			 const struct cst_log *log)
 {
-	int rc = 0;
-	char name[32];
-	snprintf(name, sizeof(name), "cpu_%d.ini", k);
-	FILE *f = open_text(dir, name);
-	if (!f)
-		return -cste_io;
-	fprintf(f, "[device]\nname=cpu_%d\nclass=core\ntype=%s\n\n[regs]\n", k, cfg->core_name);
+	char name[32], file[32], src_file[32], regs[96];
+	struct cst_source_cfg src;
+	int rc = 0, core;
+
+	snprintf(name, sizeof(name), "cpu_%d", k);
+	snprintf(file, sizeof(file), "cpu_%d.ini", k);
+	snprintf(src_file, sizeof(src_file), "device_%d.ini", cfg->ncpus + k);
 	if (cfg->arm)
-		fprintf(f, "R15=0x%08llX\nCPSR=0x%X\n", (unsigned long long)cfg->start_pc[k] & ~1ull,
-			0x10u | ((cfg->start_pc[k] & 1) ? 0x20u : 0));
+		snprintf(regs, sizeof(regs), "R15=0x%08llX\nCPSR=0x%X\n",
+			 (unsigned long long)cfg->start_pc[k] & ~1ull,
+			 0x10u | ((cfg->start_pc[k] & 1) ? 0x20u : 0));
 	else
-		fprintf(f, "PC(size:64)=0x%016llX\n", (unsigned long long)cfg->start_pc[k]);
+		snprintf(regs, sizeof(regs), "PC(size:64)=0x%016llX\n",
+			 (unsigned long long)cfg->start_pc[k]);
+	source_of(cfg, k, &src);
+	core = cst_snap_writer_add_core(w, &(struct cst_snap_core){
+		.name = name, .file = file, .type = cfg->core_name, .regs = regs,
+		.source_file = src_file, .source_type = cfg->arm ? "ETM3.5" : "ETM4",
+		.source = &src});
+	if (core < 0)
+		return core;
 
 	/* One dump per executable file mapping, in address order, never overlapping:
 	 * OpenCSD refuses overlapping images. */
 	const struct synth_qlog *q = cfg->q;
 	struct synth_mapping *maps = calloc((size_t)q->nmaps + 1, sizeof(*maps));
 	int nmaps = 0;
-	if (!maps) {
-		fclose(f);
+	if (!maps)
 		return -cste_nomem;
-	}
 	memcpy(maps, q->maps, (size_t)q->nmaps * sizeof(*maps));
 	qsort(maps, (size_t)q->nmaps, sizeof(*maps), cmp_map);
 	for (int i = 0; i < q->nmaps; i++) {
@@ -132,7 +141,8 @@ static int snapshot_core(const char *dir, const struct synth_snap_cfg *cfg, int 
 		}
 		maps[nmaps++] = m;
 	}
-	struct dump_list d = {.ini = f, .dir = dir, .maps = maps, .nmaps = nmaps, .list_only = k > 0};
+	struct dump_list d = {.w = w, .core = core, .maps = maps, .nmaps = nmaps,
+			      .list_only = k > 0};
 	for (int i = 0; i < nmaps && !rc; i++) {
 		rc = dump_mapping(&d, &maps[i]);
 		if (rc == -cste_not_found) {
@@ -144,66 +154,23 @@ static int snapshot_core(const char *dir, const struct synth_snap_cfg *cfg, int 
 	if (!rc)
 		rc = synth_codemap_pages(q->code, dump_page, &d);
 	free(maps);
-	if (fclose(f) != 0 && !rc)
-		rc = -cste_io;
 	return rc;
 }
 
 int synth_snapshot_write(const char *dir, const struct synth_snap_cfg *cfg, const struct cst_log *log)
 {
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		cst_logf(log, cst_log_error, "%s: cannot create the directory", dir);
-		return -cste_io;
-	}
-	int rc = write_file(dir, "cstrace.bin", cfg->buf, cfg->buf_len);
-	if (rc)
-		return rc;
-	int n = cfg->ncpus;
-	FILE *f = open_text(dir, "snapshot.ini");
-	if (!f)
-		return -cste_io;
-	/* cores first (cpu_K.ini), then their trace units (device_N.ini) */
-	fprintf(f, "[snapshot]\nversion=1.0\n\n[device_list]\n");
-	for (int k = 0; k < n; k++)
-		fprintf(f, "device%d=cpu_%d.ini\n", k, k);
-	for (int k = 0; k < n; k++)
-		fprintf(f, "device%d=device_%d.ini\n", n + k, n + k);
-	fprintf(f, "\n[trace]\nmetadata=trace.ini\n");
-	fclose(f);
+	CST_OPTS(cst_snap_writer_opts, o, .log = log);
+	struct cst_snap_writer *w = NULL;
+	int rc = cst_snap_writer_open(&w, dir, &o);
 
-	f = open_text(dir, "trace.ini");
-	if (!f)
-		return -cste_io;
-	fprintf(f, "[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=ETB_0\nfile=cstrace.bin\n"
-		   "format=coresight\n\n[source_buffers]\n");
-	for (int k = 0; k < n; k++)
-		fprintf(f, "ETM_%d=ETB_0\n", k);
-	fprintf(f, "\n[core_trace_sources]\n");
-	for (int k = 0; k < n; k++)
-		fprintf(f, "cpu_%d=ETM_%d\n", k, k);
-	fclose(f);
-
-	for (int k = 0; k < n; k++) {
-		char name[32];
-		snprintf(name, sizeof(name), "device_%d.ini", n + k);
-		f = open_text(dir, name);
-		if (!f)
-			return -cste_io;
-		if (cfg->arm)
-			fprintf(f, "[device]\nname=ETM_%d\nclass=trace_source\ntype=ETM3.5\n\n[regs]\n"
-				   "ETMCR(0x000)=0x%08X\nETMIDR(0x079)=0x%08X\nETMCCER(0x07A)=0x%08X\n"
-				   "ETMTRACEIDR(0x080)=0x%08X\n",
-				k, cfg->regs[0], cfg->regs[1], cfg->regs[2], cfg->trace_id[k]);
-		else
-			fprintf(f, "[device]\nname=ETM_%d\nclass=trace_source\ntype=ETM4\n\n[regs]\n"
-				   "TRCCONFIGR(0x004)=0x%08X\nTRCTRACEIDR(0x010)=0x%08X\n"
-				   "TRCAUTHSTATUS(0x3EE)=0x%08X\nTRCIDR0(0x078)=0x%08X\n"
-				   "TRCIDR1(0x079)=0x%08X\nTRCIDR2(0x07A)=0x%08X\nTRCIDR8(0x060)=0x%08X\n",
-				k, cfg->regs[0], cfg->trace_id[k], cfg->regs[5], cfg->regs[1],
-				cfg->regs[2], cfg->regs[3], cfg->regs[4]);
-		fclose(f);
-	}
-	for (int k = 0; k < n && !rc; k++)
-		rc = snapshot_core(dir, cfg, k, log);
+	if (!rc)
+		rc = cst_snap_writer_write_file(w, "cstrace.bin", cfg->buf, cfg->buf_len);
+	if (!rc)
+		rc = cst_snap_writer_set_buffer(w, "ETB_0", "cstrace.bin");
+	for (int k = 0; k < cfg->ncpus && !rc; k++)
+		rc = snapshot_core(w, cfg, k, log);
+	if (!rc)
+		rc = cst_snap_writer_finish(w);
+	cst_snap_writer_free(w);
 	return rc;
 }

@@ -18,44 +18,6 @@ extern "C" {
  * Trace description: what was captured and how it was configured.
  * ------------------------------------------------------------------------ */
 
-/** How a trace buffer is laid out. */
-enum cst_buffer_format {
-	cst_bufmt_frames = 0, /* CoreSight 16-byte frames, memory aligned (ETB/ETF/ETR) */
-	cst_bufmt_raw,        /* a single unformatted source (TRBE, bypassed formatter) */
-	cst_bufmt_tpiu,       /* frames with frame syncs from a TPIU port */
-	cst_bufmt_dstream,    /* DSTREAM TPIU capture (frame syncs, dstream framing) */
-};
-
-/** Memory spaces an image belongs to (OpenCSD's values). */
-enum cst_mem_space {
-	cst_mem_el1s = 0x1,
-	cst_mem_el1n = 0x2,
-	cst_mem_el2 = 0x4,
-	cst_mem_el3 = 0x8,
-	cst_mem_el2s = 0x10,
-	cst_mem_secure = 0x19,
-	cst_mem_nonsecure = 0x6,
-	cst_mem_any = 0x1f,
-};
-
-/** A memory image: bytes of a file mapped at an address for the code walk. */
-struct cst_mem_image {
-	const char *path;     /* copied by cst_trace_add_image */
-	uint64_t address;     /* where the first mapped byte sits */
-	uint64_t file_offset; /* where in the file the mapping starts */
-	uint64_t length;      /* bytes mapped; 0 = to the end of the file */
-	enum cst_mem_space space;
-};
-
-/** A trace buffer: a file (or a slice of one) holding captured trace bytes. */
-struct cst_buffer_info {
-	const char *name;  /* buffer name, e.g. "ETB_0" */
-	const char *path;  /* file holding the bytes */
-	uint64_t offset;   /* first byte within the file */
-	uint64_t size;     /* bytes; UINT64_MAX = to the end of the file */
-	enum cst_buffer_format format;
-};
-
 /** A described trace. Owns copies of everything added to it. */
 struct cst_trace;
 

@@ -1,7 +1,8 @@
 /* cstrace trace-source model: the protocols CoreSight trace sources speak, the Arm
- * cores they trace, and the registers that describe how a source was programmed.
- * Every stage that names a protocol, a core or a trace register takes it from here,
- * so that one table answers "what is a Cortex-A7" or "where does TRCIDR1 live". */
+ * cores they trace, the registers that describe how a source was programmed, and
+ * the buffers and memory images a capture holds besides. Every stage that names a
+ * protocol, a core or a trace register takes it from here, so that one table
+ * answers "what is a Cortex-A7" or "where does TRCIDR1 live". */
 #ifndef CSTRACE_SOURCE_H
 #define CSTRACE_SOURCE_H
 
@@ -144,6 +145,8 @@ struct cst_source_reg {
 	const char *idfile; /* ID register: its file in the device's sysfs directory;
 			     * NULL for a register the capture programs */
 	bool essential;     /* a description without it cannot be decoded */
+	bool ete_only;      /* only ETE descriptions carry it (ETMv4.0 drivers and perf
+			     * publish it for ETE alone, whose architecture it tells) */
 	uint32_t fallback;  /* value assumed when a description omits it */
 	size_t offset;      /* of its uint32_t in struct cst_source_cfg */
 };
@@ -183,6 +186,48 @@ static inline bool cst_trcdevarch_is_ete(uint32_t trcdevarch)
  *  (ETMv4) or Cortex-A7 (ETMv3). Returns 0 or -cste_format. */
 int cst_source_cfg_parse(struct cst_source_cfg *cfg, enum cst_protocol protocol,
 			 const char *spec, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * What a capture holds besides its sources: trace buffers and memory images.
+ * ------------------------------------------------------------------------ */
+
+/** How a trace buffer is laid out. */
+enum cst_buffer_format {
+	cst_bufmt_frames = 0, /* CoreSight 16-byte frames, memory aligned (ETB/ETF/ETR) */
+	cst_bufmt_raw,        /* a single unformatted source (TRBE, bypassed formatter) */
+	cst_bufmt_tpiu,       /* frames with frame syncs from a TPIU port */
+	cst_bufmt_dstream,    /* DSTREAM TPIU capture (frame syncs, dstream framing) */
+};
+
+/** Memory spaces an image belongs to (OpenCSD's values). */
+enum cst_mem_space {
+	cst_mem_el1s = 0x1,
+	cst_mem_el1n = 0x2,
+	cst_mem_el2 = 0x4,
+	cst_mem_el3 = 0x8,
+	cst_mem_el2s = 0x10,
+	cst_mem_secure = 0x19,
+	cst_mem_nonsecure = 0x6,
+	cst_mem_any = 0x1f,
+};
+
+/** A memory image: bytes of a file mapped at an address for the code walk. */
+struct cst_mem_image {
+	const char *path;     /* copied by cst_trace_add_image */
+	uint64_t address;     /* where the first mapped byte sits */
+	uint64_t file_offset; /* where in the file the mapping starts */
+	uint64_t length;      /* bytes mapped; 0 = to the end of the file */
+	enum cst_mem_space space;
+};
+
+/** A trace buffer: a file (or a slice of one) holding captured trace bytes. */
+struct cst_buffer_info {
+	const char *name;  /* buffer name, e.g. "ETB_0" */
+	const char *path;  /* file holding the bytes */
+	uint64_t offset;   /* first byte within the file */
+	uint64_t size;     /* bytes; UINT64_MAX = to the end of the file */
+	enum cst_buffer_format format;
+};
 
 #ifdef __cplusplus
 }

@@ -9,11 +9,12 @@ declare -A allowed=(
   [common]="common"
   [source]="common source"
   [perfdata]="common source perfdata"
+  [snapshot]="common source snapshot"
   [boards]="common source boards"
-  [decode]="common source perfdata decode"
-  [symbolize]="common source perfdata decode symbolize"
-  [capture]="common source perfdata boards capture"
-  [synth]="common source perfdata synth"
+  [decode]="common source perfdata snapshot decode"
+  [symbolize]="common source perfdata snapshot decode symbolize"
+  [capture]="common source perfdata snapshot boards capture"
+  [synth]="common source perfdata snapshot synth"
 )
 
 for lib in "${!allowed[@]}"; do

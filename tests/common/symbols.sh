@@ -7,7 +7,7 @@ B=${CSTRACE_BUILD_DIR:?}
 command -v nm >/dev/null || skip "nm not installed"
 
 declare -A prefix=(
-  [common]=cst_ [source]=src_ [perfdata]=pd_ [boards]=brd_ [decode]=dec_
+  [common]=cst_ [source]=src_ [snapshot]=snap_ [perfdata]=pd_ [boards]=brd_ [decode]=dec_
   [symbolize]=sym_ [capture]=cap_ [synth]=synth_
 )
 declared=$(cat "$CSTRACE_SOURCE_DIR"/include/cstrace/*.h)

@@ -75,7 +75,7 @@ static int on_value(void *user, const char *section, const char *name, const cha
 		}
 	}
 
-	if (!cur || strcasecmp(cur->name, section) != 0 || dec_ini_section_get(cur, name)) {
+	if (!cur || strcasecmp(cur->name, section) != 0 || snap_ini_section_get(cur, name)) {
 		cur = add_section(doc, section);
 		if (!cur)
 			return 0;
@@ -83,7 +83,7 @@ static int on_value(void *user, const char *section, const char *name, const cha
 	return add_kv(cur, name, value) == 0;
 }
 
-int dec_ini_doc_load(struct ini_doc *doc, const char *path, const struct cst_log *log,
+int snap_ini_doc_load(struct ini_doc *doc, const char *path, const struct cst_log *log,
 		 int quiet_missing)
 {
 	FILE *f;
@@ -119,7 +119,7 @@ int dec_ini_doc_load(struct ini_doc *doc, const char *path, const struct cst_log
 	return 0;
 }
 
-void dec_ini_doc_fini(struct ini_doc *doc)
+void snap_ini_doc_fini(struct ini_doc *doc)
 {
 	if (!doc)
 		return;
@@ -138,7 +138,7 @@ void dec_ini_doc_fini(struct ini_doc *doc)
 	memset(doc, 0, sizeof(*doc));
 }
 
-const struct ini_section *dec_ini_doc_section(const struct ini_doc *doc, const char *name)
+const struct ini_section *snap_ini_doc_section(const struct ini_doc *doc, const char *name)
 {
 	for (int i = 0; i < doc->nsections; i++)
 		if (!strcasecmp(doc->sections[i].name, name))
@@ -146,7 +146,7 @@ const struct ini_section *dec_ini_doc_section(const struct ini_doc *doc, const c
 	return NULL;
 }
 
-const char *dec_ini_section_get(const struct ini_section *sec, const char *key)
+const char *snap_ini_section_get(const struct ini_section *sec, const char *key)
 {
 	if (!sec)
 		return NULL;
@@ -156,11 +156,11 @@ const char *dec_ini_section_get(const struct ini_section *sec, const char *key)
 	return NULL;
 }
 
-const char *dec_ini_doc_get(const struct ini_doc *doc, const char *section, const char *key)
+const char *snap_ini_doc_get(const struct ini_doc *doc, const char *section, const char *key)
 {
 	for (int i = 0; i < doc->nsections; i++) {
 		if (!strcasecmp(doc->sections[i].name, section)) {
-			const char *v = dec_ini_section_get(&doc->sections[i], key);
+			const char *v = snap_ini_section_get(&doc->sections[i], key);
 
 			if (v)
 				return v;

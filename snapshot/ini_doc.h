@@ -24,15 +24,15 @@ struct ini_doc {
 
 /** Read @path. On a malformed line, logs "PATH:LINE: ..." and returns -cste_format;
  *  a missing file gives -cste_not_found (logged unless @quiet_missing). */
-int dec_ini_doc_load(struct ini_doc *doc, const char *path, const struct cst_log *log,
+int snap_ini_doc_load(struct ini_doc *doc, const char *path, const struct cst_log *log,
 		 int quiet_missing);
-void dec_ini_doc_fini(struct ini_doc *doc);
+void snap_ini_doc_fini(struct ini_doc *doc);
 
 /** First section named @name (case-insensitive), or NULL. */
-const struct ini_section *dec_ini_doc_section(const struct ini_doc *doc, const char *name);
+const struct ini_section *snap_ini_doc_section(const struct ini_doc *doc, const char *name);
 /** Value of @key in @sec (case-insensitive), or NULL. */
-const char *dec_ini_section_get(const struct ini_section *sec, const char *key);
+const char *snap_ini_section_get(const struct ini_section *sec, const char *key);
 /** Value of @key in the first section @section that has it, or NULL. */
-const char *dec_ini_doc_get(const struct ini_doc *doc, const char *section, const char *key);
+const char *snap_ini_doc_get(const struct ini_doc *doc, const char *section, const char *key);
 
 #endif
