@@ -1,98 +1,18 @@
 /* The decoder: one OpenCSD decode tree per trace buffer, fed through a fixed read
  * window, turning OpenCSD's generic elements into cst_elem for a callback. */
-#include "mem_images.h"
-#include "trace_internal.h"
+#include "decoder_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <opencsd/c_api/opencsd_c_api.h>
-
 #define CST_DEFAULT_WINDOW (64 * 1024)
 #define DSTREAM_BLOCK 512
 #define DSTREAM_DATA (DSTREAM_BLOCK - 8)
-
-struct pkt_ctx {
-	struct cst_decoder *dec;
-	uint8_t trace_id;
-	enum cst_protocol protocol;
-};
-
-struct cst_decoder {
-	const struct cst_trace *trace;
-	int buffer;
-	struct cst_decoder_opts opts;
-	dcd_tree_handle_t tree;
-	enum cst_buffer_format format;
-
-	cst_elem_fn elem_fn;
-	void *elem_ctx;
-	cst_packet_fn pkt_fn;
-	void *pkt_ctx;
-	struct pkt_ctx pkt_ids[128];
-
-	int8_t id_source[128];              /* trace ID -> source index, -1 none */
-	struct cst_pe_context ctx[128];     /* context in force per trace ID */
-	int stop;                           /* non-zero once a callback asked to stop */
-
-	/* OpenCSD's trace index is 32-bit: offsets are rebuilt from the end of the
-	 * data pushed so far, which is never 4 GiB ahead of a packet's start. */
-	uint64_t fed_end;
-	uint8_t carry[CST_FRAME];           /* partial frame between feeds */
-	size_t ncarry;
-	uint64_t carry_offset;
-
-	struct mem_images *mem; /* the trace's images, for the code walk */
-	bool printer_locked;    /* holds printer_lock (ETE packet listing) */
-
-	struct cst_decoder_stats stats;
-};
-
-static ocsd_trace_protocol_t protocol_to_ocsd(enum cst_protocol p)
-{
-	switch (p) {
-	case cst_proto_etmv3: return OCSD_PROTOCOL_ETMV3;
-	case cst_proto_etmv4i: return OCSD_PROTOCOL_ETMV4I;
-	case cst_proto_ptm: return OCSD_PROTOCOL_PTM;
-	case cst_proto_stm: return OCSD_PROTOCOL_STM;
-	case cst_proto_ete: return OCSD_PROTOCOL_ETE;
-	default: return OCSD_PROTOCOL_UNKNOWN;
-	}
-}
-
-static ocsd_arch_version_t arch_to_ocsd(enum cst_core_arch a)
-{
-	switch (a) {
-	case cst_core_arch_v7: return ARCH_V7;
-	case cst_core_arch_v8: return ARCH_V8;
-	case cst_core_arch_v8r3: return ARCH_V8r3;
-	case cst_core_arch_aa64: return ARCH_AA64;
-	default: return ARCH_UNKNOWN;
-	}
-}
-
-static ocsd_core_profile_t profile_to_ocsd(enum cst_core_profile p)
-{
-	switch (p) {
-	case cst_core_profile_a: return profile_CortexA;
-	case cst_core_profile_r: return profile_CortexR;
-	case cst_core_profile_m: return profile_CortexM;
-	default: return profile_Unknown;
-	}
-}
-
-static uint64_t offset_of(const struct cst_decoder *dec, ocsd_trc_index_t index_sop)
-{
-	uint32_t back = (uint32_t)dec->fed_end - (uint32_t)index_sop;
-
-	return back > dec->fed_end ? 0 : dec->fed_end - back;
-}
 
 static bool id_wanted(const struct cst_decoder *dec, uint8_t id)
 {
@@ -112,7 +32,7 @@ static ocsd_datapath_resp_t on_elem(const void *p_context, const ocsd_trc_index_
 	int ret;
 
 	dec_elem_from_ocsd(&e, (const struct _ocsd_generic_trace_elem *)el);
-	e.offset = offset_of(dec, index_sop);
+	e.offset = dec_decoder_offset(dec, index_sop);
 	e.trace_id = trc_chan_id;
 	e.source = dec->id_source[id];
 	e.pid = e.tid = e.cpu = -1;
@@ -157,7 +77,7 @@ static ocsd_datapath_resp_t on_elem(const void *p_context, const ocsd_trc_index_
 	return OCSD_RESP_CONT;
 }
 
-static void on_packet(const void *p_context, const ocsd_datapath_op_t op,
+void dec_decoder_on_packet(const void *p_context, const ocsd_datapath_op_t op,
 		      const ocsd_trc_index_t index_sop, const void *p_packet_in, const uint32_t size,
 		      const uint8_t *p_data)
 {
@@ -173,8 +93,8 @@ static void on_packet(const void *p_context, const ocsd_datapath_op_t op,
 	if (!dec->pkt_fn)
 		return;
 	text[0] = '\0';
-	ocsd_pkt_str(protocol_to_ocsd(pc->protocol), p_packet_in, text, sizeof(text));
-	pkt.offset = offset_of(dec, index_sop);
+	ocsd_pkt_str(dec_protocol_to_ocsd(pc->protocol), p_packet_in, text, sizeof(text));
+	pkt.offset = dec_decoder_offset(dec, index_sop);
 	pkt.trace_id = pc->trace_id;
 	pkt.protocol = pc->protocol;
 	pkt.raw = p_data;
@@ -199,156 +119,6 @@ static uint32_t on_mem_read(const void *p_context, const ocsd_vaddr_t address,
 	return dec->opts.mem_read(dec->opts.mem_ctx, trc_id, address,
 				  (enum cst_mem_space)mem_space, req, buf);
 }
-
-/* OpenCSD 1.3.3's C API has no packet callback for ETE. Its own packet printer
- * does print ETE packets, through the library's default logger, which is one per
- * process: so while a decoder uses it, it holds printer_lock, and the printed lines
- * ("Idx:N; ID:X; [0x.. ];\tTEXT") are parsed back into packets. */
-static pthread_mutex_t printer_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void on_printed(const void *p_context, const char *msg, const int len)
-{
-	struct cst_decoder *dec = (struct cst_decoder *)p_context;
-	uint8_t raw[64];
-	uint32_t nraw = 0;
-	unsigned long long idx;
-	unsigned id;
-	const char *p, *tab;
-	char text[512];
-	struct cst_packet pkt;
-	int ret;
-
-	if (dec->stop || sscanf(msg, "Idx:%llu; ID:%x;", &idx, &id) != 2)
-		return;
-	tab = memchr(msg, '\t', (size_t)len);
-	if (!tab)
-		return;
-	p = memchr(msg, '[', (size_t)(tab - msg));
-	while (p && p < tab && nraw < sizeof(raw)) {
-		unsigned byte;
-
-		p = strstr(p, "0x");
-		if (!p || p > tab || sscanf(p, "0x%2x", &byte) != 1)
-			break;
-		raw[nraw++] = (uint8_t)byte;
-		p += 2;
-	}
-	snprintf(text, sizeof(text), "%.*s", (int)(len - (tab + 1 - msg)), tab + 1);
-	text[strcspn(text, "\r\n")] = '\0';
-	dec->stats.packets++;
-	if (!dec->pkt_fn)
-		return;
-	pkt.offset = offset_of(dec, (ocsd_trc_index_t)idx);
-	pkt.trace_id = (uint8_t)id;
-	pkt.protocol = dec->pkt_ids[id & 0x7f].protocol;
-	pkt.raw = raw;
-	pkt.raw_size = nraw;
-	pkt.text = text;
-	ret = dec->pkt_fn(dec->pkt_ctx, &pkt);
-	if (ret)
-		dec->stop = ret;
-}
-
-static int attach_printer(struct cst_decoder *dec, uint8_t csid)
-{
-	if (!dec->printer_locked) {
-		pthread_mutex_lock(&printer_lock);
-		dec->printer_locked = true;
-		/* the printer takes the logger's output printer when it is created */
-		ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 1);
-		ocsd_def_errlog_config_output(C_API_MSGLOGOUT_FLG_NONE, NULL);
-		ocsd_def_errlog_set_strprint_cb(dec->tree, dec, on_printed);
-	}
-	if (ocsd_dt_set_pkt_protocol_printer(dec->tree, csid, 1) != OCSD_OK) {
-		cst_logf(dec->opts.log, cst_log_warning,
-			 "trace ID 0x%x: OpenCSD cannot list this protocol's packets", csid);
-		return -cste_unsupported;
-	}
-	return 0;
-}
-
-static int create_one(struct cst_decoder *dec, int s, const struct cst_source_cfg *src)
-{
-	uint32_t flags = dec->opts.packets_only ? OCSD_CREATE_FLG_PACKET_PROC
-						: OCSD_CREATE_FLG_FULL_DECODER;
-	const char *name;
-	unsigned char csid = 0;
-	ocsd_err_t err;
-	union {
-		ocsd_etmv3_cfg v3;
-		ocsd_ptm_cfg ptm;
-		ocsd_etmv4_cfg v4;
-		ocsd_ete_cfg ete;
-		ocsd_stm_cfg stm;
-	} cfg;
-
-	memset(&cfg, 0, sizeof(cfg));
-	switch (src->protocol) {
-	case cst_proto_etmv3:
-	case cst_proto_ptm:
-		/* ocsd_ptm_cfg has the layout of ocsd_etmv3_cfg */
-		cfg.v3.reg_idr = src->regs.etmv3.etmidr;
-		cfg.v3.reg_ctrl = src->regs.etmv3.etmcr;
-		cfg.v3.reg_ccer = src->regs.etmv3.etmccer;
-		cfg.v3.reg_trc_id = src->regs.etmv3.etmtraceidr;
-		cfg.v3.arch_ver = arch_to_ocsd(src->arch);
-		cfg.v3.core_prof = profile_to_ocsd(src->profile);
-		name = src->protocol == cst_proto_ptm ? OCSD_BUILTIN_DCD_PTM : OCSD_BUILTIN_DCD_ETMV3;
-		break;
-	case cst_proto_etmv4i:
-		cfg.v4.reg_idr0 = src->regs.etmv4.trcidr0;
-		cfg.v4.reg_idr1 = src->regs.etmv4.trcidr1;
-		cfg.v4.reg_idr2 = src->regs.etmv4.trcidr2;
-		cfg.v4.reg_idr8 = src->regs.etmv4.trcidr8;
-		cfg.v4.reg_idr9 = src->regs.etmv4.trcidr9;
-		cfg.v4.reg_idr10 = src->regs.etmv4.trcidr10;
-		cfg.v4.reg_idr11 = src->regs.etmv4.trcidr11;
-		cfg.v4.reg_idr12 = src->regs.etmv4.trcidr12;
-		cfg.v4.reg_idr13 = src->regs.etmv4.trcidr13;
-		cfg.v4.reg_configr = src->regs.etmv4.trcconfigr;
-		cfg.v4.reg_traceidr = src->regs.etmv4.trctraceidr;
-		cfg.v4.arch_ver = arch_to_ocsd(src->arch);
-		cfg.v4.core_prof = profile_to_ocsd(src->profile);
-		name = OCSD_BUILTIN_DCD_ETMV4I;
-		break;
-	case cst_proto_ete:
-		cfg.ete.reg_idr0 = src->regs.etmv4.trcidr0;
-		cfg.ete.reg_idr1 = src->regs.etmv4.trcidr1;
-		cfg.ete.reg_idr2 = src->regs.etmv4.trcidr2;
-		cfg.ete.reg_idr8 = src->regs.etmv4.trcidr8;
-		cfg.ete.reg_devarch = src->regs.etmv4.trcdevarch;
-		cfg.ete.reg_configr = src->regs.etmv4.trcconfigr;
-		cfg.ete.reg_traceidr = src->regs.etmv4.trctraceidr;
-		cfg.ete.arch_ver = arch_to_ocsd(src->arch);
-		cfg.ete.core_prof = profile_to_ocsd(src->profile);
-		name = OCSD_BUILTIN_DCD_ETE;
-		break;
-	case cst_proto_stm:
-		cfg.stm.reg_tcsr = src->regs.stm.stmtcsr;
-		name = OCSD_BUILTIN_DCD_STM;
-		break;
-	default:
-		return -cste_unsupported;
-	}
-	err = ocsd_dt_create_decoder(dec->tree, name, (int)flags, &cfg, &csid);
-	if (err != OCSD_OK) {
-		char msg[256];
-
-		ocsd_err_str(err, msg, sizeof(msg));
-		cst_logf(dec->opts.log, cst_log_warning,
-			 "source %s: OpenCSD cannot create a %s decoder: %s", src->name, name, msg);
-		return -cste_decoder;
-	}
-	csid &= 0x7f;
-	dec->id_source[csid] = (int8_t)s;
-	dec->pkt_ids[csid] = (struct pkt_ctx){dec, csid, src->protocol};
-	if (dec->opts.packets_only &&
-	    ocsd_dt_attach_packet_callback(dec->tree, csid, OCSD_C_API_CB_PKT_MON,
-					   (void *)on_packet, &dec->pkt_ids[csid]) != OCSD_OK)
-		return attach_printer(dec, csid);
-	return 0;
-}
-
 struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
 				      const struct cst_decoder_opts *opts, int *errp)
 {
@@ -408,7 +178,7 @@ struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
 			continue;
 		if (b->format == cst_bufmt_raw && ndecoders)
 			break; /* one source per unformatted buffer */
-		if (create_one(dec, s, src) == 0)
+		if (dec_decoder_add_source(dec, s, src) == 0)
 			ndecoders++;
 	}
 	if (!ndecoders) {
@@ -444,10 +214,7 @@ void cst_decoder_free(struct cst_decoder *dec)
 		return;
 	if (dec->tree)
 		ocsd_destroy_dcd_tree(dec->tree);
-	if (dec->printer_locked) {
-		ocsd_def_errlog_set_strprint_cb(NULL, NULL, NULL);
-		pthread_mutex_unlock(&printer_lock);
-	}
+	dec_decoder_release_printer(dec);
 	dec_mem_images_close(dec->mem);
 	free(dec);
 }

@@ -7,7 +7,7 @@ SECS=${1:-20}
 CLANG=${CLANG:-clang}
 command -v "$CLANG" >/dev/null 2>&1 || skip "clang is not installed"
 S=$CSTRACE_SOURCE_DIR
-srcs=("$S"/decode/{decoder,elem,mem_images,trace}.c "$S"/source/*.c "$S"/common/*.c)
+srcs=("$S"/decode/{decoder,decoder_config,decoder_printer,elem,mem_images,trace}.c "$S"/source/*.c "$S"/common/*.c)
 if ! "$CLANG" -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-I"$S/include" -I"$S/decode" "${srcs[@]}" "$S/tests/decode/fuzz_decoder.c" \

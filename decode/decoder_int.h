@@ -1,0 +1,72 @@
+/* Internal to decode/: the decoder's state, shared by decoder.c (callbacks, feeding
+ * and running), decoder_config.c (a source's registers into OpenCSD's decoder
+ * configuration) and decoder_printer.c (the ETE packet listing workaround). */
+#ifndef CSTRACE_DECODE_DECODER_INT_H
+#define CSTRACE_DECODE_DECODER_INT_H
+
+#include "mem_images.h"
+#include "trace_internal.h"
+
+#include <opencsd/c_api/opencsd_c_api.h>
+
+struct pkt_ctx {
+	struct cst_decoder *dec;
+	uint8_t trace_id;
+	enum cst_protocol protocol;
+};
+
+struct cst_decoder {
+	const struct cst_trace *trace;
+	int buffer;
+	struct cst_decoder_opts opts;
+	dcd_tree_handle_t tree;
+	enum cst_buffer_format format;
+
+	cst_elem_fn elem_fn;
+	void *elem_ctx;
+	cst_packet_fn pkt_fn;
+	void *pkt_ctx;
+	struct pkt_ctx pkt_ids[128];
+
+	int8_t id_source[128];              /* trace ID -> source index, -1 none */
+	struct cst_pe_context ctx[128];     /* context in force per trace ID */
+	int stop;                           /* non-zero once a callback asked to stop */
+
+	/* OpenCSD's trace index is 32-bit: offsets are rebuilt from the end of the
+	 * data pushed so far, which is never 4 GiB ahead of a packet's start. */
+	uint64_t fed_end;
+	uint8_t carry[CST_FRAME];           /* partial frame between feeds */
+	size_t ncarry;
+	uint64_t carry_offset;
+
+	struct mem_images *mem; /* the trace's images, for the code walk */
+	bool printer_locked;    /* holds printer_lock (ETE packet listing) */
+
+	struct cst_decoder_stats stats;
+};
+
+/* OpenCSD's trace index is 32-bit: the offset of a packet starting at @index_sop,
+ * rebuilt from the end of the data pushed so far. */
+static inline uint64_t dec_decoder_offset(const struct cst_decoder *dec, ocsd_trc_index_t index_sop)
+{
+	uint32_t back = (uint32_t)dec->fed_end - (uint32_t)index_sop;
+
+	return back > dec->fed_end ? 0 : dec->fed_end - back;
+}
+
+/* decoder.c: OpenCSD's packet monitor callback (packets_only decoders) */
+void dec_decoder_on_packet(const void *p_context, const ocsd_datapath_op_t op,
+			   const ocsd_trc_index_t index_sop, const void *p_packet_in,
+			   const uint32_t size, const uint8_t *p_data);
+
+/* decoder_config.c: OpenCSD's name of a protocol, and create the OpenCSD decoder
+ * of source @s. Returns 0 or an error. */
+ocsd_trace_protocol_t dec_protocol_to_ocsd(enum cst_protocol p);
+int dec_decoder_add_source(struct cst_decoder *dec, int s, const struct cst_source_cfg *src);
+
+/* decoder_printer.c: list @csid's packets through OpenCSD's printer (ETE has no
+ * packet callback), holding the process-wide printer until released. */
+int dec_decoder_attach_printer(struct cst_decoder *dec, uint8_t csid);
+void dec_decoder_release_printer(struct cst_decoder *dec);
+
+#endif

@@ -1,0 +1,83 @@
+/* ETE packets for `dump`: OpenCSD 1.3.3 has no packet callback for them, so its
+ * packet printer's lines are parsed back into packets. */
+#include "decoder_int.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+/* OpenCSD 1.3.3's C API has no packet callback for ETE. Its own packet printer
+ * does print ETE packets, through the library's default logger, which is one per
+ * process: so while a decoder uses it, it holds printer_lock, and the printed lines
+ * ("Idx:N; ID:X; [0x.. ];\tTEXT") are parsed back into packets. */
+static pthread_mutex_t printer_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void on_printed(const void *p_context, const char *msg, const int len)
+{
+	struct cst_decoder *dec = (struct cst_decoder *)p_context;
+	uint8_t raw[64];
+	uint32_t nraw = 0;
+	unsigned long long idx;
+	unsigned id;
+	const char *p, *tab;
+	char text[512];
+	struct cst_packet pkt;
+	int ret;
+
+	if (dec->stop || sscanf(msg, "Idx:%llu; ID:%x;", &idx, &id) != 2)
+		return;
+	tab = memchr(msg, '\t', (size_t)len);
+	if (!tab)
+		return;
+	p = memchr(msg, '[', (size_t)(tab - msg));
+	while (p && p < tab && nraw < sizeof(raw)) {
+		unsigned byte;
+
+		p = strstr(p, "0x");
+		if (!p || p > tab || sscanf(p, "0x%2x", &byte) != 1)
+			break;
+		raw[nraw++] = (uint8_t)byte;
+		p += 2;
+	}
+	snprintf(text, sizeof(text), "%.*s", (int)(len - (tab + 1 - msg)), tab + 1);
+	text[strcspn(text, "\r\n")] = '\0';
+	dec->stats.packets++;
+	if (!dec->pkt_fn)
+		return;
+	pkt.offset = dec_decoder_offset(dec, (ocsd_trc_index_t)idx);
+	pkt.trace_id = (uint8_t)id;
+	pkt.protocol = dec->pkt_ids[id & 0x7f].protocol;
+	pkt.raw = raw;
+	pkt.raw_size = nraw;
+	pkt.text = text;
+	ret = dec->pkt_fn(dec->pkt_ctx, &pkt);
+	if (ret)
+		dec->stop = ret;
+}
+
+int dec_decoder_attach_printer(struct cst_decoder *dec, uint8_t csid)
+{
+	if (!dec->printer_locked) {
+		pthread_mutex_lock(&printer_lock);
+		dec->printer_locked = true;
+		/* the printer takes the logger's output printer when it is created */
+		ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 1);
+		ocsd_def_errlog_config_output(C_API_MSGLOGOUT_FLG_NONE, NULL);
+		ocsd_def_errlog_set_strprint_cb(dec->tree, dec, on_printed);
+	}
+	if (ocsd_dt_set_pkt_protocol_printer(dec->tree, csid, 1) != OCSD_OK) {
+		cst_logf(dec->opts.log, cst_log_warning,
+			 "trace ID 0x%x: OpenCSD cannot list this protocol's packets", csid);
+		return -cste_unsupported;
+	}
+	return 0;
+}
+
+void dec_decoder_release_printer(struct cst_decoder *dec)
+{
+	if (dec->printer_locked) {
+		ocsd_def_errlog_set_strprint_cb(NULL, NULL, NULL);
+		pthread_mutex_unlock(&printer_lock);
+		dec->printer_locked = false;
+	}
+}

@@ -1,0 +1,378 @@
+/* perf.data AUX records to decoder runs: where each record's trace lies and whose
+ * it is, one decoder per data format, resuming after a crash, file order. */
+#include "perf_input_int.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- run */
+
+static int cpu_index(const struct cst_perf_input *in, uint32_t cpu)
+{
+	for (uint32_t i = 0; i < in->info.nr_cpu; i++)
+		if (in->info.cpus[i].cpu == cpu)
+			return (int)i;
+	return -1;
+}
+
+static int on_elem(void *ctx, const struct cst_elem *elem)
+{
+	struct cst_perf_input *in = ctx;
+	struct cst_elem e = *elem;
+
+	/* Context IDs carry the tid when perf configured them (PID_IN_CONTEXTIDR). */
+	if (e.type == cst_elem_pe_context && in->pid_fmt != pid_fmt_none) {
+		bool valid = in->pid_fmt == pid_fmt_ctxid ? e.ctx.ctxid_valid : e.ctx.vmid_valid;
+		uint32_t id = in->pid_fmt == pid_fmt_ctxid ? e.ctx.context_id : e.ctx.vmid;
+
+		if (valid && id) {
+			in->cur_tid = (int32_t)id;
+			in->cur_pid = dec_pi_pid_of(in, in->cur_tid);
+			dec_perf_mem_set_pid(in->mem, in->cur_pid);
+		}
+	}
+	e.pid = in->cur_pid;
+	e.tid = in->cur_tid;
+	e.cpu = in->cur_cpu;
+	e.fragment = in->fragment;
+	return in->elem_fn ? in->elem_fn(in->elem_ctx, &e) : 0;
+}
+
+/* The decoder in @slot, made for @raw data of CPU index @ci on first use. */
+struct cst_decoder *dec_pi_decoder_in(struct cst_perf_input *in, const struct cst_trace *trace,
+				      struct cst_decoder **slot, bool raw, int ci,
+				      cst_packet_fn pkt_fn, void *pkt_ctx)
+{
+	struct cst_decoder_opts o = {.sz = sizeof(o), .log = &in->log,
+				     .packets_only = in->packets_only, .fsync_reset = !raw,
+				     .mem_read = dec_perf_mem_read, .mem_ctx = in->mem};
+	int buffer = raw ? (ci < 0 ? -1 : in->raw_buffer[ci]) : in->frames_buffer;
+
+	if (buffer < 0)
+		return NULL;
+	if (!*slot) {
+		*slot = cst_decoder_alloc(trace, buffer, &o, NULL);
+		if (!*slot)
+			return NULL;
+		cst_decoder_set_elem_cb(*slot, on_elem, in);
+		if (pkt_fn)
+			cst_decoder_set_packet_cb(*slot, pkt_fn, pkt_ctx);
+	}
+	return *slot;
+}
+
+static struct cst_decoder *decoder_for(struct cst_perf_input *in, const struct cst_trace *trace,
+				       bool raw, int ci, cst_packet_fn pkt_fn, void *pkt_ctx)
+{
+	if (raw && ci < 0)
+		return NULL;
+	return dec_pi_decoder_in(in, trace, raw ? &in->raw_dec[ci] : &in->frames_dec, raw, ci, pkt_fn,
+			  pkt_ctx);
+}
+
+/* After a decoder crash the run starts again: fragments decoded before the one
+ * that crashed are skipped, and that one resumes past the crash point (on a frame
+ * boundary for formatted data). Returns false to skip the fragment whole. */
+static bool resume_clip(struct cst_perf_input *in, bool raw, uint64_t *off, uint64_t *size)
+{
+	uint64_t end = *off + *size, from;
+
+	if (!in->resuming)
+		return true;
+	if (in->resume_from < *off || in->resume_from >= end)
+		return false; /* decoded before the crash */
+	in->resuming = false;
+	if (in->resume_at < *off)
+		return true;
+	from = in->resume_at - *off;
+	if (!raw)
+		from = (from + 15) / 16 * 16;
+	if (from >= *size)
+		return false;
+	*off += from;
+	*size -= from;
+	return true;
+}
+
+/* Decode @size bytes at file offset @off as one fragment. */
+static int decode_fragment(struct cst_perf_input *in, struct cst_decoder *dec, uint64_t off,
+			   uint64_t size, bool raw)
+{
+	uint8_t *buf;
+	int ret = 0;
+
+	if (!resume_clip(in, raw, &off, &size))
+		return 0;
+	buf = malloc(FEED_CHUNK);
+	if (!buf)
+		return -cste_nomem;
+	cst_decoder_reset(dec);
+	while (size && !ret) {
+		uint64_t want = size < FEED_CHUNK ? size : FEED_CHUNK;
+		int64_t got = cst_perf_reader_pread(in->r, off, buf, want);
+
+		if (got <= 0) {
+			dec_pi_warnf(in, off, "AUXTRACE data ends early (%" PRIu64 " bytes missing)", size);
+			break;
+		}
+		ret = cst_decoder_feed(dec, off, buf, (size_t)got);
+		off += (uint64_t)got;
+		size -= (uint64_t)got;
+	}
+	free(buf);
+	if (ret)
+		return ret;
+	return cst_decoder_end(dec);
+}
+
+static const struct auxbuf *find_buf(const struct cst_perf_input *in,
+				     const struct cst_perf_record *rec, uint64_t start,
+				     uint64_t size)
+{
+	const struct cst_perf_sample_id *sid = &rec->sid;
+
+	for (uint64_t i = 0; i < in->nbufs; i++) {
+		const struct auxbuf *b = &in->bufs[i];
+
+		if (b->cpu == UINT32_MAX) {
+			if (sid->have_tid && b->tid != sid->tid)
+				continue;
+		} else if (sid->have_cpu && b->cpu != sid->cpu) {
+			continue;
+		}
+		if (start >= b->offset && start - b->offset <= b->size &&
+		    size <= b->size - (start - b->offset))
+			return b;
+	}
+	return NULL;
+}
+
+/* Where an AUX record's trace lies and whose it is. False: it has none. */
+static bool aux_fragment(struct cst_perf_input *in, const struct cst_perf_record *rec,
+			 struct frag *f)
+{
+	uint64_t size = rec->u.aux.aux_size, start = rec->u.aux.aux_offset;
+	const struct auxbuf *b;
+	struct running *run;
+	int ci;
+
+	if (rec->u.aux.flags & CST_PERF_AUX_TRUNCATED)
+		in->truncated_aux++;
+	if (!size)
+		return false;
+	if (rec->u.aux.flags & CST_PERF_AUX_OVERWRITE) {
+		/* snapshot: aux_offset is the end of the data */
+		if (size > start)
+			size = start;
+		start -= size;
+	}
+	b = find_buf(in, rec, start, size);
+	if (!b && (rec->u.aux.flags & CST_PERF_AUX_OVERWRITE)) {
+		/* perf clamps snapshot sizes to the buffer it saved */
+		for (uint64_t i = 0; i < in->nbufs && !b; i++) {
+			const struct auxbuf *c = &in->bufs[i];
+
+			if (c->offset + c->size == rec->u.aux.aux_offset &&
+			    (c->cpu == UINT32_MAX || !rec->sid.have_cpu || c->cpu == rec->sid.cpu)) {
+				b = c;
+				start = c->offset;
+				size = c->size;
+			}
+		}
+	}
+	if (!b) {
+		in->missing_aux++;
+		dec_pi_warnf(in, rec->file_offset,
+		      "AUX record: no AUXTRACE data holds aux offset 0x%" PRIx64 " size 0x%" PRIx64
+		      " (cpu %d tid %d); fragment skipped",
+		      start, size, rec->sid.have_cpu ? (int)rec->sid.cpu : -1,
+		      rec->sid.have_tid ? (int)rec->sid.tid : -1);
+		return false;
+	}
+	/* Attribution as perf does it: per-thread buffers name their thread (cpu =
+	 * the buffer index), per-CPU ones take ITRACE_START/SWITCH, then context IDs. */
+	if (b->cpu == UINT32_MAX) {
+		f->cpu = (int32_t)b->idx;
+		f->tid = (int32_t)b->tid;
+		f->pid = dec_pi_pid_of(in, f->tid);
+		ci = rec->sid.have_cpu ? cpu_index(in, rec->sid.cpu) : 0;
+		if (f->pid < 0 && (run = dec_pi_running_get(in, -2 - (int32_t)b->tid)))
+			f->pid = run->pid;
+	} else {
+		f->cpu = (int32_t)b->cpu;
+		ci = cpu_index(in, b->cpu);
+		run = dec_pi_running_get(in, (int32_t)b->cpu);
+		f->pid = run ? run->pid : -1;
+		f->tid = run ? run->tid : -1;
+	}
+	f->ci = ci < 0 ? 0 : ci;
+	f->raw = rec->u.aux.flags & CST_PERF_AUX_CORESIGHT_RAW;
+	f->queue = b->idx;
+	f->data_off = b->data_off + (start - b->offset);
+	f->size = size;
+	f->rec_off = rec->file_offset;
+	return true;
+}
+
+/* Without AUX records (old perf, or piped), a whole AUXTRACE buffer is one
+ * fragment, of its thread (per-thread, cpu = the buffer index) or of its CPU. */
+static void buffer_fragment(struct cst_perf_input *in, const struct cst_perf_record *rec,
+			    struct frag *f)
+{
+	bool per_thread = rec->u.auxtrace.cpu == UINT32_MAX;
+
+	*f = (struct frag){.data_off = rec->u.auxtrace.data_offset, .size = rec->u.auxtrace.size,
+			   .rec_off = rec->file_offset, .queue = rec->u.auxtrace.idx};
+	f->cpu = per_thread ? (int32_t)rec->u.auxtrace.idx : (int32_t)rec->u.auxtrace.cpu;
+	f->tid = per_thread ? (int32_t)rec->u.auxtrace.tid : -1;
+	f->pid = f->tid >= 0 ? dec_pi_pid_of(in, f->tid) : -1;
+}
+
+/* File order: decode the fragment now. */
+static int decode_now(struct cst_perf_input *in, const struct cst_trace *trace,
+		      const struct frag *f, cst_packet_fn pkt_fn, void *pkt_ctx)
+{
+	struct cst_decoder *dec;
+
+	in->cur_pid = f->pid;
+	in->cur_tid = f->tid;
+	in->cur_cpu = f->cpu;
+	dec_perf_mem_set_pid(in->mem, in->cur_pid);
+	dec_perf_mem_set_view(in->mem, f->rec_off);
+	dec = decoder_for(in, trace, f->raw, f->ci, pkt_fn, pkt_ctx);
+	if (!dec) {
+		dec_pi_warnf(in, f->rec_off, "AUX record: no decoder for this %s data; skipped",
+		      f->raw ? "raw" : "formatted");
+		return 0;
+	}
+	in->fragment++;
+	return decode_fragment(in, dec, f->data_off, f->size, f->raw);
+}
+
+/* Time order: queue the fragment for the merge. */
+static int queue_frag(struct cst_perf_input *in, const struct frag *f)
+{
+	if (in->nfrags == in->cap_frags) {
+		uint64_t ncap = in->cap_frags ? in->cap_frags * 2 : 64;
+		void *n = realloc(in->frags, ncap * sizeof(*in->frags));
+
+		if (!n)
+			return -cste_nomem;
+		in->frags = n;
+		in->cap_frags = ncap;
+	}
+	in->frags[in->nfrags++] = *f;
+	return 0;
+}
+static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_elem_fn elem_fn,
+		cst_sideband_fn sb_fn, cst_packet_fn pkt_fn, void *ctx)
+{
+	struct cst_perf_record rec;
+	bool timed;
+	int err, ret = 0;
+
+	if (!in || !trace)
+		return -cste_invalid;
+	timed = in->timed && !pkt_fn; /* packet dumps stay in file order */
+	in->elem_fn = elem_fn;
+	in->elem_ctx = ctx;
+	in->fragment = 0;
+	in->truncated_aux = in->missing_aux = 0;
+	in->resuming = in->resume_at != 0;
+	in->nthreads = in->nrun = 0;
+	in->nfrags = 0;
+	in->sb_apply = true;
+	cst_perf_reader_rewind(in->r);
+	while (!ret && (err = cst_perf_reader_next(in->r, &rec)) == 0) {
+		struct frag f;
+
+		dec_perf_mem_set_clock(in->mem, rec.file_offset);
+		if (rec.type == cst_perf_rec_aux ||
+		    (rec.type == cst_perf_rec_auxtrace && !in->has_aux)) {
+			if (rec.type == cst_perf_rec_auxtrace)
+				buffer_fragment(in, &rec, &f);
+			else if (!aux_fragment(in, &rec, &f))
+				continue;
+			ret = timed ? queue_frag(in, &f) : decode_now(in, trace, &f, pkt_fn, ctx);
+		} else {
+			/* time order tells sideband as the merge reaches it */
+			ret = dec_pi_sideband(in, &rec, timed ? NULL : sb_fn, ctx);
+		}
+	}
+	if (!ret && timed)
+		ret = dec_pi_run_timed(in, trace, elem_fn, sb_fn, ctx);
+	if (in->truncated_aux)
+		cst_logf(&in->log, cst_log_warning,
+			 "%s: %" PRIu64 " AUX records flagged TRUNCATED: the sink overflowed and "
+			 "trace was lost there",
+			 in->path, in->truncated_aux);
+	return ret;
+}
+
+static void add_stats(struct cst_decoder_stats *sum, const struct cst_decoder *d)
+{
+	struct cst_decoder_stats s;
+
+	if (!d || cst_decoder_get_stats(d, &s))
+		return;
+	sum->bytes += s.bytes;
+	sum->elements += s.elements;
+	sum->ranges += s.ranges;
+	sum->instructions += s.instructions;
+	sum->gaps += s.gaps;
+	sum->nacc += s.nacc;
+	sum->packets += s.packets;
+}
+
+static void sum_stats(const struct cst_perf_input *in, struct cst_decoder_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	add_stats(stats, in->frames_dec);
+	for (uint32_t i = 0; i < in->info.nr_cpu; i++)
+		add_stats(stats, in->raw_dec[i]);
+	for (unsigned q = 0; q < in->ntq; q++) {
+		add_stats(stats, in->tq[q].frames);
+		add_stats(stats, in->tq[q].raw);
+	}
+}
+
+/* Decoders keep their mode: throw them away between a run and a dump. */
+static void drop_decoders(struct cst_perf_input *in)
+{
+	dec_pi_free_timed(in);
+	cst_decoder_free(in->frames_dec);
+	in->frames_dec = NULL;
+	for (uint32_t i = 0; i < in->info.nr_cpu; i++) {
+		cst_decoder_free(in->raw_dec[i]);
+		in->raw_dec[i] = NULL;
+	}
+}
+
+int dec_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
+		       cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
+		       struct cst_decoder_stats *stats)
+{
+	int ret;
+
+	if (!in || !trace)
+		return -cste_invalid;
+	drop_decoders(in);
+	in->packets_only = false;
+	ret = walk(in, trace, elem_fn, sb_fn, NULL, ctx);
+	if (stats)
+		sum_stats(in, stats);
+	return ret;
+}
+
+int dec_perf_input_dump(struct cst_perf_input *in, const struct cst_trace *trace,
+			cst_packet_fn fn, void *ctx)
+{
+	if (!in || !trace || !fn)
+		return -cste_invalid;
+	drop_decoders(in);
+	in->packets_only = true;
+	return walk(in, trace, NULL, NULL, fn, ctx);
+}

@@ -1,0 +1,138 @@
+/* Internal to decode/: the state of a perf.data input, shared by its parts:
+ * perf_input.c (opening: metadata to sources, buffers, trace IDs),
+ * perf_threads.c (who runs where, from sideband), perf_fragments.c (AUX records to
+ * decoder runs in file order) and perf_timed.c (the time-ordered merge). */
+#ifndef CSTRACE_DECODE_PERF_INPUT_INT_H
+#define CSTRACE_DECODE_PERF_INPUT_INT_H
+
+#include "perf_input.h"
+#include "perf_mem.h"
+#include "perf_order.h"
+#include "trace_internal.h"
+
+#include "cstrace/perfdata.h"
+
+#define FEED_CHUNK (256u * 1024u)
+/* time order: bytes decoded at a time per queue. It bounds what is held undelivered:
+ * dense trace gives thousands of ranges per KiB (4 KiB pieces held 80 MiB on a 4-CPU
+ * loop, 64 bytes hold 8 MiB, in the same time: bench/perf_bench.sh). */
+#define TIMED_PIECE 64u
+
+/* One AUXTRACE record: where its payload sits and which ring it came from. */
+struct auxbuf {
+	uint64_t hdr_off, data_off, size, offset;
+	uint32_t idx, tid, cpu;
+};
+
+struct thread {
+	int32_t tid, pid;
+};
+
+/* An AUX record's trace: where it is, which queue (ring) it came from and whose
+ * it is when it starts (from ITRACE_START / SWITCH at the record). */
+struct frag {
+	uint64_t data_off, size;
+	uint64_t rec_off; /* file offset of the AUX record */
+	uint32_t queue;
+	int ci;           /* index of its CPU in AUXTRACE_INFO */
+	bool raw;
+	int32_t pid, tid, cpu;
+};
+
+/* Time order: each queue decoded by its own decoder, a piece at a time. */
+struct tqueue {
+	struct cst_decoder *frames, *raw;
+	int raw_ci;
+	uint64_t scan;           /* next fragment to look at */
+	const struct frag *cur;  /* the fragment being decoded, or NULL */
+	uint64_t pos, left;
+	uint64_t last_unit;      /* where the fragment's last frame (raw: byte) starts */
+	struct cst_decoder *dec;
+	int32_t pid, tid;        /* attribution as it stands in this queue */
+};
+
+/* Who runs on a CPU (per-CPU) or in a per-thread buffer, from ITRACE_START/SWITCH. */
+struct running {
+	int32_t key; /* cpu, or tid for per-thread buffers */
+	int32_t pid, tid;
+};
+
+enum pid_fmt { pid_fmt_none, pid_fmt_ctxid, pid_fmt_vmid };
+
+struct cst_perf_input {
+	char *path;
+	struct cst_log log;
+	struct cst_perf_reader *r;
+	struct cst_perf_etm_info info;
+	struct perf_mem *mem;
+	enum pid_fmt pid_fmt;
+
+	int frames_buffer;  /* trace buffer for formatted AUX data, or -1 */
+	int *raw_buffer;    /* per info CPU index: buffer of its raw data, or -1 */
+	bool has_aux;       /* AUX records present (else whole AUXTRACE buffers) */
+
+	struct auxbuf *bufs;
+	uint64_t nbufs, cap_bufs;
+	struct thread *threads;
+	size_t nthreads, cap_threads;
+	struct running *run;
+	size_t nrun, cap_run;
+
+	/* decoders, made on first use */
+	struct cst_decoder *frames_dec;
+	struct cst_decoder **raw_dec;
+	bool packets_only;
+
+	/* resuming after a decoder crash (cst_session_opts start_offset/resume_from) */
+	uint64_t resume_at, resume_from;
+	bool resuming; /* still before the fragment that crashed */
+
+	/* the fragment being decoded */
+	cst_elem_fn elem_fn;
+	void *elem_ctx;
+	int32_t cur_pid, cur_tid, cur_cpu;
+	uint32_t fragment;
+	uint64_t truncated_aux, missing_aux;
+	bool sb_apply; /* sideband() changes threads and maps (not when only telling) */
+
+	/* time order (cst_order_time): fragments queued by a first walk, then merged */
+	bool timed;
+	struct frag *frags;
+	uint64_t nfrags, cap_frags;
+	struct tqueue *tq;
+	unsigned ntq, cur_queue;
+	struct perf_order *order;
+	const struct cst_trace *trace;
+	uint8_t *piece;
+	cst_elem_fn user_elem_fn;
+	cst_sideband_fn user_sb_fn;
+	void *user_ctx;
+	/* sideband told by a second reader that trails the merge */
+	struct cst_perf_reader *sb_r;
+	struct cst_perf_record sb_rec;
+	bool sb_pending, sb_done;
+};
+
+/* perf_input.c */
+void dec_pi_warnf(struct cst_perf_input *in, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* perf_threads.c: the threads table and who runs on each CPU or buffer */
+void dec_pi_thread_set(struct cst_perf_input *in, int32_t tid, int32_t pid);
+int32_t dec_pi_pid_of(struct cst_perf_input *in, int32_t tid);
+struct running *dec_pi_running_get(struct cst_perf_input *in, int32_t key);
+/* Apply a sideband record (when in->sb_apply) and tell it to @sb_fn. */
+int dec_pi_sideband(struct cst_perf_input *in, const struct cst_perf_record *rec,
+		    cst_sideband_fn sb_fn, void *ctx);
+
+/* perf_fragments.c */
+struct cst_decoder *dec_pi_decoder_in(struct cst_perf_input *in, const struct cst_trace *trace,
+				      struct cst_decoder **slot, bool raw, int ci,
+				      cst_packet_fn pkt_fn, void *pkt_ctx);
+
+/* perf_timed.c */
+int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
+		     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx);
+void dec_pi_free_timed(struct cst_perf_input *in);
+
+#endif

@@ -1,0 +1,205 @@
+/* perf.data in time order: every queue decoded by its own decoder a small piece at
+ * a time, merged as perf merges them (perf_order.h), sideband told by a second
+ * reader that trails the merge. */
+#include "perf_input_int.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- time order */
+
+/* Tell the sideband records that lie before file offset @upto (all: UINT64_MAX),
+ * read by a second reader that trails the merge; state was applied by the walk. */
+static int trail_sideband(struct cst_perf_input *in, uint64_t upto)
+{
+	int ret = 0;
+
+	in->sb_apply = false;
+	while (!ret && !in->sb_done) {
+		if (!in->sb_pending) {
+			if (cst_perf_reader_next(in->sb_r, &in->sb_rec)) {
+				in->sb_done = true; /* the end, or where the walk stopped too */
+				break;
+			}
+			in->sb_pending = true;
+		}
+		if (in->sb_rec.file_offset >= upto)
+			break;
+		in->sb_pending = false;
+		if (in->sb_rec.type != cst_perf_rec_aux && in->sb_rec.type != cst_perf_rec_auxtrace)
+			ret = dec_pi_sideband(in, &in->sb_rec, in->user_sb_fn, in->user_ctx);
+	}
+	in->sb_apply = true;
+	return ret;
+}
+
+/* perf_order: an element of the merge goes out, after the sideband before it. */
+static int emit_timed(void *ctx, const struct cst_elem *e)
+{
+	struct cst_perf_input *in = ctx;
+	int ret = 0;
+
+	if (e->fragment && e->fragment <= in->nfrags)
+		ret = trail_sideband(in, in->frags[e->fragment - 1].rec_off);
+	if (!ret && in->user_elem_fn)
+		ret = in->user_elem_fn(in->user_ctx, e);
+	return ret;
+}
+
+/* on_elem, in time order: hold the element in its queue. */
+static int hold_timed(void *ctx, const struct cst_elem *e)
+{
+	struct cst_perf_input *in = ctx;
+
+	return dec_perf_order_push(in->order, in->cur_queue, e);
+}
+
+/* The decoder of queue @t for fragment @f (one per queue, as perf has). */
+static struct cst_decoder *queue_decoder(struct cst_perf_input *in, struct tqueue *t,
+					 const struct frag *f)
+{
+	if (!f->raw)
+		return dec_pi_decoder_in(in, in->trace, &t->frames, false, f->ci, NULL, NULL);
+	if (t->raw && t->raw_ci != f->ci) {
+		cst_decoder_free(t->raw);
+		t->raw = NULL;
+	}
+	t->raw_ci = f->ci;
+	return dec_pi_decoder_in(in, in->trace, &t->raw, true, f->ci, NULL, NULL);
+}
+
+/* Where the last unit OpenCSD takes from @f starts: its last whole 16-byte frame
+ * (frames count from the fragment's start), or its last byte when unformatted.
+ * perf_order needs to know what came out of it (dec_perf_order_last_bytes). */
+static uint64_t last_unit(const struct frag *f)
+{
+	uint64_t whole = f->raw ? f->size : f->size / CST_FRAME * CST_FRAME;
+	uint64_t unit = f->raw ? 1 : CST_FRAME;
+
+	return whole < unit ? UINT64_MAX : f->data_off + whole - unit;
+}
+
+/* perf_order_fill_fn: decode the next piece of queue @q's trace. */
+static int fill_timed(void *ctx, unsigned q)
+{
+	struct cst_perf_input *in = ctx;
+	struct tqueue *t = &in->tq[q];
+	uint64_t want;
+	int64_t got;
+	int ret = 0;
+
+	while (!t->cur) {
+		const struct frag *f;
+
+		while (t->scan < in->nfrags && in->frags[t->scan].queue != q)
+			t->scan++;
+		if (t->scan == in->nfrags)
+			return 1;
+		f = &in->frags[t->scan++];
+		t->dec = queue_decoder(in, t, f);
+		if (!t->dec) {
+			dec_pi_warnf(in, f->rec_off, "AUX record: no decoder for this %s data; skipped",
+			      f->raw ? "raw" : "formatted");
+			continue;
+		}
+		cst_decoder_reset(t->dec);
+		t->cur = f;
+		t->pos = f->data_off;
+		t->left = f->size;
+		t->last_unit = last_unit(f);
+		t->pid = f->pid;
+		t->tid = f->tid;
+	}
+	in->cur_queue = q;
+	in->fragment = (uint32_t)(t->cur - in->frags) + 1;
+	in->cur_pid = t->pid;
+	in->cur_tid = t->tid;
+	in->cur_cpu = t->cur->cpu;
+	dec_perf_mem_set_pid(in->mem, t->pid);
+	dec_perf_mem_set_view(in->mem, t->cur->rec_off);
+	want = t->left < TIMED_PIECE ? t->left : TIMED_PIECE;
+	if (t->pos < t->last_unit && t->pos + want > t->last_unit)
+		want = t->last_unit - t->pos; /* the last unit goes in on its own */
+	if (t->pos == t->last_unit && (ret = dec_perf_order_last_bytes(in->order, q)))
+		return ret;
+	got = want ? cst_perf_reader_pread(in->r, t->pos, in->piece, want) : 0;
+	if (want && got <= 0) {
+		dec_pi_warnf(in, t->pos, "AUXTRACE data ends early (%" PRIu64 " bytes missing)", t->left);
+		t->left = 0;
+	} else {
+		ret = cst_decoder_feed(t->dec, t->pos, in->piece, (size_t)got);
+		t->pos += (uint64_t)got;
+		t->left -= (uint64_t)got;
+	}
+	if (!ret && !t->left) {
+		ret = dec_perf_order_end_data(in->order, q);
+		if (!ret)
+			ret = cst_decoder_end(t->dec);
+		if (!ret)
+			ret = dec_perf_order_end_fragment(in->order, q);
+		t->cur = NULL;
+	}
+	t->pid = in->cur_pid; /* context IDs may have named another thread */
+	t->tid = in->cur_tid;
+	return ret;
+}
+
+/* Decode the queued fragments merged as perf 6.1 merges them (perf_order.h). */
+int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
+		     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
+{
+	struct cst_perf_reader_opts ro = {.sz = sizeof(ro)};
+	enum perf_order_ctx kind = in->pid_fmt == pid_fmt_ctxid  ? perf_order_ctx_ctxid
+				   : in->pid_fmt == pid_fmt_vmid ? perf_order_ctx_vmid
+								 : perf_order_ctx_none;
+	unsigned ntq = 0;
+	int ret;
+
+	dec_pi_free_timed(in);
+	for (uint64_t i = 0; i < in->nfrags; i++)
+		if (in->frags[i].queue >= ntq)
+			ntq = in->frags[i].queue + 1;
+	in->trace = trace;
+	in->user_elem_fn = elem_fn;
+	in->user_sb_fn = sb_fn;
+	in->user_ctx = ctx;
+	in->sb_pending = in->sb_done = false;
+	in->tq = calloc(ntq ? ntq : 1, sizeof(*in->tq));
+	in->piece = malloc(TIMED_PIECE);
+	if (!in->tq || !in->piece)
+		return -cste_nomem;
+	in->ntq = ntq;
+	ret = cst_perf_reader_open(&in->sb_r, in->path, &ro); /* warnings came from the walk */
+	if (ret)
+		return ret;
+	if (ntq) {
+		in->order = dec_perf_order_alloc(ntq, kind, fill_timed, emit_timed, in);
+		if (!in->order)
+			return -cste_nomem;
+		in->elem_fn = hold_timed;
+		in->elem_ctx = in;
+		ret = dec_perf_order_run(in->order);
+	}
+	if (!ret)
+		ret = trail_sideband(in, UINT64_MAX);
+	return ret;
+}
+void dec_pi_free_timed(struct cst_perf_input *in)
+{
+	for (unsigned q = 0; in->tq && q < in->ntq; q++) {
+		cst_decoder_free(in->tq[q].frames);
+		cst_decoder_free(in->tq[q].raw);
+	}
+	free(in->tq);
+	in->tq = NULL;
+	in->ntq = 0;
+	dec_perf_order_free(in->order);
+	in->order = NULL;
+	cst_perf_reader_free(in->sb_r);
+	in->sb_r = NULL;
+	free(in->piece);
+	in->piece = NULL;
+}
