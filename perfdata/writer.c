@@ -1,6 +1,6 @@
 /* perf.data writer shared by capture and synth: an unfinished-looking header first
  * (data.size 0, no features, as perf record does), records appended, features at finish. */
-#include "cstrace/perfdata.h"
+#include "writer_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,38 +11,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-struct wattr {
-	struct cst_perf_attr attr;
-	uint64_t *ids;
-	uint64_t nids;
-};
-
-struct cst_perf_writer {
-	char *path;
-	int fd;
-	struct cst_log log;
-	struct cst_perf_writer_opts opts;
-	char *hostname, *osrelease, *arch, *version;
-	char **cmdline;
-	uint32_t ncmdline;
-	uint32_t nr_avail, nr_online;
-
-	struct wattr *attrs;
-	int nattrs;
-	bool data_started; /* attrs written, records follow */
-	bool finished;
-	int error;         /* first write error: later calls fail fast */
-
-	uint64_t attr_offset, attr_size, data_offset, pos;
-	uint64_t count;
-
-	struct cst_perf_build_id *bids;
-	uint64_t nbids, cap_bids;
-	uint64_t *aux_index; /* file offsets of AUXTRACE record headers */
-	uint64_t naux, cap_aux;
-};
-
-static int write_at(struct cst_perf_writer *w, uint64_t off, const void *buf, uint64_t len)
+int pd_write_at(struct cst_perf_writer *w, uint64_t off, const void *buf, uint64_t len)
 {
 	uint64_t done = 0;
 
@@ -62,7 +31,7 @@ static int write_at(struct cst_perf_writer *w, uint64_t off, const void *buf, ui
 	return 0;
 }
 
-static int write_header(struct cst_perf_writer *w, uint64_t data_size, const uint64_t feat[4])
+int pd_write_header(struct cst_perf_writer *w, uint64_t data_size, const uint64_t feat[4])
 {
 	uint8_t h[CST_PERF_HEADER_SIZE] = {0};
 
@@ -75,7 +44,7 @@ static int write_header(struct cst_perf_writer *w, uint64_t data_size, const uin
 	cst_put_le64(h + 48, data_size);
 	for (int i = 0; i < 4; i++)
 		cst_put_le64(h + 72 + i * 8, feat[i]);
-	return write_at(w, 0, h, sizeof(h));
+	return pd_write_at(w, 0, h, sizeof(h));
 }
 
 static char *dup_or(const char *s, const char *fallback)
@@ -145,7 +114,7 @@ int cst_perf_writer_open(struct cst_perf_writer **out, const char *path,
 	}
 	w->attr_offset = CST_PERF_HEADER_SIZE;
 	w->data_offset = CST_PERF_HEADER_SIZE;
-	err = write_header(w, 0, nofeat);
+	err = pd_write_header(w, 0, nofeat);
 	if (err) {
 		cst_perf_writer_free(w);
 		return err;
@@ -202,7 +171,7 @@ static void encode_attr(const struct cst_perf_attr *a, uint8_t *b)
 
 /* Lay out ids then attrs then data, as perf does, and rewrite the header so that a
  * crash from here on leaves a file whose records can be recovered. */
-static int start_data(struct cst_perf_writer *w)
+int pd_start_data(struct cst_perf_writer *w)
 {
 	static const uint64_t nofeat[4];
 	uint64_t off = CST_PERF_HEADER_SIZE;
@@ -222,7 +191,7 @@ static int start_data(struct cst_perf_writer *w)
 		ids_off[i] = off;
 		for (uint64_t k = 0; k < w->attrs[i].nids && !err; k++) {
 			cst_put_le64(b, w->attrs[i].ids[k]);
-			err = write_at(w, off, b, 8);
+			err = pd_write_at(w, off, b, 8);
 			off += 8;
 		}
 	}
@@ -233,7 +202,7 @@ static int start_data(struct cst_perf_writer *w)
 		encode_attr(&w->attrs[i].attr, b);
 		cst_put_le64(b + CST_PERF_ATTR_SIZE, ids_off[i]);
 		cst_put_le64(b + CST_PERF_ATTR_SIZE + 8, w->attrs[i].nids * 8);
-		err = write_at(w, off, b, sizeof(b));
+		err = pd_write_at(w, off, b, sizeof(b));
 		off += sizeof(b);
 	}
 	free(ids_off);
@@ -242,7 +211,7 @@ static int start_data(struct cst_perf_writer *w)
 	w->attr_size = (uint64_t)w->nattrs * (CST_PERF_ATTR_SIZE + 16);
 	w->data_offset = off;
 	w->pos = off;
-	err = write_header(w, 0, nofeat);
+	err = pd_write_header(w, 0, nofeat);
 	if (err)
 		return err;
 	w->data_started = true;
@@ -257,10 +226,10 @@ static int emit(struct cst_perf_writer *w, const void *rec, size_t len)
 		return -cste_invalid;
 	if (w->error)
 		return w->error;
-	err = start_data(w);
+	err = pd_start_data(w);
 	if (err)
 		return err;
-	err = write_at(w, w->pos, rec, len);
+	err = pd_write_at(w, w->pos, rec, len);
 	if (err)
 		return err;
 	w->pos += len;
@@ -317,12 +286,6 @@ static size_t put_sample_id(const struct cst_perf_writer *w, uint8_t *p,
 	return n;
 }
 
-static void put_hdr(uint8_t *p, uint32_t type, uint16_t misc, size_t size)
-{
-	cst_put_le32(p, type);
-	cst_put_le16(p + 4, misc);
-	cst_put_le16(p + 6, (uint16_t)size);
-}
 
 /* Kernel record with a fixed body of @body bytes (header included) in @b. */
 static int emit_kernel(struct cst_perf_writer *w, uint8_t *b, uint32_t type, uint16_t misc,
@@ -333,7 +296,7 @@ static int emit_kernel(struct cst_perf_writer *w, uint8_t *b, uint32_t type, uin
 	if (!w)
 		return -cste_invalid;
 	size = body + put_sample_id(w, b + body, sid);
-	put_hdr(b, type, misc, size);
+	pd_put_hdr(b, type, misc, size);
 	return emit(w, b, size);
 }
 
@@ -352,7 +315,7 @@ int cst_perf_writer_etm_info(struct cst_perf_writer *w, const struct cst_perf_et
 	b = calloc(1, size);
 	if (!b)
 		return -cste_nomem;
-	put_hdr(b, cst_perf_rec_auxtrace_info, 0, size);
+	pd_put_hdr(b, cst_perf_rec_auxtrace_info, 0, size);
 	cst_put_le32(b + 8, CST_PERF_AUXTRACE_CS_ETM);
 	err = cst_perf_etm_info_encode(info, b + 16, nwords);
 	if (!err)
@@ -372,7 +335,7 @@ int cst_perf_writer_auxtrace(struct cst_perf_writer *w, uint64_t aux_offset,
 
 	if (!w || (len && !data) || len > UINT64_MAX - 8)
 		return -cste_invalid;
-	put_hdr(b, cst_perf_rec_auxtrace, 0, sizeof(b));
+	pd_put_hdr(b, cst_perf_rec_auxtrace, 0, sizeof(b));
 	cst_put_le64(b + 8, padded);
 	cst_put_le64(b + 16, aux_offset);
 	cst_put_le64(b + 24, reference);
@@ -388,14 +351,14 @@ int cst_perf_writer_auxtrace(struct cst_perf_writer *w, uint64_t aux_offset,
 		w->aux_index = n;
 		w->cap_aux = ncap;
 	}
-	err = start_data(w);
+	err = pd_start_data(w);
 	if (err)
 		return err;
 	hdr_off = w->pos;
 	/* Payload before header: a crash mid-payload then leaves no header claiming it. */
-	err = write_at(w, hdr_off + sizeof(b), data, len);
+	err = pd_write_at(w, hdr_off + sizeof(b), data, len);
 	if (!err && padded > len)
-		err = write_at(w, hdr_off + sizeof(b) + len, pad, padded - len);
+		err = pd_write_at(w, hdr_off + sizeof(b) + len, pad, padded - len);
 	if (!err)
 		err = emit(w, b, sizeof(b));
 	if (err)
@@ -526,7 +489,7 @@ int cst_perf_writer_finished_round(struct cst_perf_writer *w)
 {
 	uint8_t b[8];
 
-	put_hdr(b, cst_perf_rec_finished_round, 0, sizeof(b));
+	pd_put_hdr(b, cst_perf_rec_finished_round, 0, sizeof(b));
 	return emit(w, b, sizeof(b));
 }
 
@@ -561,184 +524,6 @@ int cst_perf_writer_add_build_id(struct cst_perf_writer *w, int32_t pid, uint16_
 	if (!b->filename)
 		return -cste_nomem;
 	w->nbids++;
-	return 0;
-}
-
-/* ------------------------------------------------------------ features */
-
-/* A growable byte buffer for one feature payload. */
-struct fbuf {
-	uint8_t *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static uint8_t *fb_room(struct fbuf *f, size_t n)
-{
-	if (f->oom)
-		return NULL;
-	if (f->len + n > f->cap) {
-		size_t ncap = f->cap ? f->cap : 256;
-		uint8_t *np;
-
-		while (ncap < f->len + n)
-			ncap *= 2;
-		np = realloc(f->p, ncap);
-		if (!np) {
-			f->oom = true;
-			return NULL;
-		}
-		f->p = np;
-		f->cap = ncap;
-	}
-	memset(f->p + f->len, 0, n);
-	f->len += n;
-	return f->p + f->len - n;
-}
-
-static void fb_u32(struct fbuf *f, uint32_t v)
-{
-	uint8_t *p = fb_room(f, 4);
-
-	if (p)
-		cst_put_le32(p, v);
-}
-
-static void fb_u64(struct fbuf *f, uint64_t v)
-{
-	uint8_t *p = fb_room(f, 8);
-
-	if (p)
-		cst_put_le64(p, v);
-}
-
-/* perf's do_write_string: u32 length padded to 64 (NAME_ALIGN), then the text. */
-static void fb_string(struct fbuf *f, const char *s)
-{
-	size_t l = strlen(s) + 1, padded = (l + 63) & ~(size_t)63;
-	uint8_t *p;
-
-	fb_u32(f, (uint32_t)padded);
-	p = fb_room(f, padded);
-	if (p)
-		memcpy(p, s, l);
-}
-
-static void fb_build_ids(struct cst_perf_writer *w, struct fbuf *f)
-{
-	for (uint64_t i = 0; i < w->nbids; i++) {
-		const struct cst_perf_build_id *b = &w->bids[i];
-		size_t l = strlen(b->filename) + 1, padded = (l + 63) & ~(size_t)63;
-		uint8_t *p = fb_room(f, 36 + padded);
-
-		if (!p)
-			return;
-		/* PERF_RECORD_MISC_BUILD_ID_SIZE (bit 15) says the size byte is valid. */
-		put_hdr(p, cst_perf_rec_header_attr + 3 /* PERF_RECORD_HEADER_BUILD_ID */,
-			(uint16_t)(b->misc | 0x8000), 36 + padded);
-		cst_put_le32(p + 8, (uint32_t)b->pid);
-		memcpy(p + 12, b->id, b->size);
-		p[32] = b->size;
-		memcpy(p + 36, b->filename, l);
-	}
-}
-
-int cst_perf_writer_finish(struct cst_perf_writer *w)
-{
-	enum { NF = 8 };
-	static const int bits[NF] = {
-		cst_perf_feat_build_id, cst_perf_feat_hostname, cst_perf_feat_osrelease,
-		cst_perf_feat_version,  cst_perf_feat_arch,     cst_perf_feat_nrcpus,
-		cst_perf_feat_cmdline,  cst_perf_feat_auxtrace,
-	};
-	struct fbuf fb[NF];
-	uint64_t feat[4] = {0}, off, data_size;
-	int err = 0, nf = 0;
-
-	if (!w || w->finished)
-		return -cste_invalid;
-	if (w->error)
-		return w->error;
-	err = start_data(w);
-	if (err)
-		return err;
-	memset(fb, 0, sizeof(fb));
-	for (int i = 0; i < NF; i++) {
-		struct fbuf *f = &fb[nf];
-
-		switch (bits[i]) {
-		case cst_perf_feat_build_id:
-			fb_build_ids(w, f);
-			break;
-		case cst_perf_feat_hostname:
-			fb_string(f, w->hostname);
-			break;
-		case cst_perf_feat_osrelease:
-			fb_string(f, w->osrelease);
-			break;
-		case cst_perf_feat_version:
-			fb_string(f, w->version);
-			break;
-		case cst_perf_feat_arch:
-			fb_string(f, w->arch);
-			break;
-		case cst_perf_feat_nrcpus:
-			fb_u32(f, w->nr_avail);
-			fb_u32(f, w->nr_online);
-			break;
-		case cst_perf_feat_cmdline:
-			if (!w->ncmdline)
-				continue;
-			fb_u32(f, w->ncmdline);
-			for (uint32_t k = 0; k < w->ncmdline; k++)
-				fb_string(f, w->cmdline[k]);
-			break;
-		case cst_perf_feat_auxtrace:
-			if (!w->naux)
-				continue;
-			fb_u64(f, w->naux);
-			for (uint64_t k = 0; k < w->naux; k++) {
-				fb_u64(f, w->aux_index[k]);
-				fb_u64(f, 48);
-			}
-			break;
-		}
-		if (f->oom) {
-			err = -cste_nomem;
-			break;
-		}
-		feat[bits[i] / 64] |= 1ull << (bits[i] % 64);
-		nf++;
-	}
-	/* Section table at data end, payloads after it, then the final header. */
-	if (!err && !w->count)
-		/* An empty data section would read as unfinished: give it one record. */
-		err = cst_perf_writer_finished_round(w);
-	data_size = w->pos - w->data_offset;
-	off = w->pos + (uint64_t)nf * 16;
-	for (int i = 0; i < nf && !err; i++) {
-		uint8_t sec[16];
-
-		cst_put_le64(sec, off);
-		cst_put_le64(sec + 8, fb[i].len);
-		err = write_at(w, w->pos + (uint64_t)i * 16, sec, 16);
-		if (!err && fb[i].len)
-			err = write_at(w, off, fb[i].p, fb[i].len);
-		off += fb[i].len;
-	}
-	for (int i = 0; i < NF; i++)
-		free(fb[i].p);
-	if (err)
-		return err;
-	/* The data must be on disk before the header says it is complete. */
-	if (fdatasync(w->fd) && errno != EINVAL && errno != EROFS)
-		return -cste_io;
-	err = write_header(w, data_size, feat);
-	if (err)
-		return err;
-	if (ftruncate(w->fd, (off_t)off))
-		return -cste_io;
-	w->finished = true;
 	return 0;
 }
 

@@ -1,0 +1,191 @@
+/* Finishing a perf.data file: the feature sections perf reads (hostname, OS
+ * release, arch, version, cmdline, CPU counts, build-ids, AUXTRACE index), then the
+ * header that makes the file complete, written last so that a crash leaves a file
+ * perf still opens as unfinished. */
+#include "writer_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ features */
+
+/* A growable byte buffer for one feature payload. */
+struct fbuf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static uint8_t *fb_room(struct fbuf *f, size_t n)
+{
+	if (f->oom)
+		return NULL;
+	if (f->len + n > f->cap) {
+		size_t ncap = f->cap ? f->cap : 256;
+		uint8_t *np;
+
+		while (ncap < f->len + n)
+			ncap *= 2;
+		np = realloc(f->p, ncap);
+		if (!np) {
+			f->oom = true;
+			return NULL;
+		}
+		f->p = np;
+		f->cap = ncap;
+	}
+	memset(f->p + f->len, 0, n);
+	f->len += n;
+	return f->p + f->len - n;
+}
+
+static void fb_u32(struct fbuf *f, uint32_t v)
+{
+	uint8_t *p = fb_room(f, 4);
+
+	if (p)
+		cst_put_le32(p, v);
+}
+
+static void fb_u64(struct fbuf *f, uint64_t v)
+{
+	uint8_t *p = fb_room(f, 8);
+
+	if (p)
+		cst_put_le64(p, v);
+}
+
+/* perf's do_write_string: u32 length padded to 64 (NAME_ALIGN), then the text. */
+static void fb_string(struct fbuf *f, const char *s)
+{
+	size_t l = strlen(s) + 1, padded = (l + 63) & ~(size_t)63;
+	uint8_t *p;
+
+	fb_u32(f, (uint32_t)padded);
+	p = fb_room(f, padded);
+	if (p)
+		memcpy(p, s, l);
+}
+
+static void fb_build_ids(struct cst_perf_writer *w, struct fbuf *f)
+{
+	for (uint64_t i = 0; i < w->nbids; i++) {
+		const struct cst_perf_build_id *b = &w->bids[i];
+		size_t l = strlen(b->filename) + 1, padded = (l + 63) & ~(size_t)63;
+		uint8_t *p = fb_room(f, 36 + padded);
+
+		if (!p)
+			return;
+		/* PERF_RECORD_MISC_BUILD_ID_SIZE (bit 15) says the size byte is valid. */
+		pd_put_hdr(p, cst_perf_rec_header_attr + 3 /* PERF_RECORD_HEADER_BUILD_ID */,
+			(uint16_t)(b->misc | 0x8000), 36 + padded);
+		cst_put_le32(p + 8, (uint32_t)b->pid);
+		memcpy(p + 12, b->id, b->size);
+		p[32] = b->size;
+		memcpy(p + 36, b->filename, l);
+	}
+}
+
+int cst_perf_writer_finish(struct cst_perf_writer *w)
+{
+	enum { NF = 8 };
+	static const int bits[NF] = {
+		cst_perf_feat_build_id, cst_perf_feat_hostname, cst_perf_feat_osrelease,
+		cst_perf_feat_version,  cst_perf_feat_arch,     cst_perf_feat_nrcpus,
+		cst_perf_feat_cmdline,  cst_perf_feat_auxtrace,
+	};
+	struct fbuf fb[NF];
+	uint64_t feat[4] = {0}, off, data_size;
+	int err = 0, nf = 0;
+
+	if (!w || w->finished)
+		return -cste_invalid;
+	if (w->error)
+		return w->error;
+	err = pd_start_data(w);
+	if (err)
+		return err;
+	memset(fb, 0, sizeof(fb));
+	for (int i = 0; i < NF; i++) {
+		struct fbuf *f = &fb[nf];
+
+		switch (bits[i]) {
+		case cst_perf_feat_build_id:
+			fb_build_ids(w, f);
+			break;
+		case cst_perf_feat_hostname:
+			fb_string(f, w->hostname);
+			break;
+		case cst_perf_feat_osrelease:
+			fb_string(f, w->osrelease);
+			break;
+		case cst_perf_feat_version:
+			fb_string(f, w->version);
+			break;
+		case cst_perf_feat_arch:
+			fb_string(f, w->arch);
+			break;
+		case cst_perf_feat_nrcpus:
+			fb_u32(f, w->nr_avail);
+			fb_u32(f, w->nr_online);
+			break;
+		case cst_perf_feat_cmdline:
+			if (!w->ncmdline)
+				continue;
+			fb_u32(f, w->ncmdline);
+			for (uint32_t k = 0; k < w->ncmdline; k++)
+				fb_string(f, w->cmdline[k]);
+			break;
+		case cst_perf_feat_auxtrace:
+			if (!w->naux)
+				continue;
+			fb_u64(f, w->naux);
+			for (uint64_t k = 0; k < w->naux; k++) {
+				fb_u64(f, w->aux_index[k]);
+				fb_u64(f, 48);
+			}
+			break;
+		}
+		if (f->oom) {
+			err = -cste_nomem;
+			break;
+		}
+		feat[bits[i] / 64] |= 1ull << (bits[i] % 64);
+		nf++;
+	}
+	/* Section table at data end, payloads after it, then the final header. */
+	if (!err && !w->count)
+		/* An empty data section would read as unfinished: give it one record. */
+		err = cst_perf_writer_finished_round(w);
+	data_size = w->pos - w->data_offset;
+	off = w->pos + (uint64_t)nf * 16;
+	for (int i = 0; i < nf && !err; i++) {
+		uint8_t sec[16];
+
+		cst_put_le64(sec, off);
+		cst_put_le64(sec + 8, fb[i].len);
+		err = pd_write_at(w, w->pos + (uint64_t)i * 16, sec, 16);
+		if (!err && fb[i].len)
+			err = pd_write_at(w, off, fb[i].p, fb[i].len);
+		off += fb[i].len;
+	}
+	for (int i = 0; i < NF; i++)
+		free(fb[i].p);
+	if (err)
+		return err;
+	/* The data must be on disk before the header says it is complete. */
+	if (fdatasync(w->fd) && errno != EINVAL && errno != EROFS)
+		return -cste_io;
+	err = pd_write_header(w, data_size, feat);
+	if (err)
+		return err;
+	if (ftruncate(w->fd, (off_t)off))
+		return -cste_io;
+	w->finished = true;
+	return 0;
+}
