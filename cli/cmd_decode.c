@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "trace_opts.h"
+#include "verb.h"
 
 enum out_format { out_text, out_elements, out_jsonl, out_none };
 
@@ -72,6 +73,43 @@ static int on_elem(void *ctx, const struct cst_elem *e)
 	return 0;
 }
 
+/* What decode's own options ask for. */
+struct decode_args {
+	struct decode_out *out;
+	const char *output;
+	bool stats;
+};
+
+static int decode_option(void *ctx, int opt, const char *arg)
+{
+	struct decode_args *d = ctx;
+
+	switch (opt) {
+	case 'f':
+		if (!strcmp(arg, "text"))
+			d->out->format = out_text;
+		else if (!strcmp(arg, "elements"))
+			d->out->format = out_elements;
+		else if (!strcmp(arg, "jsonl") || !strcmp(arg, "json"))
+			d->out->format = out_jsonl;
+		else if (!strcmp(arg, "none"))
+			d->out->format = out_none;
+		else {
+			cli_error("--format %s: expected text, elements, jsonl or none", arg);
+			return -1;
+		}
+		return 0;
+	case 'o':
+		d->output = arg;
+		return 0;
+	case 's':
+		d->stats = true;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 int cmd_decode(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -86,54 +124,22 @@ int cmd_decode(int argc, char **argv)
 	struct trace_opts topts;
 	struct cst_session *session = NULL;
 	struct cst_decoder_stats st;
-	const char *output = NULL;
-	bool stats = false;
-	int opt, ret, status = 1;
+	struct decode_args args = {&out, NULL, false};
+	const char *trace, *output;
+	enum verb_parsed parsed;
+	bool stats;
+	int ret, status = 1;
 
 	trace_opts_init(&topts);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		int t = trace_opts_parse(&topts, opt, optarg);
-
-		if (t < 0)
-			goto usage_error;
-		if (t > 0)
-			continue;
-		switch (opt) {
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				out.format = out_text;
-			else if (!strcmp(optarg, "elements"))
-				out.format = out_elements;
-			else if (!strcmp(optarg, "jsonl") || !strcmp(optarg, "json"))
-				out.format = out_jsonl;
-			else if (!strcmp(optarg, "none"))
-				out.format = out_none;
-			else {
-				cli_error("--format %s: expected text, elements, jsonl or none", optarg);
-				goto usage_error;
-			}
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 's':
-			stats = true;
-			break;
-		case 'h':
-			fputs(decode_usage, stdout);
-			trace_opts_fini(&topts);
-			return 0;
-		default:
-			goto usage_error;
-		}
+	parsed = verb_parse(&(struct verb){"decode", decode_usage, "o:", longopts, decode_option,
+					   &args},
+			    argc, argv, &topts, NULL, &trace);
+	if (parsed != verb_run) {
+		trace_opts_fini(&topts);
+		return verb_exit(parsed);
 	}
-	if (optind != argc - 1) {
-		cli_error("decode: one TRACE expected\n%s", decode_usage);
-		goto usage_error;
-	}
-	if (trace_opts_finish(&topts) < 0)
-		goto usage_error;
+	output = args.output;
+	stats = args.stats;
 	if (output) {
 		out.f = fopen(output, "w");
 		if (!out.f) {
@@ -144,7 +150,7 @@ int cmd_decode(int argc, char **argv)
 	}
 	setvbuf(out.f, NULL, _IOFBF, 1 << 20);
 
-	ret = trace_opts_open(&topts, argv[optind], out.f, &session);
+	ret = trace_opts_open(&topts, trace, out.f, &session);
 	if (ret < 0)
 		goto out;
 	ret = cst_session_run(session, on_elem, NULL, &out);
@@ -168,7 +174,7 @@ int cmd_decode(int argc, char **argv)
 	if (!out.synced && !topts.session.start_offset) {
 		cli_error("%s: no trace decoded: the decoder never found sync in %" PRIu64
 			  " bytes (not trace data, or the wrong sources/format?)",
-			  argv[optind], st.bytes);
+			  trace, st.bytes);
 		goto out;
 	}
 	status = 0;
@@ -178,8 +184,4 @@ out:
 	cst_session_free(session);
 	trace_opts_fini(&topts);
 	return status;
-
-usage_error:
-	trace_opts_fini(&topts);
-	return 2;
 }

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "trace_opts.h"
+#include "verb.h"
 
 static const char dump_usage[] =
 	"usage: cstrace dump [options] TRACE\n"
@@ -50,32 +51,19 @@ int cmd_dump(int argc, char **argv)
 	struct dump_out out = {.f = stdout};
 	struct trace_opts topts;
 	struct cst_session *session = NULL;
-	int opt, ret, status = 1;
+	const char *trace;
+	enum verb_parsed parsed;
+	int ret, status = 1;
 
 	trace_opts_init(&topts);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		int t = trace_opts_parse(&topts, opt, optarg);
-
-		if (t < 0)
-			goto usage_error;
-		if (t > 0)
-			continue;
-		if (opt == 'h') {
-			fputs(dump_usage, stdout);
-			trace_opts_fini(&topts);
-			return 0;
-		}
-		goto usage_error;
+	parsed = verb_parse(&(struct verb){"dump", dump_usage, "", longopts, NULL, NULL}, argc, argv,
+			    &topts, NULL, &trace);
+	if (parsed != verb_run) {
+		trace_opts_fini(&topts);
+		return verb_exit(parsed);
 	}
-	if (optind != argc - 1) {
-		cli_error("dump: one TRACE expected\n%s", dump_usage);
-		goto usage_error;
-	}
-	if (trace_opts_finish(&topts) < 0)
-		goto usage_error;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	ret = trace_opts_open(&topts, argv[optind], stdout, &session);
+	ret = trace_opts_open(&topts, trace, stdout, &session);
 	if (ret < 0)
 		goto out;
 	ret = cst_session_dump(session, on_packet, &out);
@@ -84,7 +72,7 @@ int cmd_dump(int argc, char **argv)
 	if (out.io_error || ret < 0)
 		goto out;
 	if (!out.packets && !topts.session.start_offset) {
-		cli_error("%s: no packets found", argv[optind]);
+		cli_error("%s: no packets found", trace);
 		goto out;
 	}
 	status = 0;
@@ -92,7 +80,4 @@ out:
 	cst_session_free(session);
 	trace_opts_fini(&topts);
 	return status;
-usage_error:
-	trace_opts_fini(&topts);
-	return 2;
 }

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cstrace/symbolize.h"
 #include "sym_opts.h"
+#include "verb.h"
 #include "trace_opts.h"
 
 /* ---- report ---- */
@@ -209,6 +210,48 @@ static int parse_sort(const char *arg, unsigned *keys)
 	return *keys ? 0 : -1;
 }
 
+/* What report's own options ask for. */
+struct report_args {
+	enum rep_format format;
+	unsigned keys;
+	const char *output;
+	int limit;
+	bool stats;
+};
+
+static int report_option(void *ctx, int opt, const char *arg)
+{
+	struct report_args *r = ctx;
+
+	switch (opt) {
+	case 's':
+		return parse_sort(arg, &r->keys);
+	case 'f':
+		if (!strcmp(arg, "text"))
+			r->format = rep_text;
+		else if (!strcmp(arg, "json"))
+			r->format = rep_json;
+		else if (!strcmp(arg, "csv"))
+			r->format = rep_csv;
+		else {
+			cli_error("--format %s: expected text, json or csv", arg);
+			return -1;
+		}
+		return 0;
+	case 'o':
+		r->output = arg;
+		return 0;
+	case 'l':
+		r->limit = atoi(arg);
+		return 0;
+	case 'S':
+		r->stats = true;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -227,68 +270,37 @@ int cmd_report(int argc, char **argv)
 	struct cst_session *session = NULL;
 	struct cst_symbolizer *sym = NULL;
 	const struct cst_report_row *rows;
-	enum rep_format format = rep_text;
-	unsigned keys = cst_report_key_dso | cst_report_key_sym;
-	const char *output = NULL;
+	struct report_args args = {rep_text, cst_report_key_dso | cst_report_key_sym, NULL, 0,
+				   false};
+	enum rep_format format;
+	unsigned keys;
+	const char *output, *trace;
+	enum verb_parsed parsed;
 	FILE *f = stdout;
-	bool stats = false;
-	int opt, n, err, limit = 0, status = 1;
+	bool stats;
+	int n, err, limit, status = 1;
 
 	symcli_init(&cli);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		int t = symcli_parse(&cli, opt, optarg);
-
-		if (t < 0)
-			goto usage_error;
-		if (t > 0)
-			continue;
-		switch (opt) {
-		case 's':
-			if (parse_sort(optarg, &keys) < 0)
-				goto usage_error;
-			break;
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				format = rep_text;
-			else if (!strcmp(optarg, "json"))
-				format = rep_json;
-			else if (!strcmp(optarg, "csv"))
-				format = rep_csv;
-			else {
-				cli_error("--format %s: expected text, json or csv", optarg);
-				goto usage_error;
-			}
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'l':
-			limit = atoi(optarg);
-			break;
-		case 'S':
-			stats = true;
-			break;
-		case 'h':
-			fputs(report_usage, stdout);
-			symcli_fini(&cli);
-			return 0;
-		default:
-			goto usage_error;
-		}
+	parsed = verb_parse(&(struct verb){"report", report_usage, "o:", longopts, report_option,
+					   &args},
+			    argc, argv, NULL, &cli, &trace);
+	if (parsed != verb_run) {
+		symcli_fini(&cli);
+		return verb_exit(parsed);
 	}
-	if (optind != argc - 1) {
-		cli_error("report: one TRACE expected\n%s", report_usage);
-		goto usage_error;
-	}
-	if (symcli_open(&cli, argv[optind], &session, &sym) < 0)
+	format = args.format;
+	keys = args.keys;
+	output = args.output;
+	limit = args.limit;
+	stats = args.stats;
+	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;
 	err = cst_report_alloc(&run.rep, keys);
 	if (err < 0)
 		goto out;
 	err = cst_symbolizer_run(sym, session, report_elem, &run);
 	if (err < 0) {
-		cli_error("%s: %s", argv[optind], cst_strerror(err));
+		cli_error("%s: %s", trace, cst_strerror(err));
 		goto out;
 	}
 	n = cst_report_rows(run.rep, &rows);
@@ -328,7 +340,4 @@ out:
 	cst_session_free(session);
 	symcli_fini(&cli);
 	return status;
-usage_error:
-	symcli_fini(&cli);
-	return 2;
 }

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cstrace/symbolize.h"
 #include "trace_opts.h"
+#include "verb.h"
 
 /* The symbolized views (-F, --call-trace, --srcline, --elf ...) in script_view.c. */
 int script_view_run(int argc, char **argv);
@@ -160,6 +161,21 @@ static bool wants_raw(int argc, char **argv)
 	return false;
 }
 
+/* --raw selects this mode; --insn one line per instruction. */
+static int raw_option(void *ctx, int opt, const char *arg)
+{
+	struct script *s = ctx;
+
+	(void)arg;
+	if (opt == 'r')
+		return 0;
+	if (opt == 'i') {
+		s->insn = true;
+		return 0;
+	}
+	return -1;
+}
+
 int cmd_script(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -172,54 +188,35 @@ int cmd_script(int argc, char **argv)
 	struct script s;
 	struct trace_opts topts;
 	struct cst_session *session = NULL;
-	int opt, ret, status = 1;
+	const char *trace;
+	enum verb_parsed parsed;
+	int ret, status = 1;
 
 	if (!wants_raw(argc, argv))
 		return script_view_run(argc, argv);
 	memset(&s, 0, sizeof(s));
 	s.f = stdout;
 	trace_opts_init(&topts);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		int t = trace_opts_parse(&topts, opt, optarg);
-
-		if (t < 0)
-			goto usage_error;
-		if (t > 0)
-			continue;
-		if (opt == 'r')
-			continue;
-		if (opt == 'i') {
-			s.insn = true;
-			continue;
-		}
-		if (opt == 'h') {
-			fputs(script_usage, stdout);
-			trace_opts_fini(&topts);
-			return 0;
-		}
-		goto usage_error;
+	parsed = verb_parse(&(struct verb){"script", script_usage, "", longopts, raw_option, &s},
+			    argc, argv, &topts, NULL, &trace);
+	if (parsed != verb_run) {
+		trace_opts_fini(&topts);
+		return verb_exit(parsed);
 	}
-	if (optind != argc - 1) {
-		cli_error("script: one TRACE expected\n%s", script_usage);
-		goto usage_error;
-	}
-	if (trace_opts_finish(&topts) < 0)
-		goto usage_error;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	/* samples stream out as they come: a decoder crash can be skipped */
-	ret = trace_opts_open(&topts, argv[optind], stdout, &session);
+	ret = trace_opts_open(&topts, trace, stdout, &session);
 	if (ret < 0)
 		goto out;
 	if (s.insn) {
 		struct cst_symbolizer_opts so = {.sz = sizeof(so), .symfs = topts.session.symfs,
 						 .buildid_dir = topts.session.buildid_dir,
 						 .no_dwarf = true};
-		const struct cst_trace *trace = cst_session_trace(session);
+		const struct cst_trace *desc = cst_session_trace(session);
 
 		ret = cst_symbolizer_alloc(&s.sym, &so);
-		if (!ret && trace)
-			ret = cst_symbolizer_add_trace_images(s.sym, trace);
+		if (!ret && desc)
+			ret = cst_symbolizer_add_trace_images(s.sym, desc);
 		if (ret < 0) {
 			cli_error("script: %s", cst_strerror(ret));
 			goto out;
@@ -236,7 +233,4 @@ out:
 	cst_session_free(session);
 	trace_opts_fini(&topts);
 	return status;
-usage_error:
-	trace_opts_fini(&topts);
-	return 2;
 }

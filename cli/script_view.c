@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cstrace/symbolize.h"
 #include "sym_opts.h"
+#include "verb.h"
 #include "trace_opts.h"
 
 
@@ -311,6 +312,41 @@ static int script_elem(void *ctx, const struct cst_sym_elem *se)
 	return s->io_error ? -cste_io : 0;
 }
 
+/* What the view's own options ask for. */
+struct view_args {
+	struct script *s;
+	const char *output;
+	bool srcline, have_fields;
+};
+
+static int view_option(void *ctx, int opt, const char *arg)
+{
+	struct view_args *v = ctx;
+
+	switch (opt) {
+	case 'i':
+		v->s->mode = mode_insn;
+		return 0;
+	case 'c':
+		v->s->mode = mode_calls;
+		return 0;
+	case 'l':
+		v->srcline = true;
+		return 0;
+	case 'y':
+	case 'd':
+		return 0; /* they only ask for this view: symbols and disassembly are its defaults */
+	case 'F':
+		v->have_fields = true;
+		return parse_fields(arg, &v->s->fields);
+	case 'o':
+		v->output = arg;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 int script_view_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -330,9 +366,11 @@ int script_view_run(int argc, char **argv)
 	struct script *s = calloc(1, sizeof(*s));
 	struct cst_session *session = NULL;
 	struct cst_symbolizer *sym = NULL;
-	const char *output = NULL;
-	bool srcline = false, have_fields = false;
-	int opt, err, fin, status = 1;
+	struct view_args args = {s, NULL, false, false};
+	const char *output, *trace;
+	enum verb_parsed parsed;
+	bool srcline, have_fields;
+	int err, fin, status = 1;
 
 	if (!s) {
 		cli_error("out of memory");
@@ -341,48 +379,18 @@ int script_view_run(int argc, char **argv)
 	symcli_init(&cli);
 	s->cli = &cli;
 	s->f = stdout;
-	optind = 0; /* full getopt reset: cmd_script may have parsed part of argv */
-	while ((opt = getopt_long(argc, argv, "F:o:h", longopts, NULL)) != -1) {
-		int t = symcli_parse(&cli, opt, optarg);
-
-		if (t < 0)
-			goto usage_error;
-		if (t > 0)
-			continue;
-		switch (opt) {
-		case 'i':
-			s->mode = mode_insn;
-			break;
-		case 'c':
-			s->mode = mode_calls;
-			break;
-		case 'l':
-			srcline = true;
-			break;
-		case 'y':
-		case 'd':
-			break; /* they only ask for this view: symbols and disassembly are its defaults */
-		case 'F':
-			if (parse_fields(optarg, &s->fields) < 0)
-				goto usage_error;
-			have_fields = true;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'h':
-			fputs(script_usage, stdout);
-			symcli_fini(&cli);
-			free(s);
-			return 0;
-		default:
-			goto usage_error;
-		}
+	args.s = s;
+	parsed = verb_parse(&(struct verb){"script", script_usage, "F:o:", longopts, view_option,
+					   &args},
+			    argc, argv, NULL, &cli, &trace);
+	if (parsed != verb_run) {
+		symcli_fini(&cli);
+		free(s);
+		return verb_exit(parsed);
 	}
-	if (optind != argc - 1) {
-		cli_error("script: one TRACE expected\n%s", script_usage);
-		goto usage_error;
-	}
+	output = args.output;
+	srcline = args.srcline;
+	have_fields = args.have_fields;
 	if (!have_fields) {
 		s->fields = f_tid | f_cpu | f_time | f_ip | f_sym | f_symoff | f_dso;
 		if (s->mode == mode_branch)
@@ -404,7 +412,7 @@ int script_view_run(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	if (symcli_open(&cli, argv[optind], &session, &sym) < 0)
+	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;
 	s->sym = sym;
 	err = cst_symbolizer_run(sym, session, script_elem, s);
@@ -418,7 +426,7 @@ int script_view_run(int argc, char **argv)
 		goto out;
 	}
 	if (err < 0) {
-		cli_error("%s: %s", argv[optind], cst_strerror(err));
+		cli_error("%s: %s", trace, cst_strerror(err));
 		goto out;
 	}
 	status = 0;
@@ -431,8 +439,4 @@ out:
 	symcli_fini(&cli);
 	free(s);
 	return status;
-usage_error:
-	symcli_fini(&cli);
-	free(s);
-	return 2;
 }

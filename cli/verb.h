@@ -1,0 +1,41 @@
+/* The skeleton every trace-reading verb (decode, dump, script, script --raw,
+ * report) shares: its options parsed with the trace (or symbolizer) options, -h,
+ * exactly one TRACE, and the trace options finished. */
+#ifndef CSTRACE_CLI_VERB_H
+#define CSTRACE_CLI_VERB_H
+
+#include <getopt.h>
+
+#include "sym_opts.h"
+#include "trace_opts.h"
+
+struct verb {
+	const char *name;               /* "decode", for messages */
+	const char *usage;              /* printed by -h, and after a usage error */
+	const char *shortopts;          /* the verb's own ("o:"); "h" is added */
+	const struct option *longopts;  /* the verb's own, TRACE_OPTS_LONG or SYMCLI_LONG,
+					   and {"help", ..., 'h'} */
+	/* One of the verb's own options: 0 when taken, -1 when bad or unknown (a
+	 * message is printed for a bad value). */
+	int (*option)(void *ctx, int opt, const char *arg);
+	void *ctx;
+};
+
+enum verb_parsed {
+	verb_run = 0,  /* go on: *trace is the TRACE argument */
+	verb_help,     /* the usage was printed: exit 0 */
+	verb_usage,    /* a usage error was printed: exit 2 */
+};
+
+/** Parse @argv for @v. Trace options go to @topts (then finished), or with @sym to
+ *  the symbolizing verbs' options (@topts NULL; finished when @sym opens). */
+enum verb_parsed verb_parse(const struct verb *v, int argc, char **argv,
+			    struct trace_opts *topts, struct symcli *sym, const char **trace);
+
+/** The exit status for a parse result other than verb_run. */
+static inline int verb_exit(enum verb_parsed p)
+{
+	return p == verb_help ? 0 : 2;
+}
+
+#endif
