@@ -543,8 +543,8 @@ int cst_doctor_run(const struct cst_sysroot *root, const struct cst_doctor_opts 
 
 	if (!root)
 		return -cste_invalid;
-	if (opts)
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (cst_opts_load(&o, sizeof(o), opts, "cst_doctor_opts", NULL) < 0)
+		return -cste_invalid;
 	d.root = root;
 	d.fn = fn;
 	d.ctx = ctx;

@@ -362,8 +362,8 @@ int cst_board_fixture_write(const struct cst_board *b, const char *dir,
 
 	if (!b || !dir || !*dir)
 		return -cste_invalid;
-	if (opts)
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (cst_opts_load(&o, sizeof(o), opts, "cst_fixture_opts", NULL) < 0)
+		return -cste_invalid;
 	if (!o.osrelease)
 		o.osrelease = "6.12.0-cstrace";
 	f.b = b;

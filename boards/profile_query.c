@@ -53,8 +53,8 @@ int cst_board_sources(const struct cst_board *b, const struct cst_board_sources_
 
 	if (!b || max < 0 || (!out && max > 0))
 		return -cste_invalid;
-	if (opts)
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (cst_opts_load(&o, sizeof(o), opts, "cst_board_sources_opts", NULL) < 0)
+		return -cste_invalid;
 	policy = o.override_policy ? o.policy : b->trace_id_policy;
 	if (policy == cst_trace_id_dynamic)
 		return -cste_unsupported;

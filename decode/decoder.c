@@ -123,12 +123,13 @@ struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
 				      const struct cst_decoder_opts *opts, int *errp)
 {
 	struct cst_decoder *dec;
+	struct cst_decoder_opts o;
 	const struct cst_buffer_info *b = cst_trace_buffer(trace, buffer);
 	uint32_t dfmt_flags = 0;
 	ocsd_dcd_tree_src_t src_type = OCSD_TRC_SRC_FRAME_FORMATTED;
 	int err = -cste_invalid, ndecoders = 0;
 
-	if (!b)
+	if (!b || cst_opts_load(&o, sizeof(o), opts, "cst_decoder_opts", opts ? opts->log : NULL) < 0)
 		goto fail_noalloc;
 	err = -cste_nomem;
 	dec = calloc(1, sizeof(*dec));
@@ -136,10 +137,7 @@ struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
 		goto fail_noalloc;
 	dec->trace = trace;
 	dec->buffer = buffer;
-	if (opts)
-		memcpy(&dec->opts, opts,
-		       opts->sz && opts->sz < sizeof(dec->opts) ? opts->sz : sizeof(dec->opts));
-	dec->opts.sz = sizeof(dec->opts);
+	dec->opts = o;
 	if (!dec->opts.window)
 		dec->opts.window = CST_DEFAULT_WINDOW;
 	dec->opts.window = (dec->opts.window + CST_FRAME - 1) / CST_FRAME * CST_FRAME;

@@ -255,15 +255,8 @@ static int decode_now(struct cst_perf_input *in, const struct cst_trace *trace,
 /* Time order: queue the fragment for the merge. */
 static int queue_frag(struct cst_perf_input *in, const struct frag *f)
 {
-	if (in->nfrags == in->cap_frags) {
-		uint64_t ncap = in->cap_frags ? in->cap_frags * 2 : 64;
-		void *n = realloc(in->frags, ncap * sizeof(*in->frags));
-
-		if (!n)
-			return -cste_nomem;
-		in->frags = n;
-		in->cap_frags = ncap;
-	}
+	if (CST_GROW(in->frags, in->cap_frags, in->nfrags + 1) < 0)
+		return -cste_nomem;
 	in->frags[in->nfrags++] = *f;
 	return 0;
 }

@@ -22,15 +22,8 @@ void dec_pi_warnf(struct cst_perf_input *in, uint64_t off, const char *fmt, ...)
 
 static int add_buf(struct cst_perf_input *in, const struct cst_perf_record *rec)
 {
-	if (in->nbufs == in->cap_bufs) {
-		uint64_t ncap = in->cap_bufs ? in->cap_bufs * 2 : 64;
-		void *n = realloc(in->bufs, ncap * sizeof(*in->bufs));
-
-		if (!n)
-			return -cste_nomem;
-		in->bufs = n;
-		in->cap_bufs = ncap;
-	}
+	if (CST_GROW(in->bufs, in->cap_bufs, in->nbufs + 1) < 0)
+		return -cste_nomem;
 	in->bufs[in->nbufs++] = (struct auxbuf){rec->file_offset, rec->u.auxtrace.data_offset,
 						rec->u.auxtrace.size, rec->u.auxtrace.offset,
 						rec->u.auxtrace.idx, rec->u.auxtrace.tid,
@@ -50,7 +43,7 @@ static bool index_agrees(struct cst_perf_input *in)
 	if (f->nauxtrace != in->nbufs) {
 		dec_pi_warnf(in, 0, "the AUXTRACE index lists %" PRIu64 " buffers, the data holds %" PRIu64
 			     "; using the buffers found by scanning",
-		      f->nauxtrace, in->nbufs);
+		      f->nauxtrace, (uint64_t)in->nbufs);
 		return false;
 	}
 	for (k = 0; k < in->nbufs; k++)

@@ -72,7 +72,7 @@ struct cst_perf_input {
 	bool has_aux;       /* AUX records present (else whole AUXTRACE buffers) */
 
 	struct auxbuf *bufs;
-	uint64_t nbufs, cap_bufs;
+	size_t nbufs, cap_bufs;
 	struct thread *threads;
 	size_t nthreads, cap_threads;
 	struct running *run;
@@ -98,7 +98,7 @@ struct cst_perf_input {
 	/* time order (cst_order_time): fragments queued by a first walk, then merged */
 	bool timed;
 	struct frag *frags;
-	uint64_t nfrags, cap_frags;
+	size_t nfrags, cap_frags;
 	struct tqueue *tq;
 	unsigned ntq, cur_queue;
 	struct perf_order *order;

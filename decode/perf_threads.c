@@ -30,15 +30,8 @@ void dec_pi_thread_set(struct cst_perf_input *in, int32_t tid, int32_t pid)
 		t->pid = pid;
 		return;
 	}
-	if (in->nthreads == in->cap_threads) {
-		size_t ncap = in->cap_threads ? in->cap_threads * 2 : 64;
-		void *n = realloc(in->threads, ncap * sizeof(*in->threads));
-
-		if (!n)
-			return;
-		in->threads = n;
-		in->cap_threads = ncap;
-	}
+	if (CST_GROW(in->threads, in->cap_threads, in->nthreads + 1) < 0)
+		return;
 	in->threads[in->nthreads++] = (struct thread){tid, pid};
 }
 
@@ -54,15 +47,8 @@ struct running *dec_pi_running_get(struct cst_perf_input *in, int32_t key)
 	for (size_t i = 0; i < in->nrun; i++)
 		if (in->run[i].key == key)
 			return &in->run[i];
-	if (in->nrun == in->cap_run) {
-		size_t ncap = in->cap_run ? in->cap_run * 2 : 16;
-		void *n = realloc(in->run, ncap * sizeof(*in->run));
-
-		if (!n)
-			return NULL;
-		in->run = n;
-		in->cap_run = ncap;
-	}
+	if (CST_GROW(in->run, in->cap_run, in->nrun + 1) < 0)
+		return NULL;
 	in->run[in->nrun] = (struct running){key, -1, -1};
 	return &in->run[in->nrun++];
 }

@@ -106,10 +106,11 @@ int cst_session_open(struct cst_session **out, const char *path,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -cste_nomem;
-	if (opts)
-		memcpy(&s->opts, opts,
-		       opts->sz && opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
-	s->opts.sz = sizeof(s->opts);
+	if (cst_opts_load(&s->opts, sizeof(s->opts), opts, "cst_session_opts",
+			  opts ? opts->log : NULL) < 0) {
+		free(s);
+		return -cste_invalid;
+	}
 	s->path = strdup(path);
 	s->trace = cst_trace_alloc();
 	if (!s->path || !s->trace) {

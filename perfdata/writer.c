@@ -68,10 +68,10 @@ int cst_perf_writer_open(struct cst_perf_writer **out, const char *path,
 	if (!w)
 		return -cste_nomem;
 	w->fd = -1;
-	if (opts) {
-		size_t n = opts->sz < sizeof(w->opts) ? opts->sz : sizeof(w->opts);
-
-		memcpy(&w->opts, opts, n);
+	if (cst_opts_load(&w->opts, sizeof(w->opts), opts, "cst_perf_writer_opts",
+			  opts ? opts->log : NULL) < 0) {
+		free(w);
+		return -cste_invalid;
 	}
 	if (w->opts.log)
 		w->log = *w->opts.log;
@@ -342,15 +342,8 @@ int cst_perf_writer_auxtrace(struct cst_perf_writer *w, uint64_t aux_offset,
 	cst_put_le32(b + 32, idx);
 	cst_put_le32(b + 36, tid);
 	cst_put_le32(b + 40, cpu);
-	if (w->naux == w->cap_aux) {
-		uint64_t ncap = w->cap_aux ? w->cap_aux * 2 : 64;
-		uint64_t *n = realloc(w->aux_index, ncap * sizeof(uint64_t));
-
-		if (!n)
-			return -cste_nomem;
-		w->aux_index = n;
-		w->cap_aux = ncap;
-	}
+	if (CST_GROW(w->aux_index, w->cap_aux, w->naux + 1) < 0)
+		return -cste_nomem;
 	err = pd_start_data(w);
 	if (err)
 		return err;
@@ -505,15 +498,8 @@ int cst_perf_writer_add_build_id(struct cst_perf_writer *w, int32_t pid, uint16_
 
 	if (!w || !id || !size || size > 20 || !filename || w->finished)
 		return -cste_invalid;
-	if (w->nbids == w->cap_bids) {
-		uint64_t ncap = w->cap_bids ? w->cap_bids * 2 : 16;
-		void *n = realloc(w->bids, ncap * sizeof(*w->bids));
-
-		if (!n)
-			return -cste_nomem;
-		w->bids = n;
-		w->cap_bids = ncap;
-	}
+	if (CST_GROW(w->bids, w->cap_bids, w->nbids + 1) < 0)
+		return -cste_nomem;
 	b = &w->bids[w->nbids];
 	memset(b, 0, sizeof(*b));
 	b->pid = pid;

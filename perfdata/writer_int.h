@@ -31,9 +31,9 @@ struct cst_perf_writer {
 	uint64_t count;
 
 	struct cst_perf_build_id *bids;
-	uint64_t nbids, cap_bids;
+	size_t nbids, cap_bids;
 	uint64_t *aux_index; /* file offsets of AUXTRACE record headers */
-	uint64_t naux, cap_aux;
+	size_t naux, cap_aux;
 };
 
 /* A record header: type, misc, size. */

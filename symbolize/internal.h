@@ -155,7 +155,7 @@ struct cst_symbolizer {
 	cs_insn *cs_insn;
 
 	struct comm *comms;
-	uint32_t ncomms, comms_cap;
+	size_t ncomms, comms_cap;
 
 	struct cst_sym_frame frames[16];
 	struct cst_sym_line_count *scratch; /* per-line counts being built */

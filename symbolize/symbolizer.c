@@ -13,15 +13,17 @@ int cst_symbolizer_alloc(struct cst_symbolizer **out, const struct cst_symbolize
 	size_t len;
 	int err;
 
-	if (!out || (opts && opts->sz < sizeof(size_t)))
+	if (!out)
 		return -cste_invalid;
 	*out = NULL;
 	sym = calloc(1, sizeof(*sym));
 	if (!sym)
 		return -cste_nomem;
-	if (opts)
-		memcpy(&sym->opts, opts, opts->sz < sizeof(*opts) ? opts->sz : sizeof(*opts));
-	sym->opts.sz = sizeof(sym->opts);
+	if (cst_opts_load(&sym->opts, sizeof(sym->opts), opts, "cst_symbolizer_opts",
+			  opts ? opts->log : NULL) < 0) {
+		free(sym);
+		return -cste_invalid;
+	}
 	if (sym->opts.log)
 		sym->log = *sym->opts.log;
 	/* libdwfl's search path: the user's debug dir first, then the usual places,
@@ -235,20 +237,13 @@ int cst_symbolizer_add_trace_images(struct cst_symbolizer *sym, const struct cst
 
 static int set_comm(struct cst_symbolizer *sym, int32_t tid, const char *name)
 {
-	for (uint32_t i = 0; i < sym->ncomms; i++)
+	for (size_t i = 0; i < sym->ncomms; i++)
 		if (sym->comms[i].tid == tid) {
 			snprintf(sym->comms[i].name, sizeof(sym->comms[i].name), "%s", name);
 			return 0;
 		}
-	if (sym->ncomms == sym->comms_cap) {
-		uint32_t cap = sym->comms_cap ? sym->comms_cap * 2 : 32;
-		struct comm *c = realloc(sym->comms, cap * sizeof(*c));
-
-		if (!c)
-			return -cste_nomem;
-		sym->comms = c;
-		sym->comms_cap = cap;
-	}
+	if (CST_GROW(sym->comms, sym->comms_cap, sym->ncomms + 1) < 0)
+		return -cste_nomem;
 	sym->comms[sym->ncomms].tid = tid;
 	snprintf(sym->comms[sym->ncomms].name, sizeof(sym->comms[0].name), "%s", name);
 	sym->ncomms++;
@@ -259,7 +254,7 @@ const char *cst_symbolizer_comm(const struct cst_symbolizer *sym, int32_t tid)
 {
 	if (!sym)
 		return NULL;
-	for (uint32_t i = 0; i < sym->ncomms; i++)
+	for (size_t i = 0; i < sym->ncomms; i++)
 		if (sym->comms[i].tid == tid)
 			return sym->comms[i].name;
 	return NULL;

@@ -1,0 +1,83 @@
+/* One rule for sized options structs, as each library applies it (common.h): NULL
+ * and sz 0 take the defaults / the caller's header, a struct from a newer header
+ * is accepted when its unknown tail is zero and refused otherwise, and a size
+ * below the size field is refused. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cstrace/perfdata.h"
+#include "cstrace/snapshot.h"
+#include "cstrace/symbolize.h"
+#include "test.h"
+
+/* A caller's struct from a newer header: the library's struct, then more. */
+#define NEWER(T) struct { T known; uint64_t more; }
+
+static void test_symbolizer(void)
+{
+	NEWER(struct cst_symbolizer_opts) n;
+	struct cst_symbolizer *s = NULL;
+
+	CHECK_EQ_INT(cst_symbolizer_alloc(&s, NULL), 0);
+	cst_symbolizer_free(s);
+	memset(&n, 0, sizeof(n));
+	CHECK_EQ_INT(cst_symbolizer_alloc(&s, &n.known), 0); /* sz 0 */
+	cst_symbolizer_free(s);
+	n.known.sz = sizeof(n);
+	CHECK_EQ_INT(cst_symbolizer_alloc(&s, &n.known), 0); /* newer, tail zero */
+	cst_symbolizer_free(s);
+	n.more = 1;
+	s = NULL;
+	CHECK_EQ_INT(cst_symbolizer_alloc(&s, &n.known), -cste_invalid);
+	CHECK(s == NULL);
+	n.known.sz = 2;
+	CHECK_EQ_INT(cst_symbolizer_alloc(&s, &n.known), -cste_invalid);
+}
+
+static void test_perf_writer(const char *dir)
+{
+	NEWER(struct cst_perf_writer_opts) n;
+	struct cst_perf_writer *w = NULL;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/w.data", dir);
+	memset(&n, 0, sizeof(n));
+	n.known.sz = sizeof(n);
+	CHECK_EQ_INT(cst_perf_writer_open(&w, path, &n.known), 0);
+	cst_perf_writer_free(w);
+	n.more = 7;
+	w = NULL;
+	CHECK_EQ_INT(cst_perf_writer_open(&w, path, &n.known), -cste_invalid);
+	CHECK(w == NULL);
+	unlink(path);
+}
+
+static void test_snap_writer(const char *dir)
+{
+	NEWER(struct cst_snap_writer_opts) n;
+	struct cst_snap_writer *w = NULL;
+
+	memset(&n, 0, sizeof(n));
+	CHECK_EQ_INT(cst_snap_writer_open(&w, dir, &n.known), 0);
+	cst_snap_writer_free(w);
+	n.known.sz = sizeof(n);
+	n.more = 1;
+	w = NULL;
+	CHECK_EQ_INT(cst_snap_writer_open(&w, dir, &n.known), -cste_invalid);
+	CHECK(w == NULL);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/cstrace-opts-XXXXXX";
+
+	if (!mkdtemp(dir))
+		return 1;
+	test_symbolizer();
+	test_perf_writer(dir);
+	test_snap_writer(dir);
+	rmdir(dir);
+	return test_done();
+}
