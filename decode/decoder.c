@@ -83,9 +83,7 @@ void dec_decoder_on_packet(const void *p_context, const ocsd_datapath_op_t op,
 {
 	const struct pkt_ctx *pc = p_context;
 	struct cst_decoder *dec = pc->dec;
-	struct cst_packet pkt;
 	char text[512];
-	int ret;
 
 	if (op != OCSD_OP_DATA || dec->stop)
 		return;
@@ -94,13 +92,18 @@ void dec_decoder_on_packet(const void *p_context, const ocsd_datapath_op_t op,
 		return;
 	text[0] = '\0';
 	ocsd_pkt_str(dec_protocol_to_ocsd(pc->protocol), p_packet_in, text, sizeof(text));
-	pkt.offset = dec_decoder_offset(dec, index_sop);
-	pkt.trace_id = pc->trace_id;
-	pkt.protocol = pc->protocol;
-	pkt.raw = p_data;
-	pkt.raw_size = size;
-	pkt.text = text;
-	ret = dec->pkt_fn(dec->pkt_ctx, &pkt);
+	dec_decoder_deliver(dec, index_sop, pc->trace_id, pc->protocol, p_data, size, text);
+}
+
+void dec_decoder_deliver(struct cst_decoder *dec, ocsd_trc_index_t index_sop, uint8_t trace_id,
+			 enum cst_protocol protocol, const uint8_t *raw, uint32_t raw_size,
+			 const char *text)
+{
+	struct cst_packet pkt = {
+		.offset = dec_decoder_offset(dec, index_sop), .trace_id = trace_id,
+		.protocol = protocol, .raw = raw, .raw_size = raw_size, .text = text};
+	int ret = dec->pkt_fn(dec->pkt_ctx, &pkt);
+
 	if (ret)
 		dec->stop = ret;
 }

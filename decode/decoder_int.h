@@ -59,6 +59,11 @@ void dec_decoder_on_packet(const void *p_context, const ocsd_datapath_op_t op,
 			   const ocsd_trc_index_t index_sop, const void *p_packet_in,
 			   const uint32_t size, const uint8_t *p_data);
 
+/* decoder.c: give one packet to the packet callback (which is set) */
+void dec_decoder_deliver(struct cst_decoder *dec, ocsd_trc_index_t index_sop, uint8_t trace_id,
+			 enum cst_protocol protocol, const uint8_t *raw, uint32_t raw_size,
+			 const char *text);
+
 /* decoder_config.c: OpenCSD's name of a protocol, and create the OpenCSD decoder
  * of source @s. Returns 0 or an error. */
 ocsd_trace_protocol_t dec_protocol_to_ocsd(enum cst_protocol p);

@@ -21,8 +21,6 @@ static void on_printed(const void *p_context, const char *msg, const int len)
 	unsigned id;
 	const char *p, *tab;
 	char text[512];
-	struct cst_packet pkt;
-	int ret;
 
 	if (dec->stop || sscanf(msg, "Idx:%llu; ID:%x;", &idx, &id) != 2)
 		return;
@@ -44,15 +42,8 @@ static void on_printed(const void *p_context, const char *msg, const int len)
 	dec->stats.packets++;
 	if (!dec->pkt_fn)
 		return;
-	pkt.offset = dec_decoder_offset(dec, (ocsd_trc_index_t)idx);
-	pkt.trace_id = (uint8_t)id;
-	pkt.protocol = dec->pkt_ids[id & 0x7f].protocol;
-	pkt.raw = raw;
-	pkt.raw_size = nraw;
-	pkt.text = text;
-	ret = dec->pkt_fn(dec->pkt_ctx, &pkt);
-	if (ret)
-		dec->stop = ret;
+	dec_decoder_deliver(dec, (ocsd_trc_index_t)idx, (uint8_t)id,
+			    dec->pkt_ids[id & 0x7f].protocol, raw, nraw, text);
 }
 
 int dec_decoder_attach_printer(struct cst_decoder *dec, uint8_t csid)
