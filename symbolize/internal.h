@@ -159,9 +159,9 @@ struct cst_symbolizer {
 
 	struct cst_sym_frame frames[16];
 	struct cst_sym_line_count *scratch; /* per-line counts being built */
-	uint32_t scratch_cap;
+	size_t scratch_cap;
 	struct cst_sym_piece *pscratch;     /* pieces being built */
-	uint32_t pscratch_cap;
+	size_t pscratch_cap;
 	struct cst_symbolizer_stats stats;
 	struct cst_sym_piece one_piece; /* for uncached single pieces */
 };

@@ -120,15 +120,8 @@ static struct cst_sym_line_count *scratch_line(struct cst_symbolizer *sym, uint3
 	for (uint32_t i = 0; i < *n; i++)
 		if (sym->scratch[i].slot == slot)
 			return &sym->scratch[i];
-	if (*n == sym->scratch_cap) {
-		uint32_t cap = sym->scratch_cap ? sym->scratch_cap * 2 : 64;
-		struct cst_sym_line_count *s = realloc(sym->scratch, cap * sizeof(*s));
-
-		if (!s)
-			return NULL;
-		sym->scratch = s;
-		sym->scratch_cap = cap;
-	}
+	if (CST_GROW(sym->scratch, sym->scratch_cap, (size_t)*n + 1) < 0)
+		return NULL;
 	memset(&sym->scratch[*n], 0, sizeof(sym->scratch[0]));
 	sym->scratch[*n].slot = slot;
 	return &sym->scratch[(*n)++];
@@ -197,15 +190,8 @@ static int piece_lines(struct cst_symbolizer *sym, const struct mapping *m, stru
 
 static struct cst_sym_piece *next_piece(struct cst_symbolizer *sym, uint32_t n)
 {
-	if (n == sym->pscratch_cap) {
-		uint32_t cap = sym->pscratch_cap ? sym->pscratch_cap * 2 : 16;
-		struct cst_sym_piece *p = realloc(sym->pscratch, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		sym->pscratch = p;
-		sym->pscratch_cap = cap;
-	}
+	if (CST_GROW(sym->pscratch, sym->pscratch_cap, (size_t)n + 1) < 0)
+		return NULL;
 	memset(&sym->pscratch[n], 0, sizeof(sym->pscratch[0]));
 	return &sym->pscratch[n];
 }

@@ -16,7 +16,8 @@ struct rrow {
 struct cst_report {
 	unsigned keys;
 	struct rrow *rows;
-	uint32_t nrows, cap;
+	uint32_t nrows;
+	size_t cap;
 	uint32_t *index;           /* open addressing over rows: row + 1, 0 empty */
 	uint32_t icap;
 	uint64_t total;
@@ -99,15 +100,8 @@ static struct rrow *row_get(struct cst_report *rep, const struct cst_sym_func *f
 		    r->pub.line == line)
 			return r;
 	}
-	if (rep->nrows == rep->cap) {
-		uint32_t cap = rep->cap ? rep->cap * 2 : 256;
-		struct rrow *n = realloc(rep->rows, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		rep->rows = n;
-		rep->cap = cap;
-	}
+	if (CST_GROW(rep->rows, rep->cap, (size_t)rep->nrows + 1) < 0)
+		return NULL;
 	r = &rep->rows[rep->nrows];
 	memset(r, 0, sizeof(*r));
 	r->func = func;
