@@ -8,6 +8,18 @@
 
 #include "cstrace/perfdata.h"
 
+struct cst_aux_report {
+	struct cst_aux_rec_info *recs;
+	uint64_t nrecs;
+	struct cst_aux_chunk_info *chunks;
+	uint64_t nchunks;
+	struct cst_aux_queue_summary *queues;
+	int nqueues;
+	uint64_t aux_size;    /* as given (0 = unknown) */
+	bool per_thread;
+	bool incomplete;      /* the file was not finished */
+};
+
 const char *cst_aux_flags_words(uint64_t flags, char *buf, size_t size)
 {
 	static const struct { uint64_t bit; const char *word; } words[] = {
@@ -333,6 +345,31 @@ void cst_aux_report_free(struct cst_aux_report *r)
 	free(r->chunks);
 	free(r->queues);
 	free(r);
+}
+
+struct cst_aux_report_info cst_aux_report_get_info(const struct cst_aux_report *r)
+{
+	struct cst_aux_report_info info = {0};
+
+	if (r)
+		info = (struct cst_aux_report_info){r->nrecs, r->nchunks, r->nqueues,
+						    r->aux_size, r->per_thread, r->incomplete};
+	return info;
+}
+
+const struct cst_aux_rec_info *cst_aux_report_rec(const struct cst_aux_report *r, uint64_t i)
+{
+	return r && i < r->nrecs ? &r->recs[i] : NULL;
+}
+
+const struct cst_aux_chunk_info *cst_aux_report_chunk(const struct cst_aux_report *r, uint64_t i)
+{
+	return r && i < r->nchunks ? &r->chunks[i] : NULL;
+}
+
+const struct cst_aux_queue_summary *cst_aux_report_queue(const struct cst_aux_report *r, int i)
+{
+	return r && i >= 0 && i < r->nqueues ? &r->queues[i] : NULL;
 }
 
 int cst_aux_report_svg(const struct cst_aux_report *r, const char *path)

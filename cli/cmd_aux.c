@@ -64,6 +64,7 @@ int cmd_aux(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct cst_aux_report *r;
+	struct cst_aux_report_info ri;
 	const char *svg = NULL;
 	uint64_t aux_size = 0;
 	bool summary_only = false;
@@ -104,22 +105,23 @@ int cmd_aux(int argc, char **argv)
 		cli_error("aux: %s: %s", argv[optind], cst_strerror(err));
 		return 1;
 	}
-	if (r->incomplete)
+	ri = cst_aux_report_get_info(r);
+	if (ri.incomplete)
 		printf("# %s was not finished (the recorder stopped early): records up to its end\n",
 		       argv[optind]);
 	if (!summary_only) {
 		printf("%-6s %-10s %-18s %-18s %-10s %-28s %-8s %-12s %-6s %-10s %s\n", "aux#",
 		       "queue", "file_offset", "aux_offset", "size", "flags", "chunk", "chunk_file",
 		       "wraps", "gap", "lost");
-		for (uint64_t i = 0; i < r->nrecs; i++) {
-			const struct cst_aux_rec_info *a = &r->recs[i];
+		for (uint64_t i = 0; i < ri.nrecs; i++) {
+			const struct cst_aux_rec_info *a = cst_aux_report_rec(r, i);
 			char chunk[24] = "-", cfile[24] = "-", wraps[24] = "?";
 
 			print_queue_name(who, sizeof(who), a->cpu);
 			if (a->chunk >= 0) {
 				snprintf(chunk, sizeof(chunk), "%lld", (long long)a->chunk);
 				snprintf(cfile, sizeof(cfile), "0x%llx",
-					 (unsigned long long)r->chunks[a->chunk].file_offset);
+					 (unsigned long long)cst_aux_report_chunk(r, a->chunk)->file_offset);
 			}
 			if (a->wraps >= 0)
 				snprintf(wraps, sizeof(wraps), "%lld", (long long)a->wraps);
@@ -132,8 +134,8 @@ int cmd_aux(int argc, char **argv)
 		}
 		printf("\n%-6s %-10s %-18s %-18s %-10s %s\n", "chunk#", "queue", "file_offset",
 		       "aux_offset", "size", "records");
-		for (uint64_t i = 0; i < r->nchunks; i++) {
-			const struct cst_aux_chunk_info *ch = &r->chunks[i];
+		for (uint64_t i = 0; i < ri.nchunks; i++) {
+			const struct cst_aux_chunk_info *ch = cst_aux_report_chunk(r, i);
 
 			print_queue_name(who, sizeof(who), ch->cpu);
 			printf("%-6llu %-10s 0x%-16llx 0x%-16llx %-10llu %llu\n",
@@ -143,8 +145,8 @@ int cmd_aux(int argc, char **argv)
 		}
 		printf("\n");
 	}
-	for (int q = 0; q < r->nqueues; q++) {
-		const struct cst_aux_queue_summary *s = &r->queues[q];
+	for (int q = 0; q < ri.nqueues; q++) {
+		const struct cst_aux_queue_summary *s = cst_aux_report_queue(r, q);
 
 		print_queue_name(who, sizeof(who), s->cpu);
 		printf("%s: records %llu (%llu bytes), chunks %llu (%llu bytes), truncated %llu "
@@ -155,11 +157,11 @@ int cmd_aux(int argc, char **argv)
 		       (unsigned long long)s->truncated, (unsigned long long)s->empty_truncated,
 		       (unsigned long long)s->overwrite, (unsigned long long)s->partial,
 		       (unsigned long long)s->collision, (unsigned long long)s->gaps,
-		       (unsigned long long)s->gap_bytes, r->aux_size ? "" : "?",
+		       (unsigned long long)s->gap_bytes, ri.aux_size ? "" : "?",
 		       (unsigned long long)s->wraps, (unsigned long long)s->lost_bytes,
 		       (unsigned long long)s->lost_events);
 	}
-	if (!r->nrecs)
+	if (!ri.nrecs)
 		printf("no AUX records\n");
 	if (svg) {
 		err = cst_aux_report_svg(r, svg);

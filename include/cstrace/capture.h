@@ -395,13 +395,15 @@ struct cst_aux_queue_summary {
 	uint64_t lost_events;     /* PERF_RECORD_LOST counts */
 };
 
-struct cst_aux_report {
-	struct cst_aux_rec_info *recs;
-	uint64_t nrecs;
-	struct cst_aux_chunk_info *chunks;
-	uint64_t nchunks;
-	struct cst_aux_queue_summary *queues;
-	int nqueues;
+/** The report on a recording's AUX records (opaque: read it through the
+ *  functions below). */
+struct cst_aux_report;
+
+/** What a report holds, and how the recording ended. */
+struct cst_aux_report_info {
+	uint64_t nrecs;       /* AUX records */
+	uint64_t nchunks;     /* AUXTRACE chunks */
+	int nqueues;          /* rings: CPUs, or threads for per-thread recording */
 	uint64_t aux_size;    /* as given (0 = unknown) */
 	bool per_thread;
 	bool incomplete;      /* the file was not finished */
@@ -413,6 +415,14 @@ struct cst_aux_report {
 int cst_aux_report_build(struct cst_aux_report **out, const char *path, uint64_t aux_size,
 			 const struct cst_log *log);
 void cst_aux_report_free(struct cst_aux_report *r);
+
+/** The counts and flags of @r. */
+struct cst_aux_report_info cst_aux_report_get_info(const struct cst_aux_report *r);
+
+/** AUX record @i (in file order), chunk @i, queue @i; NULL past the end. */
+const struct cst_aux_rec_info *cst_aux_report_rec(const struct cst_aux_report *r, uint64_t i);
+const struct cst_aux_chunk_info *cst_aux_report_chunk(const struct cst_aux_report *r, uint64_t i);
+const struct cst_aux_queue_summary *cst_aux_report_queue(const struct cst_aux_report *r, int i);
 
 /** Flags in words: "truncated,overwrite,partial,collision" (and "raw" for the
  *  unformatted PMU format), "-" for none. Returns @buf. */

@@ -154,7 +154,7 @@ static void check_cli(const char *path, const struct cst_aux_report *r, uint64_t
 		if (section == 0 && sscanf(line, "%llu %15s %15s %llx %llx %llu %63s %23s %23s %23s %lld %llu",
 					   &idx, q1, q2, &fo, &ao, &size, flags, chunk_s, cfile, wraps_s,
 					   &gap, &lost) == 12) {
-			const struct cst_aux_rec_info *a = idx < r->nrecs ? &r->recs[idx] : NULL;
+			const struct cst_aux_rec_info *a = idx < cst_aux_report_get_info(r).nrecs ? cst_aux_report_rec(r, idx) : NULL;
 			char words[64];
 
 			CHECK(a != NULL);
@@ -171,20 +171,20 @@ static void check_cli(const char *path, const struct cst_aux_report *r, uint64_t
 			CHECK_EQ_STR(flags, cst_aux_flags_words(a->flags, words, sizeof(words)));
 			CHECK_EQ_INT(chunk, a->chunk);
 			if (a->chunk >= 0)
-				CHECK_EQ_INT(strtoull(cfile, NULL, 16), r->chunks[a->chunk].file_offset);
+				CHECK_EQ_INT(strtoull(cfile, NULL, 16), cst_aux_report_chunk(r, a->chunk)->file_offset);
 			CHECK_EQ_INT(wraps, a->wraps);
 			CHECK_EQ_INT(gap, a->gap);
 			CHECK_EQ_INT(lost, a->lost);
 			rows++;
 		} else if (section == 1 && sscanf(line, "%llu %15s %15s %llx %llx %llu %llu", &idx, q1,
 						  q2, &fo, &co, &cs, &nrec) == 7) {
-			CHECK(idx < r->nchunks);
-			if (idx >= r->nchunks)
+			CHECK(idx < cst_aux_report_get_info(r).nchunks);
+			if (idx >= cst_aux_report_get_info(r).nchunks)
 				continue;
-			CHECK_EQ_INT(fo, r->chunks[idx].file_offset);
-			CHECK_EQ_INT(co, r->chunks[idx].offset);
-			CHECK_EQ_INT(cs, r->chunks[idx].size);
-			CHECK_EQ_INT(nrec, r->chunks[idx].records);
+			CHECK_EQ_INT(fo, cst_aux_report_chunk(r, idx)->file_offset);
+			CHECK_EQ_INT(co, cst_aux_report_chunk(r, idx)->offset);
+			CHECK_EQ_INT(cs, cst_aux_report_chunk(r, idx)->size);
+			CHECK_EQ_INT(nrec, cst_aux_report_chunk(r, idx)->records);
 			crow++;
 		} else if (!strncmp(line, "cpu ", 4)) {
 			unsigned long long v[16];
@@ -196,7 +196,7 @@ static void check_cli(const char *path, const struct cst_aux_report *r, uint64_t
 				       "%llu, lost records %llu",
 				       &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
 				       &v[8], &v[9], &v[10], &v[11], &v[12], &v[13]);
-			const struct cst_aux_queue_summary *s = &r->queues[qrow];
+			const struct cst_aux_queue_summary *s = cst_aux_report_queue(r, qrow);
 
 			CHECK_EQ_INT(n, 15);
 			CHECK_EQ_INT(cpu, s->cpu);
@@ -218,9 +218,9 @@ static void check_cli(const char *path, const struct cst_aux_report *r, uint64_t
 		}
 	}
 	CHECK_EQ_INT(pclose(p), 0);
-	CHECK_EQ_INT(rows, r->nrecs);
-	CHECK_EQ_INT(crow, r->nchunks);
-	CHECK_EQ_INT(qrow, (uint64_t)r->nqueues);
+	CHECK_EQ_INT(rows, cst_aux_report_get_info(r).nrecs);
+	CHECK_EQ_INT(crow, cst_aux_report_get_info(r).nchunks);
+	CHECK_EQ_INT(qrow, (uint64_t)cst_aux_report_get_info(r).nqueues);
 }
 
 /* Normal mode, a reader too slow: TRUNCATED records, plus a COLLISION and a
@@ -257,15 +257,15 @@ static void test_normal(void)
 		return;
 	}
 	const struct kmodel_stats *ks = kmodel_stats(g.m);
-	CHECK(!r->incomplete);
-	CHECK(!r->per_thread);
-	CHECK_EQ_INT(r->nrecs, ks->aux_records);
-	CHECK_EQ_INT(r->nrecs, g.tee.naux);
-	CHECK_EQ_INT(r->nchunks, st.chunks);
-	CHECK_EQ_INT(r->nqueues, 1);
+	CHECK(!cst_aux_report_get_info(r).incomplete);
+	CHECK(!cst_aux_report_get_info(r).per_thread);
+	CHECK_EQ_INT(cst_aux_report_get_info(r).nrecs, ks->aux_records);
+	CHECK_EQ_INT(cst_aux_report_get_info(r).nrecs, g.tee.naux);
+	CHECK_EQ_INT(cst_aux_report_get_info(r).nchunks, st.chunks);
+	CHECK_EQ_INT(cst_aux_report_get_info(r).nqueues, 1);
 	uint64_t prev_end = 0, wraps = 0;
-	for (uint64_t i = 0; i < r->nrecs && i < g.tee.naux; i++) {
-		const struct cst_aux_rec_info *a = &r->recs[i];
+	for (uint64_t i = 0; i < cst_aux_report_get_info(r).nrecs && i < g.tee.naux; i++) {
+		const struct cst_aux_rec_info *a = cst_aux_report_rec(r, i);
 		int64_t first;
 		uint64_t cov = covered(&g.tee, g.tee.aux[i].offset,
 				       g.tee.aux[i].offset + g.tee.aux[i].size, &first);
@@ -286,7 +286,7 @@ static void test_normal(void)
 		prev_end = g.tee.aux[i].offset + g.tee.aux[i].size;
 		wraps += (uint64_t)w;
 	}
-	const struct cst_aux_queue_summary *q = &r->queues[0];
+	const struct cst_aux_queue_summary *q = cst_aux_report_queue(r, 0);
 	CHECK_EQ_INT(q->cpu, 2);
 	CHECK_EQ_INT(q->truncated, ks->truncated);
 	CHECK(ks->truncated > 0);
@@ -336,9 +336,9 @@ static void test_snapshot(void)
 		rig_close(&g);
 		return;
 	}
-	CHECK_EQ_INT(r->nrecs, kmodel_stats(g.m)->aux_records);
-	for (uint64_t i = 0; i < r->nrecs; i++) {
-		const struct cst_aux_rec_info *a = &r->recs[i];
+	CHECK_EQ_INT(cst_aux_report_get_info(r).nrecs, kmodel_stats(g.m)->aux_records);
+	for (uint64_t i = 0; i < cst_aux_report_get_info(r).nrecs; i++) {
+		const struct cst_aux_rec_info *a = cst_aux_report_rec(r, i);
 		int64_t first;
 
 		CHECK(a->flags & 0x02);
@@ -350,8 +350,8 @@ static void test_snapshot(void)
 	CHECK(st.snapshot_overwritten > 0);
 	CHECK_EQ_INT(lost, st.snapshot_overwritten);
 	CHECK_EQ_INT(size - lost, st.aux_bytes);
-	CHECK_EQ_INT(r->queues[0].overwrite, r->nrecs);
-	CHECK_EQ_INT(r->queues[0].truncated, 0);
+	CHECK_EQ_INT(cst_aux_report_queue(r, 0)->overwrite, cst_aux_report_get_info(r).nrecs);
+	CHECK_EQ_INT(cst_aux_report_queue(r, 0)->truncated, 0);
 	check_cli(g.path, r, o.aux_size);
 	cst_aux_report_free(r);
 	rig_close(&g);
