@@ -186,15 +186,13 @@ static void write_etm_regs(struct fx *f, const char *dev, const struct cst_board
 
 	struct cst_source_cfg other;
 	const struct cst_source_cfg *src = &d->source;
-	char err[128];
 
 	/* Every ID register perf and the doctor read, from the profile's full values
 	 * (its decode defaults), which satisfy its masked checks by construction. With
 	 * @wrong_arch, the other family's registers, from a typical core of it: what a
 	 * core of another family (or the wrong driver) would show. */
 	if (wrong_arch) {
-		if (cst_source_cfg_parse(&other, v4 ? cst_proto_etmv4i : cst_proto_etmv3, "", err,
-					 sizeof(err)) < 0)
+		if (cst_source_cfg_parse(&other, v4 ? cst_proto_etmv4i : cst_proto_etmv3, "", NULL) < 0)
 			return;
 		src = &other;
 	}

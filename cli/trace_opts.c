@@ -35,19 +35,30 @@ void trace_opts_fini(struct trace_opts *t)
 		free(t->image_paths[i]);
 }
 
+/* The option a source came from, to name it in front of what is wrong with it. */
+struct source_arg {
+	const char *opt, *arg;
+};
+
+static void source_log(void *ctx, enum cst_log_level level, const char *msg)
+{
+	const struct source_arg *a = ctx;
+
+	if (level <= cst_log_warning)
+		cli_error("%s %s: %s", a->opt, a->arg, msg);
+}
+
 static int add_source(struct trace_opts *t, enum cst_protocol p, const char *opt, const char *arg)
 {
-	char err[256];
+	struct source_arg a = {opt, arg};
+	const struct cst_log log = {source_log, &a};
 
 	if (t->session.nraw_sources >= TRACE_OPTS_MAX_SOURCES) {
 		cli_error("%s: at most %d sources", opt, TRACE_OPTS_MAX_SOURCES);
 		return -1;
 	}
-	if (cst_source_cfg_parse(&t->sources[t->session.nraw_sources], p, arg, err, sizeof(err)) <
-	    0) {
-		cli_error("%s %s: %s", opt, arg, err);
+	if (cst_source_cfg_parse(&t->sources[t->session.nraw_sources], p, arg, &log) < 0)
 		return -1;
-	}
 	t->session.nraw_sources++;
 	return 0;
 }

@@ -61,18 +61,18 @@ static const struct param *layout(uint64_t magic, uint64_t version, size_t *coun
 	}
 }
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+static int fail(const struct cst_log *log, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+static int fail(const struct cst_log *log, int code, const char *fmt, ...)
 {
+	char msg[256];
 	va_list ap;
 
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cst_logf(log, cst_log_error, "%s", msg);
 	return -code;
 }
 
@@ -98,7 +98,7 @@ static void get_params(struct cst_perf_etm_cpu *c, const struct param *ps, size_
 }
 
 int cst_perf_etm_info_parse(struct cst_perf_etm_info *info, const uint8_t *priv, uint64_t n,
-			    char *err, size_t errlen)
+			    const struct cst_log *log)
 {
 	uint64_t p;
 
@@ -106,7 +106,7 @@ int cst_perf_etm_info_parse(struct cst_perf_etm_info *info, const uint8_t *priv,
 		return -cste_invalid;
 	memset(info, 0, sizeof(*info));
 	if (n < HDR_WORDS)
-		return fail(err, errlen, cste_format,
+		return fail(log, cste_format,
 			    "cs_etm AUXTRACE_INFO has %llu words, expected at least 3",
 			    (unsigned long long)n);
 	info->version = word(priv, 0);
@@ -114,12 +114,12 @@ int cst_perf_etm_info_parse(struct cst_perf_etm_info *info, const uint8_t *priv,
 	info->nr_cpu = (uint32_t)word(priv, 1);
 	info->snapshot = word(priv, 2) != 0;
 	if (info->version > 2)
-		return fail(err, errlen, cste_unsupported,
+		return fail(log, cste_unsupported,
 			    "cs_etm AUXTRACE_INFO header version %llu, expected 0, 1 or 2",
 			    (unsigned long long)info->version);
 	/* Each CPU needs at least 2 words: bound nr_cpu by the data before allocating. */
 	if (info->nr_cpu == 0 || info->nr_cpu > (n - HDR_WORDS) / 2)
-		return fail(err, errlen, cste_format,
+		return fail(log, cste_format,
 			    "cs_etm AUXTRACE_INFO claims %u CPUs in %llu words",
 			    info->nr_cpu, (unsigned long long)n);
 	info->cpus = calloc(info->nr_cpu, sizeof(*info->cpus));
@@ -143,9 +143,9 @@ int cst_perf_etm_info_parse(struct cst_perf_etm_info *info, const uint8_t *priv,
 
 			cst_perf_etm_info_fini(info);
 			if (ete)
-				return fail(err, errlen, cste_format,
+				return fail(log, cste_format,
 					    "cs_etm AUXTRACE_INFO version 0 with an ETE block");
-			return fail(err, errlen, cste_unsupported,
+			return fail(log, cste_unsupported,
 				    "cs_etm AUXTRACE_INFO CPU block %u at word %llu: magic 0x%llx, "
 				    "expected ETMv3, ETMv4 or ETE",
 				    i, (unsigned long long)p, magic);
@@ -176,7 +176,7 @@ int cst_perf_etm_info_parse(struct cst_perf_etm_info *info, const uint8_t *priv,
 
 short_data:
 	cst_perf_etm_info_fini(info);
-	return fail(err, errlen, cste_format,
+	return fail(log, cste_format,
 		    "cs_etm AUXTRACE_INFO ends at word %llu inside a CPU block",
 		    (unsigned long long)n);
 }
@@ -264,7 +264,7 @@ int cst_perf_etm_info_patch_ids(const char *path, const uint8_t *ids, const bool
 		return err == -cste_eos ? -cste_not_found : err;
 	}
 	err = cst_perf_etm_info_parse(&info, rec.u.auxtrace_info.priv, rec.u.auxtrace_info.npriv,
-				      NULL, 0);
+				      NULL);
 	if (err < 0) {
 		cst_perf_reader_free(r);
 		return err;

@@ -339,10 +339,22 @@ uint64_t cst_perf_reader_count(const struct cst_perf_reader *r)
 	return r ? r->count : 0;
 }
 
+/* A log that names the file and the record's offset before a parser's message. */
+struct at_record {
+	const struct cst_perf_reader *r;
+	uint64_t offset;
+};
+
+static void at_record_log(void *ctx, enum cst_log_level level, const char *msg)
+{
+	const struct at_record *at = ctx;
+
+	pd_rlog(at->r, level, at->offset, "%s", msg);
+}
+
 int cst_perf_reader_etm_info(struct cst_perf_reader *r, struct cst_perf_etm_info *info)
 {
 	struct cst_perf_record rec;
-	char msg[256] = "";
 	int err;
 
 	if (!r || !info)
@@ -358,10 +370,11 @@ int cst_perf_reader_etm_info(struct cst_perf_reader *r, struct cst_perf_etm_info
 			cst_perf_reader_rewind(r);
 			return -cste_not_found;
 		}
+		struct at_record at = {r, rec.file_offset};
+		const struct cst_log log = {at_record_log, &at};
+
 		err = cst_perf_etm_info_parse(info, rec.u.auxtrace_info.priv,
-					      rec.u.auxtrace_info.npriv, msg, sizeof(msg));
-		if (err)
-			pd_rlog(r, cst_log_error, rec.file_offset, "%s", msg);
+					      rec.u.auxtrace_info.npriv, &log);
 		cst_perf_reader_rewind(r);
 		return err;
 	}

@@ -42,22 +42,22 @@ static void cfg_defaults(struct cst_source_cfg *cfg, enum cst_protocol protocol)
 	strcpy(cfg->name, "cmdline");
 }
 
-static int set_key(struct cst_source_cfg *cfg, const char *key, const char *val, char *err,
-		   size_t errlen)
+static int set_key(struct cst_source_cfg *cfg, const char *key, const char *val,
+		   const struct cst_log *log)
 {
 	const struct cst_source_reg *reg;
 	uint64_t v;
 
 	if (!strcasecmp(key, "core")) {
 		if (strlen(val) >= sizeof(cfg->core_name)) {
-			snprintf(err, errlen, "core name '%s' too long", val);
+			cst_logf(log, cst_log_error, "core name '%s' too long", val);
 			return -cste_format;
 		}
 		strcpy(cfg->core_name, val);
 		return 0;
 	}
 	if (cst_parse_u64(val, &v) < 0) {
-		snprintf(err, errlen, "'%s=%s': value is not a number", key, val);
+		cst_logf(log, cst_log_error, "'%s=%s': value is not a number", key, val);
 		return -cste_format;
 	}
 	if (!strcasecmp(key, "cpu")) {
@@ -72,25 +72,24 @@ static int set_key(struct cst_source_cfg *cfg, const char *key, const char *val,
 	reg = cst_source_reg_find(cfg->protocol, key);
 	if (reg) {
 		if (v > UINT32_MAX) {
-			snprintf(err, errlen, "'%s=%s': value exceeds 32 bits", key, val);
+			cst_logf(log, cst_log_error, "'%s=%s': value exceeds 32 bits", key, val);
 			return -cste_format;
 		}
 		*cst_source_reg_ptr(cfg, reg) = (uint32_t)v;
 		return 0;
 	}
-	snprintf(err, errlen, "unknown register '%s' for this protocol", key);
+	cst_logf(log, cst_log_error, "unknown register '%s' for this protocol", key);
 	return -cste_format;
 }
 
 int cst_source_cfg_parse(struct cst_source_cfg *cfg, enum cst_protocol protocol,
-			 const char *spec, char *err, size_t errlen)
+			 const char *spec, const struct cst_log *log)
 {
 	char *copy, *tok, *save = NULL;
 	int ret = 0;
 
-	if (!cfg || !spec || !err || !cst_source_regs(protocol))
+	if (!cfg || !spec || !cst_source_regs(protocol))
 		return -cste_invalid;
-	err[0] = '\0';
 	cfg_defaults(cfg, protocol);
 	copy = strdup(spec);
 	if (!copy)
@@ -99,17 +98,17 @@ int cst_source_cfg_parse(struct cst_source_cfg *cfg, enum cst_protocol protocol,
 		char *eq = strchr(tok, '=');
 
 		if (!eq) {
-			snprintf(err, errlen, "'%s': expected key=value", tok);
+			cst_logf(log, cst_log_error, "'%s': expected key=value", tok);
 			ret = -cste_format;
 			break;
 		}
 		*eq = '\0';
-		ret = set_key(cfg, tok, eq + 1, err, errlen);
+		ret = set_key(cfg, tok, eq + 1, log);
 	}
 	free(copy);
 	if (!ret && cst_core_lookup(cfg->core_name, &cfg->arch, &cfg->profile) < 0 &&
 	    protocol != cst_proto_stm) {
-		snprintf(err, errlen, "unknown core '%s' (expected e.g. Cortex-A53, Cortex-A7)",
+		cst_logf(log, cst_log_error, "unknown core '%s' (expected e.g. Cortex-A53, Cortex-A7)",
 			 cfg->core_name);
 		ret = -cste_format;
 	}

@@ -202,12 +202,12 @@ struct cst_perf_etm_info {
 };
 
 /** Parse cs_etm AUXTRACE_INFO priv[] (@n u64 words, little-endian bytes).
- *  Fills @info; free its cpus with cst_perf_etm_info_fini(). @log gets a
- *  warning for anything skipped. Errors: -cste_invalid, -cste_format (with
- *  @err set to a one-line reason if not NULL), -cste_unsupported (unknown
- *  version or magic), -cste_nomem. */
+ *  Fills @info; free its cpus with cst_perf_etm_info_fini(). What is wrong
+ *  goes to @log as one line (the caller's log adds the file and offset).
+ *  Errors: -cste_invalid, -cste_format, -cste_unsupported (unknown version or
+ *  magic), -cste_nomem. */
 int cst_perf_etm_info_parse(struct cst_perf_etm_info *info, const uint8_t *priv, uint64_t n,
-			    char *err, size_t errlen);
+			    const struct cst_log *log);
 void cst_perf_etm_info_fini(struct cst_perf_etm_info *info);
 
 /** The u64 words of priv[] that encoding @info takes: the header and, per CPU, the

@@ -183,9 +183,10 @@ static inline bool cst_trcdevarch_is_ete(uint32_t trcdevarch)
 /** Parse "key=value,key=value" register settings into @cfg for @protocol
  *  (e.g. "trcidr0=0x28000ea1,trcidr1=0x4100f403,traceid=0x10"); unknown keys are an
  *  error naming the key. Missing ID registers get the values of a Cortex-A53
- *  (ETMv4) or Cortex-A7 (ETMv3). Returns 0 or -cste_format. */
+ *  (ETMv4) or Cortex-A7 (ETMv3). What is wrong goes to @log as one line.
+ *  Returns 0, -cste_format, -cste_invalid or -cste_nomem. */
 int cst_source_cfg_parse(struct cst_source_cfg *cfg, enum cst_protocol protocol,
-			 const char *spec, char *err, size_t errlen);
+			 const char *spec, const struct cst_log *log);
 
 /* ------------------------------------------------------------------------
  * What a capture holds besides its sources: trace buffers and memory images.

@@ -39,9 +39,8 @@ static int count(void *ctx, const struct cst_elem *e)
 static void add(struct cst_trace *t, int b, enum cst_protocol p, const char *spec)
 {
 	struct cst_source_cfg cfg;
-	char err[128];
 
-	if (cst_source_cfg_parse(&cfg, p, spec, err, sizeof(err)) == 0)
+	if (cst_source_cfg_parse(&cfg, p, spec, NULL) == 0)
 		cst_trace_add_source(t, b, &cfg);
 }
 

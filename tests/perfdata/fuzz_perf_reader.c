@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (cst_perf_reader_next(r, &rec) == 0 && n++ < 100000)
 		if (rec.type == cst_perf_rec_auxtrace_info) {
 			if (!cst_perf_etm_info_parse(&info, rec.u.auxtrace_info.priv,
-						     rec.u.auxtrace_info.npriv, NULL, 0))
+						     rec.u.auxtrace_info.npriv, NULL))
 				cst_perf_etm_info_fini(&info);
 		}
 	if (!cst_perf_reader_etm_info(r, &info))

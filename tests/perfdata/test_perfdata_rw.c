@@ -11,6 +11,18 @@
 
 #include "cstrace/perfdata.h"
 
+/* What the last call logged, for checking error messages. */
+static char logged[256];
+
+static void err_fn(void *ctx, enum cst_log_level level, const char *msg)
+{
+	(void)ctx;
+	(void)level;
+	snprintf(logged, sizeof(logged), "%s", msg);
+}
+
+static const struct cst_log err_log = {err_fn, NULL};
+
 static char tmpdir[256];
 static char lastmsg[8192];
 static int nmsgs;
@@ -589,7 +601,6 @@ static void put_words(uint8_t *b, const uint64_t *w, size_t n)
 static void test_etm_info_versions(void)
 {
 	struct cst_perf_etm_info info;
-	char err[256];
 	uint8_t b[64 * 8];
 
 	/* version 0: ETMv4 block of 9 words, ETMv3 block of 6 */
@@ -599,7 +610,7 @@ static void test_etm_info_versions(void)
 				0x344008f2, 0x410cf250};
 
 		put_words(b, w, 18);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 18, err, sizeof(err)), 0);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 18, &err_log), 0);
 		CHECK(info.snapshot && info.nr_cpu == 2);
 		if (info.nr_cpu == 2) {
 			CHECK_EQ_INT(info.cpus[0].trctraceidr, 0x10);
@@ -609,7 +620,7 @@ static void test_etm_info_versions(void)
 			CHECK_EQ_INT(info.cpus[1].etmidr, 0x410cf250);
 		}
 		cst_perf_etm_info_fini(&info);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 17, err, sizeof(err)), -cste_format);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 17, &err_log), -cste_format);
 	}
 	/* version 2 with extra unknown params (newer perf) and an old 7-param ETMv4 */
 	{
@@ -618,7 +629,7 @@ static void test_etm_info_versions(void)
 				1, 2, 3, 4, 5};
 
 		put_words(b, w, 26);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 26, err, sizeof(err)), 0);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 26, &err_log), 0);
 		if (info.nr_cpu == 2) {
 			CHECK_EQ_INT(info.cpus[0].cpu, 5);
 			CHECK_EQ_INT(info.cpus[0].trctraceidr, 0x20);
@@ -635,19 +646,19 @@ static void test_etm_info_versions(void)
 		uint64_t w[] = {3, (9ull << 32) | 1, 0, CST_PERF_ETMV4_MAGIC, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0};
 
 		put_words(b, w, 14);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 14, err, sizeof(err)), -cste_unsupported);
-		CHECK(strstr(err, "version 3") != NULL);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 14, &err_log), -cste_unsupported);
+		CHECK(strstr(logged, "version 3") != NULL);
 		w[0] = 1;
 		w[3] = 0x6060606060606060ull;
 		put_words(b, w, 14);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 14, err, sizeof(err)), -cste_unsupported);
-		CHECK(strstr(err, "magic") != NULL);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 14, &err_log), -cste_unsupported);
+		CHECK(strstr(logged, "magic") != NULL);
 		w[3] = CST_PERF_ETMV4_MAGIC;
 		w[5] = 1000;
 		put_words(b, w, 14);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 14, err, sizeof(err)), -cste_format);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 2, err, sizeof(err)), -cste_format);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(NULL, b, 2, err, sizeof(err)), -cste_invalid);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 14, &err_log), -cste_format);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 2, &err_log), -cste_format);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(NULL, b, 2, &err_log), -cste_invalid);
 	}
 }
 
