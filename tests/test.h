@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cstrace/common.h"
+
 static int test_failures;
 static int test_checks;
 
@@ -56,6 +58,29 @@ static inline int test_done(void)
 {
 	printf("%d checks, %d failed\n", test_checks, test_failures);
 	return test_failures ? 1 : 0;
+}
+
+/* A log that keeps the last line a library logged, for checking messages:
+ * pass log_capture(), read log_captured(). */
+static inline char *log_captured(void)
+{
+	static char line[256];
+
+	return line;
+}
+
+static inline void log_capture_fn(void *ctx, enum cst_log_level level, const char *msg)
+{
+	(void)ctx;
+	(void)level;
+	snprintf(log_captured(), 256, "%s", msg);
+}
+
+static inline const struct cst_log *log_capture(void)
+{
+	static const struct cst_log log = {log_capture_fn, NULL};
+
+	return &log;
 }
 
 #endif

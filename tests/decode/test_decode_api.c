@@ -10,18 +10,6 @@
 #include "cstrace/decode.h"
 #include "test.h"
 
-/* What the last call logged, for checking error messages. */
-static char logged[256];
-
-static void err_fn(void *ctx, enum cst_log_level level, const char *msg)
-{
-	(void)ctx;
-	(void)level;
-	snprintf(logged, sizeof(logged), "%s", msg);
-}
-
-static const struct cst_log err_log = {err_fn, NULL};
-
 static void test_null_args(void)
 {
 	struct cst_trace *t = cst_trace_alloc();
@@ -81,27 +69,27 @@ static void test_cfg_parse(void)
 {
 	struct cst_source_cfg c;
 
-	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "traceid=0x12,trcidr0=0x1", &err_log),
+	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "traceid=0x12,trcidr0=0x1", log_capture()),
 		     0);
 	CHECK_EQ_INT(cst_source_trace_id(&c), 0x12);
 	CHECK_EQ_INT(c.regs.etmv4.trcidr0, 1);
 	CHECK_EQ_INT(c.regs.etmv4.trcidr1, 0x4100F403); /* A53 default kept */
 	CHECK_EQ_INT(c.arch, cst_core_arch_v8);
-	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv3, "etmcr=0x10001860,cpu=1", &err_log),
+	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv3, "etmcr=0x10001860,cpu=1", log_capture()),
 		     0);
 	CHECK_EQ_INT(c.regs.etmv3.etmidr, 0x410CF250);
 	CHECK_EQ_INT(c.cpu, 1);
 	CHECK_EQ_INT(cst_source_trace_id(&c), 0x10);
-	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_stm, "traceid=0x20", &err_log), 0);
+	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_stm, "traceid=0x20", log_capture()), 0);
 	CHECK_EQ_INT(cst_source_trace_id(&c), 0x20);
-	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "idr0", &err_log),
+	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "idr0", log_capture()),
 		     -cste_format);
-	CHECK(strstr(logged, "expected key=value") != NULL);
-	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "trcidr0=0x100000000", &err_log),
+	CHECK(strstr(log_captured(), "expected key=value") != NULL);
+	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "trcidr0=0x100000000", log_capture()),
 		     -cste_format);
-	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "core=Z80", &err_log),
+	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "core=Z80", log_capture()),
 		     -cste_format);
-	CHECK(strstr(logged, "unknown core 'Z80'") != NULL);
+	CHECK(strstr(log_captured(), "unknown core 'Z80'") != NULL);
 }
 
 static void test_images_dedup(void)
@@ -329,9 +317,9 @@ static void test_board_sources(void)
 		return;
 	CHECK(write(fd, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x80", 16) == 16);
 	close(fd);
-	CHECK_EQ_INT(cst_source_cfg_parse(&given, cst_proto_etmv4i, "traceid=0x10,idr1=0x4100f402", &err_log), 0);
-	CHECK_EQ_INT(cst_source_cfg_parse(&board[0], cst_proto_etmv4i, "traceid=0x10", &err_log), 0);
-	CHECK_EQ_INT(cst_source_cfg_parse(&board[1], cst_proto_etmv4i, "traceid=0x12", &err_log), 0);
+	CHECK_EQ_INT(cst_source_cfg_parse(&given, cst_proto_etmv4i, "traceid=0x10,idr1=0x4100f402", log_capture()), 0);
+	CHECK_EQ_INT(cst_source_cfg_parse(&board[0], cst_proto_etmv4i, "traceid=0x10", log_capture()), 0);
+	CHECK_EQ_INT(cst_source_cfg_parse(&board[1], cst_proto_etmv4i, "traceid=0x12", log_capture()), 0);
 	CHECK_EQ_INT(cst_session_open(&s, path, &o), 0);
 	t = cst_session_trace(s);
 	CHECK_EQ_INT(cst_trace_nsources(t), 2);

@@ -10,18 +10,6 @@
 #include "cstrace/perfdata.h"
 #include "test.h"
 
-/* What the last call logged, for checking error messages. */
-static char logged[256];
-
-static void err_fn(void *ctx, enum cst_log_level level, const char *msg)
-{
-	(void)ctx;
-	(void)level;
-	snprintf(logged, sizeof(logged), "%s", msg);
-}
-
-static const struct cst_log err_log = {err_fn, NULL};
-
 /* Distinct values in every parameter, so a swapped or dropped one shows. */
 static void block(struct cst_perf_etm_cpu *c, uint64_t magic, uint64_t cpu, uint32_t seed)
 {
@@ -140,7 +128,7 @@ static void test_round_trip(void)
 		{
 			struct cst_perf_etm_info back;
 
-			CHECK_EQ_INT(cst_perf_etm_info_parse(&back, bytes, n, &err_log), 0);
+			CHECK_EQ_INT(cst_perf_etm_info_parse(&back, bytes, n, log_capture()), 0);
 			CHECK_EQ_INT(back.version, version);
 			CHECK_EQ_INT(back.pmu_type, 11);
 			CHECK_EQ_INT(back.snapshot, version == 1);

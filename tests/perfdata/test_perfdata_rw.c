@@ -11,18 +11,6 @@
 
 #include "cstrace/perfdata.h"
 
-/* What the last call logged, for checking error messages. */
-static char logged[256];
-
-static void err_fn(void *ctx, enum cst_log_level level, const char *msg)
-{
-	(void)ctx;
-	(void)level;
-	snprintf(logged, sizeof(logged), "%s", msg);
-}
-
-static const struct cst_log err_log = {err_fn, NULL};
-
 static char tmpdir[256];
 static char lastmsg[8192];
 static int nmsgs;
@@ -610,7 +598,7 @@ static void test_etm_info_versions(void)
 				0x344008f2, 0x410cf250};
 
 		put_words(b, w, 18);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 18, &err_log), 0);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 18, log_capture()), 0);
 		CHECK(info.snapshot && info.nr_cpu == 2);
 		if (info.nr_cpu == 2) {
 			CHECK_EQ_INT(info.cpus[0].trctraceidr, 0x10);
@@ -620,7 +608,7 @@ static void test_etm_info_versions(void)
 			CHECK_EQ_INT(info.cpus[1].etmidr, 0x410cf250);
 		}
 		cst_perf_etm_info_fini(&info);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 17, &err_log), -cste_format);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 17, log_capture()), -cste_format);
 	}
 	/* version 2 with extra unknown params (newer perf) and an old 7-param ETMv4 */
 	{
@@ -629,7 +617,7 @@ static void test_etm_info_versions(void)
 				1, 2, 3, 4, 5};
 
 		put_words(b, w, 26);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 26, &err_log), 0);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 26, log_capture()), 0);
 		if (info.nr_cpu == 2) {
 			CHECK_EQ_INT(info.cpus[0].cpu, 5);
 			CHECK_EQ_INT(info.cpus[0].trctraceidr, 0x20);
@@ -646,19 +634,19 @@ static void test_etm_info_versions(void)
 		uint64_t w[] = {3, (9ull << 32) | 1, 0, CST_PERF_ETMV4_MAGIC, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0};
 
 		put_words(b, w, 14);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 14, &err_log), -cste_unsupported);
-		CHECK(strstr(logged, "version 3") != NULL);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 14, log_capture()), -cste_unsupported);
+		CHECK(strstr(log_captured(), "version 3") != NULL);
 		w[0] = 1;
 		w[3] = 0x6060606060606060ull;
 		put_words(b, w, 14);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 14, &err_log), -cste_unsupported);
-		CHECK(strstr(logged, "magic") != NULL);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 14, log_capture()), -cste_unsupported);
+		CHECK(strstr(log_captured(), "magic") != NULL);
 		w[3] = CST_PERF_ETMV4_MAGIC;
 		w[5] = 1000;
 		put_words(b, w, 14);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 14, &err_log), -cste_format);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 2, &err_log), -cste_format);
-		CHECK_EQ_INT(cst_perf_etm_info_parse(NULL, b, 2, &err_log), -cste_invalid);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 14, log_capture()), -cste_format);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(&info, b, 2, log_capture()), -cste_format);
+		CHECK_EQ_INT(cst_perf_etm_info_parse(NULL, b, 2, log_capture()), -cste_invalid);
 	}
 }
 

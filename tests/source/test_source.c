@@ -8,18 +8,6 @@
 #include "cstrace/source.h"
 #include "test.h"
 
-/* What the last call logged, for checking error messages. */
-static char err[256];
-
-static void err_fn(void *ctx, enum cst_log_level level, const char *msg)
-{
-	(void)ctx;
-	(void)level;
-	snprintf(err, sizeof(err), "%s", msg);
-}
-
-static const struct cst_log err_log = {err_fn, NULL};
-
 /* name, MIDR PartNum, architecture, trace macrocell ("-" for none or not recorded),
  * and the class OpenCSD walks the core's code as (its own table for the cores it
  * names; v8r3 for later Armv8.2+ A cores, AA64 for Armv9). */
@@ -251,18 +239,18 @@ static void test_cfg_parse(void)
 	struct cst_source_cfg cfg;
 
 	CHECK_EQ_INT(cst_source_cfg_parse(&cfg, cst_proto_etmv4i, "idr1=0x4100F402,traceid=0x12,"
-							       "core=Cortex-A57", &err_log),
+							       "core=Cortex-A57", log_capture()),
 		     0);
 	CHECK_EQ_INT(cfg.regs.etmv4.trcidr1, 0x4100F402);
 	CHECK_EQ_INT(cst_source_trace_id(&cfg), 0x12);
 	CHECK_EQ_INT(cfg.arch, cst_core_arch_v8);
-	CHECK_EQ_INT(cst_source_cfg_parse(&cfg, cst_proto_etmv3, "trcidr0=1", &err_log),
+	CHECK_EQ_INT(cst_source_cfg_parse(&cfg, cst_proto_etmv3, "trcidr0=1", log_capture()),
 		     -cste_format);
-	CHECK(strstr(err, "unknown register 'trcidr0'") != NULL);
-	CHECK_EQ_INT(cst_source_cfg_parse(&cfg, cst_proto_ptm, "idr=0x1ffffffff", &err_log),
+	CHECK(strstr(log_captured(), "unknown register 'trcidr0'") != NULL);
+	CHECK_EQ_INT(cst_source_cfg_parse(&cfg, cst_proto_ptm, "idr=0x1ffffffff", log_capture()),
 		     -cste_format);
-	CHECK(strstr(err, "exceeds 32 bits") != NULL);
-	CHECK_EQ_INT(cst_source_cfg_parse(&cfg, cst_proto_stm, "traceid=0x21", &err_log), 0);
+	CHECK(strstr(log_captured(), "exceeds 32 bits") != NULL);
+	CHECK_EQ_INT(cst_source_cfg_parse(&cfg, cst_proto_stm, "traceid=0x21", log_capture()), 0);
 	CHECK_EQ_INT(cst_source_trace_id(&cfg), 0x21);
 }
 
