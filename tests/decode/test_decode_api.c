@@ -40,58 +40,6 @@ static void test_null_args(void)
 	cst_session_free(NULL);
 }
 
-static void test_core_lookup(void)
-{
-	enum cst_core_arch a;
-	enum cst_core_profile p;
-
-	CHECK_EQ_INT(cst_core_lookup("Cortex-A53", &a, &p), 0);
-	CHECK_EQ_INT(a, cst_core_arch_v8);
-	CHECK_EQ_INT(p, cst_core_profile_a);
-	CHECK_EQ_INT(cst_core_lookup("cortex-a7", &a, &p), 0);
-	CHECK_EQ_INT(a, cst_core_arch_v7);
-	CHECK_EQ_INT(cst_core_lookup("Cortex-A55", &a, &p), 0);
-	CHECK_EQ_INT(a, cst_core_arch_v8r3);
-	CHECK_EQ_INT(cst_core_lookup("ARMv8.2-A", &a, &p), 0);
-	CHECK_EQ_INT(a, cst_core_arch_v8);
-	CHECK_EQ_INT(cst_core_lookup("ARMv9-A", &a, &p), 0);
-	CHECK_EQ_INT(a, cst_core_arch_aa64);
-	CHECK_EQ_INT(cst_core_lookup("ARMv7-R", &a, &p), 0);
-	CHECK_EQ_INT(p, cst_core_profile_r);
-	CHECK_EQ_INT(cst_core_lookup("ARM-AA64", &a, &p), 0);
-	CHECK_EQ_INT(a, cst_core_arch_aa64);
-	CHECK_EQ_INT(cst_core_lookup("ARMv8.2-Q", &a, &p), -cste_not_found);
-	CHECK_EQ_INT(cst_core_lookup("Pentium", &a, &p), -cste_not_found);
-	CHECK_EQ_INT(cst_core_lookup(NULL, &a, &p), -cste_invalid);
-}
-
-static void test_cfg_parse(void)
-{
-	struct cst_source_cfg c;
-
-	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "traceid=0x12,trcidr0=0x1", log_capture()),
-		     0);
-	CHECK_EQ_INT(cst_source_trace_id(&c), 0x12);
-	CHECK_EQ_INT(c.regs.etmv4.trcidr0, 1);
-	CHECK_EQ_INT(c.regs.etmv4.trcidr1, 0x4100F403); /* A53 default kept */
-	CHECK_EQ_INT(c.arch, cst_core_arch_v8);
-	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv3, "etmcr=0x10001860,cpu=1", log_capture()),
-		     0);
-	CHECK_EQ_INT(c.regs.etmv3.etmidr, 0x410CF250);
-	CHECK_EQ_INT(c.cpu, 1);
-	CHECK_EQ_INT(cst_source_trace_id(&c), 0x10);
-	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_stm, "traceid=0x20", log_capture()), 0);
-	CHECK_EQ_INT(cst_source_trace_id(&c), 0x20);
-	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "idr0", log_capture()),
-		     -cste_format);
-	CHECK(strstr(log_captured(), "expected key=value") != NULL);
-	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "trcidr0=0x100000000", log_capture()),
-		     -cste_format);
-	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "core=Z80", log_capture()),
-		     -cste_format);
-	CHECK(strstr(log_captured(), "unknown core 'Z80'") != NULL);
-}
-
 static void test_images_dedup(void)
 {
 	struct cst_trace *t = cst_trace_alloc();
@@ -317,7 +265,9 @@ static void test_board_sources(void)
 		return;
 	CHECK(write(fd, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x80", 16) == 16);
 	close(fd);
-	CHECK_EQ_INT(cst_source_cfg_parse(&given, cst_proto_etmv4i, "traceid=0x10,idr1=0x4100f402", log_capture()), 0);
+	CHECK_EQ_INT(cst_source_cfg_parse(&given, cst_proto_etmv4i, "traceid=0x10,idr1=0x4100f402",
+					  log_capture()),
+		     0);
 	CHECK_EQ_INT(cst_source_cfg_parse(&board[0], cst_proto_etmv4i, "traceid=0x10", log_capture()), 0);
 	CHECK_EQ_INT(cst_source_cfg_parse(&board[1], cst_proto_etmv4i, "traceid=0x12", log_capture()), 0);
 	CHECK_EQ_INT(cst_session_open(&s, path, &o), 0);
@@ -347,8 +297,6 @@ int main(void)
 	char probe[4096];
 
 	test_null_args();
-	test_core_lookup();
-	test_cfg_parse();
 	test_images_dedup();
 	test_board_sources();
 	snprintf(probe, sizeof(probe), "%s/opencsd/juno_r1_1/snapshot.ini", shared ? shared : "");

@@ -254,6 +254,62 @@ static void test_cfg_parse(void)
 	CHECK_EQ_INT(cst_source_trace_id(&cfg), 0x21);
 }
 
+/* (moved with the core table from decode) */
+static void test_lookup_names(void)
+{
+	enum cst_core_arch a;
+	enum cst_core_profile p;
+
+	CHECK_EQ_INT(cst_core_lookup("Cortex-A53", &a, &p), 0);
+	CHECK_EQ_INT(a, cst_core_arch_v8);
+	CHECK_EQ_INT(p, cst_core_profile_a);
+	CHECK_EQ_INT(cst_core_lookup("cortex-a7", &a, &p), 0);
+	CHECK_EQ_INT(a, cst_core_arch_v7);
+	CHECK_EQ_INT(cst_core_lookup("Cortex-A55", &a, &p), 0);
+	CHECK_EQ_INT(a, cst_core_arch_v8r3);
+	CHECK_EQ_INT(cst_core_lookup("ARMv8.2-A", &a, &p), 0);
+	CHECK_EQ_INT(a, cst_core_arch_v8);
+	CHECK_EQ_INT(cst_core_lookup("ARMv9-A", &a, &p), 0);
+	CHECK_EQ_INT(a, cst_core_arch_aa64);
+	CHECK_EQ_INT(cst_core_lookup("ARMv7-R", &a, &p), 0);
+	CHECK_EQ_INT(p, cst_core_profile_r);
+	CHECK_EQ_INT(cst_core_lookup("ARM-AA64", &a, &p), 0);
+	CHECK_EQ_INT(a, cst_core_arch_aa64);
+	CHECK_EQ_INT(cst_core_lookup("ARMv8.2-Q", &a, &p), -cste_not_found);
+	CHECK_EQ_INT(cst_core_lookup("Pentium", &a, &p), -cste_not_found);
+	CHECK_EQ_INT(cst_core_lookup(NULL, &a, &p), -cste_invalid);
+}
+
+static void test_cfg_defaults(void)
+{
+	struct cst_source_cfg c;
+
+	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "traceid=0x12,trcidr0=0x1",
+					  log_capture()),
+		     0);
+	CHECK_EQ_INT(cst_source_trace_id(&c), 0x12);
+	CHECK_EQ_INT(c.regs.etmv4.trcidr0, 1);
+	CHECK_EQ_INT(c.regs.etmv4.trcidr1, 0x4100F403); /* A53 default kept */
+	CHECK_EQ_INT(c.arch, cst_core_arch_v8);
+	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv3, "etmcr=0x10001860,cpu=1",
+					  log_capture()),
+		     0);
+	CHECK_EQ_INT(c.regs.etmv3.etmidr, 0x410CF250);
+	CHECK_EQ_INT(c.cpu, 1);
+	CHECK_EQ_INT(cst_source_trace_id(&c), 0x10);
+	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_stm, "traceid=0x20", log_capture()), 0);
+	CHECK_EQ_INT(cst_source_trace_id(&c), 0x20);
+	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "idr0", log_capture()),
+		     -cste_format);
+	CHECK(strstr(log_captured(), "expected key=value") != NULL);
+	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "trcidr0=0x100000000",
+					  log_capture()),
+		     -cste_format);
+	CHECK_EQ_INT(cst_source_cfg_parse(&c, cst_proto_etmv4i, "core=Z80", log_capture()),
+		     -cste_format);
+	CHECK(strstr(log_captured(), "unknown core 'Z80'") != NULL);
+}
+
 int main(void)
 {
 	test_core_table();
@@ -261,5 +317,7 @@ int main(void)
 	test_protocols();
 	test_registers();
 	test_cfg_parse();
+	test_lookup_names();
+	test_cfg_defaults();
 	return test_done();
 }
