@@ -48,24 +48,20 @@ static int set_bits(struct cst_etm_request *req, const struct cst_pmu_format *f,
 #define ETMV3_ALLOWED ((1ULL << 12) | (1ULL << 28) | (1ULL << 29))
 
 int cst_etm_request_parse(struct cst_etm_request *req, const struct cst_etm_pmu *pmu,
-			  const char *event, char *msg, size_t msglen)
+			  const char *event, const struct cst_log *log)
 {
-	char buf[512], *body, *end, *tok, *save = NULL, list[512], dummy[8];
+	char buf[512], *body, *end, *tok, *save = NULL, list[512];
 
 	if (!req || !pmu || !event)
 		return -cste_invalid;
-	if (!msg || !msglen) {
-		msg = dummy;
-		msglen = sizeof(dummy);
-	}
 	memset(req, 0, sizeof(*req));
 	if (strlen(event) >= sizeof(buf)) {
-		snprintf(msg, msglen, "event string too long");
+		cst_logf(log, cst_log_error, "event string too long");
 		return -cste_format;
 	}
 	strcpy(buf, event);
 	if (strncmp(buf, "cs_etm/", 7) || !(end = strrchr(buf + 6, '/')) || end == buf + 6) {
-		snprintf(msg, msglen,
+		cst_logf(log, cst_log_error,
 			 "'%s' is not a cs_etm event; write it as cs_etm/@SINK,term,.../ "
 			 "(e.g. cs_etm/@tmc_etf0,timestamp/)", event);
 		return -cste_format;
@@ -74,7 +70,7 @@ int cst_etm_request_parse(struct cst_etm_request *req, const struct cst_etm_pmu 
 		if (*mod == 'u') {
 			req->user_only = true;
 		} else if (*mod != 'k') {
-			snprintf(msg, msglen, "unknown event modifier '%c' in '%s' (u or k)", *mod,
+			cst_logf(log, cst_log_error, "unknown event modifier '%c' in '%s' (u or k)", *mod,
 				 event);
 			return -cste_format;
 		}
@@ -94,7 +90,7 @@ int cst_etm_request_parse(struct cst_etm_request *req, const struct cst_etm_pmu 
 					break;
 			if (i == pmu->nsinks) {
 				list_sinks(pmu, list, sizeof(list));
-				snprintf(msg, msglen, "sink '%s' not found; the sinks here are: %s",
+				cst_logf(log, cst_log_error, "sink '%s' not found; the sinks here are: %s",
 					 tok + 1, list);
 				return -cste_not_found;
 			}
@@ -109,7 +105,7 @@ int cst_etm_request_parse(struct cst_etm_request *req, const struct cst_etm_pmu 
 		if (eq) {
 			*eq = 0;
 			if (cst_parse_u64(eq + 1, &v) < 0) {
-				snprintf(msg, msglen, "'%s=%s': the value is not a number", tok, eq + 1);
+				cst_logf(log, cst_log_error, "'%s=%s': the value is not a number", tok, eq + 1);
 				return -cste_format;
 			}
 		}
@@ -120,11 +116,11 @@ int cst_etm_request_parse(struct cst_etm_request *req, const struct cst_etm_pmu 
 			f = cst_etm_pmu_format(pmu, "contextid1");
 		if (f < 0) {
 			list_terms(pmu, list, sizeof(list));
-			snprintf(msg, msglen, "cs_etm has no term '%s'; the terms are: %s", tok, list);
+			cst_logf(log, cst_log_error, "cs_etm has no term '%s'; the terms are: %s", tok, list);
 			return -cste_format;
 		}
 		if (set_bits(req, &pmu->formats[f], v) < 0) {
-			snprintf(msg, msglen, "'%s=%s' does not fit in %d bit(s)", tok, eq + 1,
+			cst_logf(log, cst_log_error, "'%s=%s' does not fit in %d bit(s)", tok, eq + 1,
 				 pmu->formats[f].hi - pmu->formats[f].lo + 1);
 			return -cste_format;
 		}
@@ -134,7 +130,7 @@ int cst_etm_request_parse(struct cst_etm_request *req, const struct cst_etm_pmu 
 			req->contextid = v != 0;
 	}
 	if (pmu->ncpus && pmu->cpus[0].kind == cst_etm_v3 && (req->config[0] & ~ETMV3_ALLOWED)) {
-		snprintf(msg, msglen,
+		cst_logf(log, cst_log_error,
 			 "the ETMv3/PTM driver accepts only cycacc, timestamp and retstack "
 			 "(config 0x%llx asks for more); drop contextid and branch_broadcast",
 			 (unsigned long long)req->config[0]);

@@ -142,23 +142,18 @@ static int on_cpu(void *ctx, const char *name)
 	return 0;
 }
 
-int cst_etm_pmu_discover(struct cst_etm_pmu *pmu, const char *root, char *msg, size_t msglen)
+int cst_etm_pmu_discover(struct cst_etm_pmu *pmu, const char *root, const struct cst_log *log)
 {
 	struct walk w = {pmu, root, 0, ""};
-	char dummy[64];
 	uint64_t type;
 	int err;
 
 	if (!pmu)
 		return -cste_invalid;
-	if (!msg || !msglen) {
-		msg = dummy;
-		msglen = sizeof(dummy);
-	}
 	memset(pmu, 0, sizeof(*pmu));
 	err = cap_read_u64(root, PMU_DIR "/type", &type);
 	if (err == -cste_not_found) {
-		snprintf(msg, msglen,
+		cst_logf(log, cst_log_error,
 			 "no cs_etm PMU: %s%s/type is missing. The kernel needs CoreSight perf "
 			 "support: CONFIG_CORESIGHT, CONFIG_CORESIGHT_LINKS_AND_SINKS, "
 			 "CONFIG_CORESIGHT_LINK_AND_SINK_TMC and CONFIG_CORESIGHT_SOURCE_ETM3X "
@@ -169,7 +164,7 @@ int cst_etm_pmu_discover(struct cst_etm_pmu *pmu, const char *root, char *msg, s
 		return err;
 	}
 	if (err < 0) {
-		snprintf(msg, msglen, "cannot read %s/type: %s", PMU_DIR, cst_strerror(err));
+		cst_logf(log, cst_log_error, "cannot read %s/type: %s", PMU_DIR, cst_strerror(err));
 		return err;
 	}
 	pmu->type = (uint32_t)type;
@@ -177,12 +172,12 @@ int cst_etm_pmu_discover(struct cst_etm_pmu *pmu, const char *root, char *msg, s
 	cap_foreach(root, PMU_DIR "/sinks", on_sink, &w);
 	cap_foreach(root, PMU_DIR, on_cpu, &w);
 	if (w.err) {
-		snprintf(msg, msglen, "%s %s", w.bad,
+		cst_logf(log, cst_log_error, "%s %s", w.bad,
 			 w.err == -cste_not_found ? "is missing" : "does not hold a number");
 		return w.err;
 	}
 	if (!pmu->ncpus) {
-		snprintf(msg, msglen,
+		cst_logf(log, cst_log_error,
 			 "cs_etm has no cpuN links: no ETM is probed (check 'dmesg | grep -i "
 			 "coresight' and that the ETMs are enabled in the device tree)");
 		return -cste_not_found;

@@ -52,8 +52,6 @@ struct session {
 	sigset_t oldmask;
 	struct cst_perf_writer *w;
 	struct cst_perf_out out;
-	char *msg;
-	size_t msglen;
 };
 
 static int sys_perf_event_open(void *attr, pid_t pid, int cpu, int group, unsigned long flags)
@@ -85,7 +83,7 @@ static int fail_errno(struct session *s, int e, const char *what, bool mmap_aux)
 
 	cst_capture_explain_errno(e, s->root, wide, mmap_aux ? s->aux_bytes : 0,
 				  s->nwant ? s->nwant : 1, why, sizeof(why));
-	snprintf(s->msg, s->msglen, "%s: %s", what, why);
+	cst_logf(s->o->log, cst_log_error, "%s: %s", what, why);
 	if (e == EACCES || e == EPERM)
 		return -cste_permission;
 	if (e == ENOMEM)
@@ -146,12 +144,12 @@ static int start_child(struct session *s)
 	int go[2], st[2];
 
 	if (pipe2(go, O_CLOEXEC) || pipe2(st, O_CLOEXEC)) {
-		snprintf(s->msg, s->msglen, "pipe: %s", strerror(errno));
+		cst_logf(s->o->log, cst_log_error, "pipe: %s", strerror(errno));
 		return -cste_io;
 	}
 	s->child = fork();
 	if (s->child < 0) {
-		snprintf(s->msg, s->msglen, "fork: %s", strerror(errno));
+		cst_logf(s->o->log, cst_log_error, "fork: %s", strerror(errno));
 		return -cste_io;
 	}
 	if (s->child == 0) {
@@ -214,7 +212,7 @@ static int open_events(struct session *s)
 	int err;
 
 	if (!ncpus) {
-		snprintf(s->msg, s->msglen, "no traced CPU has an ETM (see -C and cs_etm/cpuN)");
+		cst_logf(s->o->log, cst_log_error, "no traced CPU has an ETM (see -C and cs_etm/cpuN)");
 		return -cste_not_found;
 	}
 	s->nwant = ncpus;
@@ -259,7 +257,7 @@ static int open_events(struct session *s)
 		/* Sideband into the trace event's ring, as perf does, so one
 		 * reader sees records of both in order. */
 		if (r->dummy_fd >= 0 && ioctl(r->dummy_fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd)) {
-			snprintf(s->msg, s->msglen, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
+			cst_logf(s->o->log, cst_log_error, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
 			return -cste_io;
 		}
 	}
@@ -294,7 +292,7 @@ static int open_output(struct session *s)
 	wo.cmdline = (const char *const *)s->o->argv;
 	err = cst_perf_writer_open(&s->w, path, &wo);
 	if (err < 0) {
-		snprintf(s->msg, s->msglen, "cannot create %s: %s", path, strerror(errno));
+		cst_logf(s->o->log, cst_log_error, "cannot create %s: %s", path, strerror(errno));
 		return err;
 	}
 	if (!s->o->sideband_only) {
@@ -318,7 +316,7 @@ static int open_output(struct session *s)
 			err = cst_perf_writer_etm_info(s->w, &info);
 		cst_perf_etm_info_fini(&info);
 		if (err < 0) {
-			snprintf(s->msg, s->msglen, "writing %s failed", path);
+			cst_logf(s->o->log, cst_log_error, "writing %s failed", path);
 			return err;
 		}
 	}
@@ -554,42 +552,33 @@ static void end_child(struct session *s, struct cst_record_result *res)
 	s->child = -s->child;
 }
 
-int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result *res, char *msg,
-		   size_t msglen)
+int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result *res)
 {
 	struct session s;
 	sigset_t mask;
-	char dummy[8];
 	int err = 0, e;
 
-	if (!msg || !msglen) {
-		msg = dummy;
-		msglen = sizeof(dummy);
-	}
-	msg[0] = 0;
 	if (!opts || opts->sz < sizeof(*opts) || !res) {
-		snprintf(msg, msglen, "invalid arguments");
+		cst_logf(opts ? opts->log : NULL, cst_log_error, "invalid arguments");
 		return -cste_invalid;
 	}
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
 	if (!opts->argv && opts->scope != cst_scope_pid && opts->scope != cst_scope_system) {
-		snprintf(msg, msglen, "no command to trace: give one after --, or use -p PID or -a");
+		cst_logf(opts->log, cst_log_error, "no command to trace: give one after --, or use -p PID or -a");
 		return -cste_invalid;
 	}
 	memset(&s, 0, sizeof(s));
 	s.o = opts;
 	s.root = opts->root ? opts->root : "/";
-	s.msg = msg;
-	s.msglen = msglen;
 	s.go_fd = s.status_fd = s.sfd = -1;
 	s.page = (size_t)sysconf(_SC_PAGESIZE);
 	if (!opts->sideband_only) {
-		err = cst_etm_pmu_discover(&s.pmu, s.root, msg, msglen);
+		err = cst_etm_pmu_discover(&s.pmu, s.root, opts->log);
 		if (err < 0)
 			return err;
 		err = cst_etm_request_parse(&s.req, &s.pmu, opts->event ? opts->event : "cs_etm//",
-					    msg, msglen);
+					    opts->log);
 		if (err < 0)
 			return err;
 		cst_etm_pmu_apply_config(&s.pmu, &s.req);
@@ -610,7 +599,7 @@ int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result 
 	sigprocmask(SIG_BLOCK, &mask, &s.oldmask);
 	s.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (s.sfd < 0) {
-		snprintf(msg, msglen, "signalfd: %s", strerror(errno));
+		cst_logf(opts->log, cst_log_error, "signalfd: %s", strerror(errno));
 		err = -cste_io;
 		goto out;
 	}
@@ -641,7 +630,7 @@ int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result 
 		s.go_fd = -1;
 		/* The status pipe closes at a successful exec, or carries errno. */
 		if (read(s.status_fd, &e, sizeof(e)) == sizeof(e)) {
-			snprintf(msg, msglen, "cannot run '%s': %s", opts->argv[0], strerror(e));
+			cst_logf(opts->log, cst_log_error, "cannot run '%s': %s", opts->argv[0], strerror(e));
 			err = -cste_not_found;
 			goto out;
 		}
@@ -663,7 +652,7 @@ out:
 		collect(&s, res);
 		ferr = cst_perf_writer_finish(s.w);
 		if (ferr < 0 && !err) {
-			snprintf(msg, msglen, "finishing %s failed: %s",
+			cst_logf(opts->log, cst_log_error, "finishing %s failed: %s",
 				 opts->output ? opts->output : "perf.data", cst_strerror(ferr));
 			err = ferr;
 		}

@@ -41,8 +41,6 @@ struct sysfs_run {
 	char names[1024]; /* devices seen, for error messages */
 	struct map maps[MAX_MAPS];
 	int nmaps;
-	char *msg;
-	size_t msglen;
 };
 
 static int on_device(void *ctx, const char *name)
@@ -233,11 +231,11 @@ static int sources_on(struct sysfs_run *r)
 		err = cap_write(r->root, path, "1");
 	}
 	if (err == -cste_permission)
-		snprintf(r->msg, r->msglen,
+		cst_logf(r->o->log, cst_log_error,
 			 "writing %s%s: permission denied; sysfs-mode capture needs root",
 			 strcmp(r->root, "/") ? r->root : "", path);
 	else if (err)
-		snprintf(r->msg, r->msglen, "writing %s failed: %s", path, cst_strerror(err));
+		cst_logf(r->o->log, cst_log_error, "writing %s failed: %s", path, cst_strerror(err));
 	return err;
 }
 
@@ -250,7 +248,7 @@ static int run_traced(struct sysfs_run *r, int *exit_status)
 	bool on = false;
 
 	if (pid < 0) {
-		snprintf(r->msg, r->msglen, "fork: %s", strerror(errno));
+		cst_logf(r->o->log, cst_log_error, "fork: %s", strerror(errno));
 		return -cste_io;
 	}
 	if (pid == 0) {
@@ -295,7 +293,7 @@ static int run_traced(struct sysfs_run *r, int *exit_status)
 		sources_off(r);
 	else if (!err) {
 		/* it never reached its exec: nothing was traced */
-		snprintf(r->msg, r->msglen, "cannot run '%s' (see the message above)", r->o->argv[0]);
+		cst_logf(r->o->log, cst_log_error, "cannot run '%s' (see the message above)", r->o->argv[0]);
 		err = -cste_not_found;
 	}
 	return err;
@@ -315,14 +313,14 @@ static int read_sink(struct sysfs_run *r, struct cst_sysfs_result *res)
 		return -cste_invalid;
 	fd = open(in, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(r->msg, r->msglen, "cannot read the sink buffer %s: %s", in, strerror(errno));
+		cst_logf(r->o->log, cst_log_error, "cannot read the sink buffer %s: %s", in, strerror(errno));
 		return errno == EACCES || errno == EPERM ? -cste_permission : -cste_io;
 	}
 	snprintf(out, sizeof(out), "%s/%s.bin", r->o->outdir, r->o->sink);
 	ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (ofd < 0) {
 		close(fd);
-		snprintf(r->msg, r->msglen, "cannot create %s: %s", out, strerror(errno));
+		cst_logf(r->o->log, cst_log_error, "cannot create %s: %s", out, strerror(errno));
 		return -cste_io;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
@@ -341,7 +339,7 @@ static int read_sink(struct sysfs_run *r, struct cst_sysfs_result *res)
 	if (close(ofd))
 		err = -cste_io;
 	if (err)
-		snprintf(r->msg, r->msglen, "copying %s to %s failed", in, out);
+		cst_logf(r->o->log, cst_log_error, "copying %s to %s failed", in, out);
 	return err;
 }
 
@@ -389,25 +387,19 @@ static int write_snapshot(struct sysfs_run *r)
 		err = cst_snap_writer_finish(w);
 	cst_snap_writer_free(w);
 	if (err)
-		snprintf(r->msg, r->msglen, "writing the snapshot in %s failed", r->o->outdir);
+		cst_logf(r->o->log, cst_log_error, "writing the snapshot in %s failed", r->o->outdir);
 	return err;
 }
 
-int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result *res, char *msg,
-		     size_t msglen)
+int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result *res)
 {
 	struct sysfs_run *r;
-	char path[512], dummy[8];
+	char path[512];
 	int err;
 
-	if (!msg || !msglen) {
-		msg = dummy;
-		msglen = sizeof(dummy);
-	}
-	msg[0] = 0;
 	if (!opts || opts->sz < sizeof(*opts) || !res || !opts->sink || !opts->outdir ||
 	    !opts->argv || !opts->argv[0] || strchr(opts->sink, '/')) {
-		snprintf(msg, msglen, "invalid arguments (a sink name, an output directory and a "
+		cst_logf(opts ? opts->log : NULL, cst_log_error, "invalid arguments (a sink name, an output directory and a "
 				      "command are needed)");
 		return -cste_invalid;
 	}
@@ -418,11 +410,9 @@ int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result 
 		return -cste_nomem;
 	r->o = opts;
 	r->root = opts->root ? opts->root : "/";
-	r->msg = msg;
-	r->msglen = msglen;
 	err = cap_foreach(r->root, CS_DIR, on_device, r);
 	if (err == -cste_not_found) {
-		snprintf(msg, msglen,
+		cst_logf(opts->log, cst_log_error,
 			 "no %s%s: the kernel has no CoreSight support (CONFIG_CORESIGHT, "
 			 "CONFIG_CORESIGHT_LINKS_AND_SINKS, CONFIG_CORESIGHT_LINK_AND_SINK_TMC, "
 			 "CONFIG_CORESIGHT_SOURCE_ETM3X or _ETM4X) or the device tree does not "
@@ -432,14 +422,14 @@ int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result 
 	}
 	snprintf(path, sizeof(path), CS_DIR "/%s/enable_sink", opts->sink);
 	if (!cap_exists(r->root, path)) {
-		snprintf(msg, msglen, "sink '%s' not found in %s%s; the sinks there are: %s",
+		cst_logf(opts->log, cst_log_error, "sink '%s' not found in %s%s; the sinks there are: %s",
 			 opts->sink, strcmp(r->root, "/") ? r->root : "", CS_DIR,
 			 r->names[0] ? r->names : "none");
 		err = -cste_not_found;
 		goto out;
 	}
 	if (!r->nsrc) {
-		snprintf(msg, msglen, "no ETM (etmN) %sin %s%s", opts->cpu_mask ? "of the CPUs asked " : "",
+		cst_logf(opts->log, cst_log_error, "no ETM (etmN) %sin %s%s", opts->cpu_mask ? "of the CPUs asked " : "",
 			 strcmp(r->root, "/") ? r->root : "", CS_DIR);
 		err = -cste_not_found;
 		goto out;
@@ -447,7 +437,7 @@ int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result 
 	for (int i = 0; i < r->nsrc; i++)
 		read_source(r->root, &r->src[i]);
 	if (mkdir(opts->outdir, 0700) && errno != EEXIST) {
-		snprintf(msg, msglen, "cannot create %s: %s", opts->outdir, strerror(errno));
+		cst_logf(opts->log, cst_log_error, "cannot create %s: %s", opts->outdir, strerror(errno));
 		err = -cste_io;
 		goto out;
 	}

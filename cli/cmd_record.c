@@ -87,23 +87,43 @@ static int parse_cpus(const char *s, uint64_t *mask)
 	return *mask ? 0 : -1;
 }
 
+/* The recorders' log: errors as "record: WHAT", the rest as every verb prints
+ * them; whether an error was told, so that a bare error code is not told twice. */
+struct record_log {
+	bool told;
+};
+
+static void record_log_fn(void *ctx, enum cst_log_level level, const char *msg)
+{
+	struct record_log *rl = ctx;
+
+	if (level != cst_log_error) {
+		cli_log.fn(cli_log.ctx, level, msg);
+		return;
+	}
+	cli_error("record: %s", msg);
+	rl->told = true;
+}
+
 static int run_sysfs(const char *root, const char *sink, uint64_t mask, const char *out,
 		     char **argv)
 {
-	struct cst_sysfs_opts so = {.sz = sizeof(so), .log = &cli_log, .root = root, .sink = sink,
+	struct record_log rl = {false};
+	const struct cst_log log = {record_log_fn, &rl};
+	struct cst_sysfs_opts so = {.sz = sizeof(so), .log = &log, .root = root, .sink = sink,
 				    .cpu_mask = mask, .outdir = out ? out : "cstrace-snapshot",
 				    .argv = argv};
 	struct cst_sysfs_result res;
-	char msg[1024];
 	int err;
 
 	if (!sink) {
 		cli_error("record --sysfs needs --sink NAME (e.g. --sink tmc_etf0)");
 		return 2;
 	}
-	err = cst_sysfs_record(&so, &res, msg, sizeof(msg));
+	err = cst_sysfs_record(&so, &res);
 	if (err < 0) {
-		cli_error("record: %s", msg[0] ? msg : cst_strerror(err));
+		if (!rl.told)
+			cli_error("record: %s", cst_strerror(err));
 		return 1;
 	}
 	fprintf(stderr,
@@ -133,11 +153,12 @@ int cmd_record(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct cst_record_opts o = {.sz = sizeof(o), .log = &cli_log};
+	struct record_log rl = {false};
+	const struct cst_log log = {record_log_fn, &rl};
+	struct cst_record_opts o = {.sz = sizeof(o), .log = &log};
 	struct cst_record_result res;
 	const char *sink = NULL;
 	bool sysfs = false;
-	char msg[1536];
 	int c, err;
 
 	optind = 1;
@@ -220,9 +241,10 @@ int cmd_record(int argc, char **argv)
 		}
 		return run_sysfs(o.root, sink, o.cpu_mask, o.output, argv + optind);
 	}
-	err = cst_record_run(&o, &res, msg, sizeof(msg));
+	err = cst_record_run(&o, &res);
 	if (err < 0) {
-		cli_error("record: %s", msg[0] ? msg : cst_strerror(err));
+		if (!rl.told)
+			cli_error("record: %s", cst_strerror(err));
 		if (res.nrings)
 			cst_record_summary(&res, stderr);
 		return 1;

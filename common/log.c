@@ -8,7 +8,7 @@
 
 void cst_logf(const struct cst_log *log, enum cst_log_level level, const char *fmt, ...)
 {
-	char line[1024];
+	char line[2048]; /* the longest messages explain a fix with the settings to change */
 	va_list ap;
 
 	if (!log || !log->fn)

@@ -64,7 +64,7 @@ static inline int test_done(void)
  * pass log_capture(), read log_captured(). */
 static inline char *log_captured(void)
 {
-	static char line[256];
+	static char line[1024];
 
 	return line;
 }
@@ -73,7 +73,7 @@ static inline void log_capture_fn(void *ctx, enum cst_log_level level, const cha
 {
 	(void)ctx;
 	(void)level;
-	snprintf(log_captured(), 256, "%s", msg);
+	snprintf(log_captured(), 1024, "%s", msg);
 }
 
 static inline const struct cst_log *log_capture(void)

@@ -205,9 +205,9 @@ struct cst_etm_pmu {
 
 /** Read the cs_etm PMU below @root: type, format/, sinks/, cpuN/ registers.
  *  Errors: -cste_not_found (no cs_etm PMU: the message names the kernel
- *  options), -cste_format (a file that does not hold a number), -cste_invalid.
- *  @msg (may be NULL) receives a one-line explanation with the fix. */
-int cst_etm_pmu_discover(struct cst_etm_pmu *pmu, const char *root, char *msg, size_t msglen);
+ *  options), -cste_format (a file that does not hold a number), -cste_invalid;
+ *  each logged through @log as one line with the fix. */
+int cst_etm_pmu_discover(struct cst_etm_pmu *pmu, const char *root, const struct cst_log *log);
 
 /** Find a format term. Returns its index or -cste_not_found. */
 int cst_etm_pmu_format(const struct cst_etm_pmu *pmu, const char *name);
@@ -225,10 +225,10 @@ struct cst_etm_request {
 };
 
 /** Parse an event string against the PMU's format terms. A term may take a
- *  value ("cycacc=0"). Errors: -cste_format (with @msg naming the term and
- *  the terms there are), -cste_not_found (sink not found: @msg lists the sinks). */
+ *  value ("cycacc=0"). Errors, logged through @log: -cste_format (naming the
+ *  term and the terms there are), -cste_not_found (sink not found: the sinks). */
 int cst_etm_request_parse(struct cst_etm_request *req, const struct cst_etm_pmu *pmu,
-			  const char *event, char *msg, size_t msglen);
+			  const char *event, const struct cst_log *log);
 
 /** Set each CPU's ETMCR (ETMv3: the config bits are ETMCR's) and TRCCONFIGR
  *  (ETMv4: the driver's translation) from the request, for the metadata. */
@@ -304,11 +304,11 @@ struct cst_record_result {
 
 /** Record @opts->argv (or a pid, or the system) into perf.data. The file is
  *  finished even when the command crashes, the user interrupts or the disk is
- *  full. Errors (with @msg explaining the fix): -cste_not_found (no cs_etm,
- *  unknown sink), -cste_permission (perf_event_paranoid), -cste_nomem (AUX
- *  mmap over the lock limit), -cste_io, -cste_invalid, -cste_unsupported. */
-int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result *res, char *msg,
-		   size_t msglen);
+ *  full. Errors, each logged through @opts->log as one line explaining the fix:
+ *  -cste_not_found (no cs_etm, unknown sink), -cste_permission
+ *  (perf_event_paranoid), -cste_nomem (AUX mmap over the lock limit), -cste_io,
+ *  -cste_invalid, -cste_unsupported. */
+int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result *res);
 
 /** Print what was captured and lost as lines on @fp (a FILE *). */
 void cst_record_summary(const struct cst_record_result *res, void *fp);
@@ -345,11 +345,10 @@ struct cst_sysfs_result {
 /** Enable @sink and the ETM sources through <root>/sys/bus/coresight, run
  *  the command, disable, read <root>/dev/<sink> and write a snapshot
  *  directory (snapshot.ini, trace.ini, device inis, the buffer and the
- *  command's executable mappings). Errors (with @msg): -cste_not_found
- *  (sink or sources missing: lists those there are), -cste_permission,
- *  -cste_io, -cste_invalid. */
-int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result *res, char *msg,
-		     size_t msglen);
+ *  command's executable mappings). Errors, logged through @opts->log:
+ *  -cste_not_found (sink or sources missing: lists those there are),
+ *  -cste_permission, -cste_io, -cste_invalid. */
+int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result *res);
 
 /* ------------------------------------------------------------------------
  * AUX-buffer report (`cstrace aux`): what each PERF_RECORD_AUX of a perf.data

@@ -44,7 +44,7 @@ static uint64_t file_u64(const char *dir, const char *rel)
 
 static void test_juno(void)
 {
-	char dir[512], msg[1024];
+	char dir[512];
 	struct cst_etm_pmu pmu;
 	struct cst_etm_request req;
 	struct perf_event_attr a;
@@ -52,7 +52,7 @@ static void test_juno(void)
 	char rel[256];
 
 	CHECK_EQ_INT(make_fixture("juno-r1", "juno", 0, dir, sizeof(dir)), 0);
-	CHECK_EQ_INT(cst_etm_pmu_discover(&pmu, dir, msg, sizeof(msg)), 0);
+	CHECK_EQ_INT(cst_etm_pmu_discover(&pmu, dir, log_capture()), 0);
 	snprintf(rel, sizeof(rel), "%s/type", pmudir);
 	CHECK_EQ_INT(pmu.type, file_u64(dir, rel));
 	CHECK_EQ_INT(pmu.ncpus, 6);
@@ -91,8 +91,7 @@ static void test_juno(void)
 	/* the event string of the brief */
 	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu,
 					   "cs_etm/@tmc_etr0,timestamp,cycacc,contextid,retstack,"
-					   "branch_broadcast/",
-					   msg, sizeof(msg)),
+					   "branch_broadcast/", log_capture()),
 		     0);
 	snprintf(rel, sizeof(rel), "%s/sinks/tmc_etr0", pmudir);
 	CHECK_EQ_INT(req.config[2] & 0xffffffffu, file_u64(dir, rel));
@@ -115,35 +114,34 @@ static void test_juno(void)
 	CHECK(!a.inherit);
 
 	/* values and modifiers */
-	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/cycacc=0,timestamp=1/u", msg,
-					   sizeof(msg)),
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/cycacc=0,timestamp=1/u", log_capture()),
 		     0);
 	CHECK_EQ_INT(req.config[0], 1ULL << 28);
 	CHECK(req.user_only);
 	/* errors say what exists */
-	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/@tmc_nope/", msg, sizeof(msg)),
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/@tmc_nope/", log_capture()),
 		     -cste_not_found);
-	CHECK(strstr(msg, "tmc_nope") && strstr(msg, "tmc_etf0") && strstr(msg, "tmc_etf1") &&
-	      strstr(msg, "tmc_etr0"));
-	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/fast/", msg, sizeof(msg)),
+	CHECK(strstr(log_captured(), "tmc_nope") && strstr(log_captured(), "tmc_etf0") && strstr(log_captured(), "tmc_etf1") &&
+	      strstr(log_captured(), "tmc_etr0"));
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/fast/", log_capture()),
 		     -cste_format);
-	CHECK(strstr(msg, "'fast'") && strstr(msg, "cycacc") && strstr(msg, "retstack"));
-	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "intel_pt//", msg, sizeof(msg)),
+	CHECK(strstr(log_captured(), "'fast'") && strstr(log_captured(), "cycacc") && strstr(log_captured(), "retstack"));
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "intel_pt//", log_capture()),
 		     -cste_format);
-	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/cycacc=2/", msg, sizeof(msg)),
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/cycacc=2/", log_capture()),
 		     -cste_format);
-	CHECK_EQ_INT(cst_etm_request_parse(NULL, &pmu, "cs_etm//", msg, sizeof(msg)),
+	CHECK_EQ_INT(cst_etm_request_parse(NULL, &pmu, "cs_etm//", log_capture()),
 		     -cste_invalid);
 }
 
 static void test_stm32(void)
 {
-	char dir[512], msg[1024], rel[256];
+	char dir[512], rel[256];
 	struct cst_etm_pmu pmu;
 	struct cst_etm_request req;
 
 	CHECK_EQ_INT(make_fixture("stm32mp157", "stm32", 0, dir, sizeof(dir)), 0);
-	CHECK_EQ_INT(cst_etm_pmu_discover(&pmu, dir, msg, sizeof(msg)), 0);
+	CHECK_EQ_INT(cst_etm_pmu_discover(&pmu, dir, log_capture()), 0);
 	CHECK_EQ_INT(pmu.ncpus, 2);
 	CHECK_EQ_INT(pmu.nsinks, 1);
 	CHECK_EQ_STR(pmu.sinks[0], "tmc_etf0");
@@ -156,12 +154,10 @@ static void test_stm32(void)
 		CHECK_EQ_INT(pmu.cpus[i].etmccer, file_u64(dir, rel));
 	}
 	/* the ETMv3 driver takes only cycacc, timestamp and retstack */
-	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/@tmc_etf0,contextid/", msg,
-					   sizeof(msg)),
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/@tmc_etf0,contextid/", log_capture()),
 		     -cste_format);
-	CHECK(strstr(msg, "ETMv3") != NULL);
-	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/@tmc_etf0,timestamp,cycacc/", msg,
-					   sizeof(msg)),
+	CHECK(strstr(log_captured(), "ETMv3") != NULL);
+	CHECK_EQ_INT(cst_etm_request_parse(&req, &pmu, "cs_etm/@tmc_etf0,timestamp,cycacc/", log_capture()),
 		     0);
 	cst_etm_pmu_apply_config(&pmu, &req);
 	CHECK_EQ_INT(pmu.cpus[1].etmcr, (1u << 12) | (1u << 28));
@@ -173,10 +169,10 @@ static void test_faults(void)
 	struct cst_etm_pmu pmu;
 
 	CHECK_EQ_INT(make_fixture("stm32mp157", "nopmu", cst_fault_no_pmu, dir, sizeof(dir)), 0);
-	CHECK_EQ_INT(cst_etm_pmu_discover(&pmu, dir, msg, sizeof(msg)), -cste_not_found);
-	CHECK(strstr(msg, "CONFIG_CORESIGHT") && strstr(msg, "CONFIG_CORESIGHT_SOURCE_ETM3X") &&
-	      strstr(msg, "--sysfs"));
-	CHECK_EQ_INT(cst_etm_pmu_discover(NULL, dir, msg, sizeof(msg)), -cste_invalid);
+	CHECK_EQ_INT(cst_etm_pmu_discover(&pmu, dir, log_capture()), -cste_not_found);
+	CHECK(strstr(log_captured(), "CONFIG_CORESIGHT") && strstr(log_captured(), "CONFIG_CORESIGHT_SOURCE_ETM3X") &&
+	      strstr(log_captured(), "--sysfs"));
+	CHECK_EQ_INT(cst_etm_pmu_discover(NULL, dir, log_capture()), -cste_invalid);
 
 	CHECK_EQ_INT(make_fixture("juno-r1", "paranoid", cst_fault_paranoid, dir, sizeof(dir)), 0);
 	cst_capture_explain_errno(EACCES, dir, false, 0, 1, msg, sizeof(msg));

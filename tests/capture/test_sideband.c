@@ -55,13 +55,16 @@ static int read_back(const char *path, const char *prog, struct seen *s)
 	return err;
 }
 
+/* Record; what the recorder logged last is in @msg. */
 static void record(enum cst_record_scope scope, char *const *argv, const char *path,
 		   struct cst_record_result *res, int *err, char *msg, size_t msglen)
 {
-	struct cst_record_opts o = {.sz = sizeof(o), .scope = scope, .sideband_only = true,
-				    .output = path, .argv = argv};
+	struct cst_record_opts o = {.sz = sizeof(o), .log = log_capture(), .scope = scope,
+				    .sideband_only = true, .output = path, .argv = argv};
 
-	*err = cst_record_run(&o, res, msg, msglen);
+	log_captured()[0] = '\0';
+	*err = cst_record_run(&o, res);
+	snprintf(msg, msglen, "%s", log_captured());
 }
 
 static void test_program(enum cst_record_scope scope, const char *tag)
@@ -143,7 +146,7 @@ static void test_errors(void)
 	char msg[1024];
 	char *argv[] = {"/nonexistent/cstrace-prog", NULL};
 	struct cst_record_result res;
-	struct cst_record_opts o = {.sz = sizeof(o), .sideband_only = true,
+	struct cst_record_opts o = {.sz = sizeof(o), .log = log_capture(), .sideband_only = true,
 				    .output = "/nonexistent-dir/x.data", .argv = argv};
 	int err;
 
@@ -151,9 +154,9 @@ static void test_errors(void)
 	CHECK(err < 0);
 	o.output = NULL;
 	o.argv = NULL;
-	CHECK_EQ_INT(cst_record_run(&o, &res, msg, sizeof(msg)), -cste_invalid);
-	CHECK(strstr(msg, "no command") != NULL);
-	CHECK_EQ_INT(cst_record_run(NULL, &res, msg, sizeof(msg)), -cste_invalid);
+	CHECK_EQ_INT(cst_record_run(&o, &res), -cste_invalid);
+	CHECK(strstr(log_captured(), "no command") != NULL);
+	CHECK_EQ_INT(cst_record_run(NULL, &res), -cste_invalid);
 
 	char path[256];
 	snprintf(path, sizeof(path), "%s/capture-sb-noprog-%d.data",
