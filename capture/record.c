@@ -554,14 +554,17 @@ static void end_child(struct session *s, struct cst_record_result *res)
 
 int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result *res)
 {
+	struct cst_record_opts o;
 	struct session s;
 	sigset_t mask;
 	int err = 0, e;
 
-	if (!opts || opts->sz < sizeof(*opts) || !res) {
+	if (!res || cst_opts_load(&o, sizeof(o), opts, "cst_record_opts",
+				  opts ? opts->log : NULL) < 0) {
 		cst_logf(opts ? opts->log : NULL, cst_log_error, "invalid arguments");
 		return -cste_invalid;
 	}
+	opts = &o;
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
 	if (!opts->argv && opts->scope != cst_scope_pid && opts->scope != cst_scope_system) {

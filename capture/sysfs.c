@@ -393,16 +393,20 @@ static int write_snapshot(struct sysfs_run *r)
 
 int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result *res)
 {
+	const struct cst_log *log = opts ? opts->log : NULL;
+	struct cst_sysfs_opts o;
 	struct sysfs_run *r;
 	char path[512];
 	int err;
 
-	if (!opts || opts->sz < sizeof(*opts) || !res || !opts->sink || !opts->outdir ||
-	    !opts->argv || !opts->argv[0] || strchr(opts->sink, '/')) {
-		cst_logf(opts ? opts->log : NULL, cst_log_error, "invalid arguments (a sink name, an output directory and a "
-				      "command are needed)");
+	if (!res || cst_opts_load(&o, sizeof(o), opts, "cst_sysfs_opts", log) < 0 || !o.sink ||
+	    !o.outdir || !o.argv || !o.argv[0] || strchr(o.sink, '/')) {
+		cst_logf(log, cst_log_error,
+			 "invalid arguments (a sink name, an output directory and a command are "
+			 "needed)");
 		return -cste_invalid;
 	}
+	opts = &o;
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
 	r = calloc(1, sizeof(*r));

@@ -89,6 +89,7 @@ bool pd_in_file(const struct cst_perf_reader *r, uint64_t off, uint64_t size)
 int cst_perf_reader_open(struct cst_perf_reader **out, const char *path,
 			 const struct cst_perf_reader_opts *opts)
 {
+	struct cst_perf_reader_opts o;
 	struct cst_perf_reader *r;
 	uint8_t h[CST_PERF_HEADER_SIZE];
 	struct stat st;
@@ -107,13 +108,16 @@ int cst_perf_reader_open(struct cst_perf_reader **out, const char *path,
 		free(r);
 		return -cste_nomem;
 	}
-	if (opts && opts->sz >= offsetof(struct cst_perf_reader_opts, log) + sizeof(opts->log) &&
-	    opts->log)
-		r->log = *opts->log;
+	if (cst_opts_load(&o, sizeof(o), opts, "cst_perf_reader_opts", opts ? opts->log : NULL) < 0) {
+		free(r->path);
+		free(r);
+		return -cste_invalid;
+	}
+	if (o.log)
+		r->log = *o.log;
 	r->win_cap = DEFAULT_WINDOW;
-	if (opts && opts->sz >= offsetof(struct cst_perf_reader_opts, window) + sizeof(opts->window) &&
-	    opts->window)
-		r->win_cap = opts->window < MIN_WINDOW ? MIN_WINDOW : opts->window;
+	if (o.window)
+		r->win_cap = o.window < MIN_WINDOW ? MIN_WINDOW : o.window;
 
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {

@@ -373,8 +373,12 @@ static int run_write_snapshot(struct synth_run *r, const char *out, const struct
 int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_opts *opts,
 		  struct cst_synth_stats *stats)
 {
-	if (!out || !argv || !argv[0] || !opts || opts->sz < sizeof(struct cst_synth_opts))
+	struct cst_synth_opts o;
+
+	if (!out || !argv || !argv[0] ||
+	    cst_opts_load(&o, sizeof(o), opts, "cst_synth_opts", opts ? opts->log : NULL) < 0)
 		return -cste_invalid;
+	opts = &o;
 	const struct core_desc *core = core_find(opts->arch, opts->core);
 	if (!core) {
 		cst_logf(opts->log, cst_log_error, "core '%s' does not fit the architecture",
