@@ -46,9 +46,11 @@ struct perf_mem {
 	struct cst_log log;
 	char *symfs, *buildid_dir, *kernel;
 	struct mfile *files;
-	int nfiles, cap_files;
+	int nfiles;
+	size_t cap_files;
 	struct map *maps;
-	int nmaps, cap_maps;
+	int nmaps;
+	size_t cap_maps;
 	int kernel_file; /* index or -1 */
 	int32_t pid;
 	uint64_t clock; /* position of the sideband being applied */
@@ -102,15 +104,8 @@ static int file_index(struct perf_mem *m, const char *name)
 	for (int i = 0; i < m->nfiles; i++)
 		if (!strcmp(m->files[i].name, name))
 			return i;
-	if (m->nfiles == m->cap_files) {
-		int ncap = m->cap_files ? m->cap_files * 2 : 16;
-		void *n = realloc(m->files, (size_t)ncap * sizeof(*m->files));
-
-		if (!n)
-			return -cste_nomem;
-		m->files = n;
-		m->cap_files = ncap;
-	}
+	if (CST_GROW(m->files, m->cap_files, (size_t)m->nfiles + 1) < 0)
+		return -cste_nomem;
 	f = &m->files[m->nfiles];
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
@@ -155,15 +150,8 @@ int dec_perf_mem_add_map(struct perf_mem *m, int32_t pid, uint64_t start, uint64
 		memcpy(m->files[f].bid, build_id, build_id_size);
 		m->files[f].bid_size = build_id_size;
 	}
-	if (m->nmaps == m->cap_maps) {
-		int ncap = m->cap_maps ? m->cap_maps * 2 : 32;
-		void *n = realloc(m->maps, (size_t)ncap * sizeof(*m->maps));
-
-		if (!n)
-			return -cste_nomem;
-		m->maps = n;
-		m->cap_maps = ncap;
-	}
+	if (CST_GROW(m->maps, m->cap_maps, (size_t)m->nmaps + 1) < 0)
+		return -cste_nomem;
 	m->maps[m->nmaps++] = (struct map){pid, start, start + len, pgoff, f, m->clock, UINT64_MAX};
 	return 0;
 }

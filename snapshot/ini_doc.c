@@ -14,15 +14,8 @@ static struct ini_section *add_section(struct ini_doc *doc, const char *name)
 {
 	struct ini_section *s;
 
-	if (doc->nsections == doc->cap) {
-		int ncap = doc->cap ? doc->cap * 2 : 8;
-		void *p = realloc(doc->sections, (size_t)ncap * sizeof(*doc->sections));
-
-		if (!p)
-			return NULL;
-		doc->sections = p;
-		doc->cap = ncap;
-	}
+	if (CST_GROW(doc->sections, doc->cap, (size_t)doc->nsections + 1) < 0)
+		return NULL;
 	s = &doc->sections[doc->nsections];
 	memset(s, 0, sizeof(*s));
 	s->name = strdup(name);
@@ -34,15 +27,8 @@ static struct ini_section *add_section(struct ini_doc *doc, const char *name)
 
 static int add_kv(struct ini_section *s, const char *key, const char *value)
 {
-	if (s->nkv == s->cap) {
-		int ncap = s->cap ? s->cap * 2 : 8;
-		void *p = realloc(s->kv, (size_t)ncap * sizeof(*s->kv));
-
-		if (!p)
-			return -1;
-		s->kv = p;
-		s->cap = ncap;
-	}
+	if (CST_GROW(s->kv, s->cap, (size_t)s->nkv + 1) < 0)
+		return -1;
 	s->kv[s->nkv].key = strdup(key);
 	s->kv[s->nkv].value = strdup(value);
 	if (!s->kv[s->nkv].key || !s->kv[s->nkv].value) {

@@ -13,13 +13,15 @@ struct ini_kv {
 struct ini_section {
 	char *name;
 	struct ini_kv *kv;
-	int nkv, cap;
+	int nkv;
+	size_t cap;
 };
 
 struct ini_doc {
 	char *path;
 	struct ini_section *sections;
-	int nsections, cap;
+	int nsections;
+	size_t cap;
 };
 
 /** Read @path. On a malformed line, logs "PATH:LINE: ..." and returns -cste_format;

@@ -14,14 +14,8 @@ int synth_perf_chunk(void *ctx, const struct synth_aux_chunk *c)
 {
 	struct synth_perf_cpu *pc = ctx;
 	struct synth_perf_out *p = pc->p;
-	if (p->naux == p->cap_aux) {
-		size_t nc = p->cap_aux ? p->cap_aux * 2 : 16;
-		struct synth_perf_aux *na = realloc(p->aux, nc * sizeof(*na));
-		if (!na)
-			return -cste_nomem;
-		p->aux = na;
-		p->cap_aux = nc;
-	}
+	if (CST_GROW(p->aux, p->cap_aux, (size_t)p->naux + 1) < 0)
+		return -cste_nomem;
 	struct synth_perf_aux *a = &p->aux[p->naux];
 	a->data = malloc(c->size ? c->size : 1);
 	if (!a->data)

@@ -10,14 +10,8 @@
 static int qlog_add_map(struct synth_qlog *q, uint64_t addr, uint64_t len, uint64_t pgoff,
 			const char *host, const char *guest)
 {
-	if (q->nmaps == q->cap_maps) {
-		int nc = q->cap_maps ? q->cap_maps * 2 : 16;
-		struct synth_mapping *nm = realloc(q->maps, (size_t)nc * sizeof(*nm));
-		if (!nm)
-			return -cste_nomem;
-		q->maps = nm;
-		q->cap_maps = nc;
-	}
+	if (CST_GROW(q->maps, q->cap_maps, (size_t)q->nmaps + 1) < 0)
+		return -cste_nomem;
 	struct synth_mapping *m = &q->maps[q->nmaps++];
 	memset(m, 0, sizeof(*m));
 	m->addr = addr;

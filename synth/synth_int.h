@@ -59,7 +59,8 @@ struct synth_qlog {
 	const char *prog;          /* host path of the program */
 	struct synth_codemap *code;
 	struct synth_mapping *maps;
-	int nmaps, cap_maps;
+	int nmaps;
+	size_t cap_maps;
 	int pid;                   /* the guest pid strace lines carry */
 	char comm[16];
 	/* internal parsing state */
