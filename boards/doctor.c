@@ -310,12 +310,14 @@ static void etm_seen_arch(const struct cst_sysroot *root, const char *dir, char 
 	char path[PATH_MAX];
 	int64_t v;
 
-	snprintf(path, sizeof(path), "%s/trcidr/trcidr1", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir,
+		 cst_source_reg_find(cst_proto_etmv4i, "TRCIDR1")->idfile);
 	if (cst_sysroot_read_s64(root, path, &v) == 0) {
 		etmv4_arch((uint32_t)v, buf, size);
 		return;
 	}
-	snprintf(path, sizeof(path), "%s/mgmt/etmidr", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir,
+		 cst_source_reg_find(cst_proto_etmv3, "ETMIDR")->idfile);
 	if (cst_sysroot_read_s64(root, path, &v) == 0) {
 		etmv3_arch((uint32_t)v, buf, size);
 		return;

@@ -77,13 +77,19 @@ static int on_sink(void *ctx, const char *name)
 }
 
 /* Read a register file of the ETM behind cpuN; missing optional files leave 0. */
-static int reg(struct walk *w, int cpu, const char *file, uint32_t *out, bool required)
+/* ID register @name of CPU @cpu's ETM, from the file the source table names (perf
+ * links cs_etm/cpuN to the ETM's sysfs directory). */
+static int reg(struct walk *w, int cpu, enum cst_protocol protocol, const char *name,
+	       uint32_t *out, bool required)
 {
+	const struct cst_source_reg *r = cst_source_reg_find(protocol, name);
 	char path[512];
 	uint64_t v;
 	int err;
 
-	snprintf(path, sizeof(path), PMU_DIR "/cpu%d/%s", cpu, file);
+	if (!r || !r->idfile)
+		return -cste_invalid;
+	snprintf(path, sizeof(path), PMU_DIR "/cpu%d/%s", cpu, r->idfile);
 	err = cap_read_u64(w->root, path, &v);
 	if (err < 0) {
 		if (required || err == -cste_format) {
@@ -109,19 +115,20 @@ static int on_cpu(void *ctx, const char *name)
 	memset(c, 0, sizeof(*c));
 	c->cpu = cpu;
 	c->traceid = 0x10 + 2 * cpu; /* the legacy ID perf assumes (CORESIGHT_LEGACY_CPU_TRACE_ID) */
-	snprintf(path, sizeof(path), PMU_DIR "/cpu%d/trcidr/trcidr0", cpu);
+	snprintf(path, sizeof(path), PMU_DIR "/cpu%d/%s", cpu,
+		 cst_source_reg_find(cst_proto_etmv4i, "TRCIDR0")->idfile);
 	if (cap_exists(w->root, path)) {
 		uint32_t devarch = 0;
 		int64_t ts;
 
 		c->kind = cst_etm_v4;
-		reg(w, cpu, "trcidr/trcidr0", &c->trcidr0, true);
-		reg(w, cpu, "trcidr/trcidr1", &c->trcidr1, true);
-		reg(w, cpu, "trcidr/trcidr2", &c->trcidr2, true);
-		reg(w, cpu, "trcidr/trcidr8", &c->trcidr8, true);
-		reg(w, cpu, "mgmt/trcauthstatus", &c->trcauthstatus, true);
+		reg(w, cpu, cst_proto_etmv4i, "TRCIDR0", &c->trcidr0, true);
+		reg(w, cpu, cst_proto_etmv4i, "TRCIDR1", &c->trcidr1, true);
+		reg(w, cpu, cst_proto_etmv4i, "TRCIDR2", &c->trcidr2, true);
+		reg(w, cpu, cst_proto_etmv4i, "TRCIDR8", &c->trcidr8, true);
+		reg(w, cpu, cst_proto_etmv4i, "TRCAUTHSTATUS", &c->trcauthstatus, true);
 		/* ETE reports architecture version 5 or later in TRCDEVARCH. */
-		if (reg(w, cpu, "mgmt/trcdevarch", &devarch, false) == 0 &&
+		if (reg(w, cpu, cst_proto_etmv4i, "TRCDEVARCH", &devarch, false) == 0 &&
 		    cst_trcdevarch_is_ete(devarch)) {
 			c->kind = cst_etm_ete;
 			c->trcdevarch = devarch;
@@ -134,8 +141,8 @@ static int on_cpu(void *ctx, const char *name)
 		}
 	} else {
 		c->kind = cst_etm_v3;
-		reg(w, cpu, "mgmt/etmidr", &c->etmidr, true);
-		reg(w, cpu, "mgmt/etmccer", &c->etmccer, true);
+		reg(w, cpu, cst_proto_etmv3, "ETMIDR", &c->etmidr, true);
+		reg(w, cpu, cst_proto_etmv3, "ETMCCER", &c->etmccer, true);
 		c->is_ptm = cst_etmidr_is_ptm(c->etmidr);
 	}
 	w->pmu->ncpus++;
