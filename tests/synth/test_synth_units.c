@@ -24,9 +24,18 @@ static void test_args(void)
 	char *argv[] = {"prog", NULL};
 	CHECK_EQ_INT(cst_synth_run(NULL, argv, &o, NULL), -cste_invalid);
 	CHECK_EQ_INT(cst_synth_run("out", NULL, &o, NULL), -cste_invalid);
-	CHECK_EQ_INT(cst_synth_run("out", argv, NULL, NULL), -cste_invalid);
+	/* options by the one rule: a size below the size field, or a newer caller's
+	 * struct asking for something this library lacks, is refused */
 	o.sz = 4;
 	CHECK_EQ_INT(cst_synth_run("out", argv, &o, NULL), -cste_invalid);
+	{
+		struct {
+			struct cst_synth_opts known;
+			uint64_t more;
+		} newer = {.known = {.sz = sizeof(newer)}, .more = 1};
+
+		CHECK_EQ_INT(cst_synth_run("out", argv, &newer.known, NULL), -cste_invalid);
+	}
 	CHECK_EQ_INT(cst_synth_core_check(cst_synth_aarch64, "cortex-a53"), 0);
 	CHECK_EQ_INT(cst_synth_core_check(cst_synth_aarch64, "Cortex-A57"), 0);
 	CHECK_EQ_INT(cst_synth_core_check(cst_synth_aarch64, "cortex-a7"), -cste_not_found);
