@@ -41,14 +41,6 @@ const char *cst_aux_flags_words(uint64_t flags, char *buf, size_t size)
 	return buf;
 }
 
-static void *grow(void *p, uint64_t n, uint64_t *cap, size_t elem)
-{
-	if (n < *cap)
-		return p;
-	*cap = *cap ? *cap * 2 : 64;
-	return realloc(p, *cap * elem);
-}
-
 static struct cst_aux_queue_summary *queue(struct cst_aux_report *r, int cpu)
 {
 	struct cst_aux_queue_summary *q;
@@ -179,7 +171,8 @@ int cst_aux_report_build(struct cst_aux_report **out, const char *path, uint64_t
 	struct cst_perf_reader *rd;
 	struct cst_perf_record rec;
 	struct cst_aux_report *r;
-	uint64_t cap_recs = 0, cap_chunks = 0, order = 0, *by_index = NULL;
+	uint64_t order = 0, *by_index = NULL;
+	size_t cap_recs = 0, cap_chunks = 0;
 	int err;
 
 	if (!out || !path || (aux_size & (aux_size - 1)))
@@ -200,8 +193,7 @@ int cst_aux_report_build(struct cst_aux_report **out, const char *path, uint64_t
 		if (rec.type == cst_perf_rec_aux) {
 			struct cst_aux_rec_info *a;
 
-			r->recs = grow(r->recs, r->nrecs, &cap_recs, sizeof(*r->recs));
-			if (!r->recs) {
+			if (CST_GROW(r->recs, cap_recs, (size_t)r->nrecs + 1) < 0) {
 				err = -cste_nomem;
 				break;
 			}
@@ -226,8 +218,7 @@ int cst_aux_report_build(struct cst_aux_report **out, const char *path, uint64_t
 		} else if (rec.type == cst_perf_rec_auxtrace) {
 			struct cst_aux_chunk_info *c;
 
-			r->chunks = grow(r->chunks, r->nchunks, &cap_chunks, sizeof(*r->chunks));
-			if (!r->chunks) {
+			if (CST_GROW(r->chunks, cap_chunks, (size_t)r->nchunks + 1) < 0) {
 				err = -cste_nomem;
 				break;
 			}

@@ -8,7 +8,8 @@
 
 struct vec {
 	struct sym_func *f;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 };
 
 /* Alias ranks, best first as perf chooses: non-weak, global, a function. */
@@ -16,15 +17,8 @@ enum { rank_func = 1, rank_global = 2, rank_strong = 4 };
 
 static int vec_add(struct vec *v, const char *name, uint64_t addr, uint64_t size, int rank)
 {
-	if (v->n == v->cap) {
-		uint32_t cap = v->cap ? v->cap * 2 : 256;
-		struct sym_func *n = realloc(v->f, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		v->f = n;
-		v->cap = cap;
-	}
+	if (CST_GROW(v->f, v->cap, (size_t)v->n + 1) < 0)
+		return -1;
 	memset(&v->f[v->n], 0, sizeof(v->f[0]));
 	v->f[v->n].pub.name = strdup(name);
 	if (!v->f[v->n].pub.name)

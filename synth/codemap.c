@@ -60,14 +60,8 @@ static struct cm_page *cm_page(struct synth_codemap *cm, uint64_t base, bool cre
 	if (!create)
 		return NULL;
 	size_t at = (size_t)(-i - 1);
-	if (cm->n == cm->cap) {
-		size_t nc = cm->cap ? cm->cap * 2 : 64;
-		struct cm_page **np = realloc(cm->pages, nc * sizeof(*np));
-		if (!np)
-			return NULL;
-		cm->pages = np;
-		cm->cap = nc;
-	}
+	if (CST_GROW(cm->pages, cm->cap, cm->n + 1) < 0)
+		return NULL;
 	struct cm_page *pg = calloc(1, sizeof(*pg));
 	if (!pg)
 		return NULL;
