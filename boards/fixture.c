@@ -200,7 +200,7 @@ static void write_etm_regs(struct fx *f, const char *dev, const struct cst_board
 		if (!r->idfile || (!wrong_arch && r->ete_only && src->protocol != cst_proto_ete))
 			continue;
 		fx_fmt(f, path, sizeof(path), "%s/%s", dev, r->idfile);
-		fx_printf(f, path, "0x%x\n", *cst_source_reg_ptr((struct cst_source_cfg *)src, r));
+		fx_printf(f, path, "0x%x\n", cst_source_reg_get(src, r));
 	}
 	if (wrong_arch)
 		return;

@@ -147,7 +147,6 @@ static const char *core_name(const char *root, int cpu, bool v3)
 	return v3 ? "Cortex-A7" : "Cortex-A53";
 }
 
-
 /* Copy the executable mappings of the stopped tracee into dump files. */
 static void dump_maps(struct sysfs_run *r, pid_t pid)
 {
@@ -366,12 +365,7 @@ static int write_snapshot(struct sysfs_run *r)
 		core = cst_snap_writer_add_core(w, &(struct cst_snap_core){
 			.name = name, .file = file,
 			.type = core_name(r->root, s->cpu, cst_protocol_is_v3(s->cfg.protocol)),
-			.source_file = src_file,
-			.source_type = s->cfg.protocol == cst_proto_ptm     ? "PTM1.1"
-				       : s->cfg.protocol == cst_proto_etmv3 ? "ETM3.5"
-				       : s->cfg.protocol == cst_proto_ete   ? "ETE"
-									    : "ETM4",
-			.source = &s->cfg});
+			.source_file = src_file, .source = &s->cfg});
 		if (core < 0)
 			err = core;
 		for (int m = 0; i == 0 && m < r->nmaps && !err; m++) {

@@ -20,7 +20,7 @@ struct dump {
 };
 
 struct core {
-	char *name, *file, *type, *regs, *source_file, *source_type;
+	char *name, *file, *type, *regs, *source_file;
 	struct cst_source_cfg source;
 };
 
@@ -71,7 +71,6 @@ void cst_snap_writer_free(struct cst_snap_writer *w)
 		free(c->type);
 		free(c->regs);
 		free(c->source_file);
-		free(c->source_type);
 	}
 	for (size_t i = 0; i < w->ndumps; i++)
 		free(w->dumps[i].file);
@@ -155,12 +154,27 @@ int cst_snap_writer_set_buffer(struct cst_snap_writer *w, const char *name, cons
 	return 0;
 }
 
+/* A source's device type, as the snapshot readers of Arm's tools and OpenCSD name
+ * it (the version is the one the cores cstrace writes for implement); NULL for a
+ * protocol without one. */
+static const char *device_type(enum cst_protocol protocol)
+{
+	switch (protocol) {
+	case cst_proto_etmv3: return "ETM3.5";
+	case cst_proto_ptm: return "PTM1.1";
+	case cst_proto_etmv4i: return "ETM4";
+	case cst_proto_ete: return "ETE";
+	case cst_proto_stm: return "STM";
+	default: return NULL;
+	}
+}
+
 int cst_snap_writer_add_core(struct cst_snap_writer *w, const struct cst_snap_core *core)
 {
 	struct core *c;
 
 	if (!w || !core || !core->name || !core->file || !core->type || !core->source_file ||
-	    !core->source_type || !core->source || !cst_source_regs(core->source->protocol))
+	    !core->source || !device_type(core->source->protocol))
 		return -cste_invalid;
 	if (CST_GROW(w->cores, w->cap_cores, w->ncores + 1) < 0)
 		return -cste_nomem;
@@ -169,8 +183,7 @@ int cst_snap_writer_add_core(struct cst_snap_writer *w, const struct cst_snap_co
 	c->source = *core->source;
 	if (set_str(&c->name, core->name) < 0 || set_str(&c->file, core->file) < 0 ||
 	    set_str(&c->type, core->type) < 0 || set_str(&c->regs, core->regs) < 0 ||
-	    set_str(&c->source_file, core->source_file) < 0 ||
-	    set_str(&c->source_type, core->source_type) < 0) {
+	    set_str(&c->source_file, core->source_file) < 0) {
 		w->ncores++; /* freed with the writer */
 		return -cste_nomem;
 	}
@@ -264,12 +277,12 @@ static int write_source(struct cst_snap_writer *w, size_t k)
 	if (!f)
 		return -cste_io;
 	fprintf(f, "[device]\nname=%s\nclass=trace_source\ntype=%s\n\n[regs]\n", c->source.name,
-		c->source_type);
+		device_type(c->source.protocol));
 	for (const struct cst_source_reg *r = cst_source_regs(c->source.protocol); r->name; r++) {
 		if (r->ete_only && c->source.protocol != cst_proto_ete)
 			continue;
 		fprintf(f, "%s(0x%03X)=0x%08X\n", r->name, r->word,
-			*cst_source_reg_ptr(&c->source, r));
+			cst_source_reg_get(&c->source, r));
 	}
 	return finish_file(w, f, c->source_file, true);
 }

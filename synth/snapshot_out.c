@@ -115,8 +115,7 @@ static int snapshot_core(struct cst_snap_writer *w, const struct synth_snap_cfg 
 	source_of(cfg, k, &src);
 	core = cst_snap_writer_add_core(w, &(struct cst_snap_core){
 		.name = name, .file = file, .type = cfg->core_name, .regs = regs,
-		.source_file = src_file, .source_type = cfg->arm ? "ETM3.5" : "ETM4",
-		.source = &src});
+		.source_file = src_file, .source = &src});
 	if (core < 0)
 		return core;
 

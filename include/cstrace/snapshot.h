@@ -83,7 +83,6 @@ struct cst_snap_core {
 	const char *type;          /* the core's name: "Cortex-A53" */
 	const char *regs;          /* lines of its [regs] section ("PC(size:64)=0x..."), or NULL */
 	const char *source_file;   /* the source's device file: "etm_0.ini" */
-	const char *source_type;   /* its device type: "ETM4", "ETM3.5", "PTM1.1", "ETE" */
 	const struct cst_source_cfg *source; /* protocol, device name and registers */
 };
 
@@ -96,7 +95,9 @@ int cst_snap_writer_add_core(struct cst_snap_writer *w, const struct cst_snap_co
 int cst_snap_writer_add_dump(struct cst_snap_writer *w, int core, const char *file,
 			     uint64_t addr, const void *bytes, uint64_t len);
 
-/** Write snapshot.ini, trace.ini and every device file. Sources' registers are
+/** Write snapshot.ini, trace.ini and every device file. A source's device type
+ *  names its protocol as snapshot readers expect ("ETM3.5", "PTM1.1", "ETM4",
+ *  "ETE", "STM"); its registers are
  *  written as the source table names and numbers them ("TRCIDR0(0x078)=0x..."),
  *  all of their protocol (TRCDEVARCH for ETE only).
  *  Errors: -cste_invalid (no buffer or no core), -cste_io (logged), -cste_nomem. */

@@ -165,6 +165,13 @@ static inline uint32_t *cst_source_reg_ptr(struct cst_source_cfg *cfg,
 	return (uint32_t *)((char *)cfg + reg->offset);
 }
 
+/** The value of @reg in @cfg. */
+static inline uint32_t cst_source_reg_get(const struct cst_source_cfg *cfg,
+					  const struct cst_source_reg *reg)
+{
+	return *(const uint32_t *)((const char *)cfg + reg->offset);
+}
+
 /** The trace ID a source emits, from its programming (0 if none). */
 uint8_t cst_source_trace_id(const struct cst_source_cfg *src);
 

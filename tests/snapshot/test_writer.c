@@ -39,6 +39,23 @@ static mode_t mode_of(const char *dir, const char *file)
 	return stat(path, &st) == 0 ? st.st_mode & 0777 : 0;
 }
 
+/* The device file @file holds the line "type=@type". */
+static bool file_has(const char *dir, const char *file, const char *type)
+{
+	char path[512], line[256], want[64];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	snprintf(want, sizeof(want), "type=%s\n", type);
+	f = fopen(path, "r");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = !strcmp(line, want);
+	if (f)
+		fclose(f);
+	return found;
+}
+
 static void round_trip(const char *dir, enum cst_protocol p0, enum cst_protocol p1,
 		       const char *core, const char *type0, const char *type1)
 {
@@ -59,10 +76,10 @@ static void round_trip(const char *dir, enum cst_protocol p0, enum cst_protocol 
 	CHECK_EQ_INT(cst_snap_writer_set_buffer(w, "ETB_0", "trace.bin"), 0);
 	c0 = cst_snap_writer_add_core(w, &(struct cst_snap_core){
 		.name = "cpu_0", .file = "cpu_0.ini", .type = core, .regs = "PC=0x1000\n",
-		.source_file = "etm_0.ini", .source_type = type0, .source = &src[0]});
+		.source_file = "etm_0.ini", .source = &src[0]});
 	c1 = cst_snap_writer_add_core(w, &(struct cst_snap_core){
 		.name = "cpu_1", .file = "cpu_1.ini", .type = core, .source_file = "etm_1.ini",
-		.source_type = type1, .source = &src[1]});
+		.source = &src[1]});
 	CHECK_EQ_INT(c0, 0);
 	CHECK_EQ_INT(c1, 1);
 	CHECK_EQ_INT(cst_snap_writer_add_dump(w, c0, "mem_0.bin", 0x400000, code, sizeof(code)), 0);
@@ -71,6 +88,9 @@ static void round_trip(const char *dir, enum cst_protocol p0, enum cst_protocol 
 	CHECK_EQ_INT(cst_snap_writer_add_dump(w, 5, "x.bin", 0, NULL, 1), -cste_invalid);
 	CHECK_EQ_INT(cst_snap_writer_finish(w), 0);
 	cst_snap_writer_free(w);
+	/* each source's device type names its protocol as snapshot readers expect */
+	CHECK(file_has(dir, "etm_0.ini", type0));
+	CHECK(file_has(dir, "etm_1.ini", type1));
 	CHECK_EQ_INT(mode_of(dir, "trace.bin"), 0600);
 	CHECK_EQ_INT(mode_of(dir, "mem_0.bin"), 0600);
 	CHECK_EQ_INT(mode_of(dir, "etm_1.ini"), 0600);
@@ -87,15 +107,15 @@ static void round_trip(const char *dir, enum cst_protocol p0, enum cst_protocol 
 		CHECK_EQ_INT(got->cpu, i);
 		CHECK_EQ_INT(cst_source_trace_id(got), cst_source_trace_id(&src[i]));
 		for (const struct cst_source_reg *r = cst_source_regs(got->protocol); r->name; r++) {
-			uint32_t want = *cst_source_reg_ptr(&src[i], r);
+			uint32_t want = cst_source_reg_get(&src[i], r);
 
 			/* TRCDEVARCH is written for ETE only: an ETMv4 reads the fallback */
 			if (r->ete_only && got->protocol != cst_proto_ete)
 				want = r->fallback;
-			if (*cst_source_reg_ptr((struct cst_source_cfg *)got, r) != want) {
+			if (cst_source_reg_get(got, r) != want) {
 				test_failures++;
 				fprintf(stderr, "%s of %s: 0x%x, wrote 0x%x\n", r->name, got->name,
-					*cst_source_reg_ptr((struct cst_source_cfg *)got, r), want);
+					cst_source_reg_get(got, r), want);
 			}
 			test_checks++;
 		}
@@ -131,7 +151,7 @@ int main(void)
 
 		CHECK_EQ_INT(cst_snap_writer_add_core(w, &(struct cst_snap_core){
 				     .name = "c", .file = "c.ini", .type = "Cortex-A53",
-				     .source_file = "s.ini", .source_type = "ETM4", .source = &none}),
+				     .source_file = "s.ini", .source = &none}),
 			     -cste_invalid);
 	}
 	CHECK_EQ_INT(cst_snap_writer_write_file(w, "no/such/dir/x.bin", "x", 1), -cste_io);
