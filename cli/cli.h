@@ -53,4 +53,20 @@ void cli_progress_end(void);
  *  Returns 0 or -1 (with a message printed). */
 int cli_parse_id_list(const char *s, uint64_t filter[2]);
 
+/** An output file that appears atomically (see output.c). */
+struct cli_out {
+	FILE *f;                   /* stdout when no path was given */
+	const char *path;
+	char *tmp;
+};
+/** Start writing @path ("-" or NULL: standard output). Refuses a path that is
+ *  @input (when given) or not a regular file. @private_file: created 0600 (trace
+ *  and memory dumps), else as the umask allows. Returns 0 or -1 (message printed). */
+int cli_out_open(struct cli_out *o, const char *path, const char *input, bool private_file);
+/** Flush and move the file into place. Returns 0 or -1 (message printed; the
+ *  destination is untouched). */
+int cli_out_commit(struct cli_out *o);
+/** Throw the partial file away (the destination is untouched). */
+void cli_out_abort(struct cli_out *o);
+
 #endif

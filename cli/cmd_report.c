@@ -1,5 +1,6 @@
 /* `cstrace report`: executed instructions per function (or dso / source line) as a
- * table, JSON or CSV. */
+ * table, JSON or CSV, and the call views (call graph, folded stacks) built from the
+ * symbolize library's call model. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -19,11 +20,14 @@
 
 /* ---- report ---- */
 
-enum rep_format { rep_text, rep_json, rep_csv };
+enum rep_format { rep_text, rep_json, rep_csv, rep_folded, rep_perfetto };
 
 struct report_run {
 	struct symcli *cli;
 	struct cst_report *rep;
+	struct cst_calls *calls;   /* the call views only */
+	struct cst_calltree *tree;
+	struct cst_perfetto *timeline;
 	uint64_t ranges;
 };
 
@@ -36,7 +40,14 @@ static const char report_usage[] =
 	"\n"
 	"options:\n"
 	"  --sort KEYS          group by dso, sym, srcline (comma-separated; default dso,sym)\n"
-	"  --format=F           text (default; sized to the terminal), json, csv\n"
+	"  --format=F           text (default; sized to the terminal), json, csv,\n"
+	"                       folded (one line per call stack: flamegraph.pl's input),\n"
+	"                       perfetto (a timeline of calls per thread for ui.perfetto.dev)\n"
+	"  -g, --call-graph     the caller -> callee tree with children, self and call counts\n"
+	"                       (text, or json: nested nodes)\n"
+	"  --children           add each function's children column (instructions in it and\n"
+	"                       all it called) and sort by it, as perf report --children\n"
+	"  --percent-limit P    call graph: leave out stacks below P%% (default 0.5)\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n"
 	"  --limit N            text: at most N rows (default all)\n"
 	"  --stats              print symbolizer totals on standard error\n" SYMCLI_HELP
@@ -50,6 +61,12 @@ static int report_elem(void *ctx, const struct cst_sym_elem *se)
 		return 0;
 	if (se->elem->type == cst_elem_instr_range)
 		r->ranges++;
+	if (r->calls) {
+		int err = cst_calls_add(r->calls, se, symcli_time(r->cli, se));
+
+		if (err)
+			return err;
+	}
 	return cst_report_add(r->rep, se);
 }
 
@@ -81,11 +98,11 @@ static const char *base_name(const char *p)
 }
 
 static void print_text(FILE *f, unsigned keys, const struct cst_report_row *rows, int n,
-		       uint64_t total, int limit)
+		       uint64_t total, int limit, const uint64_t *children)
 {
 	int width = term_width(f);
 	/* fixed numeric columns, the rest shared by name columns */
-	int fixed = 12 + 8 + 10 + 10 + 10 + 10 + 6;
+	int fixed = 12 + 8 + 10 + 10 + 10 + 10 + 6 + (children ? 9 : 0);
 	int name_w = width - fixed;
 	int dso_w = (keys & cst_report_key_dso) ? name_w / 3 : 0;
 	int src_w = (keys & cst_report_key_srcline) ? name_w / 3 : 0;
@@ -94,6 +111,8 @@ static void print_text(FILE *f, unsigned keys, const struct cst_report_row *rows
 	if (sym_w < 12)
 		sym_w = 12;
 	fprintf(f, "# %" PRIu64 " instructions executed\n", total);
+	if (children)
+		fprintf(f, "%8s ", "children");
 	fprintf(f, "%12s %7s %9s %9s %9s %9s  %-*s", "insns", "share", "entered", "taken",
 		"not-taken", "lines", sym_w, (keys & cst_report_key_sym) ? "symbol" : "");
 	if (dso_w)
@@ -106,6 +125,9 @@ static void print_text(FILE *f, unsigned keys, const struct cst_report_row *rows
 		char cov[32];
 
 		coverage(r, cov, sizeof(cov)); /* per function only: '-' for source lines */
+		if (children)
+			fprintf(f, "%7.2f%% ",
+				total ? 100.0 * (double)children[i] / (double)total : 0.0);
 		fprintf(f, "%12" PRIu64 " %6.2f%% %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9s  %-*.*s",
 			r->insns, total ? 100.0 * (double)r->insns / (double)total : 0.0,
 			r->entries, r->taken, r->not_taken, cov, sym_w, sym_w,
@@ -129,9 +151,11 @@ static void csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void print_csv(FILE *f, const struct cst_report_row *rows, int n, uint64_t total)
+static void print_csv(FILE *f, const struct cst_report_row *rows, int n, uint64_t total,
+		      const uint64_t *children)
 {
-	fputs("insns,share,entries,taken,not_taken,lines_hit,lines_total,sym,dso,file,line\n", f);
+	fputs("insns,share,entries,taken,not_taken,lines_hit,lines_total,sym,dso,file,line", f);
+	fputs(children ? ",children\n" : "\n", f);
 	for (int i = 0; i < n; i++) {
 		const struct cst_report_row *r = &rows[i];
 
@@ -143,12 +167,15 @@ static void print_csv(FILE *f, const struct cst_report_row *rows, int n, uint64_
 		csv_str(f, r->dso);
 		fputc(',', f);
 		csv_str(f, r->file);
-		fprintf(f, ",%d\n", r->line);
+		fprintf(f, ",%d", r->line);
+		if (children)
+			fprintf(f, ",%" PRIu64, children[i]);
+		fputc('\n', f);
 	}
 }
 
 static int print_json(FILE *f, const struct cst_report_row *rows, int n, uint64_t total,
-		      uint64_t ranges)
+		      uint64_t ranges, const uint64_t *children)
 {
 	json_t *root = json_object(), *arr = json_array();
 	int err = 0;
@@ -171,6 +198,8 @@ static int print_json(FILE *f, const struct cst_report_row *rows, int n, uint64_
 			json_object_set_new(o, "srcline",
 					    json_sprintf("%s:%d", r->file ? r->file : "??", r->line));
 		json_object_set_new(o, "insns", json_integer((json_int_t)r->insns));
+		if (children)
+			json_object_set_new(o, "children", json_integer((json_int_t)children[i]));
 		json_object_set_new(o, "share", json_real(total ? (double)r->insns / (double)total : 0));
 		json_object_set_new(o, "entries", json_integer((json_int_t)r->entries));
 		json_object_set_new(o, "taken", json_integer((json_int_t)r->taken));
@@ -183,6 +212,65 @@ static int print_json(FILE *f, const struct cst_report_row *rows, int n, uint64_
 	}
 	json_object_set_new(root, "rows", arr);
 	if (json_dumpf(root, f, JSON_INDENT(1)) < 0)
+		err = -cste_io;
+	fputc('\n', f);
+	json_decref(root);
+	return err;
+}
+
+/* The call graph as JSON: nested nodes, children in order of total. */
+static json_t *node_json(const struct cst_calltree_node *nodes, uint32_t i)
+{
+	const struct cst_calltree_node *n = &nodes[i];
+	json_t *o = json_object(), *kids = json_array();
+
+	if (!o || !kids) {
+		json_decref(o);
+		json_decref(kids);
+		return NULL;
+	}
+	json_object_set_new(o, "sym", json_string(n->name));
+	if (n->dso)
+		json_object_set_new(o, "dso", json_string(n->dso));
+	if (n->func)
+		json_object_set_new(o, "addr", json_integer((json_int_t)n->func->addr));
+	json_object_set_new(o, "self", json_integer((json_int_t)n->self));
+	json_object_set_new(o, "total", json_integer((json_int_t)n->total));
+	json_object_set_new(o, "calls", json_integer((json_int_t)n->calls));
+	for (uint32_t c = n->first_child; c; c = nodes[c].next_sibling) {
+		json_t *k = node_json(nodes, c);
+
+		if (!k) {
+			json_decref(o);
+			json_decref(kids);
+			return NULL;
+		}
+		json_array_append_new(kids, k);
+	}
+	json_object_set_new(o, "children", kids);
+	return o;
+}
+
+static int print_callgraph_json(FILE *f, struct cst_calltree *tree)
+{
+	const struct cst_calltree_node *nodes;
+	int n = cst_calltree_nodes(tree, &nodes);
+	json_t *root;
+	int err = 0;
+
+	if (n < 0)
+		return n;
+	root = node_json(nodes, 0);
+	if (!root)
+		return -cste_nomem;
+	json_object_set(root, "roots", json_object_get(root, "children"));
+	json_object_del(root, "children");
+	json_object_del(root, "sym");
+	json_object_del(root, "self");
+	json_object_del(root, "calls");
+	json_object_set(root, "total_insns", json_object_get(root, "total"));
+	json_object_del(root, "total");
+	if (json_dumpf(root, f, JSON_COMPACT) < 0)
 		err = -cste_io;
 	fputc('\n', f);
 	json_decref(root);
@@ -217,6 +305,8 @@ struct report_args {
 	const char *output;
 	int limit;
 	bool stats;
+	bool call_graph, children;
+	double percent_limit;
 };
 
 static int report_option(void *ctx, int opt, const char *arg)
@@ -233,11 +323,31 @@ static int report_option(void *ctx, int opt, const char *arg)
 			r->format = rep_json;
 		else if (!strcmp(arg, "csv"))
 			r->format = rep_csv;
+		else if (!strcmp(arg, "folded"))
+			r->format = rep_folded;
+		else if (!strcmp(arg, "perfetto"))
+			r->format = rep_perfetto;
 		else {
-			cli_error("--format %s: expected text, json or csv", arg);
+			cli_error("--format %s: expected text, json, csv, folded or perfetto", arg);
 			return -1;
 		}
 		return 0;
+	case 'g':
+		r->call_graph = true;
+		return 0;
+	case 'C':
+		r->children = true;
+		return 0;
+	case 'P': {
+		char *end;
+
+		r->percent_limit = strtod(arg, &end);
+		if (end == arg || *end || r->percent_limit < 0 || r->percent_limit > 100) {
+			cli_error("--percent-limit %s: expected a percentage (0-100)", arg);
+			return -1;
+		}
+		return 0;
+	}
 	case 'o':
 		r->output = arg;
 		return 0;
@@ -252,6 +362,65 @@ static int report_option(void *ctx, int opt, const char *arg)
 	}
 }
 
+/* Rows in order of their functions' children (ties: self order), with the
+ * children of each. */
+struct child_row {
+	struct cst_report_row row;
+	uint64_t children;
+	int order;
+};
+
+static int by_children(const void *a, const void *b)
+{
+	const struct child_row *x = a, *y = b;
+
+	if (x->children != y->children)
+		return x->children < y->children ? 1 : -1;
+	return x->order - y->order;
+}
+
+static int children_sorted(struct cst_calltree *tree, const struct cst_report_row *rows, int n,
+			   struct cst_report_row **sorted, uint64_t **children)
+{
+	struct child_row *c = calloc((size_t)n, sizeof(*c));
+
+	*sorted = calloc((size_t)n, sizeof(**sorted));
+	*children = calloc((size_t)n, sizeof(**children));
+	if (!c || !*sorted || !*children) {
+		free(c);
+		return -cste_nomem;
+	}
+	for (int i = 0; i < n; i++) {
+		c[i].row = rows[i];
+		c[i].children = cst_calltree_children(tree, rows[i].func, rows[i].dso);
+		c[i].order = i;
+	}
+	qsort(c, (size_t)n, sizeof(*c), by_children);
+	for (int i = 0; i < n; i++) {
+		(*sorted)[i] = c[i].row;
+		(*children)[i] = c[i].children;
+	}
+	free(c);
+	return 0;
+}
+
+static void print_stats(struct cst_symbolizer *sym, struct cst_calls *calls)
+{
+	struct cst_symbolizer_stats st;
+	struct cst_calls_stats cs;
+
+	cst_symbolizer_get_stats(sym, &st);
+	fprintf(stderr,
+		"cstrace: %" PRIu64 " ranges symbolized (%" PRIu64 " from the cache), %" PRIu64
+		" instructions, %" PRIu64 " without a symbol\n",
+		st.ranges, st.cache_hits, st.insns, st.unknown_insns);
+	if (calls && cst_calls_get_stats(calls, &cs) == 0)
+		fprintf(stderr,
+			"cstrace: %u threads, deepest stack %u, %" PRIu64
+			" stacks emptied by lost trace, %" PRIu64 " returns to unknown callers\n",
+			cs.threads, cs.max_depth, cs.gaps, cs.unknown_returns);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -260,45 +429,66 @@ int cmd_report(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"limit", required_argument, NULL, 'l'},
 		{"stats", no_argument, NULL, 'S'},
+		{"call-graph", no_argument, NULL, 'g'},
+		{"children", no_argument, NULL, 'C'},
+		{"percent-limit", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		SYMCLI_LONG,
 		TRACE_OPTS_LONG,
 		{NULL, 0, NULL, 0},
 	};
 	struct symcli cli;
-	struct report_run run = {&cli, NULL, 0};
+	struct report_run run = {&cli, NULL, NULL, NULL, NULL, 0};
 	struct cst_session *session = NULL;
 	struct cst_symbolizer *sym = NULL;
 	const struct cst_report_row *rows;
+	struct cst_report_row *sorted = NULL;
+	uint64_t *children = NULL;
 	struct report_args args = {rep_text, cst_report_key_dso | cst_report_key_sym, NULL, 0,
-				   false};
-	enum rep_format format;
-	unsigned keys;
-	const char *output, *trace;
+				   false, false, false, 0.5};
+	const char *trace;
 	enum verb_parsed parsed;
-	FILE *f = stdout;
-	bool stats;
-	int n, err, limit, status = 1;
+	struct cli_out out = {stdout, NULL, NULL};
+	bool calls_needed;
+	int n, err, status = 1;
 
 	symcli_init(&cli);
-	parsed = verb_parse(&(struct verb){"report", report_usage, "o:", longopts, report_option,
+	parsed = verb_parse(&(struct verb){"report", report_usage, "o:g", longopts, report_option,
 					   &args},
 			    argc, argv, NULL, &cli, &trace);
 	if (parsed != verb_run) {
 		symcli_fini(&cli);
 		return verb_exit(parsed);
 	}
-	format = args.format;
-	keys = args.keys;
-	output = args.output;
-	limit = args.limit;
-	stats = args.stats;
+	if (args.children && !(args.keys & cst_report_key_sym)) {
+		cli_error("--children: needs sym in --sort (children are per function)");
+		goto out;
+	}
+	calls_needed = args.call_graph || args.children || args.format == rep_folded;
 	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;
-	err = cst_report_alloc(&run.rep, keys);
-	if (err < 0)
+	err = cst_report_alloc(&run.rep, args.keys);
+	if (!err && args.format == rep_perfetto) {
+		/* the timeline streams: its file is open while the trace decodes */
+		if (cli_out_open(&out, args.output, trace, false) < 0)
+			goto out;
+		err = cst_perfetto_alloc(
+			&run.timeline, out.f,
+			&(struct cst_perfetto_opts){.sz = sizeof(struct cst_perfetto_opts), .sym = sym});
+		if (!err)
+			err = cst_calls_alloc(&run.calls, cst_perfetto_add, run.timeline);
+	} else if (!err && calls_needed) {
+		err = cst_calltree_alloc(&run.tree);
+		if (!err)
+			err = cst_calls_alloc(&run.calls, cst_calltree_add, run.tree);
+	}
+	if (err < 0) {
+		cli_error("%s", cst_strerror(err));
 		goto out;
+	}
 	err = cst_symbolizer_run(sym, session, report_elem, &run);
+	if (err >= 0 && run.calls)
+		err = cst_calls_finish(run.calls);
 	if (err < 0) {
 		cli_error("%s: %s", trace, cst_strerror(err));
 		goto out;
@@ -306,35 +496,50 @@ int cmd_report(int argc, char **argv)
 	n = cst_report_rows(run.rep, &rows);
 	if (n < 0)
 		goto out;
-	if (output && !(f = fopen(output, "w"))) {
-		cli_error("%s: cannot create: %s", output, strerror(errno));
-		f = stdout;
-		goto out;
+	if (args.children && n) {
+		err = children_sorted(run.tree, rows, n, &sorted, &children);
+		if (err < 0) {
+			cli_error("%s", cst_strerror(err));
+			goto out;
+		}
+		rows = sorted;
 	}
-	if (format == rep_json)
-		err = print_json(f, rows, n, cst_report_total(run.rep), run.ranges);
-	else if (format == rep_csv)
-		print_csv(f, rows, n, cst_report_total(run.rep));
+	if (!run.timeline && cli_out_open(&out, args.output, trace, false) < 0)
+		goto out;
+	if (run.timeline)
+		err = cst_perfetto_finish(run.timeline);
+	else if (args.format == rep_folded)
+		err = cst_calltree_write_folded(run.tree, out.f);
+	else if (args.call_graph && args.format == rep_json)
+		err = print_callgraph_json(out.f, run.tree);
+	else if (args.call_graph)
+		err = cst_calltree_write_text(
+			run.tree, out.f,
+			&(struct cst_calltree_text_opts){.sz = sizeof(struct cst_calltree_text_opts),
+							 .min_share = args.percent_limit / 100.0});
+	else if (args.format == rep_json)
+		err = print_json(out.f, rows, n, cst_report_total(run.rep), run.ranges, children);
+	else if (args.format == rep_csv)
+		print_csv(out.f, rows, n, cst_report_total(run.rep), children);
 	else
-		print_text(f, keys, rows, n, cst_report_total(run.rep), limit);
-	if (fflush(f) == EOF || err < 0) {
-		cli_error("%s: write failed: %s", output ? output : "standard output",
-			  strerror(errno));
+		print_text(out.f, args.keys, rows, n, cst_report_total(run.rep), args.limit, children);
+	if (err < 0) {
+		cli_error("%s: %s", args.output ? args.output : "standard output", cst_strerror(err));
+		cli_out_abort(&out);
 		goto out;
 	}
-	if (stats) {
-		struct cst_symbolizer_stats st;
-
-		cst_symbolizer_get_stats(sym, &st);
-		fprintf(stderr,
-			"cstrace: %" PRIu64 " ranges symbolized (%" PRIu64 " from the cache), %" PRIu64
-			" instructions, %" PRIu64 " without a symbol\n",
-			st.ranges, st.cache_hits, st.insns, st.unknown_insns);
-	}
+	if (cli_out_commit(&out) < 0)
+		goto out;
+	if (args.stats)
+		print_stats(sym, run.calls);
 	status = 0;
 out:
-	if (f != stdout)
-		fclose(f);
+	cli_out_abort(&out);
+	free(sorted);
+	free(children);
+	cst_calls_free(run.calls);
+	cst_calltree_free(run.tree);
+	cst_perfetto_free(run.timeline);
 	cst_report_free(run.rep);
 	cst_symbolizer_free(sym);
 	cst_session_free(session);

@@ -304,7 +304,7 @@ static int script_elem(void *ctx, const struct cst_sym_elem *se)
 
 	if (!symcli_keep(s->cli, se))
 		return 0;
-	time = s->cli->last_ts[se->elem->trace_id & 0x7f];
+	time = symcli_time(s->cli, se);
 	if (s->mode != mode_insn)
 		return cst_flow_add(s->flow, se, time);
 	if (se->elem->type == cst_elem_instr_range)

@@ -46,6 +46,11 @@ int symcli_parse(struct symcli *c, int opt, const char *arg);
 /** Open @path as a session and a symbolizer over it, with the --elf files. */
 int symcli_open(struct symcli *c, const char *path, struct cst_session **session,
 		struct cst_symbolizer **sym);
+/** The latest timestamp of @se's trace ID (ranges carry none of their own). */
+static inline uint64_t symcli_time(const struct symcli *c, const struct cst_sym_elem *se)
+{
+	return c->last_ts[se->elem->trace_id & 0x7f];
+}
 /** True when @se passes the --pid/--tid/--cpu/--time filters. */
 bool symcli_keep(struct symcli *c, const struct cst_sym_elem *se);
 void symcli_fini(struct symcli *c);

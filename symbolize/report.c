@@ -110,6 +110,7 @@ static struct rrow *row_get(struct cst_report *rep, const struct cst_sym_func *f
 	r->pub.line = line;
 	r->pub.sym = name;
 	r->pub.func_addr = func ? func->addr : 0;
+	r->pub.func = func;
 	rep->index[h & (rep->icap - 1)] = ++rep->nrows;
 	return r;
 }

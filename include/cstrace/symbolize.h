@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cstrace/common.h"
 #include "cstrace/decode.h"
@@ -262,6 +263,214 @@ int cst_flow_finish(struct cst_flow *flow);
 const char *cst_flow_branch_name(const struct cst_elem *e);
 
 /* ------------------------------------------------------------------------
+ * Calls: a shadow call stack per thread, rebuilt from the branch types of the
+ * executed ranges. The one call model behind the call graph, folded stacks,
+ * flame graphs, timelines and `script --call-trace`.
+ *
+ * A call (branch with link) pushes a frame that returns to the instruction
+ * after it. A return, or any indirect branch that lands on a stacked return
+ * address, pops to the frame that returns there (so a return that skips frames
+ * unwinds them). A branch without link to another
+ * function's first instruction is a tail call: the callee replaces the frame.
+ * A branch, or a return that matches no frame, into a function further down the
+ * stack (longjmp, siglongjmp) unwinds to it. An exception that resumes somewhere other than
+ * its return address (a signal handler, the kernel's vector) pushes an
+ * exception frame; resuming at that return address later unwinds it. Lost
+ * trace empties the thread's stack, and the event says so.
+ * ------------------------------------------------------------------------ */
+
+/** How a frame began. */
+enum cst_call_how {
+	cst_call_how_start = 1,  /* first frame of a thread after trace (re)started */
+	cst_call_how_call,       /* branch with link */
+	cst_call_how_tail,       /* branch without link to a function's first instruction */
+	cst_call_how_exception,  /* an exception resumed here instead of its return address */
+	cst_call_how_jump,       /* ran into another function without a call (a jump into
+				    its middle, or falling through its first instruction) */
+	cst_call_how_return,     /* a return landed in a function not on the stack: its
+				    caller is unknown */
+};
+
+/** Why a frame ended. */
+enum cst_call_end {
+	cst_call_end_return = 1, /* returned */
+	cst_call_end_unwind,     /* a return, longjmp or exception return skipped it */
+	cst_call_end_replace,    /* a tail call or jump replaced it */
+	cst_call_end_gap,        /* trace was lost: the stack was emptied */
+	cst_call_end_eot,        /* the trace ended */
+};
+
+/** One frame of a shadow stack. */
+struct cst_call_frame {
+	const struct cst_sym_func *func; /* NULL: code without a symbol, in @dso */
+	const char *dso;
+	uint64_t entry;            /* runtime address control entered the frame at */
+	uint64_t ret_addr;         /* where its return lands; 0 unknown */
+	uint64_t resume;           /* exception frames: where interrupted code resumes */
+	uint64_t enter_time;       /* time given with the element that entered it */
+	uint64_t enter_icount;     /* instructions of its trace ID executed before it */
+	enum cst_call_how how;
+	bool entered;              /* control came in at the function's first instruction */
+	bool exception;            /* entered by an exception (or a return from one) */
+};
+
+/** The frame counts as a call of its function: entered by a call, a tail call or
+ *  an exception, or the first frame of a thread that began at the entry. */
+static inline bool cst_call_frame_is_call(const struct cst_call_frame *f)
+{
+	return f->how == cst_call_how_call || f->how == cst_call_how_tail ||
+	       f->how == cst_call_how_exception || (f->how == cst_call_how_start && f->entered);
+}
+
+enum cst_call_kind {
+	cst_call_enter = 1, /* @frame was pushed; it is stack[depth - 1] */
+	cst_call_exit,      /* @frame is about to be popped; it is stack[depth - 1] */
+	cst_call_insns,     /* @num_insns of @piece ran in the top frame */
+	cst_call_gap,       /* trace was lost: the stack was emptied (exits came first) */
+};
+
+/** One call-model event. Pointers are valid during the callback only. */
+struct cst_call_event {
+	enum cst_call_kind kind;
+	enum cst_call_end end;     /* exit: why */
+	uint32_t thread;           /* dense index of the thread (0, 1, ...) in the model */
+	int32_t pid, tid;          /* -1 unknown (then the context ID stands in for tid) */
+	uint8_t trace_id;
+	const struct cst_call_frame *frame; /* enter, exit: the frame; insns: the top */
+	const struct cst_call_frame *stack; /* root first */
+	uint32_t depth;            /* frames on @stack */
+	uint64_t time;             /* the time given with the element that caused it */
+	uint64_t icount;           /* instructions of this trace ID executed before it */
+	uint32_t num_insns;        /* insns */
+	const struct cst_sym_piece *piece; /* insns */
+	const struct cst_elem *elem; /* the element that caused it (NULL at the end) */
+};
+
+/** Sink for call events: return 0 to go on, > 0 to stop, < 0 to abort. */
+typedef int (*cst_call_fn)(void *ctx, const struct cst_call_event *ev);
+
+struct cst_calls;
+
+/** Allocate a call model that gives its events to @fn.
+ *  Errors: -cste_invalid (NULL @out or @fn), -cste_nomem. */
+int cst_calls_alloc(struct cst_calls **out, cst_call_fn fn, void *ctx);
+/** Free @calls (NULL is ignored). */
+void cst_calls_free(struct cst_calls *calls);
+
+/** Account one symbolized element seen at @time: ranges, exceptions and gaps move
+ *  the stacks; other elements are ignored. Returns what the sink returns, or
+ *  -cste_nomem. */
+int cst_calls_add(struct cst_calls *calls, const struct cst_sym_elem *se, uint64_t time);
+
+/** End the stream: every frame still open exits (cst_call_end_eot), threads in the
+ *  order they first appeared. Returns what the sink returns. */
+int cst_calls_finish(struct cst_calls *calls);
+
+struct cst_calls_stats {
+	uint32_t threads;
+	uint32_t max_depth;        /* deepest stack seen */
+	uint64_t gaps;             /* times a thread's stack was emptied by lost trace */
+	uint64_t unknown_returns;  /* returns that landed in a function not on the stack */
+};
+
+/** Copy the totals so far into @st. Errors: -cste_invalid. */
+int cst_calls_get_stats(const struct cst_calls *calls, struct cst_calls_stats *st);
+
+/** Name of a frame as report shows it: the function, or "[unknown]". */
+static inline const char *cst_call_frame_name(const struct cst_call_frame *f)
+{
+	return f->func ? f->func->name : "[unknown]";
+}
+
+/* ------------------------------------------------------------------------
+ * The call tree: call events summed by distinct stack (caller -> callee), the
+ * model behind the call graph, folded stacks and flame graphs. Threads with
+ * the same stack share its node.
+ * ------------------------------------------------------------------------ */
+
+/** One distinct stack: the function on top and its totals. */
+struct cst_calltree_node {
+	const struct cst_sym_func *func; /* NULL: code without a symbol, in @dso */
+	const char *dso;
+	const char *name;          /* as report shows it */
+	uint64_t self;             /* instructions executed with exactly this stack */
+	uint64_t total;            /* self and everything called from here */
+	uint64_t calls;            /* times entered (cst_call_frame_is_call) */
+	uint32_t parent;           /* index of the caller's node; 0 for roots */
+	uint32_t first_child;      /* 0: none; children sorted by total, most first */
+	uint32_t next_sibling;     /* 0: none */
+	uint32_t depth;            /* 1 for roots */
+	uint32_t func_index;       /* dense index of (func, dso) in the tree */
+};
+
+struct cst_calltree;
+
+/** Allocate an empty call tree. Errors: -cste_invalid, -cste_nomem. */
+int cst_calltree_alloc(struct cst_calltree **out);
+/** Free @tree (NULL is ignored). */
+void cst_calltree_free(struct cst_calltree *tree);
+
+/** Account one call event (a cst_call_fn: pass the tree as ctx). Returns 0.
+ *  Errors: -cste_invalid, -cste_nomem. */
+int cst_calltree_add(void *tree, const struct cst_call_event *ev);
+
+/** The nodes, with totals and sorted children. nodes[0] is a root above every
+ *  thread's root (no function; self 0, total all). Valid until the next add or
+ *  free. Returns the node count. Errors: -cste_invalid, -cste_nomem. */
+int cst_calltree_nodes(struct cst_calltree *tree, const struct cst_calltree_node **nodes);
+
+/** Instructions executed with (@func, @dso) anywhere on the stack, each counted
+ *  once however deep it recurses: perf's "children" column. */
+uint64_t cst_calltree_children(struct cst_calltree *tree, const struct cst_sym_func *func,
+			       const char *dso);
+
+/** Write the folded stacks: one line per distinct stack with instructions of its
+ *  own, "root;...;leaf COUNT", sorted (flamegraph.pl, speedscope and inferno
+ *  read it). Errors: -cste_invalid, -cste_nomem, -cste_io. */
+int cst_calltree_write_folded(struct cst_calltree *tree, FILE *f);
+
+struct cst_calltree_text_opts {
+	size_t sz;                 /* sizeof(struct cst_calltree_text_opts) */
+	double min_share;          /* leave out subtrees below this share of all (0..1) */
+	int max_depth;             /* 0: no limit */
+};
+
+/** Write the call graph as an indented caller -> callee tree: children, self and
+ *  call counts per stack. Errors: -cste_invalid, -cste_nomem, -cste_io. */
+int cst_calltree_write_text(struct cst_calltree *tree, FILE *f,
+			    const struct cst_calltree_text_opts *opts);
+
+/* ------------------------------------------------------------------------
+ * Timeline: call events as Chrome trace-event JSON (ui.perfetto.dev and
+ * chrome://tracing load it): one track per thread, grouped by process, one
+ * complete slice per call, instants where trace was lost.
+ *
+ * Time: where the trace has timestamps, a trace ID's clock is its latest
+ * timestamp plus one nanosecond per instruction since, never running backwards
+ * (timestamps are sparse: a call between two would otherwise take no time);
+ * without timestamps, one nanosecond per instruction. The file's otherData says
+ * which ("clock").
+ * ------------------------------------------------------------------------ */
+
+struct cst_perfetto_opts {
+	size_t sz;                 /* sizeof(struct cst_perfetto_opts) */
+	struct cst_symbolizer *sym; /* names threads and processes (comm); may be NULL */
+};
+
+struct cst_perfetto;
+
+/** Start a timeline written to @f. Errors: -cste_invalid, -cste_nomem, -cste_io. */
+int cst_perfetto_alloc(struct cst_perfetto **out, FILE *f, const struct cst_perfetto_opts *opts);
+/** Free @pw (NULL is ignored); does not close the file. */
+void cst_perfetto_free(struct cst_perfetto *pw);
+/** Account one call event (a cst_call_fn: pass the writer as ctx). Returns 0.
+ *  Errors: -cste_invalid, -cste_nomem, -cste_io. */
+int cst_perfetto_add(void *pw, const struct cst_call_event *ev);
+/** Write the thread names and the end of the document (after cst_calls_finish).
+ *  Errors: -cste_invalid, -cste_io. */
+int cst_perfetto_finish(struct cst_perfetto *pw);
+
+/* ------------------------------------------------------------------------
  * Per-function totals (the model behind `cstrace report`).
  * ------------------------------------------------------------------------ */
 
@@ -282,6 +491,7 @@ struct cst_report_row {
 	uint64_t taken, not_taken; /* branches ending ranges in it */
 	uint32_t lines_hit, lines_total; /* source lines executed / of the function */
 	uint64_t func_addr;        /* link address of the function (0 unknown) */
+	const struct cst_sym_func *func; /* sym key: the function (NULL unknown) */
 };
 
 struct cst_report;

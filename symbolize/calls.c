@@ -1,0 +1,553 @@
+/* The call model: one shadow stack per thread, moved by how each executed range
+ * ended (call, return, other taken branch, exception) and where the next range of
+ * the same thread starts. The rules are in symbolize.h; this file applies them.
+ *
+ * A range's last instruction says what kind of transfer happened, but only the
+ * thread's next range says where it went, so each thread keeps its transfer
+ * pending until then. An exception keeps the transfer that was pending when it
+ * came: a handler may run first, and the transfer completes when the
+ * interrupted code resumes. */
+#include "cstrace/symbolize.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NIDS 128
+
+enum pend {
+	pend_none = 0, /* fell through, or a branch not taken: control went on */
+	pend_call,
+	pend_ret,
+	pend_eret,
+	pend_jump,     /* any other taken direct branch */
+	pend_jump_ind, /* any other taken indirect branch */
+};
+
+/* What a frame hides besides its public part: the transfer pending in the code it
+ * interrupted (exception frames only). */
+struct stash {
+	enum pend pend;
+	uint64_t pend_ret;
+};
+
+struct thread {
+	int64_t key;
+	int32_t pid, tid;
+	uint8_t trace_id;          /* where it ran last */
+	uint64_t seen_gaps;        /* gaps[trace_id] when it ran last */
+	struct cst_call_frame *stack;
+	struct stash *stash;
+	size_t cap, scap;
+	uint32_t depth;
+	bool live;                 /* a range arrived since trace (re)started */
+	enum pend pend;
+	uint64_t pend_ret;         /* pend_call: the return address */
+	bool exc;                  /* an exception is waiting to resume */
+	bool exc_ret_valid;
+	uint64_t exc_ret;
+	uint64_t last_end;         /* end of its latest range */
+	uint64_t time;             /* of its latest element */
+};
+
+struct cst_calls {
+	cst_call_fn fn;
+	void *ctx;
+	struct thread *threads;
+	size_t cap;
+	uint32_t nthreads;
+	uint32_t *index;           /* open addressing: thread + 1, 0 empty */
+	uint32_t icap;
+	uint64_t icount[NIDS];     /* instructions executed per trace ID */
+	uint64_t gaps[NIDS];       /* gaps seen per trace ID */
+	uint32_t last_thread[NIDS]; /* thread + 1 last seen per trace ID */
+	struct cst_calls_stats st;
+	/* the element being accounted, for the events it causes */
+	const struct cst_elem *elem;
+	uint64_t time;
+};
+
+int cst_calls_alloc(struct cst_calls **out, cst_call_fn fn, void *ctx)
+{
+	struct cst_calls *c;
+
+	if (!out || !fn)
+		return -cste_invalid;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -cste_nomem;
+	c->fn = fn;
+	c->ctx = ctx;
+	*out = c;
+	return 0;
+}
+
+void cst_calls_free(struct cst_calls *calls)
+{
+	if (!calls)
+		return;
+	for (uint32_t i = 0; i < calls->nthreads; i++) {
+		free(calls->threads[i].stack);
+		free(calls->threads[i].stash);
+	}
+	free(calls->threads);
+	free(calls->index);
+	free(calls);
+}
+
+static uint32_t key_slot(int64_t key, uint32_t cap)
+{
+	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 32) & (cap - 1);
+}
+
+static int grow_index(struct cst_calls *c)
+{
+	uint32_t cap = c->icap ? c->icap * 2 : 64;
+	uint32_t *idx = calloc(cap, sizeof(*idx));
+
+	if (!idx)
+		return -cste_nomem;
+	for (uint32_t i = 0; i < c->nthreads; i++) {
+		uint32_t s = key_slot(c->threads[i].key, cap);
+
+		while (idx[s])
+			s = (s + 1) & (cap - 1);
+		idx[s] = i + 1;
+	}
+	free(c->index);
+	c->index = idx;
+	c->icap = cap;
+	return 0;
+}
+
+/* The thread an element belongs to: its thread ID where the input names one,
+ * else the context ID's process (PID_IN_CONTEXTIDR puts the thread's ID there),
+ * else one unknown thread per trace ID. */
+static struct thread *thread_of(struct cst_calls *c, const struct cst_sym_elem *se)
+{
+	const struct cst_elem *e = se->elem;
+	int64_t key = e->tid >= 0 ? e->tid : se->pid >= 0 ? se->pid : -1 - (int64_t)e->trace_id;
+	struct thread *t;
+	uint32_t s;
+
+	if (c->nthreads * 2 >= c->icap && grow_index(c) < 0)
+		return NULL;
+	for (s = key_slot(key, c->icap); c->index[s]; s = (s + 1) & (c->icap - 1))
+		if (c->threads[c->index[s] - 1].key == key)
+			return &c->threads[c->index[s] - 1];
+	if (CST_GROW(c->threads, c->cap, (size_t)c->nthreads + 1) < 0)
+		return NULL;
+	t = &c->threads[c->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->key = key;
+	t->pid = e->pid >= 0 ? e->pid : se->pid;
+	t->tid = e->tid >= 0 ? e->tid : se->pid;
+	t->trace_id = e->trace_id;
+	t->seen_gaps = c->gaps[e->trace_id & (NIDS - 1)];
+	c->index[s] = ++c->nthreads;
+	c->st.threads = c->nthreads;
+	return t;
+}
+
+static int emit(struct cst_calls *c, struct thread *t, enum cst_call_kind kind,
+		enum cst_call_end end, const struct cst_sym_piece *pc, uint32_t n)
+{
+	struct cst_call_event ev = {
+		.kind = kind,
+		.end = end,
+		.thread = (uint32_t)(t - c->threads),
+		.pid = t->pid,
+		.tid = t->tid,
+		.trace_id = t->trace_id,
+		.frame = t->depth ? &t->stack[t->depth - 1] : NULL,
+		.stack = t->stack,
+		.depth = t->depth,
+		.time = c->time,
+		.icount = c->icount[t->trace_id & (NIDS - 1)],
+		.num_insns = n,
+		.piece = pc,
+		.elem = c->elem,
+	};
+
+	return c->fn(c->ctx, &ev);
+}
+
+static int pop(struct cst_calls *c, struct thread *t, enum cst_call_end end)
+{
+	int ret = emit(c, t, cst_call_exit, end, NULL, 0);
+
+	t->depth--;
+	return ret;
+}
+
+/* Pop every frame above @keep (a depth): the top one for @end, the rest unwound. */
+static int pop_to(struct cst_calls *c, struct thread *t, uint32_t keep, enum cst_call_end end)
+{
+	int ret = 0;
+
+	while (t->depth > keep && !ret) {
+		ret = pop(c, t, end);
+		if (end == cst_call_end_return)
+			end = cst_call_end_unwind;
+	}
+	return ret;
+}
+
+static bool same_func(const struct cst_call_frame *f, const struct cst_sym_piece *pc)
+{
+	return pc->loc.func ? f->func == pc->loc.func : !f->func && f->dso == pc->loc.dso;
+}
+
+static int push(struct cst_calls *c, struct thread *t, const struct cst_sym_piece *pc,
+		enum cst_call_how how, uint64_t ret_addr)
+{
+	struct cst_call_frame *f;
+
+	if (CST_GROW(t->stack, t->cap, (size_t)t->depth + 1) < 0 ||
+	    CST_GROW(t->stash, t->scap, (size_t)t->depth + 1) < 0)
+		return -cste_nomem;
+	f = &t->stack[t->depth];
+	memset(f, 0, sizeof(*f));
+	f->func = pc->loc.func;
+	f->dso = pc->loc.dso;
+	f->entry = pc->start;
+	f->ret_addr = ret_addr;
+	f->enter_time = c->time;
+	f->enter_icount = c->icount[t->trace_id & (NIDS - 1)];
+	f->how = how;
+	f->entered = pc->enters_func;
+	t->stash[t->depth] = (struct stash){pend_none, 0};
+	t->depth++;
+	if (t->depth > c->st.max_depth)
+		c->st.max_depth = t->depth;
+	return emit(c, t, cst_call_enter, 0, NULL, 0);
+}
+
+/* The top frame's code gives way to another function's: a tail call or a jump.
+ * The new frame returns where the old one would have. */
+static int replace(struct cst_calls *c, struct thread *t, const struct cst_sym_piece *pc,
+		   enum cst_call_how how)
+{
+	struct cst_call_frame old = t->stack[t->depth - 1];
+	struct stash st = t->stash[t->depth - 1];
+	int ret = pop(c, t, cst_call_end_replace);
+
+	if (ret)
+		return ret;
+	ret = push(c, t, pc, how, old.ret_addr);
+	t->stack[t->depth - 1].exception = old.exception;
+	t->stack[t->depth - 1].resume = old.resume;
+	t->stash[t->depth - 1] = st;
+	return ret;
+}
+
+/* Lookups from the top of the stack down: the index of the first frame that
+ * returns to @addr, resumes at @addr, or runs @pc's function; -1 if none. */
+static int64_t find_ret(const struct thread *t, uint64_t addr)
+{
+	for (uint32_t i = t->depth; i-- > 0;)
+		if (t->stack[i].ret_addr == addr)
+			return i;
+	return -1;
+}
+
+static int64_t find_resume(const struct thread *t, uint64_t addr)
+{
+	for (uint32_t i = t->depth; i-- > 0;)
+		if (t->stack[i].exception && t->stack[i].resume == addr)
+			return i;
+	return -1;
+}
+
+static int64_t find_func(const struct thread *t, const struct cst_sym_piece *pc)
+{
+	for (uint32_t i = t->depth; i-- > 0;)
+		if (same_func(&t->stack[i], pc))
+			return i;
+	return -1;
+}
+
+/* Control is in @pc's function without a call: make it the top frame. */
+static int settle(struct cst_calls *c, struct thread *t, const struct cst_sym_piece *pc)
+{
+	if (!t->depth) {
+		c->st.unknown_returns++;
+		return push(c, t, pc, cst_call_how_return, 0);
+	}
+	if (same_func(&t->stack[t->depth - 1], pc))
+		return 0;
+	return replace(c, t, pc, pc->enters_func ? cst_call_how_tail : cst_call_how_jump);
+}
+
+/* A return landed at @pc. */
+static int do_return(struct cst_calls *c, struct thread *t, const struct cst_sym_piece *pc)
+{
+	int64_t at = find_ret(t, pc->start);
+	struct cst_call_frame top;
+	struct stash st;
+	int ret;
+
+	if (at >= 0)
+		return pop_to(c, t, (uint32_t)at, cst_call_end_return);
+	if (!t->depth)
+		return settle(c, t, pc);
+	/* A32 longjmp ends in "bx lr" to the caller of setjmp: a frame further
+	 * down runs that code, so everything above it unwinds */
+	at = find_func(t, pc);
+	if (at >= 0)
+		return pop_to(c, t, (uint32_t)at + 1, cst_call_end_return);
+	/* no frame returns here: a signal handler returning to its trampoline, or a
+	 * caller the trace never saw */
+	top = t->stack[t->depth - 1];
+	st = t->stash[t->depth - 1];
+	ret = pop(c, t, cst_call_end_return);
+	if (ret)
+		return ret;
+	if (t->depth && same_func(&t->stack[t->depth - 1], pc))
+		return 0;
+	if (top.exception) {
+		/* the handler's return still belongs to the exception: the
+		 * trampoline's own exception return comes back to top.resume */
+		ret = push(c, t, pc, cst_call_how_return, 0);
+		t->stack[t->depth - 1].exception = true;
+		t->stack[t->depth - 1].resume = top.resume;
+		t->stash[t->depth - 1] = st;
+		return ret;
+	}
+	c->st.unknown_returns++;
+	if (!t->depth)
+		return push(c, t, pc, cst_call_how_return, 0);
+	return replace(c, t, pc, cst_call_how_return);
+}
+
+/* A taken branch without link (not a return) landed at @pc. */
+static int do_jump(struct cst_calls *c, struct thread *t, const struct cst_sym_piece *pc)
+{
+	int64_t at;
+
+	if (!t->depth)
+		return settle(c, t, pc);
+	if (same_func(&t->stack[t->depth - 1], pc))
+		return 0;
+	if (pc->enters_func)
+		return replace(c, t, pc, cst_call_how_tail);
+	at = find_func(t, pc);
+	if (at >= 0) /* longjmp: back into a frame further down */
+		return pop_to(c, t, (uint32_t)at + 1, cst_call_end_unwind);
+	return replace(c, t, pc, cst_call_how_jump);
+}
+
+/* Resolve the transfer pending in @t now that its next range starts with @pc. */
+static int arrive(struct cst_calls *c, struct thread *t, const struct cst_sym_piece *pc)
+{
+	enum pend pend = t->pend;
+	int ret;
+
+	t->pend = pend_none;
+	if (t->exc) {
+		int64_t at;
+
+		t->exc = false;
+		if (!t->exc_ret_valid || pc->start != t->exc_ret) {
+			at = find_resume(t, pc->start);
+			if (at < 0) {
+				/* a handler runs first: the interrupted transfer waits */
+				ret = push(c, t, pc, cst_call_how_exception, 0);
+				t->stack[t->depth - 1].exception = true;
+				t->stack[t->depth - 1].resume = t->exc_ret;
+				t->stash[t->depth - 1] = (struct stash){pend, t->pend_ret};
+				return ret;
+			}
+			/* back where an earlier exception interrupted */
+			pend = t->stash[at].pend;
+			t->pend_ret = t->stash[at].pend_ret;
+			ret = pop_to(c, t, (uint32_t)at, cst_call_end_return);
+			if (ret)
+				return ret;
+		}
+	}
+	switch (pend) {
+	case pend_call:
+		return push(c, t, pc, cst_call_how_call, t->pend_ret);
+	case pend_ret:
+		return do_return(c, t, pc);
+	case pend_eret: {
+		int64_t at = find_resume(t, pc->start);
+
+		if (at >= 0) {
+			ret = pop_to(c, t, (uint32_t)at, cst_call_end_return);
+			return ret ? ret : settle(c, t, pc);
+		}
+		return do_jump(c, t, pc);
+	}
+	case pend_jump_ind: {
+		/* an indirect branch that lands where a stacked call returns is that
+		 * return, whatever the decoder calls it (A32 has many ways to return) */
+		int64_t at = find_ret(t, pc->start);
+
+		if (at >= 0)
+			return pop_to(c, t, (uint32_t)at, cst_call_end_return);
+		return do_jump(c, t, pc);
+	}
+	case pend_jump:
+		return do_jump(c, t, pc);
+	default:
+		return settle(c, t, pc);
+	}
+}
+
+static int reset(struct cst_calls *c, struct thread *t, enum cst_call_end end)
+{
+	bool had = t->live || t->depth;
+	int ret = pop_to(c, t, 0, end);
+
+	t->live = false;
+	t->pend = pend_none;
+	t->exc = false;
+	if (!ret && had && end == cst_call_end_gap) {
+		c->st.gaps++;
+		ret = emit(c, t, cst_call_gap, end, NULL, 0);
+	}
+	return ret;
+}
+
+static int add_range(struct cst_calls *c, struct thread *t, const struct cst_sym_elem *se)
+{
+	const struct cst_elem *e = se->elem;
+	uint64_t *icount = &c->icount[e->trace_id & (NIDS - 1)];
+	int ret = 0;
+
+	if (!se->npieces) /* nothing known about the code (no images) */
+		return 0;
+	if (!t->live) {
+		t->live = true;
+		t->pend = pend_none;
+		t->exc = false;
+		ret = push(c, t, &se->pieces[0], cst_call_how_start, 0);
+	} else {
+		ret = arrive(c, t, &se->pieces[0]);
+	}
+	for (uint32_t i = 0; i < se->npieces && !ret; i++) {
+		const struct cst_sym_piece *pc = &se->pieces[i];
+
+		if (i)
+			ret = settle(c, t, pc); /* ran on into the next function */
+		if (!ret)
+			ret = emit(c, t, cst_call_insns, 0, pc, pc->num_insns);
+		*icount += pc->num_insns;
+	}
+	t->last_end = e->end;
+	if (!cst_elem_taken_branch(e))
+		t->pend = pend_none;
+	else if (e->last_subclass == cst_insn_sub_link) {
+		t->pend = pend_call;
+		t->pend_ret = e->end;
+	} else if (e->last_subclass == cst_insn_sub_ret)
+		t->pend = pend_ret;
+	else if (e->last_subclass == cst_insn_sub_eret)
+		t->pend = pend_eret;
+	else
+		t->pend = e->last_class == cst_insn_branch_indirect ? pend_jump_ind : pend_jump;
+	return ret;
+}
+
+/* Lost trace on a trace ID: the thread running there resets now; others that
+ * last ran there reset when they next appear (they may have run unseen). */
+static bool is_gap(const struct thread *t, const struct cst_elem *e)
+{
+	switch (e->type) {
+	case cst_elem_trace_on:
+		/* trace that stops in an exception (the kernel is not traced) restarts
+		 * where it returns: the stacks stand */
+		return !(t && t->exc && e->gap == cst_gap_filter);
+	case cst_elem_no_sync:
+	case cst_elem_addr_nacc:
+	case cst_elem_addr_unknown:
+	case cst_elem_eot:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int cst_calls_add(struct cst_calls *calls, const struct cst_sym_elem *se, uint64_t time)
+{
+	const struct cst_elem *e;
+	struct thread *t;
+	unsigned id;
+	int ret = 0;
+
+	if (!calls || !se || !se->elem)
+		return -cste_invalid;
+	e = se->elem;
+	id = e->trace_id & (NIDS - 1);
+	if (e->type != cst_elem_instr_range && e->type != cst_elem_exception &&
+	    !is_gap(NULL, e))
+		return 0;
+	calls->elem = e;
+	calls->time = time;
+	if (e->type != cst_elem_instr_range && e->type != cst_elem_exception) {
+		/* a gap: the thread last seen on this trace ID, if any */
+		t = calls->last_thread[id] ? &calls->threads[calls->last_thread[id] - 1] : NULL;
+		if (!is_gap(t, e))
+			return 0;
+		calls->gaps[id]++;
+		if (t) {
+			ret = reset(calls, t, e->type == cst_elem_eot ? cst_call_end_eot
+								 : cst_call_end_gap);
+			t->seen_gaps = calls->gaps[id];
+		}
+		return ret;
+	}
+	t = thread_of(calls, se);
+	if (!t)
+		return -cste_nomem;
+	if (t->seen_gaps != calls->gaps[t->trace_id & (NIDS - 1)]) {
+		ret = reset(calls, t, cst_call_end_gap);
+		if (ret)
+			return ret;
+	}
+	t->trace_id = e->trace_id;
+	t->seen_gaps = calls->gaps[id];
+	t->time = time;
+	calls->last_thread[id] = (uint32_t)(t - calls->threads) + 1;
+	if (e->type == cst_elem_exception) {
+		t->exc = t->live;
+		t->exc_ret = e->exception_ret_addr;
+		t->exc_ret_valid = e->exception_ret_addr_valid;
+		/* ETMv3 gives no return address: after a range that went on (an SVC,
+		 * or any instruction an interrupt followed) it is that range's end */
+		if (!t->exc_ret_valid && t->pend == pend_none && t->last_end) {
+			t->exc_ret = t->last_end;
+			t->exc_ret_valid = true;
+		}
+		return 0;
+	}
+	return add_range(calls, t, se);
+}
+
+int cst_calls_finish(struct cst_calls *calls)
+{
+	if (!calls)
+		return -cste_invalid;
+	calls->elem = NULL;
+	for (uint32_t i = 0; i < calls->nthreads; i++) {
+		struct thread *t = &calls->threads[i];
+		int ret;
+
+		calls->time = t->time;
+		ret = reset(calls, t, cst_call_end_eot);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int cst_calls_get_stats(const struct cst_calls *calls, struct cst_calls_stats *st)
+{
+	if (!calls || !st)
+		return -cste_invalid;
+	*st = calls->st;
+	return 0;
+}

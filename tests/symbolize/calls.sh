@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The call model against QEMU: for each test program on both architectures, synth
+# a snapshot with QEMU's executed addresses, then check `report --call-graph
+# --format=json`, `--format=folded` and `--format=perfetto` against the stacks
+# QEMU's run implies (calls_vs_qemu.py): self and call counts per stack, totals,
+# recursion depth, no stale frame after longjmp / siglongjmp / signal return.
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+progs=$CSTRACE_BUILD_DIR/testdata
+command -v python3 >/dev/null || skip "python3 missing"
+
+quiet() { "$@" >>"$TMP/stdout.log" 2>>"$TMP/stderr.log"; }
+
+# name arch triplet core program [--deepest NAME=N...]
+calls() {
+  local name=$1 arch=$2 t=$3 core=$4 prog=$5; shift 5
+  local bin=$progs/$arch/$prog
+  [ -x "$bin" ] || { echo "SKIP (part): $bin not built"; return; }
+  command -v qemu-$arch >/dev/null || { echo "SKIP (part): qemu-$arch missing"; return; }
+  check "$name: synth" quiet "$CSTRACE" synth --arch $arch --core $core -o "$TMP/$name.snap" \
+    --truth "$TMP/$name.truth" -- "$bin"
+  local o=("--elf" "$bin" "$TMP/$name.snap")
+  check "$name: call graph" quiet "$CSTRACE" report -g --format=json -o "$TMP/$name.json" "${o[@]}"
+  check "$name: folded" quiet "$CSTRACE" report --format=folded -o "$TMP/$name.folded" "${o[@]}"
+  check "$name: perfetto" quiet "$CSTRACE" report --format=perfetto -o "$TMP/$name.perfetto.json" "${o[@]}"
+  check "$name: stacks, calls and depths equal QEMU's" python3 "$here/calls_vs_qemu.py" \
+    --readelf $t-readelf --objdump $t-objdump --binary "$bin" --truth "$TMP/$name.truth" \
+    --graph "$TMP/$name.json" --folded "$TMP/$name.folded" \
+    --perfetto "$TMP/$name.perfetto.json" "$@"
+}
+
+A64=(aarch64 aarch64-linux-gnu cortex-a53)
+A32=(arm arm-linux-gnueabihf cortex-a7)
+for v in A64 A32; do
+  declare -n a=$v
+  command -v ${a[1]}-objdump >/dev/null || { echo "SKIP (part): ${a[1]} binutils missing"; continue; }
+  calls $v-recurse "${a[@]}" recurse --deepest fib=15 --deepest depth=41 --deepest main=1
+  calls $v-longjmp "${a[@]}" longjmp --deepest inner=7 --deepest main=1
+  calls $v-fault "${a[@]}" fault --deepest on_segv=1 --deepest main=1
+  calls $v-signal "${a[@]}" signal --deepest handler=1 --deepest main=1
+  calls $v-fptr "${a[@]}" fptr --deepest main=1
+  calls $v-threads "${a[@]}" threads --deepest main=1
+  calls $v-switch "${a[@]}" switch --deepest main=1
+done
+calls A32-interwork "${A32[@]}" interwork --deepest main=1
+
+# the comparison can fail: one instruction moved to its caller's stack
+if [ -f "$TMP/A64-recurse.json" ]; then
+  python3 - "$TMP/A64-recurse.json" "$TMP/bad.json" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+def leaf(n):
+    return n if not n["children"] else leaf(n["children"][0])
+def parent_of_leaf(n):
+    return n if not n["children"][0]["children"] else parent_of_leaf(n["children"][0])
+p = parent_of_leaf(g["roots"][0]); l = p["children"][0]
+l["self"] -= 1; l["total"] -= 1; p["self"] += 1
+json.dump(g, open(sys.argv[2], "w"))
+PY
+  check "a call graph one instruction off fails the comparison" bash -c "! python3 '$here/calls_vs_qemu.py' \
+    --readelf aarch64-linux-gnu-readelf --objdump aarch64-linux-gnu-objdump \
+    --binary '$progs/aarch64/recurse' --truth '$TMP/A64-recurse.truth' --graph '$TMP/bad.json' 2>/dev/null"
+fi
+[ "$checks" -gt 0 ] || skip "no test programs or QEMU"
+finish

@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""Check cstrace's call views against the call stacks that QEMU's own run implies.
+
+QEMU's executed addresses (synth --truth: FILE for vCPU 0, FILE.K for thread K) are
+walked instruction by instruction with the binary's disassembly (objdump) and sized
+function symbols (readelf -s): a call instruction pushes a frame returning after it, a
+return or an indirect branch landing on a stacked return address pops to it, a
+branch to a function's first instruction replaces the frame (tail call), a branch
+into the middle of a function further down unwinds to it (longjmp), a system call
+or fault that resumes elsewhere pushes an exception frame, resuming where one was
+interrupted pops it. Every instruction counts on the stack it ran with.
+
+Then, against `cstrace report --call-graph --format=json` of the same run: every
+stack (a path of function start addresses) has the same self count and call count;
+leaf counts sum to the instruction total; the deepest nesting of each function is
+the same; the folded output (--folded) has one line per stack with those counts;
+Perfetto slices (--perfetto) nest and count each function's calls as QEMU entered it.
+"""
+import argparse, bisect, collections, glob, json, os, re, subprocess, sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--readelf", required=True)
+ap.add_argument("--objdump", required=True)
+ap.add_argument("--binary", required=True)
+ap.add_argument("--truth", required=True)
+ap.add_argument("--graph", required=True)
+ap.add_argument("--folded")
+ap.add_argument("--perfetto")
+ap.add_argument("--deepest", action="append", default=[],
+                help="NAME=N: the deepest recursion of NAME must be N (and agree)")
+args = ap.parse_args()
+
+# ---- the binary's functions, as a symbolizer sees them: FUNC, IFUNC and code
+# labels; aliases are one function; a local label inside a sized function is part
+# of it; an unsized symbol runs to the next symbol or the end of its section
+secs = {}
+for line in subprocess.run([args.readelf, "-SW", args.binary], capture_output=True, text=True,
+                           check=True).stdout.splitlines():
+    m = re.match(r"\s*\[\s*(\d+)\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\S+\s+(\S*)", line)
+    if m and "X" in m.group(5):
+        secs[int(m.group(1))] = (int(m.group(3), 16), int(m.group(4), 16))
+syms = []
+for line in subprocess.run([args.readelf, "-sW", args.binary], capture_output=True, text=True,
+                           check=True).stdout.splitlines():
+    p = line.split()
+    if len(p) < 8 or not p[0].endswith(":") or p[3] not in ("FUNC", "IFUNC", "NOTYPE"):
+        continue
+    if not p[6].isdigit() or int(p[6]) not in secs or p[7].startswith("$"):
+        continue
+    addr, size = int(p[1], 16) & ~1, int(p[2], 0) if not p[2].startswith("0x") else int(p[2], 16)
+    label = p[3] == "NOTYPE" and p[4] == "LOCAL"
+    syms.append((addr, size, label, p[7], int(p[6])))
+syms.sort(key=lambda x: (x[0], -x[1], x[2]))
+funcs, names = {}, {}
+covered = 0
+addrs_sorted = sorted({x[0] for x in syms})
+for addr, size, label, name, shndx in syms:
+    if addr in funcs or (label and addr < covered):
+        continue
+    if not size:
+        k = bisect.bisect_right(addrs_sorted, addr)
+        sec_end = secs[shndx][0] + secs[shndx][1]
+        size = min(addrs_sorted[k] if k < len(addrs_sorted) else sec_end, sec_end) - addr
+    else:
+        covered = max(covered, addr + size)
+    funcs[addr], names[addr] = size, name
+starts = sorted(funcs)
+
+
+def func_of(a):
+    i = bisect.bisect_right(starts, a) - 1
+    if i >= 0 and a < starts[i] + funcs[starts[i]]:
+        return starts[i]
+    return None
+
+
+CALLS = {"bl", "blx", "blr", "blraa", "blrab", "blraaz", "blrabz"}
+RETS = {"ret", "retaa", "retab"}
+CONDS = "eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al"
+insn = {}  # addr -> (size, kind, unconditional)
+for line in subprocess.run([args.objdump, "-d", args.binary], capture_output=True, text=True,
+                           check=True).stdout.splitlines():
+    f = line.split("\t")
+    if len(f) < 3 or not f[0].strip().endswith(":"):
+        continue
+    try:
+        a = int(f[0].strip()[:-1], 16)
+    except ValueError:
+        continue
+    size = len(f[1].replace(" ", "")) // 2
+    text = " ".join(f[2:]).split(";")[0].split("//")[0].split("@")[0].strip()
+    m = text.split()[0] if text.split() else ""
+    ops = text[len(m):].strip()
+    base = re.sub(r"\.(w|n)$", "", m)
+    cond_m = re.fullmatch(r"(b|bl|blx|bx)(%s)" % CONDS, base)
+    uncond = True
+    if cond_m:
+        base, uncond = cond_m.group(1), cond_m.group(2) == "al"
+    if base.startswith("b.") or base in ("cbz", "cbnz", "tbz", "tbnz"):
+        kind, uncond = "jump", False
+    elif base in CALLS:
+        kind = "call"
+    elif base in RETS or (base == "bx" and ops == "lr"):
+        kind = "ret"
+    elif base in ("b",):
+        kind = "jump"
+    elif base in ("br", "bx", "braa", "brab", "tbb", "tbh"):
+        kind = "ind"
+    elif re.match(r"(pop|ldm)", base) and "pc" in ops:
+        kind, uncond = "ret" if ("sp" in ops or base.startswith("pop")) else "ind", base in ("pop", "ldm", "pop.w", "ldmia")
+    elif re.match(r"(ldr|mov|add|sub)", base) and ops.startswith("pc,"):
+        kind = "ret" if base.startswith("ldr") and "[sp]" in ops else "ind"
+        uncond = len(base) <= 4 or not re.search(CONDS + "$", base)
+    elif base in ("svc", "swi"):
+        kind = "svc"
+    else:
+        kind = "other"
+    insn[a] = (size, kind, uncond)
+
+
+class Frame:
+    __slots__ = ("func", "ret", "exc", "resume", "node")
+
+
+class Tree:
+    def __init__(self):
+        self.nodes = {}  # path tuple -> [self, calls]
+
+    def node(self, path):
+        return self.nodes.setdefault(path, [0, 0])
+
+
+tree = Tree()
+deepest = collections.Counter()
+total = 0
+
+
+def walk(addrs):
+    global total
+    stack = []
+
+    def path():
+        return tuple(f.func for f in stack)
+
+    def push(func, ret, how, entered, exc=False, resume=None):
+        f = Frame()
+        f.func, f.ret, f.exc, f.resume = func, ret, exc, resume
+        stack.append(f)
+        n = tree.node(path())
+        if how in ("call", "tail", "exception") or (how == "start" and entered):
+            n[1] += 1
+        depth = sum(1 for x in stack if x.func == func)
+        deepest[func] = max(deepest[func], depth)
+
+    def pop_to(keep):
+        del stack[keep:]
+
+    def find(pred):
+        for i in range(len(stack) - 1, -1, -1):
+            if pred(stack[i]):
+                return i
+        return -1
+
+    def replace(func, how, entered):
+        old = stack.pop()
+        push(func, old.ret, how, entered, old.exc, old.resume)
+
+    def settle(b):
+        fb = func_of(b)
+        if not stack:
+            push(fb, None, "return", b == fb)
+        elif stack[-1].func != fb:
+            replace(fb, "tail" if b == fb else "jump", b == fb)
+
+    def do_jump(b):
+        fb = func_of(b)
+        if not stack:
+            return settle(b)
+        if stack[-1].func == fb:
+            return
+        if b == fb:
+            return replace(fb, "tail", True)
+        i = find(lambda f: f.func == fb)
+        if i >= 0:
+            return pop_to(i + 1)
+        replace(fb, "jump", False)
+
+    def do_return(b):
+        fb = func_of(b)
+        i = find(lambda f: f.ret == b)
+        if i >= 0:
+            return pop_to(i)
+        if not stack:
+            return settle(b)
+        i = find(lambda f: f.func == fb)
+        if i >= 0:
+            return pop_to(i + 1)
+        top = stack.pop()
+        if stack and stack[-1].func == fb:
+            return
+        if top.exc:
+            return push(fb, None, "return", False, True, top.resume)
+        if not stack:
+            return push(fb, None, "return", False)
+        replace(fb, "return", False)
+
+    def exception(b, resume):
+        if b == resume:
+            return settle(b)
+        i = find(lambda f: f.exc and f.resume == b)
+        if i >= 0:
+            pop_to(i)
+            return settle(b)
+        push(func_of(b), None, "exception", b == func_of(b), True, resume)
+
+    if not addrs:
+        return
+    a0 = addrs[0]
+    push(func_of(a0), None, "start", a0 == func_of(a0))
+    for k, a in enumerate(addrs):
+        tree.node(path())[0] += 1
+        total += 1
+        if k + 1 == len(addrs):
+            break
+        b = addrs[k + 1]
+        size, kind, uncond = insn.get(a, (4, "other", True))
+        nxt = a + size
+        taken = b != nxt or (uncond and kind not in ("other", "svc"))
+        if kind == "svc" or (kind == "other" and b != nxt):
+            exception(b, nxt)
+        elif not taken:
+            settle(b)
+        elif kind == "call":
+            push(func_of(b), nxt, "call", b == func_of(b))
+        elif kind == "ret":
+            do_return(b)
+        elif kind == "ind" and find(lambda f: f.ret == b) >= 0:
+            pop_to(find(lambda f: f.ret == b))
+        else:
+            do_jump(b)
+
+
+for path in [args.truth] + sorted(glob.glob(args.truth + ".[0-9]*")):
+    walk([int(l, 16) & ~1 for l in open(path) if l.strip()])
+
+# ---- cstrace's call graph
+g = json.load(open(args.graph))
+got = {}
+got_deepest = collections.Counter()
+
+
+def visit(n, path, counts):
+    a = n.get("addr")
+    key = a if a in funcs else None
+    p = path + (key,)
+    e = got.setdefault(p, [0, 0])
+    e[0] += n["self"]
+    e[1] += n["calls"]
+    counts = counts.copy()
+    counts[key] += 1
+    got_deepest[key] = max(got_deepest[key], counts[key])
+    kids = 0
+    for c in n["children"]:
+        visit(c, p, counts)
+        kids += c["total"]
+    if n["total"] != n["self"] + kids:
+        fail(f"{fmt(p)}: total {n['total']} is not self + children ({n['self']} + {kids})")
+
+
+bad = 0
+
+
+def fail(msg):
+    global bad
+    bad += 1
+    if bad <= int(os.environ.get("CALLS_VS_QEMU_SHOW", "20")):
+        print(msg, file=sys.stderr)
+
+
+def fmt(p):
+    return ";".join(names.get(x, "[unknown]") if x is not None else "[unknown]" for x in p)
+
+
+for r in g["roots"]:
+    visit(r, (), collections.Counter())
+want = {p: v for p, v in tree.nodes.items() if v != [0, 0]}
+got = {p: v for p, v in got.items() if v != [0, 0]}
+for p in sorted(set(want) | set(got), key=fmt):
+    w, h = want.get(p, [0, 0]), got.get(p, [0, 0])
+    if w != h:
+        fail(f"{fmt(p)}: QEMU self {w[0]} calls {w[1]}, cstrace self {h[0]} calls {h[1]}")
+if g["total_insns"] != total or sum(v[0] for v in got.values()) != total:
+    fail(f"instructions: QEMU {total}, call graph total {g['total_insns']}, "
+         f"self sum {sum(v[0] for v in got.values())}")
+for f in set(deepest) | set(got_deepest):
+    if deepest[f] != got_deepest[f]:
+        fail(f"{names.get(f, '[unknown]')}: QEMU nests it {deepest[f]} deep, cstrace {got_deepest[f]}")
+by_name = {names.get(f, "[unknown]") if f is not None else "[unknown]": d for f, d in deepest.items()}
+for spec in args.deepest:
+    name, n = spec.split("=")
+    if by_name.get(name) != int(n):
+        fail(f"{name}: QEMU nests it {by_name.get(name)} deep, the test expects {n}")
+
+# ---- folded: one line per stack, counts as the graph's self counts
+if args.folded:
+    folded = collections.Counter()
+    for line in open(args.folded):
+        stack, _, n = line.rstrip("\n").rpartition(" ")
+        folded[stack] += int(n)
+    want_f = collections.Counter()
+    for p, (s, _) in want.items():
+        if s:
+            want_f[fmt(p)] += s
+    # names: cstrace's choice among aliases may differ from nm's; compare counts
+    if sorted(folded.values()) != sorted(want_f.values()) or sum(folded.values()) != total:
+        fail(f"folded: {len(folded)} stacks summing to {sum(folded.values())}, QEMU "
+             f"{len(want_f)} stacks summing to {total}")
+
+# ---- perfetto: slices nest per thread, and count calls as QEMU entered functions
+if args.perfetto:
+    doc = json.load(open(args.perfetto))
+    evs = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
+    per_thread = collections.defaultdict(list)
+    for e in evs:
+        per_thread[(e["pid"], e["tid"])].append(e)
+    ns = lambda x: round(x * 1000)  # the file's microseconds carry whole nanoseconds
+    for key, lst in per_thread.items():
+        lst.sort(key=lambda e: (ns(e["ts"]), -ns(e["dur"])))
+        open_ends = []
+        for e in lst:
+            start, end = ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
+            while open_ends and open_ends[-1] <= start:
+                open_ends.pop()
+            if open_ends and end > open_ends[-1]:
+                fail(f"perfetto: slice {e['name']} at {e['ts']} overlaps its parent's end")
+                break
+            open_ends.append(end)
+    calls = collections.Counter(e["args"].get("addr") for e in evs if e["args"].get("call"))
+    want_calls = collections.Counter()
+    for p, (_, c) in want.items():
+        want_calls[p[-1]] += c
+    for f in set(want_calls) | set(calls):
+        if f is None or f not in funcs:
+            continue
+        if want_calls[f] != calls[f]:
+            fail(f"perfetto: {names[f]} called {calls[f]} times, QEMU {want_calls[f]}")
+
+if bad:
+    print(f"{bad} differences", file=sys.stderr)
+    sys.exit(1)
+print(f"{len(want)} stacks, {total} instructions, deepest recursion {max(deepest.values())}: "
+      f"as QEMU ran them")
