@@ -20,7 +20,7 @@
 
 /* ---- report ---- */
 
-enum rep_format { rep_text, rep_json, rep_csv, rep_folded, rep_perfetto };
+enum rep_format { rep_text, rep_json, rep_csv, rep_folded, rep_flamegraph, rep_perfetto };
 
 struct report_run {
 	struct symcli *cli;
@@ -42,6 +42,7 @@ static const char report_usage[] =
 	"  --sort KEYS          group by dso, sym, srcline (comma-separated; default dso,sym)\n"
 	"  --format=F           text (default; sized to the terminal), json, csv,\n"
 	"                       folded (one line per call stack: flamegraph.pl's input),\n"
+	"                       flamegraph (an interactive SVG: hover, click to zoom, search),\n"
 	"                       perfetto (a timeline of calls per thread for ui.perfetto.dev)\n"
 	"  -g, --call-graph     the caller -> callee tree with children, self and call counts\n"
 	"                       (text, or json: nested nodes)\n"
@@ -327,8 +328,11 @@ static int report_option(void *ctx, int opt, const char *arg)
 			r->format = rep_folded;
 		else if (!strcmp(arg, "perfetto"))
 			r->format = rep_perfetto;
+		else if (!strcmp(arg, "flamegraph"))
+			r->format = rep_flamegraph;
 		else {
-			cli_error("--format %s: expected text, json, csv, folded or perfetto", arg);
+			cli_error("--format %s: expected text, json, csv, folded, flamegraph or perfetto",
+				  arg);
 			return -1;
 		}
 		return 0;
@@ -464,7 +468,8 @@ int cmd_report(int argc, char **argv)
 		cli_error("--children: needs sym in --sort (children are per function)");
 		goto out;
 	}
-	calls_needed = args.call_graph || args.children || args.format == rep_folded;
+	calls_needed = args.call_graph || args.children || args.format == rep_folded ||
+		       args.format == rep_flamegraph;
 	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;
 	err = cst_report_alloc(&run.rep, args.keys);
@@ -510,6 +515,11 @@ int cmd_report(int argc, char **argv)
 		err = cst_perfetto_finish(run.timeline);
 	else if (args.format == rep_folded)
 		err = cst_calltree_write_folded(run.tree, out.f);
+	else if (args.format == rep_flamegraph)
+		err = cst_calltree_write_flamegraph(
+			run.tree, out.f,
+			&(struct cst_flamegraph_opts){.sz = sizeof(struct cst_flamegraph_opts),
+						      .title = trace});
 	else if (args.call_graph && args.format == rep_json)
 		err = print_callgraph_json(out.f, run.tree);
 	else if (args.call_graph)

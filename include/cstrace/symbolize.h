@@ -440,6 +440,18 @@ struct cst_calltree_text_opts {
 int cst_calltree_write_text(struct cst_calltree *tree, FILE *f,
 			    const struct cst_calltree_text_opts *opts);
 
+struct cst_flamegraph_opts {
+	size_t sz;                 /* sizeof(struct cst_flamegraph_opts) */
+	const char *title;         /* NULL: "Flame graph" */
+	int width;                 /* pixels; 0: 1200 */
+};
+
+/** Draw the call tree as a self-contained interactive SVG flame graph (hover
+ *  names a box with its counts, click zooms, Search highlights). Errors:
+ *  -cste_invalid, -cste_nomem, -cste_io. */
+int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
+				  const struct cst_flamegraph_opts *opts);
+
 /* ------------------------------------------------------------------------
  * Timeline: call events as Chrome trace-event JSON (ui.perfetto.dev and
  * chrome://tracing load it): one track per thread, grouped by process, one
