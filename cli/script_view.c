@@ -53,6 +53,7 @@ struct script {
 	enum mode mode;
 	unsigned fields;
 	struct cst_flow *flow;
+	struct cst_calls *calls;
 	bool io_error;
 };
 
@@ -69,7 +70,9 @@ static const char script_usage[] =
 	"  --insn               one line per executed instruction, with disassembly\n"
 	"  --disasm             (with --insn) the default: disassembly\n"
 	"  --srcline            add the source file:line\n"
-	"  --call-trace         calls and returns as an indented tree\n"
+	"  --call-trace         each function as it is entered, indented by call depth\n"
+	"                       (the call model of report -g: tail calls, signal handlers,\n"
+	"                       longjmp and lost trace marked)\n"
 	"  -F, --fields LIST    fields: comm,pid,tid,cpu,time,id,flags,ip,sym,symoff,dso,\n"
 	"                       addr,srcline,insn,insncnt (perf script -F style)\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n" SYMCLI_HELP
@@ -220,21 +223,6 @@ static void put_insns(struct script *s, const struct cst_sym_elem *se, uint64_t 
 	}
 }
 
-static void put_call(struct script *s, const struct cst_sym_elem *se, int depth, uint64_t time)
-{
-	const struct cst_sym_loc *loc = se->npieces ? &se->pieces[0].loc : NULL;
-
-	put_head(s, se->elem, se->pid, time);
-	fprintf(s->f, "%*s", depth * 2, "");
-	if (loc && loc->func)
-		fprintf(s->f, "%s", loc->func->name);
-	else if (loc)
-		fprintf(s->f, "[unknown] %s+%#" PRIx64, loc->dso, loc->dso_offset);
-	if (loc && (s->fields & f_dso))
-		fprintf(s->f, " (%s)", loc->dso);
-	end_line(s);
-}
-
 /* The branch view: one line per taken branch, and where trace broke off. */
 static void branch_event(struct script *s, const struct cst_flow_event *ev)
 {
@@ -257,43 +245,48 @@ static void branch_event(struct script *s, const struct cst_flow_event *ev)
 	}
 }
 
-/* The call trace: each function entered by a call, indented by call depth. */
-static void call_event(struct script *s, const struct cst_flow_event *ev)
+/* The call trace, from the symbolize library's call model: each frame as it is
+ * entered, indented by its depth, marked when it was not entered by a call; and
+ * where lost trace emptied the stack. */
+static const char *how_mark(const struct cst_call_frame *fr)
 {
-	switch (ev->kind) {
-	case cst_flow_start:
-		put_call(s, ev->to, ev->depth, ev->time);
-		break;
-	case cst_flow_branch:
-		if (ev->from->elem.last_subclass == cst_insn_sub_link)
-			put_call(s, ev->to, ev->depth, ev->time);
-		break;
-	case cst_flow_exception:
-		put_head(s, ev->to->elem, ev->to->pid, ev->time);
-		fprintf(s->f, "%*s[exception %u]", ev->depth * 2, "", ev->to->elem->exception_number);
-		end_line(s);
-		break;
-	case cst_flow_gap:
-		/* after a gap the call depth is unknown: a new tree starts */
-		if (ev->calls_open) {
-			put_head(s, ev->to->elem, ev->to->pid, ev->time);
-			fprintf(s->f, "[%s]", cst_elem_type_name(ev->to->elem->type));
-			end_line(s);
-		}
-		break;
-	default:
-		break;
+	switch (fr->how) {
+	case cst_call_how_tail: return " (tail call)";
+	case cst_call_how_exception: return " (exception)";
+	case cst_call_how_jump: return " (jump)";
+	case cst_call_how_return: return " (returned to)";
+	case cst_call_how_start: return fr->entered ? "" : " (already running)";
+	default: return "";
 	}
+}
+
+static int call_event(void *ctx, const struct cst_call_event *ev)
+{
+	struct script *s = ctx;
+	const struct cst_call_frame *fr = ev->frame;
+
+	if (!ev->elem || (ev->kind != cst_call_enter && ev->kind != cst_call_gap))
+		return 0;
+	put_head(s, ev->elem, ev->pid, ev->time);
+	if (ev->kind == cst_call_gap) {
+		fprintf(s->f, "[trace lost: %s]", cst_elem_type_name(ev->elem->type));
+	} else {
+		fprintf(s->f, "%*s%s", (int)(ev->depth - 1) * 2, "", cst_call_frame_name(fr));
+		if (!fr->func)
+			fprintf(s->f, " %s at %#" PRIx64, fr->dso, fr->entry);
+		else if (s->fields & f_dso)
+			fprintf(s->f, " (%s)", fr->dso);
+		fputs(how_mark(fr), s->f);
+	}
+	end_line(s);
+	return s->io_error ? -cste_io : 0;
 }
 
 static int flow_event(void *ctx, const struct cst_flow_event *ev)
 {
 	struct script *s = ctx;
 
-	if (s->mode == mode_branch)
-		branch_event(s, ev);
-	else
-		call_event(s, ev);
+	branch_event(s, ev);
 	return s->io_error ? -cste_io : 0;
 }
 
@@ -305,7 +298,9 @@ static int script_elem(void *ctx, const struct cst_sym_elem *se)
 	if (!symcli_keep(s->cli, se))
 		return 0;
 	time = symcli_time(s->cli, se);
-	if (s->mode != mode_insn)
+	if (s->mode == mode_calls)
+		return cst_calls_add(s->calls, se, time);
+	if (s->mode == mode_branch)
 		return cst_flow_add(s->flow, se, time);
 	if (se->elem->type == cst_elem_instr_range)
 		put_insns(s, se, time);
@@ -408,7 +403,8 @@ int script_view_run(int argc, char **argv)
 		goto out;
 	}
 	setvbuf(s->f, NULL, _IOFBF, 1 << 20);
-	if (cst_flow_alloc(&s->flow, flow_event, s) < 0) {
+	if (cst_flow_alloc(&s->flow, flow_event, s) < 0 ||
+	    cst_calls_alloc(&s->calls, call_event, s) < 0) {
 		cli_error("out of memory");
 		goto out;
 	}
@@ -417,7 +413,7 @@ int script_view_run(int argc, char **argv)
 	s->sym = sym;
 	err = cst_symbolizer_run(sym, session, script_elem, s);
 	/* the last range of each trace ID has nowhere known to go */
-	fin = cst_flow_finish(s->flow);
+	fin = s->mode == mode_calls ? cst_calls_finish(s->calls) : cst_flow_finish(s->flow);
 	if (err >= 0 && fin < 0)
 		err = fin;
 	if (fflush(s->f) == EOF || s->io_error) {
@@ -434,6 +430,7 @@ out:
 	if (s->f != stdout)
 		fclose(s->f);
 	cst_flow_free(s->flow);
+	cst_calls_free(s->calls);
 	cst_symbolizer_free(sym);
 	cst_session_free(session);
 	symcli_fini(&cli);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The call model against QEMU: for each test program on both architectures, synth
 # a snapshot with QEMU's executed addresses, then check `report --call-graph
-# --format=json`, `--format=folded` and `--format=perfetto` against the stacks
-# QEMU's run implies (calls_vs_qemu.py): self and call counts per stack, totals,
+# --format=json`, `--format=folded`, `--format=perfetto` and `script --call-trace`
+# against the stacks QEMU's run implies (calls_vs_qemu.py): self and call counts per stack, totals,
 # recursion depth, no stale frame after longjmp / siglongjmp / signal return.
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,10 +23,11 @@ calls() {
   check "$name: call graph" quiet "$CSTRACE" report -g --format=json -o "$TMP/$name.json" "${o[@]}"
   check "$name: folded" quiet "$CSTRACE" report --format=folded -o "$TMP/$name.folded" "${o[@]}"
   check "$name: perfetto" quiet "$CSTRACE" report --format=perfetto -o "$TMP/$name.perfetto.json" "${o[@]}"
+  check "$name: call trace" quiet "$CSTRACE" script --call-trace -F tid -o "$TMP/$name.calls" "${o[@]}"
   check "$name: stacks, calls and depths equal QEMU's" python3 "$here/calls_vs_qemu.py" \
     --readelf $t-readelf --objdump $t-objdump --binary "$bin" --truth "$TMP/$name.truth" \
     --graph "$TMP/$name.json" --folded "$TMP/$name.folded" \
-    --perfetto "$TMP/$name.perfetto.json" "$@"
+    --perfetto "$TMP/$name.perfetto.json" --call-trace "$TMP/$name.calls" "$@"
 }
 
 A64=(aarch64 aarch64-linux-gnu cortex-a53)

@@ -26,6 +26,7 @@ ap.add_argument("--truth", required=True)
 ap.add_argument("--graph", required=True)
 ap.add_argument("--folded")
 ap.add_argument("--perfetto")
+ap.add_argument("--call-trace", help="script --call-trace -F tid output of the same run")
 ap.add_argument("--deepest", action="append", default=[],
                 help="NAME=N: the deepest recursion of NAME must be N (and agree)")
 args = ap.parse_args()
@@ -344,6 +345,27 @@ if args.perfetto:
             continue
         if want_calls[f] != calls[f]:
             fail(f"perfetto: {names[f]} called {calls[f]} times, QEMU {want_calls[f]}")
+
+# ---- script --call-trace: one unmarked (or tail call / exception) line per call
+if args.call_trace:
+    by_sym = collections.Counter()
+
+    def sym_calls(n):
+        by_sym[n["sym"]] += n["calls"]
+        for c in n["children"]:
+            sym_calls(c)
+
+    for r in g["roots"]:
+        sym_calls(r)
+    lines = collections.Counter()
+    for line in open(args.call_trace):
+        body = line.rstrip("\n").split(None, 1)[1].strip() if len(line.split()) > 1 else ""
+        m = re.match(r"(.*?)(?: (/\S+|\S+\.bin) at 0x[0-9a-f]+)?(?: \((tail call|exception|jump|returned to|already running)\))?$", body)
+        if m and m.group(3) in (None, "tail call", "exception") and not body.startswith("[trace lost"):
+            lines[m.group(1)] += 1
+    for name in set(by_sym) | set(lines):
+        if by_sym[name] != lines[name]:
+            fail(f"call trace: {name} entered {lines[name]} times, call graph {by_sym[name]}")
 
 if bad:
     print(f"{bad} differences", file=sys.stderr)
