@@ -13,6 +13,9 @@
 #include <string.h>
 
 #define NIDS 128
+/* A stack deeper than this is not followed (runaway recursion, or returns the
+ * model never sees): it is emptied as if trace were lost, so memory stays bounded. */
+#define MAX_DEPTH 65536
 
 enum pend {
 	pend_none = 0, /* fell through, or a branch not taken: control went on */
@@ -199,11 +202,22 @@ static bool same_func(const struct cst_call_frame *f, const struct cst_sym_piece
 	return pc->loc.func ? f->func == pc->loc.func : !f->func && f->dso == pc->loc.dso;
 }
 
+static int reset(struct cst_calls *c, struct thread *t, enum cst_call_end end);
+
 static int push(struct cst_calls *c, struct thread *t, const struct cst_sym_piece *pc,
 		enum cst_call_how how, uint64_t ret_addr)
 {
 	struct cst_call_frame *f;
 
+	if (t->depth >= MAX_DEPTH) {
+		int ret = reset(c, t, cst_call_end_gap);
+
+		c->st.too_deep++;
+		t->live = true;
+		if (ret)
+			return ret;
+		how = cst_call_how_start;
+	}
 	if (CST_GROW(t->stack, t->cap, (size_t)t->depth + 1) < 0 ||
 	    CST_GROW(t->stash, t->scap, (size_t)t->depth + 1) < 0)
 		return -cste_nomem;
@@ -247,7 +261,7 @@ static int replace(struct cst_calls *c, struct thread *t, const struct cst_sym_p
 static int64_t find_ret(const struct thread *t, uint64_t addr)
 {
 	for (uint32_t i = t->depth; i-- > 0;)
-		if (t->stack[i].ret_addr == addr)
+		if (t->stack[i].ret_addr == addr && addr)
 			return i;
 	return -1;
 }

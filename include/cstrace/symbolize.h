@@ -371,6 +371,7 @@ struct cst_calls_stats {
 	uint32_t max_depth;        /* deepest stack seen */
 	uint64_t gaps;             /* times a thread's stack was emptied by lost trace */
 	uint64_t unknown_returns;  /* returns that landed in a function not on the stack */
+	uint64_t too_deep;         /* stacks emptied at 65536 frames (counted in gaps too) */
 };
 
 /** Copy the totals so far into @st. Errors: -cste_invalid. */

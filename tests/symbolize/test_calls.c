@@ -311,8 +311,25 @@ static void test_tree(void)
 	CHECK_EQ_INT(cst_calltree_add(NULL, NULL), -cste_invalid);
 }
 
+/* Runaway recursion: the stack stops at 65536 frames, emptied as lost trace. */
+static void test_depth_cap(void)
+{
+	struct feeder f;
+	struct cst_calls_stats st;
+
+	setup(&f);
+	for (int i = 0; i < 65536 + 10; i++)
+		range(&f, 0x2000, 0x2010, CALL);
+	CHECK_EQ_INT(cst_calls_get_stats(f.calls, &st), 0);
+	CHECK_EQ_INT(st.too_deep, 1);
+	CHECK_EQ_INT(st.gaps, 1);
+	CHECK_EQ_INT(st.max_depth, 65536);
+	teardown(&f);
+}
+
 int main(void)
 {
+	test_depth_cap();
 	test_call_return_tail_longjmp();
 	test_signal_and_exceptions();
 	test_threads_and_gaps();
