@@ -80,10 +80,102 @@ static void put_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Microseconds, the format's unit, with the nanoseconds kept. */
-static void put_us(FILE *f, const char *key, uint64_t ns)
+/* Slices are most of the file: each is built in one buffer and written once,
+ * without printf (a million calls make a million slices). */
+struct line {
+	char b[1024];
+	size_t n;
+};
+
+static void l_raw(struct line *l, const char *s)
 {
-	fprintf(f, ",\"%s\":%" PRIu64 ".%03u", key, ns / 1000, (unsigned)(ns % 1000));
+	size_t k = strlen(s);
+
+	if (k > sizeof(l->b) - l->n)
+		k = sizeof(l->b) - l->n;
+	memcpy(l->b + l->n, s, k);
+	l->n += k;
+}
+
+static void l_u64(struct line *l, uint64_t v)
+{
+	char d[24];
+	int i = sizeof(d);
+
+	do
+		d[--i] = (char)('0' + v % 10);
+	while ((v /= 10));
+	if (sizeof(d) - (size_t)i <= sizeof(l->b) - l->n) {
+		memcpy(l->b + l->n, d + i, sizeof(d) - (size_t)i);
+		l->n += sizeof(d) - (size_t)i;
+	}
+}
+
+static void l_i32(struct line *l, int32_t v)
+{
+	if (v < 0) {
+		l_raw(l, "-");
+		v = -v;
+	}
+	l_u64(l, (uint64_t)v);
+}
+
+/* Microseconds, the format's unit, with the nanoseconds kept. */
+static void l_us(struct line *l, uint64_t ns)
+{
+	char frac[5] = {'.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10),
+			(char)('0' + ns % 10), 0};
+
+	l_u64(l, ns / 1000);
+	l_raw(l, frac);
+}
+
+/* A JSON string; leaves room for what follows (names are cut, never the syntax). */
+static void l_json(struct line *l, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	l->b[l->n++] = '"';
+	for (; s && *s && l->n < sizeof(l->b) - 256; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			l->b[l->n++] = '\\';
+			l->b[l->n++] = (char)c;
+		} else if (c < 0x20) {
+			memcpy(l->b + l->n, "\\u00", 4);
+			l->b[l->n + 4] = hex[c >> 4];
+			l->b[l->n + 5] = hex[c & 15];
+			l->n += 6;
+		} else {
+			l->b[l->n++] = (char)c;
+		}
+	}
+	l->b[l->n++] = '"';
+}
+
+static void l_hex(struct line *l, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char d[20];
+	int i = sizeof(d);
+
+	do
+		d[--i] = hex[v & 15];
+	while ((v >>= 4));
+	d[--i] = 'x';
+	d[--i] = '0';
+	if (sizeof(d) - (size_t)i <= sizeof(l->b) - l->n) {
+		memcpy(l->b + l->n, d + i, sizeof(d) - (size_t)i);
+		l->n += sizeof(d) - (size_t)i;
+	}
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+
+	return s ? s + 1 : p;
 }
 
 static uint64_t now(struct cst_perfetto *pw, const struct cst_call_event *ev)
@@ -157,32 +249,43 @@ int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 	case cst_call_exit: {
 		const struct cst_call_frame *fr = ev->frame;
 		uint64_t start = t->start[ev->depth - 1];
+		struct line l;
 
-		sep(pw);
-		fputs("{\"ph\":\"X\",\"name\":", pw->f);
-		put_string(pw->f, cst_call_frame_name(fr));
-		fprintf(pw->f, ",\"cat\":\"%s\",\"pid\":%" PRId32 ",\"tid\":%" PRId32,
-			fr->exception ? "exception" : "call", t->pid, t->tid);
-		put_us(pw->f, "ts", start);
-		put_us(pw->f, "dur", ns - start);
-		fputs(",\"args\":{\"dso\":", pw->f);
-		put_string(pw->f, fr->dso);
-		if (fr->func)
-			fprintf(pw->f, ",\"addr\":%" PRIu64, fr->func->addr);
-		fprintf(pw->f, ",\"call\":%s,\"entry\":\"%#" PRIx64 "\"",
-			cst_call_frame_is_call(fr) ? "true" : "false", fr->entry);
-		if (ev->end == cst_call_end_gap || ev->end == cst_call_end_eot)
-			fprintf(pw->f, ",\"cut\":\"%s\"",
-				ev->end == cst_call_end_gap ? "trace lost" : "trace ended");
-		fputs("}}", pw->f);
+		l.n = 0;
+		l_raw(&l, pw->first ? "\n{\"ph\":\"X\",\"name\":" : ",\n{\"ph\":\"X\",\"name\":");
+		pw->first = false;
+		l_json(&l, cst_call_frame_name(fr));
+		l_raw(&l, fr->exception ? ",\"cat\":\"exception\",\"pid\":" : ",\"cat\":\"call\",\"pid\":");
+		l_i32(&l, t->pid);
+		l_raw(&l, ",\"tid\":");
+		l_i32(&l, t->tid);
+		l_raw(&l, ",\"ts\":");
+		l_us(&l, start);
+		l_raw(&l, ",\"dur\":");
+		l_us(&l, ns - start);
+		l_raw(&l, ",\"args\":{\"dso\":");
+		l_json(&l, base_name(fr->dso));
+		if (fr->func) {
+			l_raw(&l, ",\"addr\":");
+			l_u64(&l, fr->func->addr);
+		}
+		l_raw(&l, cst_call_frame_is_call(fr) ? ",\"call\":true,\"entry\":\""
+						     : ",\"call\":false,\"entry\":\"");
+		l_hex(&l, fr->entry);
+		l_raw(&l, "\"");
+		if (ev->end == cst_call_end_gap)
+			l_raw(&l, ",\"cut\":\"trace lost\"");
+		else if (ev->end == cst_call_end_eot)
+			l_raw(&l, ",\"cut\":\"trace ended\"");
+		l_raw(&l, "}}");
+		fwrite(l.b, 1, l.n, pw->f);
 		break;
 	}
 	case cst_call_gap:
 		sep(pw);
 		fprintf(pw->f, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"trace lost\",\"cat\":\"gap\","
-			       "\"pid\":%" PRId32 ",\"tid\":%" PRId32, t->pid, t->tid);
-		put_us(pw->f, "ts", ns);
-		fputc('}', pw->f);
+			       "\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"ts\":%" PRIu64 ".%03u}",
+			t->pid, t->tid, ns / 1000, (unsigned)(ns % 1000));
 		break;
 	default:
 		break;
