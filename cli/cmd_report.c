@@ -20,7 +20,16 @@
 
 /* ---- report ---- */
 
-enum rep_format { rep_text, rep_json, rep_csv, rep_folded, rep_flamegraph, rep_perfetto };
+enum rep_format {
+	rep_text,
+	rep_json,
+	rep_csv,
+	rep_folded,
+	rep_flamegraph,
+	rep_perfetto,
+	rep_autofdo,
+	rep_profgen,
+};
 
 struct report_run {
 	struct symcli *cli;
@@ -28,6 +37,7 @@ struct report_run {
 	struct cst_calls *calls;   /* the call views only */
 	struct cst_calltree *tree;
 	struct cst_perfetto *timeline;
+	struct cst_afdo *afdo;     /* the sample profiles only */
 	uint64_t ranges;
 };
 
@@ -43,7 +53,10 @@ static const char report_usage[] =
 	"  --format=F           text (default; sized to the terminal), json, csv,\n"
 	"                       folded (one line per call stack: flamegraph.pl's input),\n"
 	"                       flamegraph (an interactive SVG: hover, click to zoom, search),\n"
-	"                       perfetto (a timeline of calls per thread for ui.perfetto.dev)\n"
+	"                       perfetto (a timeline of calls per thread for ui.perfetto.dev),\n"
+	"                       autofdo (AutoFDO text profile, as simpleperf inject writes),\n"
+	"                       profgen (llvm-profgen's unsymbolized profile of --dso)\n"
+	"  --dso NAME           profgen: the binary (path or base name)\n"
 	"  -g, --call-graph     the caller -> callee tree with children, self and call counts\n"
 	"                       (text, or json: nested nodes)\n"
 	"  --children           add each function's children column (instructions in it and\n"
@@ -64,6 +77,12 @@ static int report_elem(void *ctx, const struct cst_sym_elem *se)
 		r->ranges++;
 	if (r->calls) {
 		int err = cst_calls_add(r->calls, se, symcli_time(r->cli, se));
+
+		if (err)
+			return err;
+	}
+	if (r->afdo) {
+		int err = cst_afdo_add(r->afdo, se, symcli_time(r->cli, se));
 
 		if (err)
 			return err;
@@ -308,6 +327,7 @@ struct report_args {
 	bool stats;
 	bool call_graph, children;
 	double percent_limit;
+	const char *dso;           /* --dso: the binary of a profgen profile */
 };
 
 static int report_option(void *ctx, int opt, const char *arg)
@@ -330,14 +350,22 @@ static int report_option(void *ctx, int opt, const char *arg)
 			r->format = rep_perfetto;
 		else if (!strcmp(arg, "flamegraph"))
 			r->format = rep_flamegraph;
+		else if (!strcmp(arg, "autofdo"))
+			r->format = rep_autofdo;
+		else if (!strcmp(arg, "profgen"))
+			r->format = rep_profgen;
 		else {
-			cli_error("--format %s: expected text, json, csv, folded, flamegraph or perfetto",
+			cli_error("--format %s: expected text, json, csv, folded, flamegraph, perfetto, "
+				  "autofdo or profgen",
 				  arg);
 			return -1;
 		}
 		return 0;
 	case 'g':
 		r->call_graph = true;
+		return 0;
+	case 'D':
+		r->dso = arg;
 		return 0;
 	case 'C':
 		r->children = true;
@@ -436,20 +464,21 @@ int cmd_report(int argc, char **argv)
 		{"call-graph", no_argument, NULL, 'g'},
 		{"children", no_argument, NULL, 'C'},
 		{"percent-limit", required_argument, NULL, 'P'},
+		{"dso", required_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		SYMCLI_LONG,
 		TRACE_OPTS_LONG,
 		{NULL, 0, NULL, 0},
 	};
 	struct symcli cli;
-	struct report_run run = {&cli, NULL, NULL, NULL, NULL, 0};
+	struct report_run run = {&cli, NULL, NULL, NULL, NULL, NULL, 0};
 	struct cst_session *session = NULL;
 	struct cst_symbolizer *sym = NULL;
 	const struct cst_report_row *rows;
 	struct cst_report_row *sorted = NULL;
 	uint64_t *children = NULL;
 	struct report_args args = {rep_text, cst_report_key_dso | cst_report_key_sym, NULL, 0,
-				   false, false, false, 0.5};
+				   false, false, false, 0.5, NULL};
 	const char *trace;
 	enum verb_parsed parsed;
 	struct cli_out out = {stdout, NULL, NULL};
@@ -468,6 +497,10 @@ int cmd_report(int argc, char **argv)
 		cli_error("--children: needs sym in --sort (children are per function)");
 		goto out;
 	}
+	if (args.format == rep_profgen && !args.dso) {
+		cli_error("--format=profgen: name the binary with --dso NAME");
+		goto out;
+	}
 	calls_needed = args.call_graph || args.children || args.format == rep_folded ||
 		       args.format == rep_flamegraph;
 	if (symcli_open(&cli, trace, &session, &sym) < 0)
@@ -482,6 +515,8 @@ int cmd_report(int argc, char **argv)
 			&(struct cst_perfetto_opts){.sz = sizeof(struct cst_perfetto_opts), .sym = sym});
 		if (!err)
 			err = cst_calls_alloc(&run.calls, cst_perfetto_add, run.timeline);
+	} else if (!err && (args.format == rep_autofdo || args.format == rep_profgen)) {
+		err = cst_afdo_alloc(&run.afdo, sym);
 	} else if (!err && calls_needed) {
 		err = cst_calltree_alloc(&run.tree);
 		if (!err)
@@ -494,6 +529,8 @@ int cmd_report(int argc, char **argv)
 	err = cst_symbolizer_run(sym, session, report_elem, &run);
 	if (err >= 0 && run.calls)
 		err = cst_calls_finish(run.calls);
+	if (err >= 0 && run.afdo)
+		err = cst_afdo_finish(run.afdo);
 	if (err < 0) {
 		cli_error("%s: %s", trace, cst_strerror(err));
 		goto out;
@@ -513,6 +550,16 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	if (run.timeline)
 		err = cst_perfetto_finish(run.timeline);
+	else if (args.format == rep_autofdo)
+		err = cst_afdo_write_autofdo(run.afdo, out.f);
+	else if (args.format == rep_profgen) {
+		err = cst_afdo_write_profgen(run.afdo, out.f, args.dso);
+		if (err == -cste_not_found) {
+			cli_error("--dso %s: no ELF binary of that name ran in %s", args.dso, trace);
+			cli_out_abort(&out);
+			goto out;
+		}
+	}
 	else if (args.format == rep_folded)
 		err = cst_calltree_write_folded(run.tree, out.f);
 	else if (args.format == rep_flamegraph)
@@ -550,6 +597,7 @@ out:
 	cst_calls_free(run.calls);
 	cst_calltree_free(run.tree);
 	cst_perfetto_free(run.timeline);
+	cst_afdo_free(run.afdo);
 	cst_report_free(run.rep);
 	cst_symbolizer_free(sym);
 	cst_session_free(session);

@@ -340,3 +340,35 @@ void sym_dso_warn(struct cst_symbolizer *sym, struct dso *dso)
 		 "%s%s%s: no matching binary; looked for %s; its addresses show as [unknown]",
 		 dso->path, *id ? " build-id " : "", id, dso->why ? dso->why : "nothing");
 }
+
+int cst_symbolizer_dso_info(struct cst_symbolizer *sym, const char *name,
+			    struct cst_sym_dso_info *info)
+{
+	struct dso *dso, *found = NULL;
+
+	if (!sym || !name || !info)
+		return -cste_invalid;
+	/* a loc's dso string is the binary's own: the pointer finds it, a copied
+	 * name is matched by text */
+	for (dso = sym->dsos; dso && !found; dso = dso->next)
+		if (dso->short_name == name)
+			found = dso;
+	for (dso = sym->dsos; dso && !found; dso = dso->next)
+		if (!strcmp(dso->short_name, name) || !strcmp(dso->path, name))
+			found = dso;
+	if (!found)
+		return -cste_not_found;
+	memset(info, 0, sizeof(*info));
+	info->path = found->path;
+	info->file = found->file;
+	memcpy(info->build_id, found->build_id, found->build_id_size);
+	info->build_id_size = found->build_id_size;
+	info->elf = found->kind == dso_elf;
+	info->base = UINT64_MAX;
+	for (uint32_t i = 0; i < found->nsegs; i++)
+		if (found->segs[i].vaddr < info->base)
+			info->base = found->segs[i].vaddr;
+	if (info->base == UINT64_MAX)
+		info->base = 0;
+	return 0;
+}

@@ -17,12 +17,14 @@ void sym_fill_loc(struct cst_symbolizer *sym, const struct mapping *m, uint64_t 
 	if (!m) {
 		loc->dso = "[unknown]";
 		loc->dso_offset = addr;
+		loc->vaddr = addr;
 		return;
 	}
 	dso = m->dso;
 	vaddr = (uint64_t)((int64_t)addr + m->vaddr_adj);
 	loc->dso = dso->short_name;
 	loc->dso_offset = (uint64_t)((int64_t)addr + m->off_adj);
+	loc->vaddr = dso->kind == dso_elf || dso->kind == dso_kallsyms ? vaddr : addr;
 	switch (dso->kind) {
 	case dso_missing:
 		sym_dso_warn(sym, dso);

@@ -77,6 +77,21 @@ int cst_symbolizer_add_trace_images(struct cst_symbolizer *sym, const struct cst
  *  comm names a thread. Other types are ignored. Errors: -cste_invalid, -cste_nomem. */
 int cst_symbolizer_add_sideband(struct cst_symbolizer *sym, const struct cst_sideband *sb);
 
+/** What a profile needs to know of a binary. */
+struct cst_sym_dso_info {
+	const char *path;          /* as recorded or given */
+	const char *file;          /* what was opened (NULL: none) */
+	uint8_t build_id[64];      /* the file's build-id (else the recorded one) */
+	uint32_t build_id_size;    /* 0: none known */
+	uint64_t base;             /* lowest PT_LOAD address (the load base in profiles) */
+	bool elf;                  /* an ELF with symbols, not raw bytes */
+};
+
+/** Describe the binary named @dso (a cst_sym_loc's dso string).
+ *  Errors: -cste_invalid, -cste_not_found. */
+int cst_symbolizer_dso_info(struct cst_symbolizer *sym, const char *dso,
+			    struct cst_sym_dso_info *info);
+
 /** Name of a thread from comm sideband, or NULL (also for a NULL @sym). */
 const char *cst_symbolizer_comm(const struct cst_symbolizer *sym, int32_t tid);
 
@@ -99,6 +114,8 @@ struct cst_sym_func {
 struct cst_sym_loc {
 	const char *dso;           /* binary ("[unknown]" when no mapping) */
 	uint64_t dso_offset;       /* file offset in @dso (address when no mapping) */
+	uint64_t vaddr;            /* the ELF's own (link) address of it; for raw bytes and
+				      unmapped code, the runtime address */
 	const struct cst_sym_func *func; /* NULL when unknown: print dso+offset */
 	uint64_t func_offset;      /* address - function start */
 	const char *file;          /* source file of the address, NULL if unknown */
@@ -482,6 +499,37 @@ int cst_perfetto_add(void *pw, const struct cst_call_event *ev);
 /** Write the thread names and the end of the document (after cst_calls_finish).
  *  Errors: -cste_invalid, -cste_io. */
 int cst_perfetto_finish(struct cst_perfetto *pw);
+
+/* ------------------------------------------------------------------------
+ * Sample profiles for feedback-directed optimisation: executed address ranges
+ * and taken branches with counts, per binary, in the binary's own addresses.
+ * ------------------------------------------------------------------------ */
+
+struct cst_afdo;
+
+/** Allocate an empty profile over @sym's binaries. Errors: -cste_invalid, -cste_nomem. */
+int cst_afdo_alloc(struct cst_afdo **out, struct cst_symbolizer *sym);
+/** Free @p (NULL is ignored). */
+void cst_afdo_free(struct cst_afdo *p);
+/** Account one symbolized element seen at @time. A range is what ran between two
+ *  taken branches (decoded ranges that went on are joined; an exception or lost
+ *  trace also ends one), counted once per binary it runs through, from its first
+ *  to its last instruction; a taken branch counts from its instruction to the
+ *  next range's start (0 when that is in another binary). Returns 0.
+ *  Errors: -cste_invalid, -cste_nomem. */
+int cst_afdo_add(void *p, const struct cst_sym_elem *se, uint64_t time);
+/** End the stream (after the last element). Errors: -cste_invalid, -cste_nomem. */
+int cst_afdo_finish(struct cst_afdo *p);
+/** AutoFDO's text profile as simpleperf's inject writes it: per ELF binary the
+ *  ranges (first-last:count), an empty address section, the branches
+ *  (from->to:count), all hex, then "// build_id: 0x..." and "// path".
+ *  Errors: -cste_invalid, -cste_nomem, -cste_io. */
+int cst_afdo_write_autofdo(struct cst_afdo *p, FILE *f);
+/** LLVM's unsymbolized profile (llvm-profgen --unsymbolized-profile) of the binary
+ *  @dso (path or base name): ranges then branches within it, as offsets from its
+ *  load base. Errors: -cste_invalid, -cste_not_found (no such ELF in the
+ *  profile), -cste_nomem, -cste_io. */
+int cst_afdo_write_profgen(struct cst_afdo *p, FILE *f, const char *dso);
 
 /* ------------------------------------------------------------------------
  * Per-function totals (the model behind `cstrace report`).

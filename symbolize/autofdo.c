@@ -1,0 +1,375 @@
+/* Sample profiles for feedback-directed optimisation: how often each address
+ * range ran and each taken branch was taken, per binary, in the binary's own
+ * addresses. Written as AutoFDO's text input (as Android simpleperf's inject
+ * writes it) and as LLVM's unsymbolized profile (llvm-profgen). Ranges come
+ * straight from the symbolized ranges; branches from the control-flow model, so
+ * "taken branch" is decided where it always is. */
+#include "cstrace/symbolize.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct count {
+	const char *dso;           /* the symbolizer's string for the binary */
+	uint64_t a, b;             /* range: first and last instruction; branch: from, to */
+	uint64_t n;
+	bool branch;
+};
+
+#define NIDS 128
+
+/* The range a trace ID is running through: ETM ranges end at every waypoint (and
+ * ETMv3's at every instruction), a profile's only at taken branches, so ranges
+ * that went on into the next are joined. */
+struct open_range {
+	const char *dso;
+	uint64_t first, last;      /* binary addresses */
+	uint64_t end;              /* runtime address after the last instruction */
+	bool open;
+};
+
+struct cst_afdo {
+	struct cst_symbolizer *sym;
+	struct open_range cur[NIDS];
+	struct cst_flow *flow;
+	struct count *counts;
+	size_t cap;
+	uint32_t ncounts;
+	uint32_t *index;           /* open addressing: count + 1, 0 empty */
+	uint32_t icap;
+	int err;
+};
+
+static uint64_t hash(const char *dso, uint64_t a, uint64_t b, bool branch)
+{
+	uint64_t h = (uint64_t)(uintptr_t)dso * 0x9e3779b97f4a7c15ull ^ a * 0xc2b2ae3d27d4eb4full ^
+		     b * 0x165667b19e3779f9ull ^ (uint64_t)branch;
+
+	return h ^ (h >> 31);
+}
+
+static int grow(struct cst_afdo *p)
+{
+	uint32_t cap = p->icap ? p->icap * 2 : 4096;
+	uint32_t *idx = calloc(cap, sizeof(*idx));
+
+	if (!idx)
+		return -cste_nomem;
+	for (uint32_t i = 0; i < p->ncounts; i++) {
+		const struct count *c = &p->counts[i];
+		uint64_t h = hash(c->dso, c->a, c->b, c->branch);
+
+		while (idx[h & (cap - 1)])
+			h++;
+		idx[h & (cap - 1)] = i + 1;
+	}
+	free(p->index);
+	p->index = idx;
+	p->icap = cap;
+	return 0;
+}
+
+static int bump(struct cst_afdo *p, const char *dso, uint64_t a, uint64_t b, bool branch)
+{
+	uint64_t h;
+	struct count *c;
+
+	if (p->ncounts * 2 >= p->icap && grow(p) < 0)
+		return -cste_nomem;
+	for (h = hash(dso, a, b, branch);; h++) {
+		uint32_t i = p->index[h & (p->icap - 1)];
+
+		if (!i)
+			break;
+		c = &p->counts[i - 1];
+		if (c->dso == dso && c->a == a && c->b == b && c->branch == branch) {
+			c->n++;
+			return 0;
+		}
+	}
+	if (CST_GROW(p->counts, p->cap, (size_t)p->ncounts + 1) < 0)
+		return -cste_nomem;
+	p->counts[p->ncounts] = (struct count){dso, a, b, 1, branch};
+	p->index[h & (p->icap - 1)] = ++p->ncounts;
+	return 0;
+}
+
+/* The binary's address of the instruction at runtime @addr inside @pc. */
+static uint64_t vaddr_in(const struct cst_sym_piece *pc, uint64_t addr)
+{
+	return pc->loc.vaddr + (addr - pc->start);
+}
+
+/* Code some binary maps (not "[unknown]"): raw dumps are left out when writing. */
+static bool in_binary(const struct cst_sym_piece *pc)
+{
+	return strcmp(pc->loc.dso, "[unknown]") != 0;
+}
+
+/* Where the range left from: its last instruction, in its last piece's binary. */
+static bool last_insn(const struct cst_elem *e, const struct cst_sym_piece *pcs, uint32_t n,
+		      const char **dso, uint64_t *at)
+{
+	const struct cst_sym_piece *pc = n ? &pcs[n - 1] : NULL;
+
+	if (!pc || !in_binary(pc) || e->end - e->last_size < pc->start)
+		return false;
+	*dso = pc->loc.dso;
+	*at = vaddr_in(pc, e->end - e->last_size);
+	return true;
+}
+
+static int flow_event(void *ctx, const struct cst_flow_event *ev)
+{
+	struct cst_afdo *p = ctx;
+	const struct cst_sym_piece *to;
+	const char *dso;
+	uint64_t from;
+
+	if (ev->kind != cst_flow_branch || !ev->from->npieces || !ev->to->npieces)
+		return 0;
+	if (!last_insn(&ev->from->elem, ev->from->pieces, ev->from->npieces, &dso, &from))
+		return 0;
+	to = &ev->to->pieces[0];
+	/* a branch into another binary (a call into a library) has no target here */
+	return bump(p, dso, from, to->loc.dso == dso && in_binary(to) ? to->loc.vaddr : 0, true);
+}
+
+int cst_afdo_alloc(struct cst_afdo **out, struct cst_symbolizer *sym)
+{
+	struct cst_afdo *p;
+
+	if (!out || !sym)
+		return -cste_invalid;
+	p = calloc(1, sizeof(*p));
+	if (!p || cst_flow_alloc(&p->flow, flow_event, p) < 0) {
+		free(p);
+		return -cste_nomem;
+	}
+	p->sym = sym;
+	*out = p;
+	return 0;
+}
+
+void cst_afdo_free(struct cst_afdo *p)
+{
+	if (!p)
+		return;
+	cst_flow_free(p->flow);
+	free(p->counts);
+	free(p->index);
+	free(p);
+}
+
+static int flush(struct cst_afdo *p, struct open_range *r)
+{
+	int err = 0;
+
+	if (r->open)
+		err = bump(p, r->dso, r->first, r->last, false);
+	r->open = false;
+	return err;
+}
+
+/* Instructions [first, last] of @dso ran, from runtime @start up to @end. */
+static int extend(struct cst_afdo *p, struct open_range *r, const char *dso, uint64_t start,
+		  uint64_t first, uint64_t last, uint64_t end)
+{
+	if (r->open && (r->dso != dso || r->end != start) && flush(p, r) < 0)
+		return -cste_nomem;
+	if (!r->open) {
+		*r = (struct open_range){dso, first, last, end, true};
+		return 0;
+	}
+	r->last = last;
+	r->end = end;
+	return 0;
+}
+
+int cst_afdo_add(void *ctx, const struct cst_sym_elem *se, uint64_t time)
+{
+	struct cst_afdo *p = ctx;
+	const struct cst_elem *e;
+	struct open_range *r;
+	uint32_t i = 0;
+
+	if (!p || !se || !se->elem)
+		return -cste_invalid;
+	e = se->elem;
+	r = &p->cur[e->trace_id & (NIDS - 1)];
+	if (e->type == cst_elem_instr_range && e->num_insns) {
+		/* the runs of pieces in one binary (a range rarely leaves one) */
+		while (i < se->npieces) {
+			const struct cst_sym_piece *first = &se->pieces[i];
+			uint32_t k = i;
+			uint64_t last, end;
+
+			while (k + 1 < se->npieces && se->pieces[k + 1].loc.dso == first->loc.dso)
+				k++;
+			end = k + 1 == se->npieces ? e->end : se->pieces[k + 1].start;
+			/* a run into the next binary ends where that one starts */
+			last = vaddr_in(&se->pieces[k], k + 1 == se->npieces
+								? e->end - e->last_size
+								: end - (e->isa == cst_isa_t32 ? 2 : 4));
+			if (!in_binary(first)) {
+				if (flush(p, r) < 0)
+					return -cste_nomem;
+			} else if (extend(p, r, first->loc.dso, first->start, first->loc.vaddr, last,
+					  end) < 0) {
+				return -cste_nomem;
+			}
+			i = k + 1;
+		}
+		if (cst_elem_taken_branch(e) && flush(p, r) < 0)
+			return -cste_nomem;
+	} else if (e->type == cst_elem_exception || e->type == cst_elem_no_sync ||
+		   e->type == cst_elem_trace_on || e->type == cst_elem_eot ||
+		   e->type == cst_elem_addr_nacc || e->type == cst_elem_addr_unknown) {
+		/* control left without a branch: the range ends here */
+		if (flush(p, r) < 0)
+			return -cste_nomem;
+	}
+	return cst_flow_add(p->flow, se, time);
+}
+
+int cst_afdo_finish(struct cst_afdo *p)
+{
+	if (!p)
+		return -cste_invalid;
+	for (int id = 0; id < NIDS; id++)
+		if (flush(p, &p->cur[id]) < 0)
+			return -cste_nomem;
+	return cst_flow_finish(p->flow);
+}
+
+static int by_addr(const void *x, const void *y)
+{
+	const struct count *a = *(const struct count *const *)x, *b = *(const struct count *const *)y;
+
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/* The counts of @dso, ranges or branches, sorted by address. */
+static int select_counts(struct cst_afdo *p, const char *dso, bool branch, uint64_t floor,
+			 const struct count ***out)
+{
+	const struct count **v = malloc(((size_t)p->ncounts + 1) * sizeof(*v));
+	int n = 0;
+
+	if (!v)
+		return -cste_nomem;
+	for (uint32_t i = 0; i < p->ncounts; i++) {
+		const struct count *c = &p->counts[i];
+
+		/* profiles relative to a base leave out what lies below it, and
+		 * branches into other binaries (target 0) */
+		if (c->dso == dso && c->branch == branch && c->a >= floor &&
+		    (!branch || !floor || (c->b && c->b >= floor)))
+			v[n++] = c;
+	}
+	qsort(v, (size_t)n, sizeof(*v), by_addr);
+	*out = v;
+	return n;
+}
+
+/* Binaries in the order their first count was made. */
+static int dsos(struct cst_afdo *p, const char ***out)
+{
+	const char **v = malloc(((size_t)p->ncounts + 1) * sizeof(*v));
+	int n = 0;
+
+	if (!v)
+		return -cste_nomem;
+	for (uint32_t i = 0; i < p->ncounts; i++) {
+		int k = 0;
+
+		while (k < n && v[k] != p->counts[i].dso)
+			k++;
+		if (k == n)
+			v[n++] = p->counts[i].dso;
+	}
+	*out = v;
+	return n;
+}
+
+int cst_afdo_write_autofdo(struct cst_afdo *p, FILE *f)
+{
+	const char **names;
+	int nd;
+
+	if (!p || !f)
+		return -cste_invalid;
+	nd = dsos(p, &names);
+	if (nd < 0)
+		return nd;
+	for (int d = 0; d < nd; d++) {
+		struct cst_sym_dso_info info;
+		const struct count **v;
+		int n;
+
+		if (cst_symbolizer_dso_info(p->sym, names[d], &info) < 0 || !info.elf)
+			continue;
+		n = select_counts(p, names[d], false, 0, &v);
+		if (n < 0)
+			break;
+		fprintf(f, "%d\n", n);
+		for (int i = 0; i < n; i++)
+			fprintf(f, "%" PRIx64 "-%" PRIx64 ":%" PRIu64 "\n", v[i]->a, v[i]->b, v[i]->n);
+		free(v);
+		fputs("0\n", f); /* address counts: trace gives ranges, not samples */
+		n = select_counts(p, names[d], true, 0, &v);
+		if (n < 0)
+			break;
+		fprintf(f, "%d\n", n);
+		for (int i = 0; i < n; i++)
+			fprintf(f, "%" PRIx64 "->%" PRIx64 ":%" PRIu64 "\n", v[i]->a, v[i]->b, v[i]->n);
+		free(v);
+		fputs("// build_id: 0x", f);
+		for (uint32_t i = 0; i < 20; i++) /* 16-byte ids are zero-padded to 20 */
+			fprintf(f, "%02x", i < info.build_id_size ? info.build_id[i] : 0);
+		fprintf(f, "\n// %s\n\n", info.path);
+	}
+	free(names);
+	return ferror(f) ? -cste_io : 0;
+}
+
+int cst_afdo_write_profgen(struct cst_afdo *p, FILE *f, const char *dso)
+{
+	struct cst_sym_dso_info info;
+	const char **names;
+	const char *name = NULL;
+	const struct count **v;
+	int nd, n;
+
+	if (!p || !f || !dso)
+		return -cste_invalid;
+	nd = dsos(p, &names);
+	if (nd < 0)
+		return nd;
+	/* the binary the user named: by its path or its base name */
+	for (int d = 0; d < nd && !name; d++) {
+		const char *s = strrchr(names[d], '/');
+
+		if (!strcmp(names[d], dso) || !strcmp(s ? s + 1 : names[d], dso))
+			name = names[d];
+	}
+	free(names);
+	if (!name || cst_symbolizer_dso_info(p->sym, name, &info) < 0 || !info.elf)
+		return -cste_not_found;
+	for (int pass = 0; pass < 2; pass++) {
+		/* base 1 when the binary is linked at 0: still drops 0 targets */
+		n = select_counts(p, name, pass == 1, info.base ? info.base : 1, &v);
+		if (n < 0)
+			return n;
+		fprintf(f, "%d\n", n);
+		for (int i = 0; i < n; i++)
+			fprintf(f, pass ? "%" PRIx64 "->%" PRIx64 ":%" PRIu64 "\n"
+					: "%" PRIx64 "-%" PRIx64 ":%" PRIu64 "\n",
+				v[i]->a - info.base, v[i]->b - info.base, v[i]->n);
+		free(v);
+	}
+	return ferror(f) ? -cste_io : 0;
+}

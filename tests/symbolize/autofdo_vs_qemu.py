@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Check `cstrace report --format=autofdo` (and --format=profgen) against QEMU's
+executed addresses of the very run that was encoded (synth --truth: FILE, and
+FILE.K for thread K).
+
+QEMU's instruction stream is cut into ranges as profiles define them: after
+every taken branch, every system call, and wherever execution jumps without a
+branch (an exception); not-taken branches and ISBs stay inside a range. A range counts once for (first, last) instruction; a
+taken branch counts for (branch, target), the target 0 when it lies outside the
+binary. Only code inside the binary's loadable segments counts (static binaries:
+runtime addresses are the binary's own). The profile must hold exactly these
+counts; the profgen file the same, less the load base, without targets outside.
+"""
+import argparse, collections, glob, re, subprocess, sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--readelf", required=True)
+ap.add_argument("--objdump", required=True)
+ap.add_argument("--binary", required=True)
+ap.add_argument("--truth", required=True)
+ap.add_argument("--autofdo", required=True)
+ap.add_argument("--profgen")
+args = ap.parse_args()
+
+segs = []
+for line in subprocess.run([args.readelf, "-lW", args.binary], capture_output=True, text=True,
+                           check=True).stdout.splitlines():
+    p = line.split()
+    if p and p[0] == "LOAD":
+        segs.append((int(p[2], 16), int(p[2], 16) + int(p[5], 16)))
+base = min(s[0] for s in segs)
+inside = lambda a: any(lo <= a < hi for lo, hi in segs)
+
+WAYPOINT = re.compile(r"^(b|bl|blr|br|ret|cbz|cbnz|tbz|tbnz|isb|svc|bx|blx|b\.\w+|"
+                      r"braa|brab|blraa|blrab|retaa|retab|tbb|tbh|eret)$")
+UNCOND = {"b", "bl", "blr", "br", "ret", "bx", "blx", "braa", "brab", "blraa", "blrab", "retaa", "retab"}
+insn = {}
+for line in subprocess.run([args.objdump, "-d", args.binary], capture_output=True, text=True,
+                           check=True).stdout.splitlines():
+    f = line.split("\t")
+    if len(f) < 3 or not f[0].strip().endswith(":"):
+        continue
+    try:
+        a = int(f[0].strip()[:-1], 16)
+    except ValueError:
+        continue
+    text = " ".join(f[2:]).split(";")[0].split("//")[0].split("@")[0].strip()
+    m = re.sub(r"\.(w|n)$", "", text.split()[0]) if text.split() else ""
+    ops = text[len(text.split()[0]):] if text.split() else ""
+    writes_pc = bool(re.match(r"(pop|ldm)", m) and "pc" in ops) or \
+        bool(re.match(r"(ldr|mov|add|sub)", m) and ops.strip().startswith("pc,"))
+    cond_b = re.fullmatch(r"(b|bl|blx|bx)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)", m)
+    way = bool(WAYPOINT.match(m)) or writes_pc or bool(cond_b)
+    branch = way and m not in ("isb", "svc", "eret")
+    insn[a] = (len(f[1].replace(" ", "")) // 2, m in ("svc", "swi"), branch, m in UNCOND)
+
+ranges, branches = collections.Counter(), collections.Counter()
+for path in [args.truth] + sorted(glob.glob(args.truth + ".[0-9]*")):
+    addrs = [int(l, 16) & ~1 for l in open(path) if l.strip()]
+    start = addrs[0] if addrs else None
+    for k, a in enumerate(addrs):
+        size, syscall, branch, uncond = insn.get(a, (4, False, False, False))
+        b = addrs[k + 1] if k + 1 < len(addrs) else None
+        taken = b is not None and branch and (b != a + size or uncond)
+        if b is not None and not taken and not syscall and b == a + size:
+            continue  # the range goes on (past not-taken branches and ISBs)
+        if inside(start) and inside(a):
+            ranges[(start, a)] += 1
+        if taken and inside(a):
+            branches[(a, b if inside(b) else 0)] += 1
+        start = b
+
+
+def read_profile(path, sections):
+    lines = [l.rstrip("\n") for l in open(path)]
+    out, i = [], 0
+    for _ in range(sections):
+        n = int(lines[i]); i += 1
+        out.append(lines[i:i + n]); i += n
+    return out, lines[i:]
+
+
+bad = 0
+
+
+def fail(msg):
+    global bad
+    bad += 1
+    if bad <= 15:
+        print(msg, file=sys.stderr)
+
+
+def compare(what, want, got):
+    for k in sorted(set(want) | set(got)):
+        if want.get(k, 0) != got.get(k, 0):
+            fail(f"{what} {k[0]:#x},{k[1]:#x}: QEMU {want.get(k, 0)}, profile {got.get(k, 0)}")
+
+
+(rs, _addrs, bs), rest = read_profile(args.autofdo, 3)
+got_r = collections.Counter()
+for l in rs:
+    a, b, n = re.fullmatch(r"([0-9a-f]+)-([0-9a-f]+):(\d+)", l).groups()
+    got_r[(int(a, 16), int(b, 16))] += int(n)
+got_b = collections.Counter()
+for l in bs:
+    a, b, n = re.fullmatch(r"([0-9a-f]+)->([0-9a-f]+):(\d+)", l).groups()
+    got_b[(int(a, 16), int(b, 16))] += int(n)
+if not rest or not rest[0].startswith("// build_id: 0x") or rest[1] != "// " + args.binary:
+    fail(f"autofdo: the binary's block does not end with its build-id and path: {rest[:2]}")
+compare("range", ranges, got_r)
+compare("branch", branches, got_b)
+if args.profgen:
+    (prs, pbs), _ = read_profile(args.profgen, 2)
+    want_r = collections.Counter({(a - base, b - base): n for (a, b), n in ranges.items()})
+    want_b = collections.Counter({(a - base, b - base): n for (a, b), n in branches.items() if b})
+    pr = collections.Counter()
+    for l in prs:
+        a, b, n = re.fullmatch(r"([0-9a-f]+)-([0-9a-f]+):(\d+)", l).groups()
+        pr[(int(a, 16), int(b, 16))] += int(n)
+    pb = collections.Counter()
+    for l in pbs:
+        a, b, n = re.fullmatch(r"([0-9a-f]+)->([0-9a-f]+):(\d+)", l).groups()
+        pb[(int(a, 16), int(b, 16))] += int(n)
+    compare("profgen range", want_r, pr)
+    compare("profgen branch", want_b, pb)
+if bad:
+    print(f"{bad} differences", file=sys.stderr)
+    sys.exit(1)
+print(f"{len(ranges)} ranges ({sum(ranges.values())} runs), {len(branches)} branches "
+      f"({sum(branches.values())} taken): as QEMU ran them")
