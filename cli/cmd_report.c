@@ -29,6 +29,8 @@ enum rep_format {
 	rep_perfetto,
 	rep_autofdo,
 	rep_profgen,
+	rep_lcov,
+	rep_coverage,
 };
 
 struct report_run {
@@ -55,7 +57,8 @@ static const char report_usage[] =
 	"                       flamegraph (an interactive SVG: hover, click to zoom, search),\n"
 	"                       perfetto (a timeline of calls per thread for ui.perfetto.dev),\n"
 	"                       autofdo (AutoFDO text profile, as simpleperf inject writes),\n"
-	"                       profgen (llvm-profgen's unsymbolized profile of --dso)\n"
+	"                       profgen (llvm-profgen's unsymbolized profile of --dso),\n"
+	"                       lcov (line coverage for genhtml), coverage (per-file table)\n"
 	"  --dso NAME           profgen: the binary (path or base name)\n"
 	"  -g, --call-graph     the caller -> callee tree with children, self and call counts\n"
 	"                       (text, or json: nested nodes)\n"
@@ -354,9 +357,13 @@ static int report_option(void *ctx, int opt, const char *arg)
 			r->format = rep_autofdo;
 		else if (!strcmp(arg, "profgen"))
 			r->format = rep_profgen;
+		else if (!strcmp(arg, "lcov"))
+			r->format = rep_lcov;
+		else if (!strcmp(arg, "coverage"))
+			r->format = rep_coverage;
 		else {
 			cli_error("--format %s: expected text, json, csv, folded, flamegraph, perfetto, "
-				  "autofdo or profgen",
+				  "autofdo, profgen, lcov or coverage",
 				  arg);
 			return -1;
 		}
@@ -515,7 +522,8 @@ int cmd_report(int argc, char **argv)
 			&(struct cst_perfetto_opts){.sz = sizeof(struct cst_perfetto_opts), .sym = sym});
 		if (!err)
 			err = cst_calls_alloc(&run.calls, cst_perfetto_add, run.timeline);
-	} else if (!err && (args.format == rep_autofdo || args.format == rep_profgen)) {
+	} else if (!err && (args.format == rep_autofdo || args.format == rep_profgen ||
+			    args.format == rep_lcov || args.format == rep_coverage)) {
 		err = cst_afdo_alloc(&run.afdo, sym);
 	} else if (!err && calls_needed) {
 		err = cst_calltree_alloc(&run.tree);
@@ -552,6 +560,10 @@ int cmd_report(int argc, char **argv)
 		err = cst_perfetto_finish(run.timeline);
 	else if (args.format == rep_autofdo)
 		err = cst_afdo_write_autofdo(run.afdo, out.f);
+	else if (args.format == rep_lcov)
+		err = cst_afdo_write_lcov(run.afdo, out.f);
+	else if (args.format == rep_coverage)
+		err = cst_afdo_write_coverage(run.afdo, out.f);
 	else if (args.format == rep_profgen) {
 		err = cst_afdo_write_profgen(run.afdo, out.f, args.dso);
 		if (err == -cste_not_found) {

@@ -4,7 +4,7 @@
  * writes it) and as LLVM's unsymbolized profile (llvm-profgen). Ranges come
  * straight from the symbolized ranges; branches from the control-flow model, so
  * "taken branch" is decided where it always is. */
-#include "cstrace/symbolize.h"
+#include "afdo_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -372,4 +372,28 @@ int cst_afdo_write_profgen(struct cst_afdo *p, FILE *f, const char *dso)
 		free(v);
 	}
 	return ferror(f) ? -cste_io : 0;
+}
+
+int sym_afdo_ranges(struct cst_afdo *p, const char *dso,
+		    void (*fn)(void *ctx, uint64_t first, uint64_t last, uint64_t n), void *ctx)
+{
+	if (!p || !fn)
+		return -cste_invalid;
+	for (uint32_t i = 0; i < p->ncounts; i++)
+		if (!p->counts[i].branch && p->counts[i].dso == dso)
+			fn(ctx, p->counts[i].a, p->counts[i].b, p->counts[i].n);
+	return 0;
+}
+
+bool sym_afdo_has(const struct cst_afdo *p, const char *dso)
+{
+	for (uint32_t i = 0; p && i < p->ncounts; i++)
+		if (p->counts[i].dso == dso)
+			return true;
+	return false;
+}
+
+struct cst_symbolizer *sym_afdo_symbolizer(struct cst_afdo *p)
+{
+	return p ? p->sym : NULL;
 }

@@ -530,6 +530,14 @@ int cst_afdo_write_autofdo(struct cst_afdo *p, FILE *f);
  *  load base. Errors: -cste_invalid, -cste_not_found (no such ELF in the
  *  profile), -cste_nomem, -cste_io. */
 int cst_afdo_write_profgen(struct cst_afdo *p, FILE *f, const char *dso);
+/** Line coverage as lcov's tracefile (genhtml reads it): per source file the
+ *  functions (FN, FNDA = times entered), every line of each function with debug
+ *  information and how often it ran (DA: its most executed instruction, summed
+ *  over the functions it is in; 0 = never), LF/LH. Errors: -cste_invalid,
+ *  -cste_nomem, -cste_io. */
+int cst_afdo_write_lcov(struct cst_afdo *p, FILE *f);
+/** The same coverage as a table: lines and functions hit per source file. */
+int cst_afdo_write_coverage(struct cst_afdo *p, FILE *f);
 
 /* ------------------------------------------------------------------------
  * Per-function totals (the model behind `cstrace report`).

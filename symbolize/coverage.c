@@ -1,0 +1,322 @@
+/* Line coverage from a trace: how often each source line ran, for every function
+ * with debug information in the binaries that ran, as lcov's tracefile (genhtml
+ * reads it) or as a per-file table.
+ *
+ * The counts come from the sample profile's ranges (cst_afdo): each instruction of
+ * a range ran as often as the range did. A line ran as often as its most executed
+ * instruction in a function (a loop's line runs once per iteration however many
+ * instructions it has), summed over the functions it is in (a line inlined into
+ * two functions ran in both). Lines of a function that never ran count 0, so
+ * partly run functions and files show what was missed. */
+#include "internal.h"
+#include "afdo_int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct addr_count {
+	uint64_t addr, n;
+};
+
+struct line_count {
+	const char *file;
+	int line;
+	uint64_t n;
+	const struct sym_func *func;
+};
+
+struct acc {
+	struct addr_count *v;
+	size_t n, cap;
+};
+
+struct walk {
+	const struct dso *dso;
+	bool thumb_possible;
+	struct acc *acc;
+	int err;
+};
+
+/* Every instruction of [first, last] ran @n more times. */
+static void add_range(void *ctx, uint64_t first, uint64_t last, uint64_t n)
+{
+	struct walk *w = ctx;
+
+	for (uint64_t a = first; a <= last && !w->err;) {
+		enum cst_isa isa = cst_isa_a64;
+
+		if (CST_GROW(w->acc->v, w->acc->cap, w->acc->n + 1) < 0) {
+			w->err = -cste_nomem;
+			return;
+		}
+		w->acc->v[w->acc->n++] = (struct addr_count){a, n};
+		if (w->thumb_possible)
+			isa = sym_dso_mapping_kind(w->dso, a) == sym_map_t32 ? cst_isa_t32 : cst_isa_a32;
+		a += sym_insn_size(isa, isa == cst_isa_t32 ? sym_dso_code(w->dso, a, 2) : NULL);
+	}
+}
+
+static int by_addr(const void *x, const void *y)
+{
+	const struct addr_count *a = x, *b = y;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static int by_line(const void *x, const void *y)
+{
+	const struct line_count *a = x, *b = y;
+	int c = strcmp(a->file, b->file);
+
+	if (c)
+		return c;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return a->func < b->func ? -1 : a->func > b->func;
+}
+
+struct cov {
+	struct line_count *lines;
+	size_t nlines, cap;
+	struct line_count *funcs;  /* file and line of each function's entry, n = entries */
+	size_t nfuncs, fcap;
+};
+
+static int add_line(struct cov *c, const char *file, int line, uint64_t n,
+		    const struct sym_func *f)
+{
+	if (CST_GROW(c->lines, c->cap, c->nlines + 1) < 0)
+		return -cste_nomem;
+	c->lines[c->nlines++] = (struct line_count){file, line, n, f};
+	return 0;
+}
+
+/* Index of the first count at or above @addr. */
+static size_t lower_bound(const struct addr_count *v, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint64_t count_at(const struct addr_count *v, size_t n, uint64_t addr)
+{
+	size_t i = lower_bound(v, n, addr);
+
+	return i < n && v[i].addr == addr ? v[i].n : 0;
+}
+
+/* A line owns code in @f when one of its rows is followed by a row at a higher
+ * address. A row that the next one replaces at the same address (the "{" of a
+ * function whose first instruction belongs to its first statement) has no
+ * instruction that could run: it is not a line to cover. */
+static bool owns_code(const struct dso *dso, const struct sym_func *f,
+		      const struct sym_line_slot *slot)
+{
+	const struct sym_row *end = dso->rows + dso->nrows;
+	uint32_t lo = 0, hi = dso->nrows;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (dso->rows[mid].addr < f->pub.addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (const struct sym_row *r = dso->rows + lo; r < end && r->addr < f->end; r++)
+		if (r->line == (uint32_t)slot->line && r->file &&
+		    (r->file == slot->file || !strcmp(r->file, slot->file)) && r + 1 < end &&
+		    r[1].addr > r->addr)
+			return true;
+	return false;
+}
+
+/* The lines of one binary: every line of its functions with debug information. */
+static int dso_lines(struct cst_symbolizer *sym, struct cst_afdo *p, struct dso *dso,
+		     struct cov *c)
+{
+	struct acc acc = {0};
+	struct walk w = {dso, dso->machine == EM_ARM, &acc, 0};
+	size_t m = 0;
+	int err;
+
+	sym_dso_load_symbols(sym, dso);
+	if (!dso->has_dwarf)
+		return 0;
+	err = sym_afdo_ranges(p, dso->short_name, add_range, &w);
+	if (err < 0 || w.err < 0) {
+		free(acc.v);
+		return err < 0 ? err : w.err;
+	}
+	/* one count per address */
+	qsort(acc.v, acc.n, sizeof(*acc.v), by_addr);
+	for (size_t i = 0; i < acc.n; i++) {
+		if (m && acc.v[m - 1].addr == acc.v[i].addr)
+			acc.v[m - 1].n += acc.v[i].n;
+		else
+			acc.v[m++] = acc.v[i];
+	}
+	for (uint32_t i = 0; i < dso->nfuncs && !err; i++) {
+		struct sym_func *f = &dso->funcs[i];
+		const struct sym_row *entry;
+		size_t first = c->nlines;
+
+		sym_func_load_slots(dso, f);
+		if (!f->pub.nlines)
+			continue;
+		for (uint32_t s = 0; s < f->pub.nlines && !err; s++)
+			if (owns_code(dso, f, &f->slots[s]))
+				err = add_line(c, f->slots[s].file, f->slots[s].line, 0, f);
+		/* executed addresses of the function raise their line to their count */
+		for (size_t k = lower_bound(acc.v, m, f->pub.addr); k < m && acc.v[k].addr < f->end;
+		     k++) {
+			const struct sym_row *row;
+
+			row = sym_dso_find_row(dso, acc.v[k].addr);
+			if (!row || !row->line)
+				continue;
+			for (size_t l = first; l < c->nlines; l++)
+				if (c->lines[l].line == (int)row->line &&
+				    (c->lines[l].file == row->file || !strcmp(c->lines[l].file, row->file))) {
+					if (acc.v[k].n > c->lines[l].n)
+						c->lines[l].n = acc.v[k].n;
+					break;
+				}
+		}
+		entry = sym_dso_find_row(dso, f->pub.addr);
+		if (CST_GROW(c->funcs, c->fcap, c->nfuncs + 1) < 0) {
+			err = -cste_nomem;
+			break;
+		}
+		c->funcs[c->nfuncs++] = (struct line_count){
+			entry && entry->line ? entry->file : f->slots[0].file,
+			entry && entry->line ? (int)entry->line : f->slots[0].line,
+			count_at(acc.v, m, f->pub.addr), f};
+	}
+	free(acc.v);
+	return err;
+}
+
+static int collect(struct cst_symbolizer *sym, struct cst_afdo *p, struct cov *c)
+{
+	int err = 0;
+
+	memset(c, 0, sizeof(*c));
+	for (struct dso *d = sym->dsos; d && !err; d = d->next)
+		if (d->kind == dso_elf && sym_afdo_has(p, d->short_name))
+			err = dso_lines(sym, p, d, c);
+	if (err)
+		return err;
+	qsort(c->lines, c->nlines, sizeof(*c->lines), by_line);
+	qsort(c->funcs, c->nfuncs, sizeof(*c->funcs), by_line);
+	/* one entry per (file, line): functions sharing a line add up */
+	{
+		size_t m = 0;
+
+		for (size_t i = 0; i < c->nlines; i++) {
+			if (m && c->lines[m - 1].line == c->lines[i].line &&
+			    !strcmp(c->lines[m - 1].file, c->lines[i].file))
+				c->lines[m - 1].n += c->lines[i].n;
+			else
+				c->lines[m++] = c->lines[i];
+		}
+		c->nlines = m;
+	}
+	return 0;
+}
+
+static void cov_free(struct cov *c)
+{
+	free(c->lines);
+	free(c->funcs);
+}
+
+int cst_afdo_write_lcov(struct cst_afdo *p, FILE *f)
+{
+	struct cov c;
+	size_t i = 0, k = 0;
+	int err;
+
+	if (!p || !f)
+		return -cste_invalid;
+	err = collect(sym_afdo_symbolizer(p), p, &c);
+	if (err)
+		return err;
+	fputs("TN:\n", f);
+	while (i < c.nlines) {
+		const char *file = c.lines[i].file;
+		unsigned lf = 0, lh = 0, fnf = 0, fnh = 0;
+		size_t fk;
+
+		fprintf(f, "SF:%s\n", file);
+		while (k < c.nfuncs && strcmp(c.funcs[k].file, file) < 0)
+			k++;
+		for (fk = k; fk < c.nfuncs && !strcmp(c.funcs[fk].file, file); fk++)
+			fprintf(f, "FN:%d,%s\n", c.funcs[fk].line, c.funcs[fk].func->pub.name);
+		for (fk = k; fk < c.nfuncs && !strcmp(c.funcs[fk].file, file); fk++) {
+			fprintf(f, "FNDA:%" PRIu64 ",%s\n", c.funcs[fk].n, c.funcs[fk].func->pub.name);
+			fnf++;
+			fnh += c.funcs[fk].n > 0;
+		}
+		fprintf(f, "FNF:%u\nFNH:%u\n", fnf, fnh);
+		for (; i < c.nlines && !strcmp(c.lines[i].file, file); i++) {
+			fprintf(f, "DA:%d,%" PRIu64 "\n", c.lines[i].line, c.lines[i].n);
+			lf++;
+			lh += c.lines[i].n > 0;
+		}
+		fprintf(f, "LF:%u\nLH:%u\nend_of_record\n", lf, lh);
+	}
+	cov_free(&c);
+	return ferror(f) ? -cste_io : 0;
+}
+
+int cst_afdo_write_coverage(struct cst_afdo *p, FILE *f)
+{
+	struct cov c;
+	size_t i = 0, k = 0;
+	unsigned all_lf = 0, all_lh = 0;
+	int err;
+
+	if (!p || !f)
+		return -cste_invalid;
+	err = collect(sym_afdo_symbolizer(p), p, &c);
+	if (err)
+		return err;
+	fputs("# line coverage: source lines that ran / lines of the functions with debug info\n", f);
+	fprintf(f, "%14s %7s %11s  %s\n", "lines", "share", "functions", "file");
+	while (i < c.nlines) {
+		const char *file = c.lines[i].file;
+		unsigned lf = 0, lh = 0, fnf = 0, fnh = 0;
+		char lines[32], funcs[32];
+
+		while (k < c.nfuncs && strcmp(c.funcs[k].file, file) < 0)
+			k++;
+		for (; k < c.nfuncs && !strcmp(c.funcs[k].file, file); k++) {
+			fnf++;
+			fnh += c.funcs[k].n > 0;
+		}
+		for (; i < c.nlines && !strcmp(c.lines[i].file, file); i++) {
+			lf++;
+			lh += c.lines[i].n > 0;
+		}
+		all_lf += lf;
+		all_lh += lh;
+		snprintf(lines, sizeof(lines), "%u/%u", lh, lf);
+		snprintf(funcs, sizeof(funcs), "%u/%u", fnh, fnf);
+		fprintf(f, "%14s %6.1f%% %11s  %s\n", lines, lf ? 100.0 * lh / lf : 0.0, funcs, file);
+	}
+	fprintf(f, "# all: %u of %u lines (%.1f%%)\n", all_lh, all_lf,
+		all_lf ? 100.0 * all_lh / all_lf : 0.0);
+	cov_free(&c);
+	return ferror(f) ? -cste_io : 0;
+}
