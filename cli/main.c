@@ -21,6 +21,8 @@ static const struct verb verbs[] = {
 	{"script", cmd_script, "the trace with symbols: branches, instructions, call trace", true},
 	{"boards", cmd_boards, "list and show board profiles, write fixture trees", false},
 	{"doctor", cmd_doctor, "check this system for CoreSight tracing, with fixes", false},
+	{"merge", cmd_merge, "sum report outputs of many captures (folded, autofdo, profgen, lcov)",
+	 false},
 };
 
 static void usage(FILE *out)

@@ -11,7 +11,7 @@ PACKAGES=(
   linux-perf qemu-user binutils-multiarch
   gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
   clang libclang-rt-14-dev
-  chromium lcov llvm-19
+  chromium lcov llvm-19 parallel
 )
 
 missing=()

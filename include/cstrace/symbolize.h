@@ -540,6 +540,30 @@ int cst_afdo_write_lcov(struct cst_afdo *p, FILE *f);
 int cst_afdo_write_coverage(struct cst_afdo *p, FILE *f);
 
 /* ------------------------------------------------------------------------
+ * Merging outputs of many captures (cstrace merge).
+ * ------------------------------------------------------------------------ */
+
+enum cst_merge_format {
+	cst_merge_auto = 0,        /* tell from each file's content */
+	cst_merge_folded,
+	cst_merge_autofdo,
+	cst_merge_profgen,
+	cst_merge_lcov,
+};
+
+/** "auto", "folded", "autofdo", "profgen" or "lcov". Errors: -cste_invalid. */
+int cst_merge_format_parse(const char *s, enum cst_merge_format *fmt);
+
+/** Read @n files of one format, sum their counts per key (stack; binary and
+ *  range or branch; source file and line or function) and write the sum to @out
+ *  in a canonical order, so that merging is associative and the order of the
+ *  inputs does not matter. lcov totals (FNF, FNH, LF, LH) are recomputed.
+ *  Errors (a one-line message naming file and line goes to @log): -cste_invalid,
+ *  -cste_not_found, -cste_format, -cste_nomem, -cste_io. */
+int cst_merge_files(enum cst_merge_format fmt, const char *const *paths, int n, FILE *out,
+		    const struct cst_log *log);
+
+/* ------------------------------------------------------------------------
  * Per-function totals (the model behind `cstrace report`).
  * ------------------------------------------------------------------------ */
 
