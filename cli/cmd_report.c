@@ -31,6 +31,7 @@ enum rep_format {
 	rep_profgen,
 	rep_lcov,
 	rep_coverage,
+	rep_html,
 };
 
 struct report_run {
@@ -58,7 +59,8 @@ static const char report_usage[] =
 	"                       perfetto (a timeline of calls per thread for ui.perfetto.dev),\n"
 	"                       autofdo (AutoFDO text profile, as simpleperf inject writes),\n"
 	"                       profgen (llvm-profgen's unsymbolized profile of --dso),\n"
-	"                       lcov (line coverage for genhtml), coverage (per-file table)\n"
+	"                       lcov (line coverage for genhtml), coverage (per-file table),\n"
+	"                       html (one page: functions, call graph, flame graph, coverage)\n"
 	"  --dso NAME           profgen: the binary (path or base name)\n"
 	"  -g, --call-graph     the caller -> callee tree with children, self and call counts\n"
 	"                       (text, or json: nested nodes)\n"
@@ -361,9 +363,11 @@ static int report_option(void *ctx, int opt, const char *arg)
 			r->format = rep_lcov;
 		else if (!strcmp(arg, "coverage"))
 			r->format = rep_coverage;
+		else if (!strcmp(arg, "html"))
+			r->format = rep_html;
 		else {
 			cli_error("--format %s: expected text, json, csv, folded, flamegraph, perfetto, "
-				  "autofdo, profgen, lcov or coverage",
+				  "autofdo, profgen, lcov, coverage or html",
 				  arg);
 			return -1;
 		}
@@ -509,7 +513,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	calls_needed = args.call_graph || args.children || args.format == rep_folded ||
-		       args.format == rep_flamegraph;
+		       args.format == rep_flamegraph || args.format == rep_html;
 	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;
 	err = cst_report_alloc(&run.rep, args.keys);
@@ -529,6 +533,9 @@ int cmd_report(int argc, char **argv)
 		err = cst_calltree_alloc(&run.tree);
 		if (!err)
 			err = cst_calls_alloc(&run.calls, cst_calltree_add, run.tree);
+		/* the page's coverage comes from the profile's ranges */
+		if (!err && args.format == rep_html)
+			err = cst_afdo_alloc(&run.afdo, sym);
 	}
 	if (err < 0) {
 		cli_error("%s", cst_strerror(err));
@@ -560,6 +567,16 @@ int cmd_report(int argc, char **argv)
 		err = cst_perfetto_finish(run.timeline);
 	else if (args.format == rep_autofdo)
 		err = cst_afdo_write_autofdo(run.afdo, out.f);
+	else if (args.format == rep_html)
+		err = cst_html_write(out.f, &(struct cst_html_input){
+						    .sz = sizeof(struct cst_html_input),
+						    .title = trace,
+						    .rows = rows,
+						    .nrows = n,
+						    .total = cst_report_total(run.rep),
+						    .tree = run.tree,
+						    .profile = run.afdo,
+					    });
 	else if (args.format == rep_lcov)
 		err = cst_afdo_write_lcov(run.afdo, out.f);
 	else if (args.format == rep_coverage)

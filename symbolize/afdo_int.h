@@ -12,4 +12,23 @@ int sym_afdo_ranges(struct cst_afdo *p, const char *dso,
 bool sym_afdo_has(const struct cst_afdo *p, const char *dso);
 struct cst_symbolizer *sym_afdo_symbolizer(struct cst_afdo *p);
 
+/* Line coverage (coverage.c): every code-owning line of every function with
+ * debug information in the profile's binaries and how often it ran, sorted by
+ * file and line; and each function's entry line with the times it was entered. */
+struct sym_func;
+struct sym_cov_line {
+	const char *file;
+	int line;
+	uint64_t n;
+	const struct sym_func *func;
+};
+struct sym_cov {
+	struct sym_cov_line *lines;
+	size_t nlines, cap;
+	struct sym_cov_line *funcs;
+	size_t nfuncs, fcap;
+};
+int sym_cov_collect(struct cst_afdo *p, struct sym_cov *c);
+void sym_cov_free(struct sym_cov *c);
+
 #endif

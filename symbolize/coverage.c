@@ -19,13 +19,6 @@ struct addr_count {
 	uint64_t addr, n;
 };
 
-struct line_count {
-	const char *file;
-	int line;
-	uint64_t n;
-	const struct sym_func *func;
-};
-
 struct acc {
 	struct addr_count *v;
 	size_t n, cap;
@@ -66,7 +59,7 @@ static int by_addr(const void *x, const void *y)
 
 static int by_line(const void *x, const void *y)
 {
-	const struct line_count *a = x, *b = y;
+	const struct sym_cov_line *a = x, *b = y;
 	int c = strcmp(a->file, b->file);
 
 	if (c)
@@ -76,19 +69,12 @@ static int by_line(const void *x, const void *y)
 	return a->func < b->func ? -1 : a->func > b->func;
 }
 
-struct cov {
-	struct line_count *lines;
-	size_t nlines, cap;
-	struct line_count *funcs;  /* file and line of each function's entry, n = entries */
-	size_t nfuncs, fcap;
-};
-
-static int add_line(struct cov *c, const char *file, int line, uint64_t n,
+static int add_line(struct sym_cov *c, const char *file, int line, uint64_t n,
 		    const struct sym_func *f)
 {
 	if (CST_GROW(c->lines, c->cap, c->nlines + 1) < 0)
 		return -cste_nomem;
-	c->lines[c->nlines++] = (struct line_count){file, line, n, f};
+	c->lines[c->nlines++] = (struct sym_cov_line){file, line, n, f};
 	return 0;
 }
 
@@ -143,7 +129,7 @@ static bool owns_code(const struct dso *dso, const struct sym_func *f,
 
 /* The lines of one binary: every line of its functions with debug information. */
 static int dso_lines(struct cst_symbolizer *sym, struct cst_afdo *p, struct dso *dso,
-		     struct cov *c)
+		     struct sym_cov *c)
 {
 	struct acc acc = {0};
 	struct walk w = {dso, dso->machine == EM_ARM, &acc, 0};
@@ -198,7 +184,7 @@ static int dso_lines(struct cst_symbolizer *sym, struct cst_afdo *p, struct dso 
 			err = -cste_nomem;
 			break;
 		}
-		c->funcs[c->nfuncs++] = (struct line_count){
+		c->funcs[c->nfuncs++] = (struct sym_cov_line){
 			entry && entry->line ? entry->file : f->slots[0].file,
 			entry && entry->line ? (int)entry->line : f->slots[0].line,
 			count_at(acc.v, m, f->pub.addr), f};
@@ -207,8 +193,9 @@ static int dso_lines(struct cst_symbolizer *sym, struct cst_afdo *p, struct dso 
 	return err;
 }
 
-static int collect(struct cst_symbolizer *sym, struct cst_afdo *p, struct cov *c)
+int sym_cov_collect(struct cst_afdo *p, struct sym_cov *c)
 {
+	struct cst_symbolizer *sym = sym_afdo_symbolizer(p);
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -235,7 +222,7 @@ static int collect(struct cst_symbolizer *sym, struct cst_afdo *p, struct cov *c
 	return 0;
 }
 
-static void cov_free(struct cov *c)
+void sym_cov_free(struct sym_cov *c)
 {
 	free(c->lines);
 	free(c->funcs);
@@ -243,13 +230,13 @@ static void cov_free(struct cov *c)
 
 int cst_afdo_write_lcov(struct cst_afdo *p, FILE *f)
 {
-	struct cov c;
+	struct sym_cov c;
 	size_t i = 0, k = 0;
 	int err;
 
 	if (!p || !f)
 		return -cste_invalid;
-	err = collect(sym_afdo_symbolizer(p), p, &c);
+	err = sym_cov_collect(p, &c);
 	if (err)
 		return err;
 	fputs("TN:\n", f);
@@ -276,20 +263,20 @@ int cst_afdo_write_lcov(struct cst_afdo *p, FILE *f)
 		}
 		fprintf(f, "LF:%u\nLH:%u\nend_of_record\n", lf, lh);
 	}
-	cov_free(&c);
+	sym_cov_free(&c);
 	return ferror(f) ? -cste_io : 0;
 }
 
 int cst_afdo_write_coverage(struct cst_afdo *p, FILE *f)
 {
-	struct cov c;
+	struct sym_cov c;
 	size_t i = 0, k = 0;
 	unsigned all_lf = 0, all_lh = 0;
 	int err;
 
 	if (!p || !f)
 		return -cste_invalid;
-	err = collect(sym_afdo_symbolizer(p), p, &c);
+	err = sym_cov_collect(p, &c);
 	if (err)
 		return err;
 	fputs("# line coverage: source lines that ran / lines of the functions with debug info\n", f);
@@ -317,6 +304,6 @@ int cst_afdo_write_coverage(struct cst_afdo *p, FILE *f)
 	}
 	fprintf(f, "# all: %u of %u lines (%.1f%%)\n", all_lh, all_lf,
 		all_lf ? 100.0 * all_lh / all_lf : 0.0);
-	cov_free(&c);
+	sym_cov_free(&c);
 	return ferror(f) ? -cste_io : 0;
 }

@@ -75,12 +75,14 @@ static int by_name(const void *a, const void *b, void *ctx)
 
 static const char script[] =
 	"<script type=\"text/ecmascript\"><![CDATA[\n"
-	"var W=0, details, matchedtxt, frames=[];\n"
+	"var W=0, details, matchedtxt, frames=[], inited=false;\n"
 	"function init(){\n"
+	" if(inited) return; inited=true;\n"
+	" var root=document.getElementById('cstflame');\n"
 	" details=document.getElementById('details');\n"
 	" matchedtxt=document.getElementById('matched');\n"
-	" W=+document.documentElement.getAttribute('data-width');\n"
-	" var gs=document.querySelectorAll('g.f');\n"
+	" W=+root.getAttribute('data-width');\n"
+	" var gs=root.querySelectorAll('g.f');\n"
 	" for(var i=0;i<gs.length;i++){var g=gs[i];\n"
 	"  g.fx=+g.getAttribute('data-x'); g.fw=+g.getAttribute('data-w');\n"
 	"  g.fd=+g.getAttribute('data-d'); frames.push(g);\n"
@@ -147,10 +149,12 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 		free(x);
 		return -cste_nomem;
 	}
+	if (!o.embedded)
+		fputs("<?xml version=\"1.0\" standalone=\"no\"?>\n", f);
 	fprintf(f,
-		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
-		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-		"xmlns=\"http://www.w3.org/2000/svg\" data-width=\"%d\" onload=\"init()\">\n"
+		"<svg id=\"cstflame\" version=\"1.1\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" data-width=\"%d\" "
+		"onload=\"init()\">\n"
 		"<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
 		"g.f:hover rect{stroke:#000;stroke-width:0.5;cursor:pointer}"
 		"#title{font-size:17px} .button{cursor:pointer}</style>\n",

@@ -462,6 +462,8 @@ struct cst_flamegraph_opts {
 	size_t sz;                 /* sizeof(struct cst_flamegraph_opts) */
 	const char *title;         /* NULL: "Flame graph" */
 	int width;                 /* pixels; 0: 1200 */
+	bool embedded;             /* inside an HTML page: no XML declaration (the page
+				      calls init() once loaded) */
 };
 
 /** Draw the call tree as a self-contained interactive SVG flame graph (hover
@@ -562,6 +564,27 @@ int cst_merge_format_parse(const char *s, enum cst_merge_format *fmt);
  *  -cste_not_found, -cste_format, -cste_nomem, -cste_io. */
 int cst_merge_files(enum cst_merge_format fmt, const char *const *paths, int n, FILE *out,
 		    const struct cst_log *log);
+
+/* ------------------------------------------------------------------------
+ * The HTML report: one self-contained page.
+ * ------------------------------------------------------------------------ */
+
+struct cst_report_row;
+struct cst_html_input {
+	size_t sz;                 /* sizeof(struct cst_html_input) */
+	const char *title;
+	const struct cst_report_row *rows; /* the function table, most first */
+	int nrows;
+	uint64_t total;            /* instructions executed */
+	struct cst_calltree *tree; /* NULL: no call graph and flame graph */
+	struct cst_afdo *profile;  /* NULL: no line coverage */
+};
+
+/** Write one HTML page, no network needed: the function table, the call graph
+ *  (expandable), the flame graph (inline SVG, interactive) and per-file line
+ *  coverage with each readable source file annotated by how often its lines ran.
+ *  Errors: -cste_invalid, -cste_io. */
+int cst_html_write(FILE *f, const struct cst_html_input *in);
 
 /* ------------------------------------------------------------------------
  * Per-function totals (the model behind `cstrace report`).
