@@ -34,6 +34,14 @@ enum rep_format {
 	rep_html,
 };
 
+/* The call views count only the instructions --dsos/--symbols keep, each on its
+ * whole stack: the model itself sees every range, so stacks stay right. */
+struct calls_sink {
+	struct symcli *cli;
+	cst_call_fn fn;
+	void *ctx;
+};
+
 struct report_run {
 	struct symcli *cli;
 	struct cst_report *rep;
@@ -41,6 +49,7 @@ struct report_run {
 	struct cst_calltree *tree;
 	struct cst_perfetto *timeline;
 	struct cst_afdo *afdo;     /* the sample profiles only */
+	struct calls_sink sink;    /* between the call model and its view */
 	uint64_t ranges;
 };
 
@@ -72,9 +81,21 @@ static const char report_usage[] =
 	"  --stats              print symbolizer totals on standard error\n" SYMCLI_HELP
 		TRACE_OPTS_HELP "  -h, --help           this text\n";
 
+
+static int calls_filtered(void *ctx, const struct cst_call_event *ev)
+{
+	const struct calls_sink *s = ctx;
+
+	if (ev->kind == cst_call_insns && !symcli_piece_keep(s->cli, ev->piece))
+		return 0;
+	return s->fn(s->ctx, ev);
+}
+
 static int report_elem(void *ctx, const struct cst_sym_elem *se)
 {
 	struct report_run *r = ctx;
+	struct cst_sym_elem copy;
+	const struct cst_sym_elem *kept;
 
 	if (!symcli_keep(r->cli, se))
 		return 0;
@@ -92,7 +113,8 @@ static int report_elem(void *ctx, const struct cst_sym_elem *se)
 		if (err)
 			return err;
 	}
-	return cst_report_add(r->rep, se);
+	kept = symcli_pieces(r->cli, se, &copy);
+	return kept ? cst_report_add(r->rep, kept) : 0;
 }
 
 static int term_width(FILE *f)
@@ -482,7 +504,7 @@ int cmd_report(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct symcli cli;
-	struct report_run run = {&cli, NULL, NULL, NULL, NULL, NULL, 0};
+	struct report_run run = {&cli, NULL, NULL, NULL, NULL, NULL, {&cli, NULL, NULL}, 0};
 	struct cst_session *session = NULL;
 	struct cst_symbolizer *sym = NULL;
 	const struct cst_report_row *rows;
@@ -524,15 +546,17 @@ int cmd_report(int argc, char **argv)
 		err = cst_perfetto_alloc(
 			&run.timeline, out.f,
 			&(struct cst_perfetto_opts){.sz = sizeof(struct cst_perfetto_opts), .sym = sym});
+		run.sink = (struct calls_sink){&cli, cst_perfetto_add, run.timeline};
 		if (!err)
-			err = cst_calls_alloc(&run.calls, cst_perfetto_add, run.timeline);
+			err = cst_calls_alloc(&run.calls, calls_filtered, &run.sink);
 	} else if (!err && (args.format == rep_autofdo || args.format == rep_profgen ||
 			    args.format == rep_lcov || args.format == rep_coverage)) {
 		err = cst_afdo_alloc(&run.afdo, sym);
 	} else if (!err && calls_needed) {
 		err = cst_calltree_alloc(&run.tree);
+		run.sink = (struct calls_sink){&cli, cst_calltree_add, run.tree};
 		if (!err)
-			err = cst_calls_alloc(&run.calls, cst_calltree_add, run.tree);
+			err = cst_calls_alloc(&run.calls, calls_filtered, &run.sink);
 		/* the page's coverage comes from the profile's ranges */
 		if (!err && args.format == rep_html)
 			err = cst_afdo_alloc(&run.afdo, sym);

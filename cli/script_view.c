@@ -66,7 +66,8 @@ static const char script_usage[] =
 	"\n"
 	"options:\n"
 	"  --raw                perf script's address-only samples (--itrace=b / i1i)\n"
-	"  --symbols            the default branch view (kept for scripts)\n"
+	"  --symbols            the default branch view (kept for scripts); --symbols=LIST\n"
+	"                       keeps branches from and instructions in those functions\n"
 	"  --insn               one line per executed instruction, with disassembly\n"
 	"  --disasm             (with --insn) the default: disassembly\n"
 	"  --srcline            add the source file:line\n"
@@ -205,6 +206,8 @@ static void put_insns(struct script *s, const struct cst_sym_elem *se, uint64_t 
 		const struct cst_sym_piece *pc = &se->pieces[i];
 		uint64_t a = pc->start;
 
+		if (!symcli_piece_keep(s->cli, pc))
+			continue;
 		for (uint32_t k = 0; k < pc->num_insns && a < pc->end; k++) {
 			struct cst_sym_insn in;
 			struct cst_sym_loc loc;
@@ -226,6 +229,10 @@ static void put_insns(struct script *s, const struct cst_sym_elem *se, uint64_t 
 /* The branch view: one line per taken branch, and where trace broke off. */
 static void branch_event(struct script *s, const struct cst_flow_event *ev)
 {
+	/* --dsos/--symbols select branches by where they leave from (the ip) */
+	if (ev->from && ev->from->npieces &&
+	    !symcli_piece_keep(s->cli, &ev->from->pieces[ev->from->npieces - 1]))
+		return;
 	switch (ev->kind) {
 	case cst_flow_branch:
 		put_branch(s, ev->from, ev->to, NULL);
@@ -329,8 +336,10 @@ static int view_option(void *ctx, int opt, const char *arg)
 		v->srcline = true;
 		return 0;
 	case 'y':
+		/* "--symbols=LIST" filters; plain "--symbols" only asks for this view */
+		return arg ? (symcli_parse(v->s->cli, 0x200a, arg) < 0 ? -1 : 0) : 0;
 	case 'd':
-		return 0; /* they only ask for this view: symbols and disassembly are its defaults */
+		return 0; /* it only asks for this view: disassembly is its default */
 	case 'F':
 		v->have_fields = true;
 		return parse_fields(arg, &v->s->fields);
@@ -348,7 +357,7 @@ int script_view_run(int argc, char **argv)
 		{"insn", no_argument, NULL, 'i'},
 		{"srcline", no_argument, NULL, 'l'},
 		{"call-trace", no_argument, NULL, 'c'},
-		{"symbols", no_argument, NULL, 'y'},
+		{"symbols", optional_argument, NULL, 'y'},
 		{"disasm", no_argument, NULL, 'd'},
 		{"fields", required_argument, NULL, 'F'},
 		{"output", required_argument, NULL, 'o'},

@@ -18,7 +18,38 @@ void symcli_init(struct symcli *c)
 
 void symcli_fini(struct symcli *c)
 {
+	for (int i = 0; i < c->ncomms; i++)
+		free(c->comms[i]);
+	for (int i = 0; i < c->ndsos; i++)
+		free(c->dsos[i]);
+	for (int i = 0; i < c->nsymbols; i++)
+		free(c->symbols[i]);
+	free(c->kept);
 	trace_opts_fini(&c->topts);
+}
+
+static int parse_names(const char *opt, const char *arg, char **v, int *n)
+{
+	const char *p = arg;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (*n >= SYMCLI_MAX) {
+			cli_error("%s: at most %d names", opt, SYMCLI_MAX);
+			return -1;
+		}
+		if (len) {
+			v[*n] = strndup(p, len);
+			if (!v[*n]) {
+				cli_error("out of memory");
+				return -1;
+			}
+			(*n)++;
+		}
+		p += len + (p[len] == ',');
+	}
+	return 1;
 }
 
 static int parse_list(const char *opt, const char *arg, int32_t *v, int *n)
@@ -86,6 +117,12 @@ int symcli_parse(struct symcli *c, int opt, const char *arg)
 		c->has_time = true;
 		return 1;
 	}
+	case 0x2008:
+		return parse_names("--comm", arg, c->comms, &c->ncomms);
+	case 0x2009:
+		return parse_names("--dsos", arg, c->dsos, &c->ndsos);
+	case 0x200a:
+		return parse_names("--symbols", arg, c->symbols, &c->nsymbols);
 	default:
 		return 0;
 	}
@@ -117,7 +154,55 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 		if (err < 0)
 			return err;
 	}
+	c->sym = *sym;
 	return 0;
+}
+
+static bool name_in(char *const *v, int n, const char *name)
+{
+	if (!n)
+		return true;
+	for (int i = 0; name && i < n; i++)
+		if (!strcmp(v[i], name))
+			return true;
+	return false;
+}
+
+bool symcli_piece_keep(const struct symcli *c, const struct cst_sym_piece *pc)
+{
+	const char *dso = pc->loc.dso, *base = dso ? strrchr(dso, '/') : NULL;
+
+	if (c->ndsos && !name_in(c->dsos, c->ndsos, dso) &&
+	    !name_in(c->dsos, c->ndsos, base ? base + 1 : dso))
+		return false;
+	return name_in(c->symbols, c->nsymbols, pc->loc.func ? pc->loc.func->name : "[unknown]");
+}
+
+const struct cst_sym_elem *symcli_pieces(struct symcli *c, const struct cst_sym_elem *se,
+					 struct cst_sym_elem *copy)
+{
+	uint32_t n = 0, insns = 0;
+
+	if (!symcli_piece_filters(c) || se->elem->type != cst_elem_instr_range)
+		return se;
+	if (CST_GROW(c->kept, c->kept_cap, (size_t)se->npieces + 1) < 0)
+		return NULL;
+	for (uint32_t i = 0; i < se->npieces; i++)
+		if (symcli_piece_keep(c, &se->pieces[i])) {
+			c->kept[n++] = se->pieces[i];
+			insns += se->pieces[i].num_insns;
+		}
+	if (n == se->npieces)
+		return se;
+	if (!n)
+		return NULL;
+	c->kept_elem = *se->elem;
+	c->kept_elem.num_insns = insns;
+	*copy = *se;
+	copy->elem = &c->kept_elem;
+	copy->pieces = c->kept;
+	copy->npieces = n;
+	return copy;
 }
 
 static bool in_list(const int32_t *v, int n, int32_t x)
@@ -138,6 +223,9 @@ bool symcli_keep(struct symcli *c, const struct cst_sym_elem *se)
 		c->last_ts[e->trace_id & 0x7f] = e->timestamp;
 	if (!in_list(c->pids, c->npids, se->pid) || !in_list(c->tids, c->ntids, e->tid) ||
 	    !in_list(c->cpus, c->ncpus, e->cpu))
+		return false;
+	if (c->ncomms && !name_in(c->comms, c->ncomms,
+				  cst_symbolizer_comm(c->sym, e->tid >= 0 ? e->tid : se->pid)))
 		return false;
 	if (c->has_time) {
 		uint64_t t = c->last_ts[e->trace_id & 0x7f];

@@ -20,6 +20,13 @@ struct symcli {
 	int npids, ntids, ncpus;
 	bool has_time;
 	uint64_t t0, t1;
+	/* --comm, --dsos, --symbols: names (comma lists, kept as given) */
+	char *comms[SYMCLI_MAX], *dsos[SYMCLI_MAX], *symbols[SYMCLI_MAX];
+	int ncomms, ndsos, nsymbols;
+	struct cst_symbolizer *sym;          /* for comm names, once open */
+	struct cst_sym_piece *kept;          /* symcli_pieces' scratch */
+	size_t kept_cap;
+	struct cst_elem kept_elem;
 	uint64_t last_ts[128]; /* latest timestamp per trace ID: ranges carry none */
 };
 #define SYMCLI_LONG                                                                     \
@@ -30,7 +37,10 @@ struct symcli {
 	{"pid", required_argument, NULL, 0x2004},                                        \
 	{"tid", required_argument, NULL, 0x2005},                                        \
 	{"cpu", required_argument, NULL, 0x2006},                                        \
-	{"time", required_argument, NULL, 0x2007}
+	{"time", required_argument, NULL, 0x2007},                                       \
+	{"comm", required_argument, NULL, 0x2008},                                       \
+	{"dsos", required_argument, NULL, 0x2009},                                       \
+	{"symbols", required_argument, NULL, 0x200a}
 #define SYMCLI_HELP                                                                     \
 	"  --elf FILE[@ADDR]    symbols and lines from FILE, at its link addresses or with\n" \
 	"                       its first segment at ADDR; repeatable\n"                 \
@@ -38,7 +48,11 @@ struct symcli {
 	"  --kallsyms FILE      kernel symbols (/proc/kallsyms format)\n"                \
 	"  --vmlinux FILE       kernel ELF for kernel addresses\n"                        \
 	"  --pid/--tid/--cpu L  only these (comma-separated lists)\n"                     \
-	"  --time START,END     only ranges between these timestamps (either may be empty)\n"
+	"  --time START,END     only ranges between these timestamps (either may be empty)\n" \
+	"  --comm LIST          only threads with these command names (from COMM sideband)\n" \
+	"  --dsos LIST          only instructions in these binaries (path or base name)\n"  \
+	"  --symbols LIST       only instructions in these functions; call views keep the\n" \
+	"                       whole stacks of the instructions they keep\n"
 /** Set up with the CLI's log and trace options. */
 void symcli_init(struct symcli *c);
 /** Handle a SYMCLI_LONG or TRACE_OPTS_LONG option: 1 handled, 0 not ours, -1 bad. */
@@ -51,8 +65,20 @@ static inline uint64_t symcli_time(const struct symcli *c, const struct cst_sym_
 {
 	return c->last_ts[se->elem->trace_id & 0x7f];
 }
-/** True when @se passes the --pid/--tid/--cpu/--time filters. */
+/** True when @se passes the --pid/--tid/--cpu/--time/--comm filters. */
 bool symcli_keep(struct symcli *c, const struct cst_sym_elem *se);
+/** True when the piece passes --dsos and --symbols. */
+bool symcli_piece_keep(const struct symcli *c, const struct cst_sym_piece *pc);
+/** @se with only the pieces --dsos and --symbols keep (its instruction count
+ *  theirs): @se itself when those filters are off or keep it whole, a copy valid
+ *  until the next call otherwise, NULL when no piece of a range is kept. */
+const struct cst_sym_elem *symcli_pieces(struct symcli *c, const struct cst_sym_elem *se,
+					 struct cst_sym_elem *copy);
+/** --dsos or --symbols was given. */
+static inline bool symcli_piece_filters(const struct symcli *c)
+{
+	return c->ndsos || c->nsymbols;
+}
 void symcli_fini(struct symcli *c);
 
 #endif

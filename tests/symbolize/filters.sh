@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Filters a perf user expects, on a synthesized run: --symbols keeps exactly the
+# listed functions' rows (same counts as unfiltered), their folded stacks end in
+# them and sum to their instructions; --dsos by base name keeps the binary,
+# another name keeps nothing; --comm (perf.data COMM sideband) keeps the program
+# and drops another name; script --symbols=LIST prints only those functions.
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+bin=$CSTRACE_BUILD_DIR/testdata/aarch64/recurse
+[ -x "$bin" ] || skip "$bin not built"
+command -v qemu-aarch64 >/dev/null || skip "qemu-aarch64 missing"
+quiet() { "$@" >>"$TMP/stdout.log" 2>>"$TMP/stderr.log"; }
+csv_rows() { awk -F, 'NR>1 {gsub(/"/, "", $8); print $8, $1}' "$1" | sort; }
+csv_sum() { awk -F, 'NR>1 {s+=$1} END {print s+0}' "$1"; }
+
+check "synth snapshot" quiet "$CSTRACE" synth --arch aarch64 -o "$TMP/r.snap" -- "$bin"
+check "synth perf.data" quiet "$CSTRACE" synth --arch aarch64 --out perf -o "$TMP/r.data" -- "$bin"
+o=(--elf "$bin" "$TMP/r.snap")
+check "report" quiet "$CSTRACE" report --format=csv -o "$TMP/all.csv" "${o[@]}"
+check "report --symbols fib,depth" quiet "$CSTRACE" report --format=csv --symbols fib,depth \
+  -o "$TMP/sym.csv" "${o[@]}"
+check "--symbols keeps exactly those rows, counts unchanged" \
+  test "$(csv_rows "$TMP/sym.csv")" = "$(csv_rows "$TMP/all.csv" | grep -E '^(fib|depth) ')"
+check "folded --symbols fib" quiet "$CSTRACE" report --format=folded --symbols fib \
+  -o "$TMP/fib.folded" "${o[@]}"
+check "every kept stack ends in fib" bash -c "! grep -v ';fib [0-9]*$' '$TMP/fib.folded'"
+fib=$(awk -F, 'NR>1 && $8 == "\"fib\"" {print $1}' "$TMP/all.csv")
+check "and they sum to fib's $fib instructions" \
+  test "$(awk '{s+=$NF} END {print s}' "$TMP/fib.folded")" = "$fib"
+check "report --dsos recurse" quiet "$CSTRACE" report --format=csv --dsos recurse -o "$TMP/dso.csv" "${o[@]}"
+check "--dsos by base name keeps the binary" \
+  test "$(csv_sum "$TMP/dso.csv")" -gt $(( $(csv_sum "$TMP/all.csv") * 9 / 10 ))
+check "report --dsos nosuch" quiet "$CSTRACE" report --format=csv --dsos nosuch -o "$TMP/none.csv" "${o[@]}"
+check "--dsos of another binary keeps nothing" test "$(csv_sum "$TMP/none.csv")" = 0
+check "script --symbols=depth" quiet "$CSTRACE" script --symbols=depth -F sym -o "$TMP/depth.txt" "${o[@]}"
+check "script prints only depth's branches" bash -c "[ -s '$TMP/depth.txt' ] && ! awk '{print \$1}' '$TMP/depth.txt' | grep -vx depth"
+p=(--elf "$bin" "$TMP/r.data")
+check "perf.data report" quiet "$CSTRACE" report --format=csv -o "$TMP/perf.csv" "${p[@]}"
+check "report --comm recurse" quiet "$CSTRACE" report --format=csv --comm recurse -o "$TMP/comm.csv" "${p[@]}"
+check "--comm of the program keeps all" test "$(csv_sum "$TMP/comm.csv")" = "$(csv_sum "$TMP/perf.csv")"
+check "report --comm other" quiet "$CSTRACE" report --format=csv --comm other -o "$TMP/other.csv" "${p[@]}"
+check "--comm of another name keeps nothing" test "$(csv_sum "$TMP/other.csv")" = 0
+finish
