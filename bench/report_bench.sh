@@ -12,11 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # one run: prints "cpu wall" in seconds
-once() {
-  local TIMEFORMAT='%U %S %R' t
-  t=$( { time "$@" >/dev/null 2>&1; } 2>&1) || { echo "fail fail"; return; }
-  awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.3f %.3f\n", a[1] + a[2], a[3] }'
-}
+. "$(dirname "$0")/lib.sh"
 
 table() { # name trace [view options...]
   local name=$1 trace=$2; shift 2
@@ -30,15 +26,7 @@ table() { # name trace [view options...]
   cmds[3]="$cstrace report --format=json $* $trace"
   cmds[4]="$cstrace script --symbols $* $trace"
   local -a cpu wall
-  for _ in $(seq "$runs"); do
-    for i in "${!cmds[@]}"; do
-      read -r c w < <(once ${cmds[$i]})
-      [ "$c" != fail ] || { echo "report_bench: '${cmds[$i]}' failed" >&2; exit 1; }
-      if [ -z "${cpu[$i]:-}" ] || awk -v a="$c" -v b="${cpu[$i]}" 'BEGIN{exit !(a<b)}'; then
-        cpu[$i]=$c; wall[$i]=$w
-      fi
-    done
-  done
+  best_of "$runs" cmds cpu wall
   echo
   echo "$name (CPU time, best of $runs, interleaved)"
   echo

@@ -11,11 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-once() { # cmd... -> "cpu wall"
-  local TIMEFORMAT='%U %S %R' t
-  t=$( { time "$@" >/dev/null 2>&1; } 2>&1) || { echo "fail fail"; return; }
-  awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.3f %.3f\n", a[1] + a[2], a[3] }'
-}
+. "$(dirname "$0")/lib.sh"
 
 table() { # name trace [options...]
   local name=$1 trace=$2; shift 2
@@ -30,15 +26,7 @@ table() { # name trace [options...]
   cmds[4]="$cstrace report --format=flamegraph -o $tmp/f.svg $* $trace"
   cmds[5]="$cstrace report --format=perfetto -o $tmp/t.json $* $trace"
   cmds[6]="$cstrace script --call-trace $* $trace"
-  for _ in $(seq "$runs"); do
-    for i in "${!cmds[@]}"; do
-      read -r c w < <(once ${cmds[$i]})
-      [ "$c" != fail ] || { echo "views_bench: '${cmds[$i]}' failed" >&2; exit 1; }
-      if [ -z "${cpu[$i]:-}" ] || awk -v a="$c" -v b="${cpu[$i]}" 'BEGIN{exit !(a<b)}'; then
-        cpu[$i]=$c; wall[$i]=$w
-      fi
-    done
-  done
+  best_of "$runs" cmds cpu wall
   echo
   echo "$name (CPU time, best of $runs, interleaved)"
   echo

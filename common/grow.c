@@ -65,3 +65,24 @@ int cst_opts_load(void *dst, size_t dst_sz, const void *src, const char *what,
 	       copy - sizeof(size_t));
 	return 0;
 }
+
+int cst_index_grow(uint32_t **index, uint32_t *cap, uint32_t min_cap, uint32_t n,
+		   uint64_t (*hash)(const void *ctx, uint32_t i), const void *ctx)
+{
+	uint32_t c = *cap ? *cap * 2 : min_cap;
+	uint32_t *idx = calloc(c, sizeof(*idx));
+
+	if (!idx)
+		return -cste_nomem;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t h = hash(ctx, i);
+
+		while (idx[h & (c - 1)])
+			h++;
+		idx[h & (c - 1)] = i + 1;
+	}
+	free(*index);
+	*index = idx;
+	*cap = c;
+	return 0;
+}

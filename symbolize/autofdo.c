@@ -4,7 +4,7 @@
  * writes it) and as LLVM's unsymbolized profile (llvm-profgen). Ranges come
  * straight from the symbolized ranges; branches from the control-flow model, so
  * "taken branch" is decided where it always is. */
-#include "afdo_int.h"
+#include "views_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -49,25 +49,11 @@ static uint64_t hash(const char *dso, uint64_t a, uint64_t b, bool branch)
 	return h ^ (h >> 31);
 }
 
-static int grow(struct cst_afdo *p)
+static uint64_t count_hash(const void *ctx, uint32_t i)
 {
-	uint32_t cap = p->icap ? p->icap * 2 : 4096;
-	uint32_t *idx = calloc(cap, sizeof(*idx));
+	const struct count *c = &((const struct cst_afdo *)ctx)->counts[i];
 
-	if (!idx)
-		return -cste_nomem;
-	for (uint32_t i = 0; i < p->ncounts; i++) {
-		const struct count *c = &p->counts[i];
-		uint64_t h = hash(c->dso, c->a, c->b, c->branch);
-
-		while (idx[h & (cap - 1)])
-			h++;
-		idx[h & (cap - 1)] = i + 1;
-	}
-	free(p->index);
-	p->index = idx;
-	p->icap = cap;
-	return 0;
+	return hash(c->dso, c->a, c->b, c->branch);
 }
 
 static int bump(struct cst_afdo *p, const char *dso, uint64_t a, uint64_t b, bool branch)
@@ -75,7 +61,8 @@ static int bump(struct cst_afdo *p, const char *dso, uint64_t a, uint64_t b, boo
 	uint64_t h;
 	struct count *c;
 
-	if (p->ncounts * 2 >= p->icap && grow(p) < 0)
+	if (p->ncounts * 2 >= p->icap &&
+	    cst_index_grow(&p->index, &p->icap, 4096, p->ncounts, count_hash, p) < 0)
 		return -cste_nomem;
 	for (h = hash(dso, a, b, branch);; h++) {
 		uint32_t i = p->index[h & (p->icap - 1)];

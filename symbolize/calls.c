@@ -97,31 +97,9 @@ void cst_calls_free(struct cst_calls *calls)
 	free(calls);
 }
 
-static uint32_t key_slot(int64_t key, uint32_t cap)
+static uint64_t thread_hash(const void *ctx, uint32_t i)
 {
-	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
-
-	return (uint32_t)(h >> 32) & (cap - 1);
-}
-
-static int grow_index(struct cst_calls *c)
-{
-	uint32_t cap = c->icap ? c->icap * 2 : 64;
-	uint32_t *idx = calloc(cap, sizeof(*idx));
-
-	if (!idx)
-		return -cste_nomem;
-	for (uint32_t i = 0; i < c->nthreads; i++) {
-		uint32_t s = key_slot(c->threads[i].key, cap);
-
-		while (idx[s])
-			s = (s + 1) & (cap - 1);
-		idx[s] = i + 1;
-	}
-	free(c->index);
-	c->index = idx;
-	c->icap = cap;
-	return 0;
+	return (uint64_t)((const struct cst_calls *)ctx)->threads[i].key * 0x9e3779b97f4a7c15ull;
 }
 
 /* The thread an element belongs to: its thread ID where the input names one,
@@ -134,9 +112,11 @@ static struct thread *thread_of(struct cst_calls *c, const struct cst_sym_elem *
 	struct thread *t;
 	uint32_t s;
 
-	if (c->nthreads * 2 >= c->icap && grow_index(c) < 0)
+	if (c->nthreads * 2 >= c->icap &&
+	    cst_index_grow(&c->index, &c->icap, 64, c->nthreads, thread_hash, c) < 0)
 		return NULL;
-	for (s = key_slot(key, c->icap); c->index[s]; s = (s + 1) & (c->icap - 1))
+	for (s = (uint64_t)key * 0x9e3779b97f4a7c15ull & (c->icap - 1); c->index[s];
+	     s = (s + 1) & (c->icap - 1))
 		if (c->threads[c->index[s] - 1].key == key)
 			return &c->threads[c->index[s] - 1];
 	if (CST_GROW(c->threads, c->cap, (size_t)c->nthreads + 1) < 0)

@@ -79,37 +79,16 @@ static const char *key_dso(const struct cst_call_frame *f)
 	return f->func ? NULL : f->dso;
 }
 
-static int rehash(uint32_t **index, uint32_t *icap, uint32_t n, uint64_t (*hash)(void *, uint32_t),
-		  void *ctx)
+static uint64_t node_hash(const void *ctx, uint32_t i)
 {
-	uint32_t cap = *icap ? *icap * 2 : 256;
-	uint32_t *idx = calloc(cap, sizeof(*idx));
-
-	if (!idx)
-		return -cste_nomem;
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t h = hash(ctx, i);
-
-		while (idx[h & (cap - 1)])
-			h++;
-		idx[h & (cap - 1)] = i + 1;
-	}
-	free(*index);
-	*index = idx;
-	*icap = cap;
-	return 0;
-}
-
-static uint64_t node_hash(void *ctx, uint32_t i)
-{
-	const struct cst_calltree_node *n = &((struct cst_calltree *)ctx)->nodes[i];
+	const struct cst_calltree_node *n = &((const struct cst_calltree *)ctx)->nodes[i];
 
 	return mix(n->parent, n->func, n->func ? NULL : n->dso);
 }
 
-static uint64_t func_hash(void *ctx, uint32_t i)
+static uint64_t func_hash(const void *ctx, uint32_t i)
 {
-	struct cst_calltree *t = ctx;
+	const struct cst_calltree *t = ctx;
 
 	return mix(0, t->fkey_func[i], t->fkey_dso[i]);
 }
@@ -120,7 +99,7 @@ static int64_t func_index(struct cst_calltree *t, const struct cst_sym_func *fun
 	uint64_t h;
 
 	if (add && t->nfuncs * 2 >= t->ficap &&
-	    rehash(&t->fidx, &t->ficap, t->nfuncs, func_hash, t) < 0)
+	    cst_index_grow(&t->fidx, &t->ficap, 256, t->nfuncs, func_hash, t) < 0)
 		return -cste_nomem;
 	if (!t->ficap)
 		return -1;
@@ -151,7 +130,7 @@ static int64_t child(struct cst_calltree *t, uint32_t parent, const struct cst_c
 	uint64_t h;
 
 	if (t->nnodes * 2 >= t->icap &&
-	    rehash(&t->index, &t->icap, t->nnodes, node_hash, t) < 0)
+	    cst_index_grow(&t->index, &t->icap, 256, t->nnodes, node_hash, t) < 0)
 		return -cste_nomem;
 	for (h = mix(parent, f->func, dso);; h++) {
 		uint32_t i = t->index[h & (t->icap - 1)];

@@ -9,7 +9,7 @@
  * two functions ran in both). Lines of a function that never ran count 0, so
  * partly run functions and files show what was missed. */
 #include "internal.h"
-#include "afdo_int.h"
+#include "views_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -109,17 +109,9 @@ static bool owns_code(const struct dso *dso, const struct sym_func *f,
 		      const struct sym_line_slot *slot)
 {
 	const struct sym_row *end = dso->rows + dso->nrows;
-	uint32_t lo = 0, hi = dso->nrows;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (dso->rows[mid].addr < f->pub.addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (const struct sym_row *r = dso->rows + lo; r < end && r->addr < f->end; r++)
+	for (const struct sym_row *r = dso->rows + sym_dso_row_index(dso, f->pub.addr);
+	     r < end && r->addr < f->end; r++)
 		if (r->line == (uint32_t)slot->line && r->file &&
 		    (r->file == slot->file || !strcmp(r->file, slot->file)) && r + 1 < end &&
 		    r[1].addr > r->addr)
@@ -228,10 +220,35 @@ void sym_cov_free(struct sym_cov *c)
 	free(c->funcs);
 }
 
+bool sym_cov_next_file(const struct sym_cov *c, struct sym_cov_file *fl)
+{
+	size_t i = fl->lines_end, k = fl->funcs_end;
+
+	if (i >= c->nlines)
+		return false;
+	memset(fl, 0, sizeof(*fl));
+	fl->file = c->lines[i].file;
+	fl->lines = i;
+	for (; i < c->nlines && !strcmp(c->lines[i].file, fl->file); i++) {
+		fl->lf++;
+		fl->lh += c->lines[i].n > 0;
+	}
+	fl->lines_end = i;
+	while (k < c->nfuncs && strcmp(c->funcs[k].file, fl->file) < 0)
+		k++;
+	fl->funcs = k;
+	for (; k < c->nfuncs && !strcmp(c->funcs[k].file, fl->file); k++) {
+		fl->fnf++;
+		fl->fnh += c->funcs[k].n > 0;
+	}
+	fl->funcs_end = k;
+	return true;
+}
+
 int cst_afdo_write_lcov(struct cst_afdo *p, FILE *f)
 {
 	struct sym_cov c;
-	size_t i = 0, k = 0;
+	struct sym_cov_file fl = {0};
 	int err;
 
 	if (!p || !f)
@@ -240,28 +257,16 @@ int cst_afdo_write_lcov(struct cst_afdo *p, FILE *f)
 	if (err)
 		return err;
 	fputs("TN:\n", f);
-	while (i < c.nlines) {
-		const char *file = c.lines[i].file;
-		unsigned lf = 0, lh = 0, fnf = 0, fnh = 0;
-		size_t fk;
-
-		fprintf(f, "SF:%s\n", file);
-		while (k < c.nfuncs && strcmp(c.funcs[k].file, file) < 0)
-			k++;
-		for (fk = k; fk < c.nfuncs && !strcmp(c.funcs[fk].file, file); fk++)
-			fprintf(f, "FN:%d,%s\n", c.funcs[fk].line, c.funcs[fk].func->pub.name);
-		for (fk = k; fk < c.nfuncs && !strcmp(c.funcs[fk].file, file); fk++) {
-			fprintf(f, "FNDA:%" PRIu64 ",%s\n", c.funcs[fk].n, c.funcs[fk].func->pub.name);
-			fnf++;
-			fnh += c.funcs[fk].n > 0;
-		}
-		fprintf(f, "FNF:%u\nFNH:%u\n", fnf, fnh);
-		for (; i < c.nlines && !strcmp(c.lines[i].file, file); i++) {
+	while (sym_cov_next_file(&c, &fl)) {
+		fprintf(f, "SF:%s\n", fl.file);
+		for (size_t k = fl.funcs; k < fl.funcs_end; k++)
+			fprintf(f, "FN:%d,%s\n", c.funcs[k].line, c.funcs[k].func->pub.name);
+		for (size_t k = fl.funcs; k < fl.funcs_end; k++)
+			fprintf(f, "FNDA:%" PRIu64 ",%s\n", c.funcs[k].n, c.funcs[k].func->pub.name);
+		fprintf(f, "FNF:%u\nFNH:%u\n", fl.fnf, fl.fnh);
+		for (size_t i = fl.lines; i < fl.lines_end; i++)
 			fprintf(f, "DA:%d,%" PRIu64 "\n", c.lines[i].line, c.lines[i].n);
-			lf++;
-			lh += c.lines[i].n > 0;
-		}
-		fprintf(f, "LF:%u\nLH:%u\nend_of_record\n", lf, lh);
+		fprintf(f, "LF:%u\nLH:%u\nend_of_record\n", fl.lf, fl.lh);
 	}
 	sym_cov_free(&c);
 	return ferror(f) ? -cste_io : 0;
@@ -270,7 +275,7 @@ int cst_afdo_write_lcov(struct cst_afdo *p, FILE *f)
 int cst_afdo_write_coverage(struct cst_afdo *p, FILE *f)
 {
 	struct sym_cov c;
-	size_t i = 0, k = 0;
+	struct sym_cov_file fl = {0};
 	unsigned all_lf = 0, all_lh = 0;
 	int err;
 
@@ -281,26 +286,15 @@ int cst_afdo_write_coverage(struct cst_afdo *p, FILE *f)
 		return err;
 	fputs("# line coverage: source lines that ran / lines of the functions with debug info\n", f);
 	fprintf(f, "%14s %7s %11s  %s\n", "lines", "share", "functions", "file");
-	while (i < c.nlines) {
-		const char *file = c.lines[i].file;
-		unsigned lf = 0, lh = 0, fnf = 0, fnh = 0;
+	while (sym_cov_next_file(&c, &fl)) {
 		char lines[32], funcs[32];
 
-		while (k < c.nfuncs && strcmp(c.funcs[k].file, file) < 0)
-			k++;
-		for (; k < c.nfuncs && !strcmp(c.funcs[k].file, file); k++) {
-			fnf++;
-			fnh += c.funcs[k].n > 0;
-		}
-		for (; i < c.nlines && !strcmp(c.lines[i].file, file); i++) {
-			lf++;
-			lh += c.lines[i].n > 0;
-		}
-		all_lf += lf;
-		all_lh += lh;
-		snprintf(lines, sizeof(lines), "%u/%u", lh, lf);
-		snprintf(funcs, sizeof(funcs), "%u/%u", fnh, fnf);
-		fprintf(f, "%14s %6.1f%% %11s  %s\n", lines, lf ? 100.0 * lh / lf : 0.0, funcs, file);
+		all_lf += fl.lf;
+		all_lh += fl.lh;
+		snprintf(lines, sizeof(lines), "%u/%u", fl.lh, fl.lf);
+		snprintf(funcs, sizeof(funcs), "%u/%u", fl.fnh, fl.fnf);
+		fprintf(f, "%14s %6.1f%% %11s  %s\n", lines, fl.lf ? 100.0 * fl.lh / fl.lf : 0.0, funcs,
+			fl.file);
 	}
 	fprintf(f, "# all: %u of %u lines (%.1f%%)\n", all_lh, all_lf,
 		all_lf ? 100.0 * all_lh / all_lf : 0.0);

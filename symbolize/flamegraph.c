@@ -5,7 +5,7 @@
  * zooms to it, search highlights matching functions; "#zoom=NAME" or
  * "#search=REGEX" after the file name does the same on opening (links to a view).
  * Everything is inline, so the file opens offline in any browser. */
-#include "cstrace/symbolize.h"
+#include "views_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,21 +15,6 @@
 #define TOP 56       /* title and buttons */
 #define BOTTOM 30    /* the details line */
 #define PAD 10
-
-static void put_text(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default:
-			if ((unsigned char)*s >= 0x20)
-				fputc(*s, f);
-		}
-	}
-}
 
 /* As much of @name as fits @px pixels (about 7 per character), ".." marking a cut. */
 static void put_label(FILE *f, const char *name, double px)
@@ -41,13 +26,13 @@ static void put_label(FILE *f, const char *name, double px)
 	if (fits < 3)
 		return;
 	if ((size_t)fits >= len) {
-		put_text(f, name);
+		sym_put_xml(f, name);
 		return;
 	}
 	if ((size_t)fits > sizeof(buf) - 1)
 		fits = sizeof(buf) - 1;
 	snprintf(buf, sizeof(buf), "%.*s..", fits - 2, name);
-	put_text(f, buf);
+	sym_put_xml(f, buf);
 }
 
 /* Warm colours from the name, so a function keeps its colour between runs. */
@@ -163,7 +148,7 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
 		   "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">",
 		width / 2 + PAD);
-	put_text(f, o.title ? o.title : "Flame graph");
+	sym_put_xml(f, o.title ? o.title : "Flame graph");
 	fprintf(f, "</text>\n<text x=\"%d\" y=\"44\">%" PRIu64
 		   " instructions; box width = share of them, callers below callees</text>\n"
 		   "<text id=\"unzoom\" class=\"button\" x=\"%d\" y=\"24\" style=\"opacity:0.3\" "
@@ -189,12 +174,12 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 			snprintf(info, sizeof(info), " (%" PRIu64 " instructions, %.2f%%, %" PRIu64 " calls)",
 				 nd->total, 100.0 * w, nd->calls);
 			fputs("<g class=\"f\" data-name=\"", f);
-			put_text(f, nd->name);
+			sym_put_xml(f, nd->name);
 			fprintf(f, "\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%u\" data-info=\"", x[id], w,
 				nd->depth);
-			put_text(f, nd->name);
+			sym_put_xml(f, nd->name);
 			fprintf(f, "%s\"><title>", info);
-			put_text(f, nd->name);
+			sym_put_xml(f, nd->name);
 			fprintf(f, "%s</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
 				   "fill=\"%s\" data-fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%d\">",
 				info, PAD + x[id] * width, y, px > 0.5 ? px - 0.5 : 0, FRAME_H - 1, fill, fill,

@@ -3,7 +3,7 @@
  * inline, and per-file line coverage with the source annotated by how often each
  * line ran. Every part is drawn from the models the other views use. */
 #include "internal.h"
-#include "afdo_int.h"
+#include "views_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -12,19 +12,6 @@
 #define MAX_ROWS 500         /* function table rows */
 #define SHOWN_ROWS 25        /* of which open at first */
 #define MAX_SOURCE_LINES 20000 /* per annotated file */
-
-static void esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
 
 static double pct(uint64_t part, uint64_t all)
 {
@@ -72,9 +59,9 @@ static void functions(FILE *f, const struct cst_html_input *in)
 		else
 			fputs("-", f);
 		fputs("</td><td class=\"l\">", f);
-		esc(f, r->sym ? r->sym : "");
+		sym_put_xml(f, r->sym ? r->sym : "");
 		fputs("</td><td class=\"l\">", f);
-		esc(f, r->dso ? r->dso : "");
+		sym_put_xml(f, r->dso ? r->dso : "");
 		fputs("</td></tr>\n", f);
 	}
 	fputs(in->nrows > SHOWN_ROWS ? "</table></details>\n" : "</table>\n", f);
@@ -109,7 +96,7 @@ static void call_graph(FILE *f, struct cst_calltree *tree)
 			fprintf(f, "<details%s%s><summary>%6.2f%% %6.2f%% %8" PRIu64 " calls  ",
 				kids ? "" : " class=\"leaf\"", nd->depth <= 3 ? " open" : "",
 				pct(nd->total, all), pct(nd->self, all), nd->calls);
-			esc(f, nd->name);
+			sym_put_xml(f, nd->name);
 			fputs("</summary>\n", f);
 		}
 		if (open && kids) {
@@ -133,38 +120,29 @@ static void call_graph(FILE *f, struct cst_calltree *tree)
 static void coverage(FILE *f, struct cst_afdo *p)
 {
 	struct sym_cov c;
-	size_t i = 0;
+	struct sym_cov_file fl = {0};
 
 	if (sym_cov_collect(p, &c) < 0)
 		return;
 	fputs("<h2 id=\"coverage\">Line coverage</h2>\n<table><tr><th>lines</th><th>share</th>"
 	      "<th class=\"l\">file</th></tr>\n", f);
-	while (i < c.nlines) {
-		const char *file = c.lines[i].file;
-		unsigned lf = 0, lh = 0;
-
-		for (; i < c.nlines && !strcmp(c.lines[i].file, file); i++) {
-			lf++;
-			lh += c.lines[i].n > 0;
-		}
-		fprintf(f, "<tr><td>%u/%u</td><td>%.1f%%</td><td class=\"l\"><a href=\"#src-%zu\">", lh,
-			lf, lf ? 100.0 * lh / lf : 0.0, i);
-		esc(f, file);
+	while (sym_cov_next_file(&c, &fl)) {
+		fprintf(f, "<tr><td>%u/%u</td><td>%.1f%%</td><td class=\"l\"><a href=\"#src-%zu\">",
+			fl.lh, fl.lf, fl.lf ? 100.0 * fl.lh / fl.lf : 0.0, fl.lines);
+		sym_put_xml(f, fl.file);
 		fputs("</a></td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
-	for (i = 0; i < c.nlines;) {
-		const char *file = c.lines[i].file;
-		size_t k = i;
-		FILE *src = fopen(file, "r");
+	memset(&fl, 0, sizeof(fl));
+	while (sym_cov_next_file(&c, &fl)) {
+		FILE *src = fopen(fl.file, "r");
+		size_t k = fl.lines;
 		char *buf = NULL;
 		size_t cap = 0;
 		int ln = 0;
 
-		while (i < c.nlines && !strcmp(c.lines[i].file, file))
-			i++;
-		fprintf(f, "<h3 id=\"src-%zu\">", i);
-		esc(f, file);
+		fprintf(f, "<h3 id=\"src-%zu\">", fl.lines);
+		sym_put_xml(f, fl.file);
 		fputs("</h3>\n", f);
 		if (!src) {
 			fputs("<p>(source not readable here)</p>\n", f);
@@ -176,15 +154,15 @@ static void coverage(FILE *f, struct cst_afdo *p)
 
 			while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 				buf[--len] = '\0';
-			while (k < i && c.lines[k].line < ln)
+			while (k < fl.lines_end && c.lines[k].line < ln)
 				k++;
-			if (k < i && c.lines[k].line == ln)
+			if (k < fl.lines_end && c.lines[k].line == ln)
 				fprintf(f, "<span class=\"%s\"><span class=\"cnt\">%" PRIu64 "</span>",
 					c.lines[k].n ? "hit" : "miss", c.lines[k].n);
 			else
 				fputs("<span><span class=\"cnt\"></span>", f);
 			fprintf(f, "%5d  ", ln);
-			esc(f, buf);
+			sym_put_xml(f, buf);
 			fputs("</span>\n", f);
 		}
 		fputs("</pre>\n", f);
@@ -201,11 +179,11 @@ int cst_html_write(FILE *f, const struct cst_html_input *input)
 	if (!f || cst_opts_load(&in, sizeof(in), input, "cst_html_input", NULL) < 0)
 		return -cste_invalid;
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", f);
-	esc(f, in.title ? in.title : "cstrace report");
+	sym_put_xml(f, in.title ? in.title : "cstrace report");
 	fputs("</title>\n", f);
 	fputs(style, f);
 	fputs("</head><body>\n<h1>", f);
-	esc(f, in.title ? in.title : "cstrace report");
+	sym_put_xml(f, in.title ? in.title : "cstrace report");
 	fputs("</h1>\n<nav><a href=\"#functions\">Functions</a>", f);
 	if (in.tree)
 		fputs("<a href=\"#calls\">Call graph</a><a href=\"#flame\">Flame graph</a>", f);
@@ -230,4 +208,20 @@ int cst_html_write(FILE *f, const struct cst_html_input *input)
 		coverage(f, in.profile);
 	fputs("</body></html>\n", f);
 	return ferror(f) ? -cste_io : 0;
+}
+
+void sym_put_xml(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			/* control characters are not allowed in XML 1.0 */
+			if ((unsigned char)*s >= 0x20 || *s == '\t')
+				fputc(*s, f);
+		}
+	}
 }

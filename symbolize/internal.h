@@ -195,6 +195,8 @@ int sym_dso_load_kallsyms(struct cst_symbolizer *sym, struct dso *dso, const cha
 /* srcline.c */
 bool sym_dso_load_dwarf(struct cst_symbolizer *sym, struct dso *dso);
 const struct sym_row *sym_dso_find_row(const struct dso *dso, uint64_t vaddr);
+/* Index of the first line-table row at or above @vaddr (nrows if none). */
+uint32_t sym_dso_row_index(const struct dso *dso, uint64_t vaddr);
 void sym_func_load_slots(struct dso *dso, struct sym_func *f);
 uint32_t sym_func_slot(const struct sym_func *f, const struct sym_row *row);
 const char *sym_dso_inlined_at(struct dso *dso, uint64_t vaddr);

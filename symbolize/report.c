@@ -59,25 +59,11 @@ static uint64_t key_hash(const void *a, const void *b, const void *c, int line)
 	return h ^ (h >> 31);
 }
 
-static int grow_index(struct cst_report *rep)
+static uint64_t row_hash(const void *ctx, uint32_t i)
 {
-	uint32_t cap = rep->icap ? rep->icap * 2 : 1024;
-	uint32_t *idx = calloc(cap, sizeof(*idx));
+	const struct rrow *r = &((const struct cst_report *)ctx)->rows[i];
 
-	if (!idx)
-		return -cste_nomem;
-	for (uint32_t i = 0; i < rep->nrows; i++) {
-		const struct rrow *r = &rep->rows[i];
-		uint64_t h = key_hash(r->func, r->pub.dso, r->pub.file, r->pub.line);
-
-		while (idx[h & (cap - 1)])
-			h++;
-		idx[h & (cap - 1)] = i + 1;
-	}
-	free(rep->index);
-	rep->index = idx;
-	rep->icap = cap;
-	return 0;
+	return key_hash(r->func, r->pub.dso, r->pub.file, r->pub.line);
 }
 
 /* Find or add the row of (func, dso, file, line), already reduced to the keys. */
@@ -87,7 +73,8 @@ static struct rrow *row_get(struct cst_report *rep, const struct cst_sym_func *f
 	uint64_t h;
 	struct rrow *r;
 
-	if (rep->nrows * 2 >= rep->icap && grow_index(rep) < 0)
+	if (rep->nrows * 2 >= rep->icap &&
+	    cst_index_grow(&rep->index, &rep->icap, 1024, rep->nrows, row_hash, rep) < 0)
 		return NULL;
 	for (h = key_hash(func, dso, file, line);; h++) {
 		uint32_t i = rep->index[h & (rep->icap - 1)];

@@ -158,6 +158,21 @@ const struct sym_row *sym_dso_find_row(const struct dso *dso, uint64_t vaddr)
 	return &dso->rows[lo - 1];
 }
 
+uint32_t sym_dso_row_index(const struct dso *dso, uint64_t vaddr)
+{
+	uint32_t lo = 0, hi = dso->nrows;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (dso->rows[mid].addr < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 void sym_func_load_slots(struct dso *dso, struct sym_func *f)
 {
 	const struct sym_row *r;
@@ -171,16 +186,8 @@ void sym_func_load_slots(struct dso *dso, struct sym_func *f)
 	r = sym_dso_find_row(dso, f->pub.addr);
 	if (!r) {
 		/* the function may start before its first row: begin at the next one */
-		uint32_t lo = 0, hi = dso->nrows;
+		uint32_t lo = sym_dso_row_index(dso, f->pub.addr);
 
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (dso->rows[mid].addr < f->pub.addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if (lo == dso->nrows)
 			return;
 		r = &dso->rows[lo];

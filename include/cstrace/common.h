@@ -113,6 +113,14 @@ int cst_grow(void *arrp, size_t *cap, size_t need, size_t elem_size);
 /** cst_grow for an array pointer @arr and a size_t capacity @cap. */
 #define CST_GROW(arr, cap, need) cst_grow(&(arr), &(cap), (need), sizeof(*(arr)))
 
+/** An open-addressing index over an array: each slot holds an element's index
+ *  plus one (0: empty), at the slot its hash picks or the next free one. Rebuild
+ *  *@index at twice *@cap (at least @min_cap, a power of two) holding elements
+ *  0..@n-1, hashed by @hash(@ctx, i). Callers grow it before it is half full.
+ *  Errors: -cste_nomem (the old index is kept). */
+int cst_index_grow(uint32_t **index, uint32_t *cap, uint32_t min_cap, uint32_t n,
+		   uint64_t (*hash)(const void *ctx, uint32_t i), const void *ctx);
+
 /* ------------------------------------------------------------------------
  * Options structs. Optional parameters of a library call live in a struct whose
  * first field is `size_t sz` (mandatory ones are plain arguments), so that the

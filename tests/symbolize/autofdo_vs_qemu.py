@@ -11,7 +11,10 @@ binary. Only code inside the binary's loadable segments counts (static binaries:
 runtime addresses are the binary's own). The profile must hold exactly these
 counts; the profgen file the same, less the load base, without targets outside.
 """
-import argparse, collections, glob, re, subprocess, sys
+import argparse, collections, os, re, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qemu_run  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--readelf", required=True)
@@ -35,28 +38,16 @@ WAYPOINT = re.compile(r"^(b|bl|blr|br|ret|cbz|cbnz|tbz|tbnz|isb|svc|bx|blx|b\.\w
                       r"braa|brab|blraa|blrab|retaa|retab|tbb|tbh|eret)$")
 UNCOND = {"b", "bl", "blr", "br", "ret", "bx", "blx", "braa", "brab", "blraa", "blrab", "retaa", "retab"}
 insn = {}
-for line in subprocess.run([args.objdump, "-d", args.binary], capture_output=True, text=True,
-                           check=True).stdout.splitlines():
-    f = line.split("\t")
-    if len(f) < 3 or not f[0].strip().endswith(":"):
-        continue
-    try:
-        a = int(f[0].strip()[:-1], 16)
-    except ValueError:
-        continue
-    text = " ".join(f[2:]).split(";")[0].split("//")[0].split("@")[0].strip()
-    m = re.sub(r"\.(w|n)$", "", text.split()[0]) if text.split() else ""
-    ops = text[len(text.split()[0]):] if text.split() else ""
+for a, (size, m, ops) in qemu_run.disassembly(args.objdump, args.binary).items():
     writes_pc = bool(re.match(r"(pop|ldm)", m) and "pc" in ops) or \
         bool(re.match(r"(ldr|mov|add|sub)", m) and ops.strip().startswith("pc,"))
     cond_b = re.fullmatch(r"(b|bl|blx|bx)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)", m)
     way = bool(WAYPOINT.match(m)) or writes_pc or bool(cond_b)
     branch = way and m not in ("isb", "svc", "eret")
-    insn[a] = (len(f[1].replace(" ", "")) // 2, m in ("svc", "swi"), branch, m in UNCOND)
+    insn[a] = (size, m in ("svc", "swi"), branch, m in UNCOND)
 
 ranges, branches = collections.Counter(), collections.Counter()
-for path in [args.truth] + sorted(glob.glob(args.truth + ".[0-9]*")):
-    addrs = [int(l, 16) & ~1 for l in open(path) if l.strip()]
+for addrs in qemu_run.truth_files(args.truth):
     start = addrs[0] if addrs else None
     for k, a in enumerate(addrs):
         size, syscall, branch, uncond = insn.get(a, (4, False, False, False))
@@ -80,14 +71,7 @@ def read_profile(path, sections):
     return out, lines[i:]
 
 
-bad = 0
-
-
-def fail(msg):
-    global bad
-    bad += 1
-    if bad <= 15:
-        print(msg, file=sys.stderr)
+fail = qemu_run.Failures()
 
 
 def compare(what, want, got):
@@ -123,8 +107,5 @@ if args.profgen:
         pb[(int(a, 16), int(b, 16))] += int(n)
     compare("profgen range", want_r, pr)
     compare("profgen branch", want_b, pb)
-if bad:
-    print(f"{bad} differences", file=sys.stderr)
-    sys.exit(1)
-print(f"{len(ranges)} ranges ({sum(ranges.values())} runs), {len(branches)} branches "
+fail.finish(f"{len(ranges)} ranges ({sum(ranges.values())} runs), {len(branches)} branches "
       f"({sum(branches.values())} taken): as QEMU ran them")

@@ -16,7 +16,10 @@ leaf counts sum to the instruction total; the deepest nesting of each function i
 the same; the folded output (--folded) has one line per stack with those counts;
 Perfetto slices (--perfetto) nest and count each function's calls as QEMU entered it.
 """
-import argparse, bisect, collections, glob, json, os, re, subprocess, sys
+import argparse, bisect, collections, json, os, re, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qemu_run  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--readelf", required=True)
@@ -79,20 +82,8 @@ CALLS = {"bl", "blx", "blr", "blraa", "blrab", "blraaz", "blrabz"}
 RETS = {"ret", "retaa", "retab"}
 CONDS = "eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al"
 insn = {}  # addr -> (size, kind, unconditional)
-for line in subprocess.run([args.objdump, "-d", args.binary], capture_output=True, text=True,
-                           check=True).stdout.splitlines():
-    f = line.split("\t")
-    if len(f) < 3 or not f[0].strip().endswith(":"):
-        continue
-    try:
-        a = int(f[0].strip()[:-1], 16)
-    except ValueError:
-        continue
-    size = len(f[1].replace(" ", "")) // 2
-    text = " ".join(f[2:]).split(";")[0].split("//")[0].split("@")[0].strip()
-    m = text.split()[0] if text.split() else ""
-    ops = text[len(m):].strip()
-    base = re.sub(r"\.(w|n)$", "", m)
+for a, (size, m, ops) in qemu_run.disassembly(args.objdump, args.binary).items():
+    base = m
     cond_m = re.fullmatch(r"(b|bl|blx|bx)(%s)" % CONDS, base)
     uncond = True
     if cond_m:
@@ -241,8 +232,8 @@ def walk(addrs):
             do_jump(b)
 
 
-for path in [args.truth] + sorted(glob.glob(args.truth + ".[0-9]*")):
-    walk([int(l, 16) & ~1 for l in open(path) if l.strip()])
+for addrs in qemu_run.truth_files(args.truth):
+    walk(addrs)
 
 # ---- cstrace's call graph
 g = json.load(open(args.graph))
@@ -268,14 +259,7 @@ def visit(n, path, counts):
         fail(f"{fmt(p)}: total {n['total']} is not self + children ({n['self']} + {kids})")
 
 
-bad = 0
-
-
-def fail(msg):
-    global bad
-    bad += 1
-    if bad <= int(os.environ.get("CALLS_VS_QEMU_SHOW", "20")):
-        print(msg, file=sys.stderr)
+fail = qemu_run.Failures()
 
 
 def fmt(p):
@@ -367,8 +351,5 @@ if args.call_trace:
         if by_sym[name] != lines[name]:
             fail(f"call trace: {name} entered {lines[name]} times, call graph {by_sym[name]}")
 
-if bad:
-    print(f"{bad} differences", file=sys.stderr)
-    sys.exit(1)
-print(f"{len(want)} stacks, {total} instructions, deepest recursion {max(deepest.values())}: "
-      f"as QEMU ran them")
+fail.finish(f"{len(want)} stacks, {total} instructions, deepest recursion "
+            f"{max(deepest.values())}: as QEMU ran them")

@@ -1,6 +1,7 @@
-/* Internal to symbolize/: what the coverage view reads from a sample profile. */
-#ifndef CSTRACE_SYMBOLIZE_AFDO_INT_H
-#define CSTRACE_SYMBOLIZE_AFDO_INT_H
+/* Internal to symbolize/: what the views share (the profile's ranges, coverage,
+ * XML escaping). */
+#ifndef CSTRACE_SYMBOLIZE_VIEWS_INT_H
+#define CSTRACE_SYMBOLIZE_VIEWS_INT_H
 
 #include "cstrace/symbolize.h"
 
@@ -30,5 +31,18 @@ struct sym_cov {
 };
 int sym_cov_collect(struct cst_afdo *p, struct sym_cov *c);
 void sym_cov_free(struct sym_cov *c);
+
+/* One source file of a coverage: its lines [lines, lines_end) and functions
+ * [funcs, funcs_end) in the sym_cov arrays, with their totals. */
+struct sym_cov_file {
+	const char *file;
+	size_t lines, lines_end, funcs, funcs_end;
+	unsigned lf, lh, fnf, fnh;
+};
+/* Step @fl (zeroed to start) to the next file; false after the last. */
+bool sym_cov_next_file(const struct sym_cov *c, struct sym_cov_file *fl);
+
+/* Write @s with XML's special characters escaped (SVG and HTML views). */
+void sym_put_xml(FILE *f, const char *s);
 
 #endif
