@@ -12,14 +12,15 @@ static const char merge_usage[] =
 	"usage: cstrace merge [-o OUT] [--format=F] IN...\n"
 	"\n"
 	"Sum the counts of report outputs of one format from many captures: folded\n"
-	"stacks, autofdo and profgen profiles, lcov tracefiles. The result is sorted,\n"
+	"stacks, autofdo and profgen profiles, lcov tracefiles, report JSON (rows by\n"
+	"sym, dso and srcline; lines hit: the most one capture reached). The result is sorted,\n"
 	"so merging in any order or grouping gives the same file (merge on each host,\n"
 	"then merge the merges).\n"
 	"\n"
 	"options:\n"
 	"  -o, --output FILE    write to FILE (atomically) instead of standard output\n"
 	"  --format=F           auto (default: from the content), folded, autofdo,\n"
-	"                       profgen, lcov\n"
+	"                       profgen, lcov, json\n"
 	"  -h, --help           this text\n";
 
 int cmd_merge(int argc, char **argv)
@@ -43,7 +44,7 @@ int cmd_merge(int argc, char **argv)
 			break;
 		case 'f':
 			if (cst_merge_format_parse(optarg, &fmt) < 0) {
-				cli_error("--format %s: expected auto, folded, autofdo, profgen or lcov",
+				cli_error("--format %s: expected auto, folded, autofdo, profgen, lcov or json",
 					  optarg);
 				return 2;
 			}

@@ -551,9 +551,10 @@ enum cst_merge_format {
 	cst_merge_autofdo,
 	cst_merge_profgen,
 	cst_merge_lcov,
+	cst_merge_report_json,     /* report --format=json: rows summed by sym, dso, srcline */
 };
 
-/** "auto", "folded", "autofdo", "profgen" or "lcov". Errors: -cste_invalid. */
+/** "auto", "folded", "autofdo", "profgen", "lcov" or "json". Errors: -cste_invalid. */
 int cst_merge_format_parse(const char *s, enum cst_merge_format *fmt);
 
 /** Read @n files of one format, sum their counts per key (stack; binary and

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# cstrace merge: the outputs of several captures (folded, autofdo, profgen, lcov)
+# cstrace merge: the outputs of several captures (folded, autofdo, profgen, lcov,
+# report json)
 # merge into one whose counts are the sums (checked independently in Python);
 # merging is order-independent and associative (byte-identical results); the
 # fleet recipe (GNU parallel runs report per capture, then one merge) gives the
@@ -26,7 +27,16 @@ fmt, merged, inputs = sys.argv[1], sys.argv[2], sys.argv[3:]
 def counts(path):
     c = collections.Counter()
     binary = ""
-    if fmt == "folded":
+    if fmt == "json":
+        import json
+        d = json.load(open(path))
+        c["total"] += d["total_insns"]
+        for r in d["rows"]:
+            k = (r.get("sym"), r.get("dso"), r.get("srcline"))
+            c[k + ("insns",)] += r["insns"]
+            c[k + ("entries",)] += r["entries"]
+            c[k + ("taken",)] += r["taken"]
+    elif fmt == "folded":
         for l in open(path):
             s, _, n = l.rstrip("\n").rpartition(" ")
             c[s] += int(n)
@@ -62,7 +72,7 @@ if want != got:
 PY
 }
 
-for fmt in folded autofdo lcov profgen; do
+for fmt in folded autofdo lcov profgen json; do
   extra=(); [ $fmt = profgen ] && extra=(--dso recurse)
   n=3; [ $fmt = profgen ] || n=4  # profgen is one binary's profile
   files=()
