@@ -255,7 +255,8 @@ struct dso *sym_dso_get(struct cst_symbolizer *sym, const char *path, const uint
 		sym_dso_free(dso);
 		return NULL;
 	}
-	memcpy(dso->build_id, build_id, build_id_size);
+	if (build_id_size) /* a NULL source is undefined even for 0 bytes */
+		memcpy(dso->build_id, build_id, build_id_size);
 	dso->build_id_size = build_id_size;
 	dso->raw_wanted = raw;
 	open_dso(sym, dso);
