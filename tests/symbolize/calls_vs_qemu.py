@@ -24,7 +24,8 @@ import qemu_run  # noqa: E402
 ap = argparse.ArgumentParser()
 ap.add_argument("--readelf", required=True)
 ap.add_argument("--objdump", required=True)
-ap.add_argument("--binary", required=True)
+ap.add_argument("--binary", required=True, action="append",
+                help="PATH[@BASE]: a binary and where it was loaded (repeatable)")
 ap.add_argument("--truth", required=True)
 ap.add_argument("--graph", required=True)
 ap.add_argument("--folded")
@@ -34,40 +35,76 @@ ap.add_argument("--deepest", action="append", default=[],
                 help="NAME=N: the deepest recursion of NAME must be N (and agree)")
 args = ap.parse_args()
 
-# ---- the binary's functions, as a symbolizer sees them: FUNC, IFUNC and code
+# ---- the binaries' functions, as a symbolizer sees them: FUNC, IFUNC and code
 # labels; aliases are one function; a local label inside a sized function is part
-# of it; an unsized symbol runs to the next symbol or the end of its section
-secs = {}
-for line in subprocess.run([args.readelf, "-SW", args.binary], capture_output=True, text=True,
-                           check=True).stdout.splitlines():
-    m = re.match(r"\s*\[\s*(\d+)\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\S+\s+(\S*)", line)
-    if m and "X" in m.group(5):
-        secs[int(m.group(1))] = (int(m.group(3), 16), int(m.group(4), 16))
-syms = []
-for line in subprocess.run([args.readelf, "-sW", args.binary], capture_output=True, text=True,
-                           check=True).stdout.splitlines():
-    p = line.split()
-    if len(p) < 8 or not p[0].endswith(":") or p[3] not in ("FUNC", "IFUNC", "NOTYPE"):
-        continue
-    if not p[6].isdigit() or int(p[6]) not in secs or p[7].startswith("$"):
-        continue
-    addr, size = int(p[1], 16) & ~1, int(p[2], 0) if not p[2].startswith("0x") else int(p[2], 16)
-    label = p[3] == "NOTYPE" and p[4] == "LOCAL"
-    syms.append((addr, size, label, p[7], int(p[6])))
-syms.sort(key=lambda x: (x[0], -x[1], x[2]))
+# of it; an unsized symbol runs to the next symbol or the end of its section; PLT
+# entries as objdump labels them (<.plt>, <name@plt>). Functions are keyed by their
+# runtime start; code of a binary outside any function by ("?", binary).
 funcs, names = {}, {}
-covered = 0
-addrs_sorted = sorted({x[0] for x in syms})
-for addr, size, label, name, shndx in syms:
-    if addr in funcs or (label and addr < covered):
-        continue
-    if not size:
-        k = bisect.bisect_right(addrs_sorted, addr)
-        sec_end = secs[shndx][0] + secs[shndx][1]
-        size = min(addrs_sorted[k] if k < len(addrs_sorted) else sec_end, sec_end) - addr
-    else:
-        covered = max(covered, addr + size)
-    funcs[addr], names[addr] = size, name
+loads = []     # (runtime start, end, binary base name)
+bases = {}     # binary base name -> load bias
+binaries = []  # (path, bias)
+for spec in args.binary:
+    path, _, b = spec.partition("@")
+    binaries.append((path, int(b, 16) if b else 0))
+
+
+def load_binary(path, bias):
+    name = os.path.basename(path)
+    bases[name] = bias
+    secs = {}
+    dynamic = False
+    for line in subprocess.run([args.readelf, "-SW", path], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        dynamic = dynamic or " .dynamic " in line
+        m = re.match(r"\s*\[\s*(\d+)\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\S+\s+(\S*)", line)
+        if m and "X" in m.group(5):
+            secs[int(m.group(1))] = (int(m.group(3), 16), int(m.group(4), 16), m.group(2))
+    for line in subprocess.run([args.readelf, "-lW", path], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        p = line.split()
+        if p and p[0] == "LOAD":
+            loads.append((int(p[2], 16) + bias, int(p[2], 16) + int(p[5], 16) + bias, name))
+    syms = []
+    for line in subprocess.run([args.readelf, "-sW", path], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        p = line.split()
+        if len(p) < 8 or not p[0].endswith(":") or p[3] not in ("FUNC", "IFUNC", "NOTYPE"):
+            continue
+        if not p[6].isdigit() or int(p[6]) not in secs or p[7].startswith("$"):
+            continue
+        addr, size = int(p[1], 16) & ~1, int(p[2], 0) if not p[2].startswith("0x") else int(p[2], 16)
+        label = p[3] == "NOTYPE" and p[4] == "LOCAL"
+        syms.append((addr, size, label, p[7].split("@")[0], int(p[6])))
+    # PLT stubs have no symbols: objdump's labels name them (a static binary's
+    # IFUNC stubs are no PLT a symbolizer can name: they stay unknown code)
+    plt = [(a, sz) for a, sz, n in secs.values() if n in (".plt", ".iplt") and dynamic]
+    for line in subprocess.run([args.objdump, "-d", path], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        m = re.match(r"^([0-9a-f]+) <(.+)>:$", line)
+        if m and any(lo <= int(m.group(1), 16) < lo + sz for lo, sz in plt):
+            shndx = [k for k, v in secs.items() if v[2] in (".plt", ".iplt") and
+                     v[0] <= int(m.group(1), 16) < v[0] + v[1]][0]
+            syms.append((int(m.group(1), 16), 0, False, m.group(2), shndx))
+    syms.sort(key=lambda x: (x[0], -x[1], x[2]))
+    covered = 0
+    addrs_sorted = sorted({x[0] for x in syms})
+    seen = set()
+    for addr, size, label, fname, shndx in syms:
+        if addr in seen or (label and addr < covered):
+            continue
+        seen.add(addr)
+        if not size:
+            k = bisect.bisect_right(addrs_sorted, addr)
+            sec_end = secs[shndx][0] + secs[shndx][1]
+            size = min(addrs_sorted[k] if k < len(addrs_sorted) else sec_end, sec_end) - addr
+        else:
+            covered = max(covered, addr + size)
+        funcs[addr + bias], names[addr + bias] = size, fname
+
+
+for path, bias in binaries:
+    load_binary(path, bias)
 starts = sorted(funcs)
 
 
@@ -75,14 +112,20 @@ def func_of(a):
     i = bisect.bisect_right(starts, a) - 1
     if i >= 0 and a < starts[i] + funcs[starts[i]]:
         return starts[i]
-    return None
+    for lo, hi, name in loads:
+        if lo <= a < hi:
+            return ("?", name)
+    return ("?", None)
 
 
 CALLS = {"bl", "blx", "blr", "blraa", "blrab", "blraaz", "blrabz"}
 RETS = {"ret", "retaa", "retab"}
 CONDS = "eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al"
 insn = {}  # addr -> (size, kind, unconditional)
-for a, (size, m, ops) in qemu_run.disassembly(args.objdump, args.binary).items():
+disasm = {}
+for path, bias in binaries:
+    disasm.update({a + bias: v for a, v in qemu_run.disassembly(args.objdump, path).items()})
+for a, (size, m, ops) in disasm.items():
     base = m
     cond_m = re.fullmatch(r"(b|bl|blx|bx)(%s)" % CONDS, base)
     uncond = True
@@ -241,9 +284,16 @@ got = {}
 got_deepest = collections.Counter()
 
 
+def node_key(dso, addr):
+    """A cstrace node's function as the reference keys it."""
+    name = os.path.basename(dso or "")
+    if addr is not None and name in bases and addr + bases[name] in funcs:
+        return addr + bases[name]
+    return ("?", name if name in bases else None)
+
+
 def visit(n, path, counts):
-    a = n.get("addr")
-    key = a if a in funcs else None
+    key = node_key(n.get("dso"), n.get("addr"))
     p = path + (key,)
     e = got.setdefault(p, [0, 0])
     e[0] += n["self"]
@@ -263,7 +313,7 @@ fail = qemu_run.Failures()
 
 
 def fmt(p):
-    return ";".join(names.get(x, "[unknown]") if x is not None else "[unknown]" for x in p)
+    return ";".join(names.get(x, "[unknown]") for x in p)
 
 
 for r in g["roots"]:
@@ -280,7 +330,7 @@ if g["total_insns"] != total or sum(v[0] for v in got.values()) != total:
 for f in set(deepest) | set(got_deepest):
     if deepest[f] != got_deepest[f]:
         fail(f"{names.get(f, '[unknown]')}: QEMU nests it {deepest[f]} deep, cstrace {got_deepest[f]}")
-by_name = {names.get(f, "[unknown]") if f is not None else "[unknown]": d for f, d in deepest.items()}
+by_name = {names.get(f, "[unknown]"): d for f, d in deepest.items()}
 for spec in args.deepest:
     name, n = spec.split("=")
     if by_name.get(name) != int(n):
@@ -320,12 +370,13 @@ if args.perfetto:
                 fail(f"perfetto: slice {e['name']} at {e['ts']} overlaps its parent's end")
                 break
             open_ends.append(end)
-    calls = collections.Counter(e["args"].get("addr") for e in evs if e["args"].get("call"))
+    calls = collections.Counter(node_key(e["args"].get("dso"), e["args"].get("addr"))
+                                for e in evs if e["args"].get("call"))
     want_calls = collections.Counter()
     for p, (_, c) in want.items():
         want_calls[p[-1]] += c
     for f in set(want_calls) | set(calls):
-        if f is None or f not in funcs:
+        if f not in funcs:
             continue
         if want_calls[f] != calls[f]:
             fail(f"perfetto: {names[f]} called {calls[f]} times, QEMU {want_calls[f]}")
