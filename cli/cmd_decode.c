@@ -16,7 +16,6 @@ enum out_format { out_text, out_elements, out_jsonl, out_none };
 struct decode_out {
 	FILE *f;
 	enum out_format format;
-	uint64_t synced;  /* elements showing the decoder had sync */
 	uint64_t printed;
 	bool io_error;
 	char line[4096];
@@ -44,8 +43,6 @@ static int on_elem(void *ctx, const struct cst_elem *e)
 	struct decode_out *o = ctx;
 	int n = 0;
 
-	if (e->type != cst_elem_no_sync && e->type != cst_elem_eot && e->type != cst_elem_unknown)
-		o->synced++;
 	trace_opts_note_elem(e);
 	switch (o->format) {
 	case out_none:
@@ -171,7 +168,7 @@ int cmd_decode(int argc, char **argv)
 			" ranges, %" PRIu64 " instructions, %" PRIu64 " gaps (%" PRIu64
 			" inaccessible memory)\n",
 			st.bytes, st.elements, st.ranges, st.instructions, st.gaps, st.nacc);
-	if (!out.synced && !topts.session.start_offset) {
+	if (!st.synced && !topts.session.start_offset) {
 		cli_error("%s: no trace decoded: the decoder never found sync in %" PRIu64
 			  " bytes (not trace data, or the wrong sources/format?)",
 			  trace, st.bytes);

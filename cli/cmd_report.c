@@ -574,6 +574,10 @@ int cmd_report(int argc, char **argv)
 		cli_error("%s: %s", trace, cst_strerror(err));
 		goto out;
 	}
+	if (!symcli_decoded(trace, session)) {
+		cli_out_abort(&out); /* a timeline begun while decoding is dropped */
+		goto out;
+	}
 	n = cst_report_rows(run.rep, &rows);
 	if (n < 0)
 		goto out;

@@ -225,7 +225,7 @@ int cmd_script(int argc, char **argv)
 	ret = cst_session_run(session, on_elem, on_sideband, &s);
 	cli_progress_end();
 	fflush(stdout);
-	if (s.io_error || ret < 0)
+	if (s.io_error || ret < 0 || !symcli_decoded(trace, session))
 		goto out;
 	status = 0;
 out:

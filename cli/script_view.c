@@ -434,6 +434,8 @@ int script_view_run(int argc, char **argv)
 		cli_error("%s: %s", trace, cst_strerror(err));
 		goto out;
 	}
+	if (!symcli_decoded(trace, session))
+		goto out;
 	status = 0;
 out:
 	if (s->f != stdout)

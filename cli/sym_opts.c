@@ -1,6 +1,7 @@
 /* Parsing of the symbolize options and filters shared by script and report. */
 #include "sym_opts.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,4 +235,16 @@ bool symcli_keep(struct symcli *c, const struct cst_sym_elem *se)
 			return false;
 	}
 	return true;
+}
+
+bool symcli_decoded(const char *trace, const struct cst_session *session)
+{
+	struct cst_decoder_stats st;
+
+	if (cst_session_get_stats(session, &st) < 0 || st.synced)
+		return true;
+	cli_error("%s: no trace decoded: the decoder never found sync in %" PRIu64
+		  " bytes (not trace data, or the wrong sources/format?)",
+		  trace, st.bytes);
+	return false;
 }

@@ -80,5 +80,8 @@ static inline bool symcli_piece_filters(const struct symcli *c)
 	return c->ndsos || c->nsymbols;
 }
 void symcli_fini(struct symcli *c);
+/** False (with decode's one-line error) when @session never found sync: then the
+ *  verb has nothing to show and exits non-zero, as decode does. */
+bool symcli_decoded(const char *trace, const struct cst_session *session);
 
 #endif

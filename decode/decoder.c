@@ -44,6 +44,8 @@ static ocsd_datapath_resp_t on_elem(const void *p_context, const ocsd_trc_index_
 		e.ctx = dec->ctx[id];
 
 	dec->stats.elements++;
+	if (e.type != cst_elem_no_sync && e.type != cst_elem_eot && e.type != cst_elem_unknown)
+		dec->stats.synced++;
 	switch (e.type) {
 	case cst_elem_instr_range:
 		dec->stats.ranges++;
@@ -472,4 +474,16 @@ int cst_decoder_get_stats(const struct cst_decoder *dec, struct cst_decoder_stat
 		return -cste_invalid;
 	*stats = dec->stats;
 	return 0;
+}
+
+void dec_stats_add(struct cst_decoder_stats *sum, const struct cst_decoder_stats *s)
+{
+	sum->bytes += s->bytes;
+	sum->elements += s->elements;
+	sum->ranges += s->ranges;
+	sum->instructions += s->instructions;
+	sum->gaps += s->gaps;
+	sum->nacc += s->nacc;
+	sum->packets += s->packets;
+	sum->synced += s->synced;
 }

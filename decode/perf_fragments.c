@@ -311,13 +311,7 @@ static void add_stats(struct cst_decoder_stats *sum, const struct cst_decoder *d
 
 	if (!d || cst_decoder_get_stats(d, &s))
 		return;
-	sum->bytes += s.bytes;
-	sum->elements += s.elements;
-	sum->ranges += s.ranges;
-	sum->instructions += s.instructions;
-	sum->gaps += s.gaps;
-	sum->nacc += s.nacc;
-	sum->packets += s.packets;
+	dec_stats_add(sum, &s);
 }
 
 static void sum_stats(const struct cst_perf_input *in, struct cst_decoder_stats *stats)

@@ -232,17 +232,6 @@ static int pick_buffers(struct cst_session *s, int *first, int *last)
 	return 0;
 }
 
-static void stats_add(struct cst_decoder_stats *a, const struct cst_decoder_stats *b)
-{
-	a->bytes += b->bytes;
-	a->elements += b->elements;
-	a->ranges += b->ranges;
-	a->instructions += b->instructions;
-	a->gaps += b->gaps;
-	a->nacc += b->nacc;
-	a->packets += b->packets;
-}
-
 static int emit_images(struct cst_session *s, cst_sideband_fn sb_fn, void *ctx)
 {
 	for (int i = 0; sb_fn && i < s->trace->nimages; i++) {
@@ -288,7 +277,7 @@ static int run_buffers(struct cst_session *s, cst_elem_fn elem_fn, cst_packet_fn
 		cst_decoder_set_packet_cb(dec, pkt_fn, ctx);
 		ret = cst_decoder_run(dec);
 		cst_decoder_get_stats(dec, &st);
-		stats_add(&s->stats, &st);
+		dec_stats_add(&s->stats, &st);
 		cst_decoder_free(dec);
 		if (ret)
 			return ret;

@@ -22,4 +22,8 @@ struct cst_trace {
 struct _ocsd_generic_trace_elem;
 void dec_elem_from_ocsd(struct cst_elem *e, const struct _ocsd_generic_trace_elem *o);
 
+/* decoder.c: add one decoder's totals to @sum (sessions over several buffers or
+ * AUX fragments). */
+void dec_stats_add(struct cst_decoder_stats *sum, const struct cst_decoder_stats *s);
+
 #endif

@@ -285,6 +285,8 @@ struct cst_decoder_stats {
 	uint64_t gaps;         /* no_sync after start, overflow, nacc, unknown address */
 	uint64_t nacc;
 	uint64_t packets;
+	uint64_t synced;       /* elements that show the decoder had sync (any but no-sync
+				  and end of trace): 0 means nothing in the input was trace */
 };
 
 struct cst_decoder;

@@ -39,4 +39,14 @@ check "report --comm recurse" quiet "$CSTRACE" report --format=csv --comm recurs
 check "--comm of the program keeps all" test "$(csv_sum "$TMP/comm.csv")" = "$(csv_sum "$TMP/perf.csv")"
 check "report --comm other" quiet "$CSTRACE" report --format=csv --comm other -o "$TMP/other.csv" "${p[@]}"
 check "--comm of another name keeps nothing" test "$(csv_sum "$TMP/other.csv")" = 0
+# nothing decoded: every verb exits 1 with one line naming the input (report and
+# script once printed an empty table and exited 0: regress/not-trace.bin)
+junk=$CSTRACE_SOURCE_DIR/tests/symbolize/regress/not-trace.bin
+for v in report script "script --raw" "report --format=perfetto -o $TMP/none.json"; do
+  $CSTRACE $v --etmv4 traceid=0x10,core=Cortex-A53 "$junk" >/dev/null 2>"$TMP/err"
+  check "$v on no trace data exits 1" test $? -eq 1
+  check "$v says so in one line naming the file" \
+    bash -c "[ \$(wc -l <'$TMP/err') -eq 1 ] && grep -q 'not-trace.bin: no trace decoded' '$TMP/err'"
+done
+check "and leaves no half-written timeline" test ! -e "$TMP/none.json"
 finish
