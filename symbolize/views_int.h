@@ -1,5 +1,5 @@
 /* Internal to symbolize/: what the views share (the profile's ranges, coverage,
- * XML escaping). */
+ * XML escaping, the JSON half of merge). */
 #ifndef CSTRACE_SYMBOLIZE_VIEWS_INT_H
 #define CSTRACE_SYMBOLIZE_VIEWS_INT_H
 
@@ -44,5 +44,8 @@ bool sym_cov_next_file(const struct sym_cov *c, struct sym_cov_file *fl);
 
 /* Write @s with XML's special characters escaped (SVG and HTML views). */
 void sym_put_xml(FILE *f, const char *s);
+
+/* merge_json.c: cstrace merge of report JSON files (one-line errors to @log). */
+int sym_merge_json(const char *const *paths, int n, FILE *out, const struct cst_log *log);
 
 #endif
