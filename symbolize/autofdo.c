@@ -384,3 +384,14 @@ struct cst_symbolizer *sym_afdo_symbolizer(struct cst_afdo *p)
 {
 	return p ? p->sym : NULL;
 }
+
+int sym_afdo_branches(struct cst_afdo *p, const char *dso,
+		      void (*fn)(void *ctx, uint64_t from, uint64_t to, uint64_t n), void *ctx)
+{
+	if (!p || !fn)
+		return -cste_invalid;
+	for (uint32_t i = 0; i < p->ncounts; i++)
+		if (p->counts[i].branch && p->counts[i].dso == dso)
+			fn(ctx, p->counts[i].a, p->counts[i].b, p->counts[i].n);
+	return 0;
+}

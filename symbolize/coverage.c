@@ -57,6 +57,18 @@ static int by_addr(const void *x, const void *y)
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
+static int by_branch(const void *x, const void *y)
+{
+	const struct sym_cov_branch *a = x, *b = y;
+	int c = strcmp(a->file, b->file);
+
+	if (c)
+		return c;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
 static int by_line(const void *x, const void *y)
 {
 	const struct sym_cov_line *a = x, *b = y;
@@ -119,6 +131,18 @@ static bool owns_code(const struct dso *dso, const struct sym_func *f,
 	return false;
 }
 
+struct counts {
+	const struct addr_count *v;
+	size_t n;
+};
+
+static uint64_t executed(void *ctx, uint64_t addr)
+{
+	const struct counts *c = ctx;
+
+	return count_at(c->v, c->n, addr);
+}
+
 /* The lines of one binary: every line of its functions with debug information. */
 static int dso_lines(struct cst_symbolizer *sym, struct cst_afdo *p, struct dso *dso,
 		     struct sym_cov *c)
@@ -171,6 +195,13 @@ static int dso_lines(struct cst_symbolizer *sym, struct cst_afdo *p, struct dso 
 					break;
 				}
 		}
+		{
+			struct counts cn = {acc.v, m};
+
+			err = sym_cov_branches(p, dso, f, executed, &cn, c);
+			if (err)
+				break;
+		}
 		entry = sym_dso_find_row(dso, f->pub.addr);
 		if (CST_GROW(c->funcs, c->fcap, c->nfuncs + 1) < 0) {
 			err = -cste_nomem;
@@ -198,6 +229,7 @@ int sym_cov_collect(struct cst_afdo *p, struct sym_cov *c)
 		return err;
 	qsort(c->lines, c->nlines, sizeof(*c->lines), by_line);
 	qsort(c->funcs, c->nfuncs, sizeof(*c->funcs), by_line);
+	qsort(c->branches, c->nbranches, sizeof(*c->branches), by_branch);
 	/* one entry per (file, line): functions sharing a line add up */
 	{
 		size_t m = 0;
@@ -218,11 +250,12 @@ void sym_cov_free(struct sym_cov *c)
 {
 	free(c->lines);
 	free(c->funcs);
+	free(c->branches);
 }
 
 bool sym_cov_next_file(const struct sym_cov *c, struct sym_cov_file *fl)
 {
-	size_t i = fl->lines_end, k = fl->funcs_end;
+	size_t i = fl->lines_end, k = fl->funcs_end, b = fl->branches_end;
 
 	if (i >= c->nlines)
 		return false;
@@ -242,6 +275,14 @@ bool sym_cov_next_file(const struct sym_cov *c, struct sym_cov_file *fl)
 		fl->fnh += c->funcs[k].n > 0;
 	}
 	fl->funcs_end = k;
+	while (b < c->nbranches && strcmp(c->branches[b].file, fl->file) < 0)
+		b++;
+	fl->branches = b;
+	for (; b < c->nbranches && !strcmp(c->branches[b].file, fl->file); b++) {
+		fl->brf += 2;
+		fl->brh += (c->branches[b].taken > 0) + (c->branches[b].not_taken > 0);
+	}
+	fl->branches_end = b;
 	return true;
 }
 
@@ -264,6 +305,19 @@ int cst_afdo_write_lcov(struct cst_afdo *p, FILE *f)
 		for (size_t k = fl.funcs; k < fl.funcs_end; k++)
 			fprintf(f, "FNDA:%" PRIu64 ",%s\n", c.funcs[k].n, c.funcs[k].func->pub.name);
 		fprintf(f, "FNF:%u\nFNH:%u\n", fl.fnf, fl.fnh);
+		for (size_t b = fl.branches, block = 0; b < fl.branches_end; b++) {
+			const struct sym_cov_branch *br = &c.branches[b];
+
+			/* a block per branch instruction of the line; branch 0 is taken */
+			block = b > fl.branches && c.branches[b - 1].line == br->line ? block + 1 : 0;
+			if (br->ran)
+				fprintf(f, "BRDA:%d,%zu,0,%" PRIu64 "\nBRDA:%d,%zu,1,%" PRIu64 "\n",
+					br->line, block, br->taken, br->line, block, br->not_taken);
+			else
+				fprintf(f, "BRDA:%d,%zu,0,-\nBRDA:%d,%zu,1,-\n", br->line, block,
+					br->line, block);
+		}
+		fprintf(f, "BRF:%u\nBRH:%u\n", fl.brf, fl.brh);
 		for (size_t i = fl.lines; i < fl.lines_end; i++)
 			fprintf(f, "DA:%d,%" PRIu64 "\n", c.lines[i].line, c.lines[i].n);
 		fprintf(f, "LF:%u\nLH:%u\nend_of_record\n", fl.lf, fl.lh);

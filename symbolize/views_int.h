@@ -23,11 +23,20 @@ struct sym_cov_line {
 	uint64_t n;
 	const struct sym_func *func;
 };
+/* A conditional branch: how often it ran and went each way. */
+struct sym_cov_branch {
+	const char *file;
+	int line;
+	uint64_t addr;
+	uint64_t ran, taken, not_taken;
+};
 struct sym_cov {
 	struct sym_cov_line *lines;
 	size_t nlines, cap;
 	struct sym_cov_line *funcs;
 	size_t nfuncs, fcap;
+	struct sym_cov_branch *branches;
+	size_t nbranches, bcap;
 };
 int sym_cov_collect(struct cst_afdo *p, struct sym_cov *c);
 void sym_cov_free(struct sym_cov *c);
@@ -36,11 +45,20 @@ void sym_cov_free(struct sym_cov *c);
  * [funcs, funcs_end) in the sym_cov arrays, with their totals. */
 struct sym_cov_file {
 	const char *file;
-	size_t lines, lines_end, funcs, funcs_end;
-	unsigned lf, lh, fnf, fnh;
+	size_t lines, lines_end, funcs, funcs_end, branches, branches_end;
+	unsigned lf, lh, fnf, fnh, brf, brh;
 };
 /* Step @fl (zeroed to start) to the next file; false after the last. */
 bool sym_cov_next_file(const struct sym_cov *c, struct sym_cov_file *fl);
+
+/* The profile's taken branches of @dso: @fn(ctx, from, to, count). */
+int sym_afdo_branches(struct cst_afdo *p, const char *dso,
+		      void (*fn)(void *ctx, uint64_t from, uint64_t to, uint64_t n), void *ctx);
+/* branches.c: add the conditional branches of @f to @c, with @executed(ctx, addr)
+ * giving how often an address ran. */
+struct dso;
+int sym_cov_branches(struct cst_afdo *p, struct dso *dso, struct sym_func *f,
+		     uint64_t (*executed)(void *ctx, uint64_t addr), void *ctx, struct sym_cov *c);
 
 /* Write @s with XML's special characters escaped (SVG and HTML views). */
 void sym_put_xml(FILE *f, const char *s);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Line coverage against QEMU: `report --format=lcov` on synthesized runs of test
 # programs (A64, A32, Thumb) has every executed line with the count QEMU's run
-# implies and every other line of the traced functions at 0 (lcov_vs_qemu.py);
+# implies and every other line of the traced functions at 0, and every conditional
+# branch taken / not taken as QEMU went (lcov_vs_qemu.py);
 # cov.c leaves a function and branches unexecuted, which must show; lcov's genhtml
 # builds its HTML report from the file; --format=coverage gives the same totals.
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
@@ -17,9 +18,9 @@ cover() { # name arch triplet core binary
     --truth "$TMP/$name.truth" -- "$bin"
   check "$name: lcov" quiet "$CSTRACE" report --format=lcov -o "$TMP/$name.info" \
     --elf "$bin" "$TMP/$name.snap"
-  check "$name: line counts and function entries equal QEMU's" python3 "$here/lcov_vs_qemu.py" \
-    --nm $t-nm --addr2line $t-addr2line --binary "$bin" --truth "$TMP/$name.truth" \
-    --lcov "$TMP/$name.info"
+  check "$name: line counts, function entries and branch outcomes equal QEMU's" \
+    python3 "$here/lcov_vs_qemu.py" --nm $t-nm --addr2line $t-addr2line --objdump $t-objdump \
+    --binary "$bin" --truth "$TMP/$name.truth" --lcov "$TMP/$name.info"
 }
 
 for v in aarch64:aarch64-linux-gnu:cortex-a53: arm:arm-linux-gnueabihf:cortex-a7:-marm \
@@ -38,12 +39,14 @@ if [ -f "$TMP/cov-aarch64.info" ]; then
   check "the function never called is listed with 0 entries" grep -q '^FNDA:0,never_called$' "$info"
   check "and its lines count 0" bash -c "grep -A40 '^SF:.*cov.c' '$info' | grep -q '^DA:[0-9]*,0$'"
   check "classify ran 10 times" grep -q '^FNDA:10,classify$' "$info"
+  check "the never-taken branch shows taken 0 times" grep -q '^BRDA:15,0,0,0$' "$info"
   "$CSTRACE" report --format=coverage --elf "$TMP/cov-aarch64" "$TMP/cov-aarch64.snap" >"$TMP/cov.txt" 2>/dev/null
   lh=$(awk -F: '/^LH:/ {s+=$2} END {print s}' "$info"); lf=$(awk -F: '/^LF:/ {s+=$2} END {print s}' "$info")
   check "--format=coverage totals equal lcov's ($lh of $lf)" grep -q "^# all: $lh of $lf lines" "$TMP/cov.txt"
   check "some lines of cov.c did not run" test "$lh" -lt "$lf"
   if command -v genhtml >/dev/null; then
-    check "genhtml builds the HTML report" quiet genhtml -q -o "$TMP/html" "$info"
+    check "genhtml builds the HTML report, branches included" quiet genhtml -q --branch-coverage \
+      -o "$TMP/html" "$info"
     check "genhtml's index names cov.c" grep -rq "cov.c" "$TMP/html/index.html"
     check "genhtml's page for cov.c shows the never-called function" \
       bash -c "grep -rlq never_called '$TMP/html'"

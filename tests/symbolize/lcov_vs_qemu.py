@@ -6,9 +6,10 @@ addr2line names the source line of every address QEMU executed. A line ran as of
 as its most executed instruction within a function (the sized symbol holding the
 address), summed over functions. Every line that ran must be a DA line with that
 count; every other DA line must be 0; FNDA must be the times QEMU executed the
-function's first instruction. Only source files the lcov file lists are compared
+function's first instruction; with --objdump, every conditional branch's BRDA pair
+must be how often QEMU went past it and away from it (or "-" if it never ran). Only source files the lcov file lists are compared
 (the others have no debug information)."""
-import argparse, bisect, collections, os, subprocess, sys
+import argparse, bisect, collections, os, re, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemu_run  # noqa: E402
@@ -19,6 +20,7 @@ ap.add_argument("--addr2line", required=True)
 ap.add_argument("--binary", required=True)
 ap.add_argument("--truth", required=True)
 ap.add_argument("--lcov", required=True)
+ap.add_argument("--objdump", help="also check BRDA: conditional branches taken / not taken")
 args = ap.parse_args()
 
 funcs = {}
@@ -38,12 +40,13 @@ def func_of(a):
     return starts[i] if i >= 0 and a < starts[i] + funcs[starts[i]] else None
 
 
-runs = collections.Counter()
-for addrs in qemu_run.truth_files(args.truth):
+runs, taken = collections.Counter(), collections.Counter()
+threads = qemu_run.truth_files(args.truth)
+for addrs in threads:
     runs.update(addrs)
 
 # lcov: per file, DA and FNDA
-da, fnda, cur = {}, {}, None
+da, fnda, brda, cur = {}, {}, collections.defaultdict(list), None
 for l in open(args.lcov):
     l = l.strip()
     if l.startswith("SF:"):
@@ -51,6 +54,9 @@ for l in open(args.lcov):
     elif l.startswith("DA:"):
         ln, n = l[3:].split(",")[:2]
         da[(cur, int(ln))] = int(n)
+    elif l.startswith("BRDA:"):
+        ln, block, br, n = l[5:].split(",")
+        brda[(cur, int(ln))].append(n)
     elif l.startswith("FNDA:"):
         n, name = l[5:].split(",", 1)
         fnda[name] = int(n)
@@ -82,6 +88,33 @@ for a, name in names.items():
     if name in fnda and fnda[name] != runs.get(a, 0):
         fail(f"{name}: QEMU entered it {runs.get(a, 0)} times, FNDA {fnda[name]}")
 hit = sum(1 for v in da.values() if v)
+# conditional branches: as QEMU went, taken when the next address is not the next
+# instruction; per line, in address order, (taken, not taken) or (-, -) if never run
+if args.objdump:
+    dis = qemu_run.disassembly(args.objdump, args.binary)
+    cond = re.compile(r"^(b\.\w+|cbz|cbnz|tbz|tbnz|(b|bx)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le))$")
+    branches = sorted(a for a, (size, m, ops) in dis.items() if cond.match(m))
+    for addrs in threads:
+        for a, b in zip(addrs, addrs[1:]):
+            if a in dis and b != a + dis[a][0]:
+                taken[a] += 1
+    where = subprocess.run([args.addr2line, "-e", args.binary] + [hex(a) for a in branches],
+                           capture_output=True, text=True, check=True).stdout.splitlines()
+    want_br = collections.defaultdict(list)
+    for a, w in zip(branches, where):
+        w = w.split(" (")[0]
+        if w.startswith("??") or ":" not in w:
+            continue
+        f, ln = w.rsplit(":", 1)
+        if f not in files or not ln.isdigit():
+            continue
+        r = runs.get(a, 0)
+        want_br[(f, int(ln))] += [str(taken[a]), str(r - taken[a])] if r else ["-", "-"]
+    for k in sorted(set(want_br) | set(brda)):
+        if want_br.get(k) != brda.get(k):
+            fail(f"{k[0]}:{k[1]}: QEMU's branches {want_br.get(k)}, BRDA {brda.get(k)}")
+    if not brda:
+        fail("no BRDA lines")
 if not hit:
     fail("no line ran")
 fail.finish(f"{hit} of {len(da)} lines ran, counts as QEMU ran them")
