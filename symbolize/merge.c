@@ -27,6 +27,8 @@ enum kind {
 	k_fn,            /* lcov: a = line */
 	k_fnda,          /* lcov */
 	k_da,            /* lcov: a = line */
+	k_brda,          /* lcov: a = line, b = block * 2 + branch, n = times taken */
+	k_brda_ran,      /* lcov: the same key, n = inputs where the branch ran (not "-") */
 	k_stack,         /* folded */
 };
 
@@ -316,7 +318,8 @@ static int read_lcov(struct merge *m, FILE *f)
 			continue;
 		}
 		if (!strncmp(l, "TN:", 3) || !*l || !strncmp(l, "FNF:", 4) || !strncmp(l, "FNH:", 4) ||
-		    !strncmp(l, "LF:", 3) || !strncmp(l, "LH:", 3))
+		    !strncmp(l, "LF:", 3) || !strncmp(l, "LH:", 3) || !strncmp(l, "BRF:", 4) ||
+		    !strncmp(l, "BRH:", 4))
 			continue; /* totals are recomputed */
 		if (!file) {
 			err = bad(m, "expected SF:FILE before a record's lines");
@@ -346,8 +349,25 @@ static int read_lcov(struct merge *m, FILE *f)
 				err = bad(m, "expected FNDA:COUNT,NAME");
 			else
 				err = add(m, file, comma + 1, k_fnda, 0, 0, n);
+		} else if (!strncmp(l, "BRDA:", 5)) {
+			/* LINE,BLOCK,BRANCH,TAKEN with TAKEN "-" when it never ran */
+			char *f2 = strchr(comma + 1, ','), *f3 = f2 ? strchr(f2 + 1, ',') : NULL;
+			uint64_t block, branch;
+
+			if (f2)
+				*f2 = '\0';
+			if (f3)
+				*f3 = '\0';
+			if (!f3 || !parse_u64(l + 5, 10, &a) || !parse_u64(comma + 1, 10, &block) ||
+			    !parse_u64(f2 + 1, 10, &branch) || (strcmp(f3 + 1, "-") &&
+								!parse_u64(f3 + 1, 10, &n)))
+				err = bad(m, "expected BRDA:LINE,BLOCK,BRANCH,TAKEN");
+			else if (!strcmp(f3 + 1, "-"))
+				err = add(m, file, NULL, k_brda, a, block * 2 + branch, 0);
+			else if (!(err = add(m, file, NULL, k_brda, a, block * 2 + branch, n)))
+				err = add(m, file, NULL, k_brda_ran, a, block * 2 + branch, 1);
 		} else {
-			err = bad(m, "a line cstrace merge does not know (BRDA and others are not merged)");
+			err = bad(m, "a line cstrace merge does not know (expected SF, FN, FNDA, BRDA, DA)");
 		}
 	}
 	free(file);
@@ -395,6 +415,32 @@ int cst_merge_format_parse(const char *s, enum cst_merge_format *fmt)
 			return 0;
 		}
 	return -cste_invalid;
+}
+
+/* The BRDA lines of records [i, end) of one file, then BRF/BRH. */
+static void brda_out(const struct merge *m, size_t i, size_t end, FILE *out)
+{
+	unsigned brf = 0, brh = 0;
+
+	for (size_t k = i; k < end; k++) {
+		const struct rec *r = &m->v[k];
+		bool ran = false;
+
+		if (r->kind != k_brda)
+			continue;
+		for (size_t j = i; j < end && !ran; j++)
+			ran = m->v[j].kind == k_brda_ran && m->v[j].a == r->a && m->v[j].b == r->b;
+		if (ran)
+			fprintf(out, "BRDA:%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", r->a,
+				r->b / 2, r->b % 2, r->n);
+		else
+			fprintf(out, "BRDA:%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",-\n", r->a, r->b / 2,
+				r->b % 2);
+		brf++;
+		brh += r->n > 0;
+	}
+	if (brf)
+		fprintf(out, "BRF:%u\nBRH:%u\n", brf, brh);
 }
 
 static void write_out(struct merge *m, enum cst_merge_format fmt, FILE *out)
@@ -473,6 +519,7 @@ static void write_out(struct merge *m, enum cst_merge_format fmt, FILE *out)
 				fnh += m->v[k].n > 0;
 			}
 		fprintf(out, "FNF:%u\nFNH:%u\n", fnf, fnh);
+		brda_out(m, i, end, out);
 		for (size_t k = i; k < end; k++)
 			if (m->v[k].kind == k_da) {
 				fprintf(out, "DA:%" PRIu64 ",%" PRIu64 "\n", m->v[k].a, m->v[k].n);

@@ -49,6 +49,8 @@ def counts(path):
                 ln, n = l[3:].split(",")[:2]; c[(f, "DA", ln)] += int(n)
             elif l.startswith("FNDA:"):
                 n, name = l[5:].split(",", 1); c[(f, "FNDA", name)] += int(n)
+            elif l.startswith("BRDA:"):
+                ln, blk, br, n = l[5:].split(","); c[(f, "BRDA", ln, blk, br)] += 0 if n == "-" else int(n)
     else:
         lines = [l.rstrip("\n") for l in open(path)]
         block = []
@@ -103,6 +105,15 @@ if command -v parallel >/dev/null; then
 else
   echo "SKIP (part): GNU parallel missing (scripts/setup.sh installs it)"
 fi
+# lcov branches: "-" (never ran) stays "-" only where no capture ran the branch
+printf 'TN:\nSF:/x.c\nBRDA:3,0,0,-\nBRDA:3,0,1,-\nBRDA:5,0,0,2\nBRDA:5,0,1,0\nDA:3,0\nDA:5,2\nend_of_record\n' >"$TMP/m1.info"
+printf 'TN:\nSF:/x.c\nBRDA:3,0,0,1\nBRDA:3,0,1,4\nBRDA:5,0,0,-\nBRDA:5,0,1,-\nDA:3,5\nDA:5,0\nend_of_record\n' >"$TMP/m2.info"
+check "lcov branches: merge" quiet "$CSTRACE" merge -o "$TMP/m12.info" "$TMP/m1.info" "$TMP/m2.info"
+check "lcov branches: counts summed, '-' only where nothing ran" test \
+  "$(grep '^BR' "$TMP/m12.info" | tr '\n' ' ')" = "BRDA:3,0,0,1 BRDA:3,0,1,4 BRDA:5,0,0,2 BRDA:5,0,1,0 BRF:4 BRH:3 "
+check "lcov branches: merge with itself" quiet "$CSTRACE" merge -o "$TMP/m11.info" "$TMP/m1.info" "$TMP/m1.info"
+check "lcov branches: never-run stays '-'" grep -q '^BRDA:3,0,0,-$' "$TMP/m11.info"
+
 # bad input: one line naming file and line, exit 1, no output file
 printf 'main;f 3\nmain;g x\n' >"$TMP/bad.folded"
 "$CSTRACE" merge -o "$TMP/out.folded" "$TMP/all.folded" "$TMP/bad.folded" 2>"$TMP/err" >/dev/null
