@@ -9,12 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct taken {
-	uint64_t addr, n;
-};
-
 struct taken_acc {
-	struct taken *v;
+	struct sym_addr_count *v;
 	size_t n, cap;
 	int err;
 };
@@ -28,29 +24,7 @@ static void add_taken(void *ctx, uint64_t from, uint64_t to, uint64_t n)
 		a->err = -cste_nomem;
 		return;
 	}
-	a->v[a->n++] = (struct taken){from, n};
-}
-
-static int by_addr(const void *x, const void *y)
-{
-	const struct taken *a = x, *b = y;
-
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
-}
-
-static uint64_t taken_at(const struct taken *v, size_t n, uint64_t addr)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].addr == addr ? v[lo].n : 0;
+	a->v[a->n++] = (struct sym_addr_count){from, n};
 }
 
 static bool conditional(const cs_insn *in, bool a64)
@@ -91,15 +65,8 @@ int sym_cov_branches(struct cst_afdo *p, struct dso *dso, struct sym_func *f,
 		sym_afdo_branches(p, dso->short_name, add_taken, &acc);
 		err = in ? acc.err : -cste_nomem;
 	}
-	if (!err) {
-		qsort(acc.v, acc.n, sizeof(*acc.v), by_addr);
-		for (size_t i = 0; i < acc.n; i++) { /* one total per branch instruction */
-			if (m && acc.v[m - 1].addr == acc.v[i].addr)
-				acc.v[m - 1].n += acc.v[i].n;
-			else
-				acc.v[m++] = acc.v[i];
-		}
-	}
+	if (!err)
+		m = sym_counts_reduce(acc.v, acc.n); /* one total per branch instruction */
 	for (uint64_t addr = f->pub.addr; !err && addr < f->end;) {
 		bool thumb = !a64 && sym_dso_mapping_kind(dso, addr) == sym_map_t32;
 		const uint8_t *code = sym_dso_code(dso, addr, thumb ? 2 : 4);
@@ -123,7 +90,7 @@ int sym_cov_branches(struct cst_afdo *p, struct dso *dso, struct sym_func *f,
 			break;
 		}
 		{
-			uint64_t ran = executed(ctx, at - size), tk = taken_at(acc.v, m, at - size);
+			uint64_t ran = executed(ctx, at - size), tk = sym_counts_at(acc.v, m, at - size);
 
 			c->branches[c->nbranches++] = (struct sym_cov_branch){
 				row->file, (int)row->line, at - size, ran, tk, ran > tk ? ran - tk : 0};

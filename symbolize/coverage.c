@@ -15,12 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct addr_count {
-	uint64_t addr, n;
-};
-
 struct acc {
-	struct addr_count *v;
+	struct sym_addr_count *v;
 	size_t n, cap;
 };
 
@@ -43,7 +39,7 @@ static void add_range(void *ctx, uint64_t first, uint64_t last, uint64_t n)
 			w->err = -cste_nomem;
 			return;
 		}
-		w->acc->v[w->acc->n++] = (struct addr_count){a, n};
+		w->acc->v[w->acc->n++] = (struct sym_addr_count){a, n};
 		if (w->thumb_possible)
 			isa = sym_dso_mapping_kind(w->dso, a) == sym_map_t32 ? cst_isa_t32 : cst_isa_a32;
 		a += sym_insn_size(isa, isa == cst_isa_t32 ? sym_dso_code(w->dso, a, 2) : NULL);
@@ -52,9 +48,23 @@ static void add_range(void *ctx, uint64_t first, uint64_t last, uint64_t n)
 
 static int by_addr(const void *x, const void *y)
 {
-	const struct addr_count *a = x, *b = y;
+	const struct sym_addr_count *a = x, *b = y;
 
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+size_t sym_counts_reduce(struct sym_addr_count *v, size_t n)
+{
+	size_t m = 0;
+
+	qsort(v, n, sizeof(*v), by_addr);
+	for (size_t i = 0; i < n; i++) {
+		if (m && v[m - 1].addr == v[i].addr)
+			v[m - 1].n += v[i].n;
+		else
+			v[m++] = v[i];
+	}
+	return m;
 }
 
 static int by_branch(const void *x, const void *y)
@@ -90,8 +100,7 @@ static int add_line(struct sym_cov *c, const char *file, int line, uint64_t n,
 	return 0;
 }
 
-/* Index of the first count at or above @addr. */
-static size_t lower_bound(const struct addr_count *v, size_t n, uint64_t addr)
+size_t sym_counts_lower_bound(const struct sym_addr_count *v, size_t n, uint64_t addr)
 {
 	size_t lo = 0, hi = n;
 
@@ -106,9 +115,9 @@ static size_t lower_bound(const struct addr_count *v, size_t n, uint64_t addr)
 	return lo;
 }
 
-static uint64_t count_at(const struct addr_count *v, size_t n, uint64_t addr)
+uint64_t sym_counts_at(const struct sym_addr_count *v, size_t n, uint64_t addr)
 {
-	size_t i = lower_bound(v, n, addr);
+	size_t i = sym_counts_lower_bound(v, n, addr);
 
 	return i < n && v[i].addr == addr ? v[i].n : 0;
 }
@@ -132,7 +141,7 @@ static bool owns_code(const struct dso *dso, const struct sym_func *f,
 }
 
 struct counts {
-	const struct addr_count *v;
+	const struct sym_addr_count *v;
 	size_t n;
 };
 
@@ -140,7 +149,7 @@ static uint64_t executed(void *ctx, uint64_t addr)
 {
 	const struct counts *c = ctx;
 
-	return count_at(c->v, c->n, addr);
+	return sym_counts_at(c->v, c->n, addr);
 }
 
 /* The lines of one binary: every line of its functions with debug information. */
@@ -160,14 +169,7 @@ static int dso_lines(struct cst_symbolizer *sym, struct cst_afdo *p, struct dso 
 		free(acc.v);
 		return err < 0 ? err : w.err;
 	}
-	/* one count per address */
-	qsort(acc.v, acc.n, sizeof(*acc.v), by_addr);
-	for (size_t i = 0; i < acc.n; i++) {
-		if (m && acc.v[m - 1].addr == acc.v[i].addr)
-			acc.v[m - 1].n += acc.v[i].n;
-		else
-			acc.v[m++] = acc.v[i];
-	}
+	m = sym_counts_reduce(acc.v, acc.n); /* one count per address */
 	for (uint32_t i = 0; i < dso->nfuncs && !err; i++) {
 		struct sym_func *f = &dso->funcs[i];
 		const struct sym_row *entry;
@@ -180,8 +182,8 @@ static int dso_lines(struct cst_symbolizer *sym, struct cst_afdo *p, struct dso 
 			if (owns_code(dso, f, &f->slots[s]))
 				err = add_line(c, f->slots[s].file, f->slots[s].line, 0, f);
 		/* executed addresses of the function raise their line to their count */
-		for (size_t k = lower_bound(acc.v, m, f->pub.addr); k < m && acc.v[k].addr < f->end;
-		     k++) {
+		for (size_t k = sym_counts_lower_bound(acc.v, m, f->pub.addr);
+		     k < m && acc.v[k].addr < f->end; k++) {
 			const struct sym_row *row;
 
 			row = sym_dso_find_row(dso, acc.v[k].addr);
@@ -210,7 +212,7 @@ static int dso_lines(struct cst_symbolizer *sym, struct cst_afdo *p, struct dso 
 		c->funcs[c->nfuncs++] = (struct sym_cov_line){
 			entry && entry->line ? entry->file : f->slots[0].file,
 			entry && entry->line ? (int)entry->line : f->slots[0].line,
-			count_at(acc.v, m, f->pub.addr), f};
+			sym_counts_at(acc.v, m, f->pub.addr), f};
 	}
 	free(acc.v);
 	return err;

@@ -51,6 +51,16 @@ struct sym_cov_file {
 /* Step @fl (zeroed to start) to the next file; false after the last. */
 bool sym_cov_next_file(const struct sym_cov *c, struct sym_cov_file *fl);
 
+/* Counts by address (coverage.c): sort @v and add up equal addresses, returning
+ * the new length; the count at @addr of a reduced array (0 if absent); the index
+ * of its first entry at or above @addr. */
+struct sym_addr_count {
+	uint64_t addr, n;
+};
+size_t sym_counts_reduce(struct sym_addr_count *v, size_t n);
+uint64_t sym_counts_at(const struct sym_addr_count *v, size_t n, uint64_t addr);
+size_t sym_counts_lower_bound(const struct sym_addr_count *v, size_t n, uint64_t addr);
+
 /* The profile's taken branches of @dso: @fn(ctx, from, to, count). */
 int sym_afdo_branches(struct cst_afdo *p, const char *dso,
 		      void (*fn)(void *ctx, uint64_t from, uint64_t to, uint64_t n), void *ctx);
