@@ -69,6 +69,40 @@ static void test_snap_writer(const char *dir)
 	CHECK(w == NULL);
 }
 
+/* The views' sized structs: a newer caller's unknown tail must be zero. */
+static void test_views(void)
+{
+	NEWER(struct cst_calltree_text_opts) t;
+	NEWER(struct cst_flamegraph_opts) g;
+	NEWER(struct cst_perfetto_opts) p;
+	struct cst_calltree *tree = NULL;
+	struct cst_perfetto *pw = NULL;
+	FILE *f = fopen("/dev/null", "w");
+
+	CHECK_EQ_INT(cst_calltree_alloc(&tree), 0);
+	if (!tree || !f)
+		return;
+	memset(&t, 0, sizeof(t));
+	memset(&g, 0, sizeof(g));
+	memset(&p, 0, sizeof(p));
+	t.known.sz = sizeof(t);
+	g.known.sz = sizeof(g);
+	p.known.sz = sizeof(p);
+	CHECK_EQ_INT(cst_calltree_write_text(tree, f, &t.known), 0);
+	CHECK_EQ_INT(cst_calltree_write_flamegraph(tree, f, &g.known), 0);
+	CHECK_EQ_INT(cst_perfetto_alloc(&pw, f, &p.known), 0);
+	cst_perfetto_free(pw);
+	t.more = g.more = p.more = 1;
+	CHECK_EQ_INT(cst_calltree_write_text(tree, f, &t.known), -cste_invalid);
+	CHECK_EQ_INT(cst_calltree_write_flamegraph(tree, f, &g.known), -cste_invalid);
+	pw = NULL;
+	CHECK_EQ_INT(cst_perfetto_alloc(&pw, f, &p.known), -cste_invalid);
+	CHECK(pw == NULL);
+	CHECK_EQ_INT(cst_calltree_write_text(tree, f, NULL), 0); /* NULL: defaults */
+	cst_calltree_free(tree);
+	fclose(f);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/cstrace-opts-XXXXXX";
@@ -78,6 +112,7 @@ int main(void)
 	test_symbolizer();
 	test_perf_writer(dir);
 	test_snap_writer(dir);
+	test_views();
 	rmdir(dir);
 	return test_done();
 }
