@@ -15,6 +15,8 @@
 #define TOP 56       /* title and buttons */
 #define BOTTOM 30    /* the details line */
 #define PAD 10
+#define MAX_LEVELS 1024 /* deeper stacks (runaway recursion) are not drawn: the
+			   picture would be a million pixels tall */
 
 /* As much of @name as fits @px pixels (about 7 per character), ".." marking a cut. */
 static void put_label(FILE *f, const char *name, double px)
@@ -110,6 +112,7 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 	struct cst_flamegraph_opts o;
 	const struct cst_calltree_node *nodes;
 	uint32_t *kids, *stack, maxd = 0, sp = 0;
+	bool cut;
 	double *x;
 	int n, width, height;
 	uint64_t all;
@@ -124,6 +127,9 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 	for (int i = 1; i < n; i++)
 		if (nodes[i].depth > maxd)
 			maxd = nodes[i].depth;
+	cut = maxd > MAX_LEVELS;
+	if (cut)
+		maxd = MAX_LEVELS;
 	height = TOP + (int)maxd * FRAME_H + BOTTOM;
 	kids = malloc((size_t)n * sizeof(*kids));
 	stack = malloc((size_t)n * sizeof(*stack));
@@ -150,13 +156,14 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 		width / 2 + PAD);
 	sym_put_xml(f, o.title ? o.title : "Flame graph");
 	fprintf(f, "</text>\n<text x=\"%d\" y=\"44\">%" PRIu64
-		   " instructions; box width = share of them, callers below callees</text>\n"
+		   " instructions; box width = share of them, callers below callees%s</text>\n"
 		   "<text id=\"unzoom\" class=\"button\" x=\"%d\" y=\"24\" style=\"opacity:0.3\" "
 		   "onclick=\"unzoom()\">Reset Zoom</text>\n"
 		   "<text id=\"search\" class=\"button\" x=\"%d\" y=\"24\" onclick=\"search()\">"
 		   "Search</text>\n<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n"
 		   "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n",
-		PAD, all, PAD, width - 60, width - 120, height - 10, PAD, height - 10);
+		PAD, all, cut ? " (stacks deeper than 1024 frames not drawn)" : "", PAD, width - 60,
+		width - 120, height - 10, PAD, height - 10);
 	/* depth first from the root, each node's children laid out by name */
 	stack[sp++] = 0;
 	while (sp) {
@@ -187,7 +194,8 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 			put_label(f, nd->name, px); /* the script fits it again after a zoom */
 			fputs("</text></g>\n", f);
 		}
-		for (uint32_t c = nd->first_child; c; c = nodes[c].next_sibling)
+		for (uint32_t c = nd->depth < MAX_LEVELS ? nd->first_child : 0; c;
+		     c = nodes[c].next_sibling)
 			if (nodes[c].total)
 				kids[nk++] = c;
 		qsort_r(kids, nk, sizeof(*kids), by_name, (void *)nodes);

@@ -324,6 +324,18 @@ static void test_depth_cap(void)
 	CHECK_EQ_INT(st.too_deep, 1);
 	CHECK_EQ_INT(st.gaps, 1);
 	CHECK_EQ_INT(st.max_depth, 65536);
+	/* the flame graph of it stays drawable: 1024 levels, and it says so */
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+
+		CHECK_EQ_INT(cst_calltree_write_flamegraph(f.tree, mem, NULL), 0);
+		fclose(mem);
+		CHECK(strstr(buf, "deeper than 1024 frames not drawn") != NULL);
+		CHECK(len < 2u << 20);
+		free(buf);
+	}
 	teardown(&f);
 }
 
