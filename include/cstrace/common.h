@@ -132,6 +132,9 @@ int cst_index_grow(uint32_t **index, uint32_t *cap, uint32_t min_cap, uint32_t n
  *    rest take their defaults (a caller built against an older header);
  *  - sz larger: the bytes the library does not know must be zero (a caller built
  *    against a newer header asking for nothing this library lacks).
+ * Padding is never initialised, so a struct grows only past every older
+ * version's sizeof: when a version ends in padding, the next names it (a
+ * reserved member) before adding fields, and structs end without padding.
  * ------------------------------------------------------------------------ */
 
 /** Declare options struct @NAME of type struct @TYPE with its size set and the

@@ -450,7 +450,7 @@ int cst_calltree_write_folded(struct cst_calltree *tree, FILE *f);
 struct cst_calltree_text_opts {
 	size_t sz;                 /* sizeof(struct cst_calltree_text_opts) */
 	double min_share;          /* leave out subtrees below this share of all (0..1) */
-	int max_depth;             /* 0: no limit */
+	int64_t max_depth;         /* 0: no limit */
 };
 
 /** Write the call graph as an indented caller -> callee tree: children, self and
@@ -464,6 +464,7 @@ struct cst_flamegraph_opts {
 	int width;                 /* pixels; 0: 1200 */
 	bool embedded;             /* inside an HTML page: no XML declaration (the page
 				      calls init() once loaded) */
+	uint8_t reserved[3];       /* zero: no padding at the end (common.h's rule) */
 };
 
 /** Draw the call tree as a self-contained interactive SVG flame graph (hover

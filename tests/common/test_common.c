@@ -133,10 +133,14 @@ static void test_grow(void)
 	free(a);
 }
 
-/* A library's options (v2) and an older and a newer caller's view of them. */
+/* A library's options (v2) and an older and a newer caller's view of them. v1
+ * ended in padding (an int after the size_t): v2 fills it with a named member
+ * and adds its new fields after it, as common.h's rule asks, so that an older
+ * caller's padding (never initialised) is not read as a v2 field. */
 struct lib_opts {
 	size_t sz;
 	int a;
+	int v1_pad;
 	int b;
 	const char *c;
 };
@@ -147,6 +151,7 @@ struct old_opts {
 struct new_opts {
 	size_t sz;
 	int a;
+	int v1_pad;
 	int b;
 	const char *c;
 	uint64_t d;
