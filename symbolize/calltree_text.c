@@ -114,7 +114,7 @@ int cst_calltree_write_text(struct cst_calltree *tree, FILE *f,
 	while (n) {
 		const struct cst_calltree_node *nd = &nodes[n];
 		bool show = nd->total >= cut && nd->total &&
-			    (!o.max_depth || nd->depth <= (uint32_t)o.max_depth);
+			    (o.max_depth <= 0 || (int64_t)nd->depth <= o.max_depth);
 
 		if (show) {
 			if (fprintf(f, "%9.2f%% %8.2f%% %14" PRIu64 " %14" PRIu64 " %10" PRIu64 "  %*s%s%s%s\n",
