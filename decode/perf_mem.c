@@ -1,5 +1,8 @@
 /* Code memory for perf.data decoding: MMAP2 maps per process, each file found once
- * (symfs, build-id cache, recorded path with its build-id checked) and read via libelf. */
+ * (symfs, build-id cache, recorded path with its build-id checked) and read via libelf.
+ * Files are mmapped once, so OpenCSD's instruction-at-a-time reads cost a memcpy,
+ * not a system call; pread through a one-block cache is the fallback (kcore, or a
+ * file larger than the address space of a 32-bit build). */
 #include "perf_mem.h"
 
 #include <errno.h>
@@ -10,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define BLOCK 4096u
@@ -27,7 +32,9 @@ struct mfile {
 	bool is_elf;
 	struct seg *segs;
 	int nsegs;
-	/* one cached block: OpenCSD reads an instruction at a time */
+	const uint8_t *map; /* the whole file, or NULL: read through the block */
+	uint64_t size;
+	/* one cached block when not mapped: OpenCSD reads an instruction at a time */
 	uint64_t blk_off;
 	uint32_t blk_len;
 	uint8_t blk[BLOCK];
@@ -84,6 +91,8 @@ void dec_perf_mem_free(struct perf_mem *m)
 	if (!m)
 		return;
 	for (int i = 0; i < m->nfiles; i++) {
+		if (m->files[i].map)
+			munmap((void *)m->files[i].map, (size_t)m->files[i].size);
 		if (m->files[i].fd >= 0)
 			close(m->files[i].fd);
 		free(m->files[i].name);
@@ -277,6 +286,22 @@ static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool 
 	return fd;
 }
 
+/* Map @f's file whole when it can be: reads then need no system call. */
+static void map_whole(struct mfile *f)
+{
+	struct stat st;
+	void *p;
+
+	if (f->fd < 0 || fstat(f->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > SIZE_MAX)
+		return;
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+	if (p == MAP_FAILED)
+		return;
+	f->map = p;
+	f->size = (uint64_t)st.st_size;
+}
+
 /* A recorded name fit for a log line: damaged files can hold any bytes there. */
 static const char *printable(const char *name, char *out, size_t size)
 {
@@ -293,11 +318,12 @@ static const char *printable(const char *name, char *out, size_t size)
 static bool resolve(struct perf_mem *m, struct mfile *f)
 {
 	char path[4096], hex[41], shown[256];
-	const char *home = getenv("HOME");
+	const char *home;
 
 	if (f->resolved)
 		return !f->missing;
 	f->resolved = true;
+	home = getenv("HOME");
 	if (m->symfs) {
 		snprintf(path, sizeof(path), "%s/%s", m->symfs, f->name);
 		f->fd = try_open(m, f, path, true);
@@ -327,6 +353,7 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 			 m->symfs ? m->symfs : "");
 		return false;
 	}
+	map_whole(f);
 	return true;
 }
 
@@ -335,6 +362,14 @@ static uint32_t read_at(struct mfile *f, uint64_t off, uint32_t len, uint8_t *bu
 {
 	uint32_t done = 0;
 
+	if (f->map) {
+		if (off >= f->size)
+			return 0;
+		if (len > f->size - off)
+			len = (uint32_t)(f->size - off);
+		memcpy(buf, f->map + off, len);
+		return len;
+	}
 	while (done < len) {
 		uint64_t o = off + done;
 		uint32_t n;
@@ -399,6 +434,8 @@ static uint32_t read_kernel(struct perf_mem *m, uint64_t address, uint32_t len, 
 			cst_logf(&m->log, cst_log_warning,
 				 "%s: cannot read as an ELF vmlinux or kcore; kernel code not decoded",
 				 f->name);
+		} else {
+			map_whole(f);
 		}
 	}
 	if (f->missing)
