@@ -55,6 +55,7 @@ struct script {
 	struct cst_flow *flow;
 	struct cst_calls *calls;
 	bool io_error;
+	struct cst_line line; /* the line being built */
 };
 
 static const char script_usage[] =
@@ -102,61 +103,99 @@ static int parse_fields(const char *arg, unsigned *fields)
 
 static void put_head(struct script *s, const struct cst_elem *e, int32_t pid, uint64_t time)
 {
-	FILE *f = s->f;
+	struct cst_line *l = &s->line;
 
 	if (s->fields & f_comm) {
 		const char *c = e->tid >= 0 ? cst_symbolizer_comm(s->sym, e->tid) : NULL;
 
-		fprintf(f, "%16s ", c ? c : "-");
+		cst_line_str(l, c ? c : "-", 16);
+		cst_line_char(l, ' ');
 	}
-	if (s->fields & f_pid)
-		fprintf(f, "%6" PRId32 "%s", pid, s->fields & f_tid ? "/" : " ");
+	if (s->fields & f_pid) {
+		cst_line_dec(l, pid, 6, 0);
+		cst_line_char(l, s->fields & f_tid ? '/' : ' ');
+	}
 	/* snapshots know no threads, and not always the CPU: show a dash, not -1 */
-	if ((s->fields & f_tid) && e->tid >= 0)
-		fprintf(f, "%-6" PRId32 " ", e->tid);
-	else if (s->fields & f_tid)
-		fprintf(f, "%-6s ", "-");
-	if ((s->fields & f_cpu) && e->cpu >= 0)
-		fprintf(f, "[%03" PRId32 "] ", e->cpu);
-	else if (s->fields & f_cpu)
-		fprintf(f, "[---] ");
-	if (s->fields & f_id)
-		fprintf(f, "id:%02x ", e->trace_id);
-	if (s->fields & f_time)
-		fprintf(f, "%12" PRIu64 ": ", time);
+	if ((s->fields & f_tid) && e->tid >= 0) {
+		cst_line_dec(l, e->tid, -6, 0);
+		cst_line_char(l, ' ');
+	} else if (s->fields & f_tid) {
+		cst_line_str(l, "-      ", 0);
+	}
+	if ((s->fields & f_cpu) && e->cpu >= 0) {
+		cst_line_char(l, '[');
+		cst_line_dec(l, e->cpu, 3, 1);
+		cst_line_str(l, "] ", 0);
+	} else if (s->fields & f_cpu) {
+		cst_line_str(l, "[---] ", 0);
+	}
+	if (s->fields & f_id) {
+		cst_line_str(l, "id:", 0);
+		cst_line_hex(l, e->trace_id, 2, 1, 0);
+		cst_line_char(l, ' ');
+	}
+	if (s->fields & f_time) {
+		cst_line_udec(l, time, 12);
+		cst_line_str(l, ": ", 0);
+	}
+}
+
+/* "+0x1f" ("+0" for zero, as printf's %#x) */
+static void put_offset(struct cst_line *l, uint64_t off)
+{
+	cst_line_char(l, '+');
+	cst_line_hex(l, off, 0, 0, 1);
 }
 
 /* "addr sym+off (dso)" as the fields ask */
 static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *loc)
 {
-	FILE *f = s->f;
+	struct cst_line *l = &s->line;
 
-	if (s->fields & f_ip)
-		fprintf(f, "%16" PRIx64 " ", addr);
+	if (s->fields & f_ip) {
+		cst_line_hex(l, addr, 16, 0, 0);
+		cst_line_char(l, ' ');
+	}
 	if (s->fields & f_sym) {
 		if (loc->func) {
-			fputs(loc->func->name, f);
+			cst_line_str(l, loc->func->name, 0);
 			if (s->fields & f_symoff)
-				fprintf(f, "+%#" PRIx64, loc->func_offset);
+				put_offset(l, loc->func_offset);
 		} else {
 			/* unknown code: where it is in its binary, never a guess at a name */
-			fprintf(f, "[unknown]");
-			if ((s->fields & f_symoff) && !(s->fields & f_dso))
-				fprintf(f, " %s+%#" PRIx64, loc->dso, loc->dso_offset);
+			cst_line_str(l, "[unknown]", 0);
+			if ((s->fields & f_symoff) && !(s->fields & f_dso)) {
+				cst_line_char(l, ' ');
+				cst_line_str(l, loc->dso, 0);
+				put_offset(l, loc->dso_offset);
+			}
 		}
 	}
-	if ((s->fields & f_dso) && !loc->func && (s->fields & (f_sym | f_symoff)))
-		fprintf(f, " (%s+%#" PRIx64 ")", loc->dso, loc->dso_offset);
-	else if (s->fields & f_dso)
-		fprintf(f, " (%s)", loc->dso);
-	if ((s->fields & f_srcline) && loc->file)
-		fprintf(f, " %s:%d", loc->file, loc->line);
+	if ((s->fields & f_dso) && !loc->func && (s->fields & (f_sym | f_symoff))) {
+		cst_line_str(l, " (", 0);
+		cst_line_str(l, loc->dso, 0);
+		put_offset(l, loc->dso_offset);
+		cst_line_char(l, ')');
+	} else if (s->fields & f_dso) {
+		cst_line_str(l, " (", 0);
+		cst_line_str(l, loc->dso, 0);
+		cst_line_char(l, ')');
+	}
+	if ((s->fields & f_srcline) && loc->file) {
+		cst_line_char(l, ' ');
+		cst_line_str(l, loc->file, 0);
+		cst_line_char(l, ':');
+		cst_line_dec(l, loc->line, 0, 0);
+	}
 }
 
+/* The line is complete: one write, then start the next. */
 static void end_line(struct script *s)
 {
-	if (putc('\n', s->f) == EOF)
+	cst_line_char(&s->line, '\n');
+	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n)
 		s->io_error = true;
+	cst_line_reset(&s->line);
 }
 
 /* Location of @addr inside piece @pc, from the cached piece: no lookup. */
@@ -179,21 +218,25 @@ static void put_branch(struct script *s, const struct cst_flow_range *p,
 	struct cst_sym_loc loc;
 
 	put_head(s, e, p->pid, p->time);
-	if (s->fields & f_flags)
-		fprintf(s->f, "%-7s ", why ? why : cst_flow_branch_name(e));
+	if (s->fields & f_flags) {
+		cst_line_str(&s->line, why ? why : cst_flow_branch_name(e), -7);
+		cst_line_char(&s->line, ' ');
+	}
 	if (p->npieces)
 		piece_loc(s, p->pid, &p->pieces[p->npieces - 1], from, &loc);
 	else
 		cst_symbolizer_lookup(s->sym, p->pid, from, &loc);
 	put_loc(s, from, &loc);
-	if (s->fields & f_insncnt)
-		fprintf(s->f, " insns:%u", e->num_insns);
+	if (s->fields & f_insncnt) {
+		cst_line_str(&s->line, " insns:", 0);
+		cst_line_udec(&s->line, e->num_insns, 0);
+	}
 	if (s->fields & f_addr) {
-		fputs(" => ", s->f);
+		cst_line_str(&s->line, " => ", 0);
 		if (to && to->elem->type == cst_elem_instr_range && to->npieces)
 			put_loc(s, to->elem->start, &to->pieces[0].loc);
 		else
-			fputs("[none]", s->f);
+			cst_line_str(&s->line, "[none]", 0);
 	}
 	end_line(s);
 }
@@ -216,8 +259,10 @@ static void put_insns(struct script *s, const struct cst_sym_elem *se, uint64_t 
 			piece_loc(s, se->pid, pc, a, &loc);
 			put_head(s, e, se->pid, time);
 			put_loc(s, a, &loc);
-			if (s->fields & f_insn)
-				fprintf(s->f, "\t%s", err ? "(no code bytes)" : in.text);
+			if (s->fields & f_insn) {
+				cst_line_char(&s->line, '\t');
+				cst_line_str(&s->line, err ? "(no code bytes)" : in.text, 0);
+			}
 			end_line(s);
 			if (err)
 				break; /* sizes unknown from here on */
@@ -276,14 +321,23 @@ static int call_event(void *ctx, const struct cst_call_event *ev)
 		return 0;
 	put_head(s, ev->elem, ev->pid, ev->time);
 	if (ev->kind == cst_call_gap) {
-		fprintf(s->f, "[trace lost: %s]", cst_elem_type_name(ev->elem->type));
+		cst_line_str(&s->line, "[trace lost: ", 0);
+		cst_line_str(&s->line, cst_elem_type_name(ev->elem->type), 0);
+		cst_line_char(&s->line, ']');
 	} else {
-		fprintf(s->f, "%*s%s", (int)(ev->depth - 1) * 2, "", cst_call_frame_name(fr));
-		if (!fr->func)
-			fprintf(s->f, " %s at %#" PRIx64, fr->dso, fr->entry);
-		else if (s->fields & f_dso)
-			fprintf(s->f, " (%s)", fr->dso);
-		fputs(how_mark(fr), s->f);
+		cst_line_str(&s->line, "", (int)(ev->depth - 1) * 2);
+		cst_line_str(&s->line, cst_call_frame_name(fr), 0);
+		if (!fr->func) {
+			cst_line_char(&s->line, ' ');
+			cst_line_str(&s->line, fr->dso, 0);
+			cst_line_str(&s->line, " at ", 0);
+			cst_line_hex(&s->line, fr->entry, 0, 0, 1);
+		} else if (s->fields & f_dso) {
+			cst_line_str(&s->line, " (", 0);
+			cst_line_str(&s->line, fr->dso, 0);
+			cst_line_char(&s->line, ')');
+		}
+		cst_line_str(&s->line, how_mark(fr), 0);
 	}
 	end_line(s);
 	return s->io_error ? -cste_io : 0;

@@ -150,6 +150,29 @@ int cst_opts_load(void *dst, size_t dst_sz, const void *src, const char *what,
 
 /** Parse an unsigned number (decimal, 0x hex, 0 octal) filling all of @s.
  *  Returns 0 or -cste_format. */
+/* A text line built without printf: views print millions of lines, and printf's
+ * format parsing was their largest cost. Appends past the capacity are cut, never
+ * overflow; the caller writes b[0..n) once per line. Widths follow printf's: a
+ * positive width right-aligns, a negative one left-aligns. */
+#define CST_LINE_MAX 4096
+struct cst_line {
+	size_t n;
+	char b[CST_LINE_MAX];
+};
+
+static inline void cst_line_reset(struct cst_line *l) { l->n = 0; }
+void cst_line_mem(struct cst_line *l, const char *s, size_t len);
+void cst_line_char(struct cst_line *l, char c);
+/** "%*s": @s padded with spaces to @width. */
+void cst_line_str(struct cst_line *l, const char *s, int width);
+/** "%*lld", or "%0*lld" with @zero (right-aligned only). */
+void cst_line_dec(struct cst_line *l, int64_t v, int width, int zero);
+/** "%*llu". */
+void cst_line_udec(struct cst_line *l, uint64_t v, int width);
+/** "%*llx", or "%0*llx" with @zero; "%#*llx" with @alt (0 prints "0", as printf;
+ *  @zero and @alt are not combined). */
+void cst_line_hex(struct cst_line *l, uint64_t v, int width, int zero, int alt);
+
 int cst_parse_u64(const char *s, uint64_t *out);
 
 #ifdef __cplusplus

@@ -1,5 +1,5 @@
 /* common/: error words, the log helpers, number parsing, little-endian access,
- * growable arrays and the options rule. */
+ * growable arrays, the options rule and printf-free text lines. */
 #include "cstrace/common.h"
 #include "test.h"
 
@@ -191,6 +191,52 @@ static void test_opts(void)
 	CHECK_EQ_INT(cst_opts_load(&got, 2, &full, "lib_opts", NULL), -cste_invalid);
 }
 
+/* Every cst_line formatter against snprintf with the format it stands for. */
+static void test_line(void)
+{
+	static const int64_t vals[] = {0, 1, -1, 7, 10, 15, 16, 255, 4096, -4096, 123456789,
+				       INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN};
+	static const int widths[] = {0, 1, 3, 6, 12, 16, 20, 25, -1, -6, -7, -16, -25};
+	struct cst_line l;
+	char want[64], got[64];
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		for (size_t k = 0; k < sizeof(widths) / sizeof(widths[0]); k++) {
+			int w = widths[k];
+			uint64_t u = (uint64_t)vals[i];
+
+#define LINE_CASE(call, ...)                                                                   \
+	do {                                                                                   \
+		cst_line_reset(&l);                                                            \
+		call;                                                                          \
+		snprintf(got, sizeof(got), "%.*s", (int)l.n, l.b);                             \
+		snprintf(want, sizeof(want), __VA_ARGS__);                                     \
+		CHECK_EQ_STR(got, want);                                                       \
+	} while (0)
+			LINE_CASE(cst_line_dec(&l, vals[i], w, 0), "%*lld", w, (long long)vals[i]);
+			LINE_CASE(cst_line_udec(&l, u, w), "%*llu", w, (unsigned long long)u);
+			LINE_CASE(cst_line_hex(&l, u, w, 0, 0), "%*llx", w, (unsigned long long)u);
+			LINE_CASE(cst_line_hex(&l, u, w, 0, 1), "%#*llx", w, (unsigned long long)u);
+			LINE_CASE(cst_line_str(&l, "abc", w), "%*s", w, "abc");
+			if (w >= 0) {
+				LINE_CASE(cst_line_dec(&l, vals[i], w, 1), "%0*lld", w,
+					  (long long)vals[i]);
+				LINE_CASE(cst_line_hex(&l, u, w, 1, 0), "%0*llx", w,
+					  (unsigned long long)u);
+			}
+#undef LINE_CASE
+		}
+	}
+	/* a line is cut at its capacity, never overflows */
+	cst_line_reset(&l);
+	for (int i = 0; i < CST_LINE_MAX; i++)
+		cst_line_str(&l, "0123456789", 0);
+	cst_line_hex(&l, UINT64_MAX, 30, 1, 0);
+	cst_line_char(&l, 'x');
+	CHECK_EQ_INT((long long)l.n, CST_LINE_MAX);
+	CHECK(l.b[CST_LINE_MAX - 1] == '5');
+}
+
 int main(void)
 {
 	test_strerror();
@@ -199,5 +245,6 @@ int main(void)
 	test_le();
 	test_grow();
 	test_opts();
+	test_line();
 	return test_done();
 }

@@ -1,0 +1,94 @@
+/* Text lines without printf (see struct cst_line in common.h). */
+#include <string.h>
+
+#include "cstrace/common.h"
+
+void cst_line_mem(struct cst_line *l, const char *s, size_t len)
+{
+	size_t room = sizeof(l->b) - l->n;
+
+	if (len > room)
+		len = room;
+	memcpy(l->b + l->n, s, len);
+	l->n += len;
+}
+
+void cst_line_char(struct cst_line *l, char c)
+{
+	if (l->n < sizeof(l->b))
+		l->b[l->n++] = c;
+}
+
+static void pad(struct cst_line *l, char c, size_t count)
+{
+	size_t room = sizeof(l->b) - l->n;
+
+	if (count > room)
+		count = room;
+	memset(l->b + l->n, c, count);
+	l->n += count;
+}
+
+/* @digits (length @len) aligned in @width: spaces or zeros before, spaces after. */
+static void put_aligned(struct cst_line *l, const char *digits, size_t len, int width, char fill)
+{
+	size_t w = width < 0 ? (size_t)-(int64_t)width : (size_t)width;
+
+	if (width > 0 && w > len)
+		pad(l, fill, w - len);
+	cst_line_mem(l, digits, len);
+	if (width < 0 && w > len)
+		pad(l, ' ', w - len);
+}
+
+void cst_line_str(struct cst_line *l, const char *s, int width)
+{
+	if (!s)
+		s = "(null)"; /* as glibc's printf prints it */
+	put_aligned(l, s, strlen(s), width, ' ');
+}
+
+/* Digits of @v in base 10 or 16 at the end of @d; returns where they start. */
+static char *digits(uint64_t v, unsigned base, char d[24])
+{
+	static const char hex[] = "0123456789abcdef";
+	char *p = d + 24;
+
+	do
+		*--p = hex[v % base];
+	while ((v /= base));
+	return p;
+}
+
+void cst_line_udec(struct cst_line *l, uint64_t v, int width)
+{
+	char d[24], *p = digits(v, 10, d);
+
+	put_aligned(l, p, (size_t)(d + 24 - p), width, ' ');
+}
+
+void cst_line_dec(struct cst_line *l, int64_t v, int width, int zero)
+{
+	char d[24], *p = digits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 10, d);
+
+	if (v < 0 && zero && width > 0) {
+		/* printf puts the sign before the zeros */
+		cst_line_char(l, '-');
+		put_aligned(l, p, (size_t)(d + 24 - p), width - 1, '0');
+		return;
+	}
+	if (v < 0)
+		*--p = '-';
+	put_aligned(l, p, (size_t)(d + 24 - p), width, zero && width > 0 ? '0' : ' ');
+}
+
+void cst_line_hex(struct cst_line *l, uint64_t v, int width, int zero, int alt)
+{
+	char d[24], *p = digits(v, 16, d);
+
+	if (alt && v) {
+		*--p = 'x';
+		*--p = '0';
+	}
+	put_aligned(l, p, (size_t)(d + 24 - p), width, zero && width > 0 ? '0' : ' ');
+}
