@@ -47,19 +47,38 @@ struct script {
 		uint64_t last;   /* address of the last instruction of the previous range */
 		bool taken;      /* ... and whether it was a taken branch */
 	} prev[128];
+	struct cst_line line; /* built without printf: one line per branch or instruction */
 };
 
+/* "%7d/%-7d [%03d] ", as perf script prints pid/tid and cpu */
 static void put_head(struct script *s, const struct cst_elem *e)
 {
-	fprintf(s->f, "%7d/%-7d [%03d] ", e->pid, e->tid, e->cpu);
+	struct cst_line *l = &s->line;
+
+	cst_line_reset(l);
+	cst_line_dec(l, e->pid, 7, 0);
+	cst_line_char(l, '/');
+	cst_line_dec(l, e->tid, -7, 0);
+	cst_line_str(l, " [", 0);
+	cst_line_dec(l, e->cpu, 3, 1);
+	cst_line_str(l, "] ", 0);
+}
+
+static void end_line(struct script *s)
+{
+	cst_line_char(&s->line, '\n');
+	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n)
+		s->io_error = true;
+	s->lines++;
 }
 
 static void put_branch(struct script *s, const struct cst_elem *e, uint64_t from, uint64_t to)
 {
 	put_head(s, e);
-	if (fprintf(s->f, "%16" PRIx64 " => %16" PRIx64 "\n", from, to) < 0)
-		s->io_error = true;
-	s->lines++;
+	cst_line_hex(&s->line, from, 16, 0, 0);
+	cst_line_str(&s->line, " => ", 0);
+	cst_line_hex(&s->line, to, 16, 0, 0);
+	end_line(s);
 }
 
 static int on_sideband(void *ctx, const struct cst_sideband *sb)
@@ -73,9 +92,8 @@ static int on_sideband(void *ctx, const struct cst_sideband *sb)
 static void put_addr(struct script *s, const struct cst_elem *e, uint64_t a)
 {
 	put_head(s, e);
-	if (fprintf(s->f, "%16" PRIx64 "\n", a) < 0)
-		s->io_error = true;
-	s->lines++;
+	cst_line_hex(&s->line, a, 16, 0, 0);
+	end_line(s);
 }
 
 /* One line per instruction. A32/A64 are 4 bytes; T32 is 2 or 4, known from the byte
@@ -104,9 +122,13 @@ static void put_insns(struct script *s, const struct cst_elem *e)
 					  a);
 			s->t32_warned = true;
 			put_head(s, e);
-			fprintf(s->f, "%16" PRIx64 " (T32 range to %" PRIx64 ", %u instructions)\n",
-				a, e->end, e->num_insns);
-			s->lines++;
+			cst_line_hex(&s->line, a, 16, 0, 0);
+			cst_line_str(&s->line, " (T32 range to ", 0);
+			cst_line_hex(&s->line, e->end, 0, 0, 0);
+			cst_line_str(&s->line, ", ", 0);
+			cst_line_udec(&s->line, e->num_insns, 0);
+			cst_line_str(&s->line, " instructions)", 0);
+			end_line(s);
 			return;
 		}
 		put_addr(s, e, a);
