@@ -33,7 +33,13 @@ void cli_error(const char *fmt, ...)
 }
 
 static bool progress_drawn;
-static struct timespec progress_last;
+static struct timespec progress_last, progress_start;
+static uint64_t progress_total;
+
+static double seconds_between(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
 
 bool cli_progress_enabled(void)
 {
@@ -47,14 +53,24 @@ void cli_progress(const char *what, uint64_t done, uint64_t total)
 	if (!cli_progress_enabled())
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (progress_drawn && (now.tv_sec - progress_last.tv_sec) * 1000000000L +
-				      (now.tv_nsec - progress_last.tv_nsec) < 200000000L)
+	/* a new job (another buffer, another total) starts its own clock */
+	if (!progress_start.tv_sec || total != progress_total) {
+		progress_start = now;
+		progress_total = total;
+	}
+	if (progress_drawn && seconds_between(&progress_last, &now) < 0.2)
 		return;
 	progress_last = now;
 	progress_drawn = true;
-	if (total)
+	double secs = seconds_between(&progress_start, &now), rate = secs > 0 ? done / secs : 0;
+
+	if (total && done <= total && rate > 0)
+		fprintf(stderr, "\r%s %.1f/%.1f MB (%d%%), %.1f MB/s, %.0f s left\033[K", what,
+			done / 1e6, total / 1e6, (int)(done * 100 / total), rate / 1e6,
+			(double)(total - done) / rate);
+	else if (total)
 		fprintf(stderr, "\r%s %.1f/%.1f MB (%d%%)\033[K", what, done / 1e6, total / 1e6,
-			(int)(done * 100 / total));
+			done <= total ? (int)(done * 100 / total) : 100);
 	else
 		fprintf(stderr, "\r%s %.1f MB\033[K", what, done / 1e6);
 }

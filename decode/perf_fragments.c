@@ -119,6 +119,7 @@ static int decode_fragment(struct cst_perf_input *in, struct cst_decoder *dec, u
 			break;
 		}
 		ret = cst_decoder_feed(dec, off, buf, (size_t)got);
+		dec_pi_progress(in, (uint64_t)got);
 		off += (uint64_t)got;
 		size -= (uint64_t)got;
 	}
@@ -348,6 +349,9 @@ int dec_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
 		return -cste_invalid;
 	drop_decoders(in);
 	in->packets_only = false;
+	in->progress_done = in->progress_total = 0;
+	for (size_t i = 0; i < in->nbufs; i++)
+		in->progress_total += in->bufs[i].size;
 	ret = walk(in, trace, elem_fn, sb_fn, NULL, ctx);
 	if (stats)
 		sum_stats(in, stats);

@@ -20,6 +20,13 @@ void dec_pi_warnf(struct cst_perf_input *in, uint64_t off, const char *fmt, ...)
 }
 /* ------------------------------------------------------------- open */
 
+void dec_pi_progress(struct cst_perf_input *in, uint64_t bytes)
+{
+	in->progress_done += bytes;
+	if (in->progress)
+		in->progress(in->progress_ctx, in->progress_done, in->progress_total);
+}
+
 static int add_buf(struct cst_perf_input *in, const struct cst_perf_record *rec)
 {
 	if (CST_GROW(in->bufs, in->cap_bufs, in->nbufs + 1) < 0)
@@ -187,6 +194,10 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 	in->frames_buffer = -1;
 	if (opts && opts->log)
 		in->log = *opts->log;
+	if (opts) {
+		in->progress = opts->progress;
+		in->progress_ctx = opts->progress_ctx;
+	}
 	if (opts && opts->start_offset) {
 		in->resume_at = opts->start_offset;
 		in->resume_from = opts->resume_from ? opts->resume_from : opts->start_offset;

@@ -83,6 +83,11 @@ struct cst_perf_input {
 	struct cst_decoder **raw_dec;
 	bool packets_only;
 
+	/* progress (cst_session_opts): AUXTRACE bytes fed of all the file holds */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+	uint64_t progress_done, progress_total;
+
 	/* resuming after a decoder crash (cst_session_opts start_offset/resume_from) */
 	uint64_t resume_at, resume_from;
 	bool resuming; /* still before the fragment that crashed */
@@ -114,6 +119,8 @@ struct cst_perf_input {
 };
 
 /* perf_input.c */
+/* @bytes more trace went to a decoder: tell the progress callback. */
+void dec_pi_progress(struct cst_perf_input *in, uint64_t bytes);
 void dec_pi_warnf(struct cst_perf_input *in, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

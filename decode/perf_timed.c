@@ -131,6 +131,7 @@ static int fill_timed(void *ctx, unsigned q)
 		t->left = 0;
 	} else {
 		ret = cst_decoder_feed(t->dec, t->pos, in->piece, (size_t)got);
+		dec_pi_progress(in, (uint64_t)got);
 		t->pos += (uint64_t)got;
 		t->left -= (uint64_t)got;
 	}

@@ -379,7 +379,8 @@ struct cst_session_opts {
 	const struct cst_mem_image *raw_images;
 	int nraw_images;
 	enum cst_buffer_format raw_format;
-	/* Optional progress callback, as in cst_decoder_opts. */
+	/* Optional progress callback, as in cst_decoder_opts; for perf.data, the
+	 * AUXTRACE bytes decoded so far of all the file holds. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 	/* Resuming past data that crashed a decoder. Snapshot and raw inputs: start

@@ -40,6 +40,19 @@ fi
 if [ -n "${MIN_AUX:-}" ]; then
 	[ "${records:-0}" -ge "$MIN_AUX" ] || fail "$records AUX records, expected at least $MIN_AUX"
 fi
+# progress on a terminal: AUXTRACE bytes decoded of all the file holds (script(1)
+# gives the run a pty); never on a pipe
+if command -v script >/dev/null; then
+	script -qec "'$CSTRACE' decode --format=none '$TMP/perf.data'" /dev/null > "$TMP/tty" 2>&1
+	total='[0-9.]*'
+	# exact runs lose nothing: the file holds all the sink gave
+	[ "$mode" = exact ] && total=$(sed -n 's/.* \([0-9]*\) in the sink.*/\1/p' "$TMP/stats" |
+		awk '{ printf "%.1f", $1 / 1e6 }')
+	check "progress on a tty: decoding N/$total MB" grep -aq $'\rdecoding [0-9.]*/'"$total"' MB (' "$TMP/tty"
+	check "progress on a tty: its line is cleared at the end" grep -aq $'\r\033\[K' "$TMP/tty"
+	"$CSTRACE" decode --format=none "$TMP/perf.data" 2> "$TMP/notty"
+	check "no progress on a pipe" bash -c '! grep -q decoding "$0"' "$TMP/notty"
+fi
 if command -v perf >/dev/null && perf version >/dev/null 2>&1; then
 	perf script -i "$TMP/perf.data" --itrace=i1i -F cpu,ip 2>"$TMP/perf.err" > "$TMP/perf.ips" ||
 		{ fail "perf script failed"; head -5 "$TMP/perf.err"; }
