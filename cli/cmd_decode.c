@@ -118,6 +118,7 @@ int cmd_decode(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct decode_out out = {.f = stdout, .format = out_text};
+	struct cli_out file;
 	struct trace_opts topts;
 	struct cst_session *session = NULL;
 	struct cst_decoder_stats st;
@@ -137,14 +138,12 @@ int cmd_decode(int argc, char **argv)
 	}
 	output = args.output;
 	stats = args.stats;
-	if (output) {
-		out.f = fopen(output, "w");
-		if (!out.f) {
-			cli_error("%s: cannot create: %s", output, strerror(errno));
-			trace_opts_fini(&topts);
-			return 1;
-		}
+	/* -o appears whole, and only when decoding succeeded; never over the input */
+	if (cli_out_open(&file, output, trace, false) < 0) {
+		trace_opts_fini(&topts);
+		return 1;
 	}
+	out.f = file.f;
 	setvbuf(out.f, NULL, _IOFBF, 1 << 20);
 
 	ret = trace_opts_open(&topts, trace, out.f, &session);
@@ -176,8 +175,10 @@ int cmd_decode(int argc, char **argv)
 	}
 	status = 0;
 out:
-	if (out.f != stdout)
-		fclose(out.f);
+	if (status == 0 && file.tmp && cli_out_commit(&file) < 0)
+		status = 1;
+	else if (status)
+		cli_out_abort(&file);
 	cst_session_free(session);
 	trace_opts_fini(&topts);
 	return status;

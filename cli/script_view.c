@@ -425,6 +425,7 @@ int script_view_run(int argc, char **argv)
 	struct cst_session *session = NULL;
 	struct cst_symbolizer *sym = NULL;
 	struct view_args args = {s, NULL, false, false};
+	struct cli_out file = {.f = stdout};
 	const char *output, *trace;
 	enum verb_parsed parsed;
 	bool srcline, have_fields;
@@ -460,11 +461,10 @@ int script_view_run(int argc, char **argv)
 	}
 	if (srcline)
 		s->fields |= f_srcline;
-	if (output && !(s->f = fopen(output, "w"))) {
-		cli_error("%s: cannot create: %s", output, strerror(errno));
-		s->f = stdout;
+	/* -o appears whole, and only when the run succeeded; never over the input */
+	if (cli_out_open(&file, output, trace, false) < 0)
 		goto out;
-	}
+	s->f = file.f;
 	setvbuf(s->f, NULL, _IOFBF, 1 << 20);
 	if (cst_flow_alloc(&s->flow, flow_event, s) < 0 ||
 	    cst_calls_alloc(&s->calls, call_event, s) < 0) {
@@ -492,8 +492,10 @@ int script_view_run(int argc, char **argv)
 		goto out;
 	status = 0;
 out:
-	if (s->f != stdout)
-		fclose(s->f);
+	if (status == 0 && file.tmp && cli_out_commit(&file) < 0)
+		status = 1;
+	else if (status)
+		cli_out_abort(&file);
 	cst_flow_free(s->flow);
 	cst_calls_free(s->calls);
 	cst_symbolizer_free(sym);

@@ -114,4 +114,20 @@ for snap in a57_single_step TC2 init-short-addr juno_r1_1; do
   check "dump $snap: $(wc -l < "$TMP/pgot") packets, as trc_pkt_lister lists them" cmp -s "$TMP/pexp" "$TMP/pgot"
   if ! cmp -s "$TMP/pexp" "$TMP/pgot"; then diff "$TMP/pexp" "$TMP/pgot" | head -5 >&2; fi
 done
+# -o: the file appears whole and only when decoding succeeded; an input is never
+# overwritten (decode -o X X once emptied X before reading it)
+cp "$a57/CSTMC_TRACE_FIFO.bin" "$TMP/fifo.bin"
+"$CSTRACE" decode --ete traceid=0x10,core=ARMv9.0-A -o "$TMP/fifo.bin" "$TMP/fifo.bin" 2> "$TMP/err"
+check "decode -o INPUT INPUT: refused" [ $? -ne 0 ]
+check "decode -o INPUT INPUT: says why" grep -q "is the input" "$TMP/err"
+check "decode -o INPUT INPUT: the input is intact" cmp -s "$a57/CSTMC_TRACE_FIFO.bin" "$TMP/fifo.bin"
+"$CSTRACE" decode "$SRC/juno_r1_1" > "$TMP/stdout" 2>/dev/null
+"$CSTRACE" decode -o "$TMP/dec.out" "$SRC/juno_r1_1" 2>/dev/null
+check "decode -o: the same bytes as standard output" cmp -s "$TMP/stdout" "$TMP/dec.out"
+echo previous > "$TMP/dec.out"
+yes "not trace" | head -c 4096 > "$TMP/noise.bin"
+"$CSTRACE" decode --ete traceid=0x10,core=ARMv9.0-A -o "$TMP/dec.out" "$TMP/noise.bin" 2>/dev/null
+check "decode -o of data that never syncs: exit 1" [ $? -eq 1 ]
+check "decode -o that failed: the previous file is untouched" [ "$(cat "$TMP/dec.out")" = previous ]
+check "decode -o that failed: no temporary left" bash -c '! ls "$0"/dec.out.tmp.* 2>/dev/null' "$TMP"
 finish

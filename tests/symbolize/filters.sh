@@ -49,4 +49,16 @@ for v in report script "script --raw" "report --format=perfetto -o $TMP/none.jso
     bash -c "[ \$(wc -l <'$TMP/err') -eq 1 ] && grep -q 'not-trace.bin: no trace decoded' '$TMP/err'"
 done
 check "and leaves no half-written timeline" test ! -e "$TMP/none.json"
+# script -o appears whole and only on success, never over its input
+"$CSTRACE" script "${o[@]}" > "$TMP/script.stdout" 2>/dev/null
+check "script -o: the same bytes as standard output" bash -c \
+  "'$CSTRACE' script -o '$TMP/script.out' $(printf "'%s' " "${o[@]}") 2>/dev/null && cmp -s '$TMP/script.out' '$TMP/script.stdout'"
+echo previous > "$TMP/script.out"
+"$CSTRACE" script -o "$TMP/script.out" --etmv4 traceid=0x10,core=Cortex-A53 "$junk" 2>/dev/null
+check "script -o that failed: exit 1" test $? -eq 1
+check "script -o that failed: the previous file is untouched" test "$(cat "$TMP/script.out")" = previous
+cp "$TMP/r.data" "$TMP/copy.data"
+"$CSTRACE" script -o "$TMP/copy.data" "$TMP/copy.data" 2>/dev/null
+check "script -o INPUT INPUT: refused" test $? -ne 0
+check "script -o INPUT INPUT: the input is intact" cmp -s "$TMP/r.data" "$TMP/copy.data"
 finish
