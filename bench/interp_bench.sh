@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# A realistic workload against the peers, in the same run: Lua 5.4 (Debian's source
+# package, upstream tarball, built here with -O2 -g, static) running
+# bench/src/interp.lua under `cstrace synth`, as perf.data (ETMv4, one AUX buffer)
+# for cstrace and Linux perf, and as a snapshot directory for trc_pkt_lister.
+# Prints one table row per command: wall and CPU time, instructions per second,
+# the ratio against its peer, peak RSS. Output goes to /dev/null.
+#
+# usage: bench/interp_bench.sh [path/to/cstrace] [runs] [rounds]
+#   rounds: interp.lua rounds (2: about 92 M instructions, 18 MB of trace)
+# Needs a deb-src entry for `apt-get source` (added when missing, as root) and the
+# aarch64 cross compiler; the armhf build (Thumb-2, ETMv3.5) runs when
+# arm-linux-gnueabihf-gcc is installed, on 300 words a round instead of 2000
+# (QEMU's exec log is its ground truth there, 30x slower than the aarch64 plugin).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+CSTRACE=${1:-$here/build/cstrace}
+RUNS=${2:-1}
+ROUNDS=${3:-2}
+# sources, binaries and traces are kept here between runs (remove it to remake them)
+work=${CSTRACE_BENCH_DIR:-$(dirname "$CSTRACE")/bench/interp}
+command -v qemu-aarch64 >/dev/null || { echo "SKIP: qemu-aarch64 not installed"; exit 0; }
+command -v aarch64-linux-gnu-gcc >/dev/null || { echo "SKIP: aarch64-linux-gnu-gcc not installed"; exit 0; }
+have_perf=0
+command -v perf >/dev/null && perf version >/dev/null 2>&1 && have_perf=1
+mkdir -p "$work"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export HOME=$tmp # no ~/.debug cache on either side
+
+# --- the interpreter, from Debian's source package
+src=$(ls -d "$work"/lua-5.4*/src 2>/dev/null | head -1 || true)
+if [ -z "$src" ]; then
+	if ! grep -rqs '^Types: deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		[ "$(id -u)" = 0 ] || { echo "SKIP: no deb-src entry, and not root to add one"; exit 0; }
+		cat >/etc/apt/sources.list.d/cstrace-bench-src.sources <<-EOF
+		Types: deb-src
+		URIs: http://deb.debian.org/debian
+		Suites: bookworm bookworm-updates
+		Components: main
+		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+		EOF
+		apt-get update -qq
+	fi
+	(cd "$work" && apt-get source -qq --download-only lua5.4 >/dev/null 2>&1) ||
+		{ echo "SKIP: apt-get source lua5.4 failed"; exit 0; }
+	# the upstream tarball: Debian's patches expect the package's own build
+	tar xzf "$(ls "$work"/lua5.4_*.orig.tar.gz | head -1)" -C "$work"
+	src=$(ls -d "$work"/lua-5.4*/src | head -1)
+fi
+build_lua() { # compiler output
+	[ -x "$2" ] && return 0
+	local srcs=() f
+	for f in "$src"/*.c; do [ "${f##*/}" = luac.c ] || srcs+=("$f"); done
+	"$1" -O2 -g -DLUA_USE_POSIX -static -o "$2" "${srcs[@]}" -lm
+}
+build_lua aarch64-linux-gnu-gcc "$work/lua-a64"
+
+# --- the traces: perf.data for cstrace and perf, a snapshot for trc_pkt_lister
+synth() { # arch lua "rounds size" out kind [synth options]
+	local arch=$1 lua=$2 args=$3 out=$4 kind=$5
+	shift 5
+	[ -e "$out" ] && return 0
+	# shellcheck disable=SC2086 # args is "rounds size"
+	"$CSTRACE" synth --arch "$arch" "$@" --out "$kind" --buffer-size 512M -o "$out" \
+		-- "$lua" "$here/bench/src/interp.lua" $args >/dev/null 2>"$out.err" ||
+		{ cat "$out.err" >&2; exit 1; }
+}
+
+# measure out-array command...: best wall of RUNS runs; "wall cpu rss_kib"
+measure() {
+	local best="" cpu="" rss="" w u s r
+	for _ in $(seq "$RUNS"); do
+		/usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" ||
+			{ echo "bench: '$*' failed: $(tail -1 "$tmp/err")" >&2; echo "fail fail fail"; return; }
+		read -r w u s r <"$tmp/time"
+		if [ -z "$best" ] || awk "BEGIN{exit !($w < $best)}"; then
+			best=$w cpu=$(awk "BEGIN{print $u + $s}") rss=$r
+		fi
+	done
+	echo "$best $cpu $rss"
+}
+
+row() { # label insns peer_wall wall cpu rss
+	awk -v l="$1" -v n="$2" -v p="$3" -v w="$4" -v c="$5" -v r="$6" 'BEGIN {
+		ratio = (p == "-") ? "-" : sprintf("%.2fx", p / w)
+		printf "| %-52s | %8.2f s | %8.2f s | %7.2f M/s | %7s | %7.1f MiB |\n",
+			l, w, c, n / w / 1e6, ratio, r / 1024 }'
+}
+
+bench_arch() { # arch lua "rounds size" [synth options]
+	local arch=$1 lua=$2 args=$3 data snap insns mb w c r pw
+	shift 3
+	data=$work/$arch-${args// /-}.data snap=$work/$arch-${args// /-}.snap
+	synth "$arch" "$lua" "$args" "$data" perf "$@"
+	synth "$arch" "$lua" "$args" "$snap" snapshot "$@"
+	insns=$(sed -n 's/^cstrace: synth: \([0-9]*\) instructions.*/\1/p' "$data.err")
+	mb=$(awk -v b="$(sed -n 's/.* \([0-9]*\) trace bytes.*/\1/p' "$data.err")" 'BEGIN{printf "%.1f", b / 1048576}')
+	echo
+	echo "$arch: lua interp.lua $args: $insns instructions, $mb MB of trace"
+	echo
+	echo "| command | wall | CPU | instructions/s | vs peer | peak RSS |"
+	echo "|---|---|---|---|---|---|"
+	if [ "$have_perf" = 1 ]; then
+		read -r pw c r < <(measure perf report -i "$data" --itrace=i1i --stdio)
+		row "perf report --itrace=i1i --stdio (peer)" "$insns" - "$pw" "$c" "$r"
+		read -r w c r < <(measure "$CSTRACE" report "$data")
+		row "cstrace report" "$insns" "$pw" "$w" "$c" "$r"
+		read -r pw c r < <(measure perf script -i "$data" --itrace=b -F ip,addr,sym)
+		row "perf script --itrace=b -F ip,addr,sym (peer)" "$insns" - "$pw" "$c" "$r"
+		read -r w c r < <(measure "$CSTRACE" script "$data")
+		row "cstrace script (symbolized branches)" "$insns" "$pw" "$w" "$c" "$r"
+		read -r w c r < <(measure "$CSTRACE" script --raw "$data")
+		row "cstrace script --raw (perf's samples)" "$insns" "$pw" "$w" "$c" "$r"
+	fi
+	read -r w c r < <(measure "$CSTRACE" decode --format=none "$data")
+	row "cstrace decode --format=none (perf.data, no output)" "$insns" - "$w" "$c" "$r"
+	if command -v trc_pkt_lister >/dev/null; then
+		read -r pw c r < <(measure trc_pkt_lister -ss_dir "$snap" -decode -logfilename /dev/null)
+		row "trc_pkt_lister -decode (peer, snapshot)" "$insns" - "$pw" "$c" "$r"
+		read -r w c r < <(measure "$CSTRACE" decode --format=elements "$snap")
+		row "cstrace decode --format=elements (snapshot)" "$insns" "$pw" "$w" "$c" "$r"
+		read -r w c r < <(measure "$CSTRACE" decode --format=none "$snap")
+		row "cstrace decode --format=none (snapshot)" "$insns" "$pw" "$w" "$c" "$r"
+	fi
+}
+
+echo "interp_bench: $(nproc) CPUs, $(date -u +%Y-%m-%d), best wall of $RUNS run(s)"
+bench_arch aarch64 "$work/lua-a64" "$ROUNDS 2000" --plugin
+if command -v arm-linux-gnueabihf-gcc >/dev/null && command -v qemu-arm >/dev/null; then
+	build_lua arm-linux-gnueabihf-gcc "$work/lua-armhf"
+	bench_arch arm "$work/lua-armhf" "$ROUNDS 300"
+fi
