@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -50,6 +51,32 @@ int pd_write_header(struct cst_perf_writer *w, uint64_t data_size, const uint64_
 static char *dup_or(const char *s, const char *fallback)
 {
 	return strdup(s ? s : fallback);
+}
+
+/* Create @path as perf record does: a previous file is kept as @path.old, and
+ * the new one is 0600, since trace holds the program's own addresses and data.
+ * A device (say /dev/null) is written as it is. Returns the fd or -1 (errno set). */
+static int create_private(const char *path)
+{
+	struct stat st;
+	char *old;
+	int fd;
+
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return open(path, O_WRONLY | O_CLOEXEC);
+	if (lstat(path, &st) == 0) {
+		if (asprintf(&old, "%s.old", path) < 0)
+			return -1;
+		fd = rename(path, old);
+		free(old);
+		if (fd < 0)
+			return -1; /* errno from rename: the caller says why */
+	}
+	/* O_EXCL: never through a symlink planted after the rename */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		fchmod(fd, 0600); /* whatever the umask */
+	return fd;
 }
 
 int cst_perf_writer_open(struct cst_perf_writer **out, const char *path,
@@ -106,7 +133,7 @@ int cst_perf_writer_open(struct cst_perf_writer **out, const char *path,
 		cst_perf_writer_free(w);
 		return -cste_nomem;
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->fd = create_private(path);
 	if (w->fd < 0) {
 		cst_logf(&w->log, cst_log_error, "%s: cannot create: %s", path, strerror(errno));
 		cst_perf_writer_free(w);

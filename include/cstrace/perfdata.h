@@ -355,9 +355,10 @@ struct cst_perf_writer_opts {
 
 struct cst_perf_writer;
 
-/** Create @path (truncating it) and write a header that marks the file
- *  unfinished (data.size 0, no features) as perf itself does, so that a
- *  crash leaves a file readers can recover. Errors: -cste_invalid, -cste_io,
+/** Create @path and write a header that marks the file unfinished (data.size 0,
+ *  no features) as perf itself does, so that a crash leaves a file readers can
+ *  recover. As perf record: a previous @path is kept as @path.old, the new file
+ *  is 0600 (trace holds program memory). Errors: -cste_invalid, -cste_io,
  *  -cste_nomem. */
 int cst_perf_writer_open(struct cst_perf_writer **out, const char *path,
 			 const struct cst_perf_writer_opts *opts);

@@ -107,7 +107,7 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
 			path = argv[i] + 4;
 	if (!path)
 		return -1;
-	out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600); /* executed addresses: private */
 	if (out_fd < 0)
 		return -1;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_trans);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cstrace/perfdata.h"
@@ -701,6 +702,54 @@ static void test_etm_info_write_versions(void)
 	}
 }
 
+/* A new perf.data is 0600 whatever the umask, and the one it replaces is kept as
+ * .old, as perf record does; a symlink in its place is moved, never written through. */
+static void test_create_private(void)
+{
+	char path[512], old[512], victim[512];
+	struct cst_perf_writer *w = NULL;
+	struct stat st;
+	mode_t mask = umask(0);
+	FILE *f;
+	char buf[16] = "";
+
+	path_of(path, sizeof(path), "private.data");
+	path_of(old, sizeof(old), "private.data.old");
+	path_of(victim, sizeof(victim), "victim.txt");
+	f = fopen(path, "w");
+	if (f) {
+		fputs("previous", f);
+		fclose(f);
+	}
+	CHECK_EQ_INT(cst_perf_writer_open(&w, path, NULL), 0);
+	CHECK_EQ_INT(cst_perf_writer_finish(w), 0);
+	cst_perf_writer_free(w);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+	f = fopen(old, "r");
+	CHECK(f && fgets(buf, sizeof(buf), f) && !strcmp(buf, "previous"));
+	if (f)
+		fclose(f);
+	/* a symlink at the path: moved to .old, its target untouched */
+	f = fopen(victim, "w");
+	if (f) {
+		fputs("victim", f);
+		fclose(f);
+	}
+	unlink(path);
+	CHECK(symlink(victim, path) == 0);
+	w = NULL;
+	CHECK_EQ_INT(cst_perf_writer_open(&w, path, NULL), 0);
+	CHECK_EQ_INT(cst_perf_writer_finish(w), 0);
+	cst_perf_writer_free(w);
+	CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+	CHECK(lstat(old, &st) == 0 && S_ISLNK(st.st_mode));
+	f = fopen(victim, "r");
+	CHECK(f && fgets(buf, sizeof(buf), f) && !strcmp(buf, "victim"));
+	if (f)
+		fclose(f);
+	umask(mask);
+}
+
 static void test_null_args(void)
 {
 	struct cst_perf_reader *r = NULL;
@@ -735,6 +784,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(trace_bytes); i++)
 		trace_bytes[i] = (uint8_t)(i * 7 + 3);
 	test_null_args();
+	test_create_private();
 	test_etm_info_versions();
 	test_etm_info_write_versions();
 	test_round_trip();
