@@ -43,6 +43,10 @@ extern const struct cst_log cli_log;
 /** Print "cstrace: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/** After a verb: flush standard output; a write that failed makes a verb that
+ *  returned 0 say so and return 1 (the disk is full, the reader went away). */
+int cli_stdout_done(int status);
+
 /** True when progress should be drawn (stderr is a terminal). */
 bool cli_progress_enabled(void);
 /** Draw "<what> <done>/<total> MB" on stderr, at most a few times a second. */

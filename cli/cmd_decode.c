@@ -18,6 +18,7 @@ struct decode_out {
 	enum out_format format;
 	uint64_t printed;
 	bool io_error;
+	int io_errno; /* why the write failed: later calls change errno */
 	char line[4096];
 };
 
@@ -65,6 +66,7 @@ static int on_elem(void *ctx, const struct cst_elem *e)
 	o->printed++;
 	if (fputs(o->line, o->f) == EOF || putc('\n', o->f) == EOF) {
 		o->io_error = true;
+		o->io_errno = errno;
 		return -cste_io; /* stop: the reader went away or the disk is full */
 	}
 	return 0;
@@ -152,11 +154,13 @@ int cmd_decode(int argc, char **argv)
 	ret = cst_session_run(session, on_elem, NULL, &out);
 	cli_progress_end();
 	cst_session_get_stats(session, &st);
-	if (fflush(out.f) == EOF)
+	if (fflush(out.f) == EOF && !out.io_error) {
 		out.io_error = true;
+		out.io_errno = errno;
+	}
 	if (out.io_error) {
 		cli_error("%s: write failed: %s", output ? output : "standard output",
-			  strerror(errno));
+			  strerror(out.io_errno));
 		goto out;
 	}
 	if (ret < 0)

@@ -1,6 +1,7 @@
 /* `cstrace dump`: the trace packets of every trace ID with their byte offsets and
  * raw bytes, in the layout of OpenCSD's trc_pkt_lister. */
 #include <getopt.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,7 @@ struct dump_out {
 	FILE *f;
 	uint64_t packets;
 	bool io_error;
+	int io_errno; /* why the write failed: later calls change errno */
 };
 
 static int on_packet(void *ctx, const struct cst_packet *p)
@@ -36,6 +38,7 @@ static int on_packet(void *ctx, const struct cst_packet *p)
 		fprintf(o->f, "0x%02x ", p->raw[i]);
 	if (fprintf(o->f, "];\t%s\n", p->text) < 0) {
 		o->io_error = true;
+		o->io_errno = errno;
 		return -cste_io;
 	}
 	return 0;
@@ -68,8 +71,15 @@ int cmd_dump(int argc, char **argv)
 		goto out;
 	ret = cst_session_dump(session, on_packet, &out);
 	cli_progress_end();
-	fflush(stdout);
-	if (out.io_error || ret < 0)
+	if (fflush(stdout) == EOF && !out.io_error) {
+		out.io_error = true;
+		out.io_errno = errno;
+	}
+	if (out.io_error) {
+		cli_error("standard output: write failed: %s", strerror(out.io_errno));
+		goto out;
+	}
+	if (ret < 0)
 		goto out;
 	if (!out.packets && !topts.session.start_offset) {
 		cli_error("%s: no packets found", trace);

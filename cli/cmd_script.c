@@ -2,6 +2,7 @@
  * perf's address-only samples, in the order and with the rules of perf script
  * --itrace=b / i1i, for line-by-line comparison with perf. */
 #include <getopt.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ struct script {
 	FILE *f;
 	bool insn;
 	bool io_error;
+	int io_errno; /* why the write failed: later calls change errno */
 	bool t32_warned;
 	uint64_t lines;
 	/* --insn: the code of mixed 16/32-bit T32 ranges, to split them */
@@ -67,8 +69,10 @@ static void put_head(struct script *s, const struct cst_elem *e)
 static void end_line(struct script *s)
 {
 	cst_line_char(&s->line, '\n');
-	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n)
+	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n && !s->io_error) {
 		s->io_error = true;
+		s->io_errno = errno;
+	}
 	s->lines++;
 }
 
@@ -246,8 +250,15 @@ int cmd_script(int argc, char **argv)
 	}
 	ret = cst_session_run(session, on_elem, on_sideband, &s);
 	cli_progress_end();
-	fflush(stdout);
-	if (s.io_error || ret < 0 || !symcli_decoded(trace, session))
+	if (fflush(stdout) == EOF && !s.io_error) {
+		s.io_error = true;
+		s.io_errno = errno;
+	}
+	if (s.io_error) {
+		cli_error("standard output: write failed: %s", strerror(s.io_errno));
+		goto out;
+	}
+	if (ret < 0 || !symcli_decoded(trace, session))
 		goto out;
 	status = 0;
 out:

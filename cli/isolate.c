@@ -137,7 +137,8 @@ int cli_run_isolated(int (*run)(int, char **), int argc, char **argv)
 			return run(argc, argv);
 		if (pid == 0) {
 			child_handlers();
-			exit(run(argc, argv)); /* exit, not _exit: stdio buffers must be written */
+			/* exit, not _exit: stdio buffers must be written */
+			exit(cli_stdout_done(run(argc, argv)));
 		}
 		status = wait_child(pid);
 		if (WIFEXITED(status))

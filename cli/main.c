@@ -41,16 +41,17 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return 0;
+		return cli_stdout_done(0);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("cstrace 0.1.0\n");
-		return 0;
+		return cli_stdout_done(0);
 	}
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(argv[1], verbs[i].name))
-			return verbs[i].isolate ? cli_run_isolated(verbs[i].run, argc - 1, argv + 1)
-						: verbs[i].run(argc - 1, argv + 1);
+			return cli_stdout_done(verbs[i].isolate
+						       ? cli_run_isolated(verbs[i].run, argc - 1, argv + 1)
+						       : verbs[i].run(argc - 1, argv + 1));
 	cli_error("'%s' is not a cstrace command; see 'cstrace --help'", argv[1]);
 	return 2;
 }

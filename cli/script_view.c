@@ -55,6 +55,7 @@ struct script {
 	struct cst_flow *flow;
 	struct cst_calls *calls;
 	bool io_error;
+	int io_errno; /* why the write failed: later calls change errno */
 	struct cst_line line; /* the line being built */
 };
 
@@ -193,8 +194,10 @@ static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *l
 static void end_line(struct script *s)
 {
 	cst_line_char(&s->line, '\n');
-	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n)
+	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n && !s->io_error) {
 		s->io_error = true;
+		s->io_errno = errno;
+	}
 	cst_line_reset(&s->line);
 }
 
@@ -479,9 +482,13 @@ int script_view_run(int argc, char **argv)
 	fin = s->mode == mode_calls ? cst_calls_finish(s->calls) : cst_flow_finish(s->flow);
 	if (err >= 0 && fin < 0)
 		err = fin;
-	if (fflush(s->f) == EOF || s->io_error) {
+	if (fflush(s->f) == EOF && !s->io_error) {
+		s->io_error = true;
+		s->io_errno = errno;
+	}
+	if (s->io_error) {
 		cli_error("%s: write failed: %s", output ? output : "standard output",
-			  strerror(errno));
+			  strerror(s->io_errno));
 		goto out;
 	}
 	if (err < 0) {

@@ -1,6 +1,7 @@
 /* Helpers shared by the verbs: stderr logging, progress on a tty, ID lists. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +31,22 @@ void cli_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int cli_stdout_done(int status)
+{
+	int failed = fflush(stdout) == EOF, err = errno;
+
+	if (!failed && !ferror(stdout))
+		return status;
+	/* a verb that failed has said why; one that thought it succeeded has not */
+	if (status == 0) {
+		if (failed)
+			cli_error("standard output: write failed: %s", strerror(err));
+		else
+			cli_error("standard output: write failed");
+	}
+	return status ? status : 1;
 }
 
 static bool progress_drawn;
