@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cstrace/common.h"
+#include "cstrace/decode.h"
 
 /* Each verb: argc/argv start at the verb itself (argv[0] == "decode"). */
 int cmd_decode(int argc, char **argv);
@@ -46,6 +47,10 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** After a verb: flush standard output; a write that failed makes a verb that
  *  returned 0 say so and return 1 (the disk is full, the reader went away). */
 int cli_stdout_done(int status);
+
+/** False, with one line saying why, when nothing of @trace was decoded: a
+ *  perf.data cut short before its AUX data, or bytes that never gave sync. */
+bool cli_check_decoded(const char *trace, const struct cst_decoder_stats *st);
 
 /** True when progress should be drawn (stderr is a terminal). */
 bool cli_progress_enabled(void);

@@ -171,12 +171,8 @@ int cmd_decode(int argc, char **argv)
 			" ranges, %" PRIu64 " instructions, %" PRIu64 " gaps (%" PRIu64
 			" inaccessible memory)\n",
 			st.bytes, st.elements, st.ranges, st.instructions, st.gaps, st.nacc);
-	if (!st.synced && !topts.session.start_offset) {
-		cli_error("%s: no trace decoded: the decoder never found sync in %" PRIu64
-			  " bytes (not trace data, or the wrong sources/format?)",
-			  trace, st.bytes);
+	if (!topts.session.start_offset && !cli_check_decoded(trace, &st))
 		goto out;
-	}
 	status = 0;
 out:
 	if (status == 0 && file.tmp && cli_out_commit(&file) < 0)

@@ -241,10 +241,7 @@ bool symcli_decoded(const char *trace, const struct cst_session *session)
 {
 	struct cst_decoder_stats st;
 
-	if (cst_session_get_stats(session, &st) < 0 || st.synced)
+	if (cst_session_get_stats(session, &st) < 0)
 		return true;
-	cli_error("%s: no trace decoded: the decoder never found sync in %" PRIu64
-		  " bytes (not trace data, or the wrong sources/format?)",
-		  trace, st.bytes);
-	return false;
+	return cli_check_decoded(trace, &st);
 }

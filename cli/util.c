@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -47,6 +48,21 @@ int cli_stdout_done(int status)
 			cli_error("standard output: write failed");
 	}
 	return status ? status : 1;
+}
+
+bool cli_check_decoded(const char *trace, const struct cst_decoder_stats *st)
+{
+	if (st->synced)
+		return true;
+	if (st->aux_missing && !st->bytes)
+		cli_error("%s: no trace decoded: the file does not hold the trace of its %" PRIu64
+			  " AUX record%s (it lies past the end of a file cut short, or was lost)",
+			  trace, st->aux_missing, st->aux_missing == 1 ? "" : "s");
+	else
+		cli_error("%s: no trace decoded: the decoder never found sync in %" PRIu64
+			  " bytes (not trace data, or the wrong sources/format?)",
+			  trace, st->bytes);
+	return false;
 }
 
 static bool progress_drawn;

@@ -486,4 +486,5 @@ void dec_stats_add(struct cst_decoder_stats *sum, const struct cst_decoder_stats
 	sum->nacc += s->nacc;
 	sum->packets += s->packets;
 	sum->synced += s->synced;
+	sum->aux_missing += s->aux_missing;
 }

@@ -325,6 +325,7 @@ static void sum_stats(const struct cst_perf_input *in, struct cst_decoder_stats 
 		add_stats(stats, in->tq[q].frames);
 		add_stats(stats, in->tq[q].raw);
 	}
+	stats->aux_missing = in->missing_aux;
 }
 
 /* Decoders keep their mode: throw them away between a run and a dump. */

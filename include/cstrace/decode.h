@@ -287,6 +287,8 @@ struct cst_decoder_stats {
 	uint64_t packets;
 	uint64_t synced;       /* elements that show the decoder had sync (any but no-sync
 				  and end of trace): 0 means nothing in the input was trace */
+	uint64_t aux_missing;  /* perf.data: AUX records whose trace the file does not
+				  hold (a file cut short, or its AUXTRACE data lost) */
 };
 
 struct cst_decoder;

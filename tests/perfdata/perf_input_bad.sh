@@ -33,6 +33,16 @@ for ((cut = 0; cut < size; cut += 4)); do
 	head -c $cut "$TMP/good.data" >"$TMP/cut.data"
 	try "$TMP/cut.data" "cut at $cut"
 done
+# cut before the first AUXTRACE payload: every verb exits 1 saying the trace lies
+# past the end of the file (it once blamed "no sync in 0 bytes", not trace data)
+chunk=$("$CSTRACE" aux "$TMP/good.data" 2>/dev/null | awk '/^chunk#/ {getline; print $4; exit}')
+head -c $((chunk)) "$TMP/good.data" >"$TMP/short.data"
+for verb in decode script "script --raw" report; do
+	"$CSTRACE" $verb "$TMP/short.data" >/dev/null 2>"$TMP/err"
+	check "cut before its trace, $verb: exit 1" test $? -eq 1
+	check "cut before its trace, $verb: says the trace is not in the file: $(tail -1 "$TMP/err")" \
+		grep -q "short.data: no trace decoded: the file does not hold the trace of its [0-9]* AUX record" "$TMP/err"
+done
 # flipped bytes: a fixed pseudo-random sequence, so that a failure repeats
 seed=7
 for ((i = 0; i < 200; i++)); do
