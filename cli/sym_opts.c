@@ -141,6 +141,9 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 	c->sopts.buildid_dir = c->topts.session.buildid_dir;
 	if (!c->sopts.vmlinux && !c->sopts.kallsyms)
 		c->sopts.vmlinux = c->topts.session.kernel; /* --kernel names kernel code too */
+	/* --elf names a raw dump's code too: no need to give it again as --image */
+	c->topts.session.raw_elfs = (const char *const *)c->elfs;
+	c->topts.session.nraw_elfs = c->nelfs;
 	cli_note_input(path);
 	err = cst_session_open(session, path, &c->topts.session);
 	if (err < 0)

@@ -43,7 +43,8 @@ struct symcli {
 	{"symbols", required_argument, NULL, 0x200a}
 #define SYMCLI_HELP                                                                     \
 	"  --elf FILE[@ADDR]    symbols and lines from FILE, at its link addresses or with\n" \
-	"                       its first segment at ADDR; repeatable\n"                 \
+	"                       its first segment at ADDR; for a raw dump its code too\n" \
+	"                       (no --image needed); repeatable\n"                        \
 	"  --debug-dir DIR      look for debug files (DIR/.build-id/xx/y.debug) here first\n" \
 	"  --kallsyms FILE      kernel symbols (/proc/kallsyms format)\n"                \
 	"  --vmlinux FILE       kernel ELF for kernel addresses\n"                        \

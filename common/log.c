@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void cst_logf(const struct cst_log *log, enum cst_log_level level, const char *fmt, ...)
 {
@@ -51,4 +52,23 @@ int cst_parse_u64(const char *s, uint64_t *out)
 		return -cste_format;
 	*out = v;
 	return 0;
+}
+
+int cst_parse_file_at(const char *spec, char *path, size_t size, uint64_t *addr)
+{
+	const char *at;
+	size_t n;
+
+	if (!spec || !path || !size || !addr)
+		return -cste_invalid;
+	*addr = 0;
+	at = strrchr(spec, '@');
+	n = at ? (size_t)(at - spec) : strlen(spec);
+	if (n >= size)
+		return -cste_invalid;
+	memcpy(path, spec, n);
+	path[n] = '\0';
+	if (!at)
+		return 0;
+	return cst_parse_u64(at + 1, addr) < 0 ? -cste_invalid : 1;
 }

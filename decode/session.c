@@ -154,6 +154,9 @@ int cst_session_open(struct cst_session **out, const char *path,
 		goto fail;
 	for (int i = 0; i < s->opts.nraw_images && !err; i++)
 		err = cst_trace_add_image(s->trace, &s->opts.raw_images[i]);
+	/* a snapshot and perf.data name their own code: ELF files only fill a raw dump's */
+	for (int i = 0; s->kind == cst_input_raw && i < s->opts.nraw_elfs && !err; i++)
+		err = dec_trace_add_elf(s->trace, s->opts.raw_elfs[i], s->opts.log);
 	if (err)
 		goto fail;
 	*out = s;

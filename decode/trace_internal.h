@@ -24,6 +24,9 @@ void dec_elem_from_ocsd(struct cst_elem *e, const struct _ocsd_generic_trace_ele
 
 /* decoder.c: add one decoder's totals to @sum (sessions over several buffers or
  * AUX fragments). */
+/* elf_image.c: the PT_LOAD segments of "FILE[@ADDR]" as images of @trace. */
+int dec_trace_add_elf(struct cst_trace *trace, const char *spec, const struct cst_log *log);
+
 void dec_stats_add(struct cst_decoder_stats *sum, const struct cst_decoder_stats *s);
 
 #endif

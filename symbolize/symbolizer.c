@@ -176,25 +176,14 @@ int cst_symbolizer_add_elf_spec(struct cst_symbolizer *sym, const char *spec, in
 {
 	struct cst_sym_mapping m = {.pid = pid == CST_SYM_PID_GLOBAL ? SYM_PID_USER : pid,
 				    .elf_vaddr = true};
-	const char *at;
 	char path[4096];
 	struct dso *dso;
 
 	if (!sym || !spec)
 		return -cste_invalid;
-	at = strrchr(spec, '@');
-	if (at) {
-		if ((size_t)(at - spec) >= sizeof(path))
-			return -cste_invalid;
-		memcpy(path, spec, (size_t)(at - spec));
-		path[at - spec] = 0;
-		if (cst_parse_u64(at + 1, &m.addr) < 0) {
-			cst_logf(&sym->log, cst_log_error, "%s: '%s' is not an address", spec,
-				 at + 1);
-			return -cste_format;
-		}
-	} else {
-		snprintf(path, sizeof(path), "%s", spec);
+	if (cst_parse_file_at(spec, path, sizeof(path), &m.addr) < 0) {
+		cst_logf(&sym->log, cst_log_error, "%s: expected FILE[@ADDR] (ADDR a number)", spec);
+		return -cste_format;
 	}
 	m.path = path;
 	dso = sym_dso_get(sym, path, NULL, 0, false);

@@ -175,6 +175,11 @@ void cst_line_hex(struct cst_line *l, uint64_t v, int width, int zero, int alt);
 
 int cst_parse_u64(const char *s, uint64_t *out);
 
+/** Split "FILE[@ADDR]" (the --elf form) into @path (of @size bytes) and @addr.
+ *  Returns 1 with an address, 0 without (addr 0), -cste_invalid when the path
+ *  does not fit or ADDR is not a number. */
+int cst_parse_file_at(const char *spec, char *path, size_t size, uint64_t *addr);
+
 #ifdef __cplusplus
 }
 #endif

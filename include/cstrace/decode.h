@@ -399,6 +399,10 @@ struct cst_session_opts {
 	 * (a source given explicitly replaces the board's with the same ID) */
 	const struct cst_source_cfg *board_sources;
 	int nboard_sources;
+	/* raw dumps: ELF files as code, "FILE[@ADDR]" (--elf): each PT_LOAD at its
+	 * link address, or all moved so that the first one starts at ADDR */
+	const char *const *raw_elfs;
+	int nraw_elfs;
 };
 
 struct cst_session;

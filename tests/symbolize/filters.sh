@@ -49,6 +49,17 @@ for v in report script "script --raw" "report --format=perfetto -o $TMP/none.jso
     bash -c "[ \$(wc -l <'$TMP/err') -eq 1 ] && grep -q 'not-trace.bin: no trace decoded' '$TMP/err'"
 done
 check "and leaves no half-written timeline" test ! -e "$TMP/none.json"
+# a raw dump with --elf: the ELF is its code too (it once gave symbols but no
+# code: 0 instructions), so the raw buffer of the snapshot reports as the snapshot
+reg() { sed -n "s/^$1([^)]*)=//p" "$TMP/r.snap/device_1.ini"; }
+etm="trcconfigr=$(reg TRCCONFIGR),traceid=$(reg TRCTRACEIDR),trcidr0=$(reg TRCIDR0)"
+etm="$etm,trcidr1=$(reg TRCIDR1),trcidr2=$(reg TRCIDR2),core=Cortex-A53"
+check "raw dump + --elf: report" quiet "$CSTRACE" report --format=csv --etmv4 "$etm" \
+  --elf "$bin" -o "$TMP/raw.csv" "$TMP/r.snap/cstrace.bin"
+check "raw dump + --elf: the same profile as the snapshot" cmp -s "$TMP/all.csv" "$TMP/raw.csv"
+"$CSTRACE" report --etmv4 "$etm" --elf "$bin@zz" "$TMP/r.snap/cstrace.bin" >/dev/null 2>"$TMP/err"
+check "raw dump + --elf FILE@zz: refused" test $? -ne 0
+check "raw dump + --elf FILE@zz: says what was expected" grep -q "expected FILE\[@ADDR\]" "$TMP/err"
 # script -o appears whole and only on success, never over its input
 "$CSTRACE" script "${o[@]}" > "$TMP/script.stdout" 2>/dev/null
 check "script -o: the same bytes as standard output" bash -c \
