@@ -302,7 +302,9 @@ int cmd_report(int argc, char **argv)
 	if (err >= 0 && run.afdo)
 		err = cst_afdo_finish(run.afdo);
 	if (err < 0) {
-		cli_error("%s: %s", trace, cst_strerror(err));
+		/* no trace: the decoder has said why, with the file */
+		if (err != -cste_no_trace)
+			cli_error("%s: %s", trace, cst_strerror(err));
 		goto out;
 	}
 	if (!symcli_decoded(trace, session)) {

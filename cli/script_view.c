@@ -492,7 +492,9 @@ int script_view_run(int argc, char **argv)
 		goto out;
 	}
 	if (err < 0) {
-		cli_error("%s: %s", trace, cst_strerror(err));
+		/* no trace: the decoder has said why, with the file */
+		if (err != -cste_no_trace)
+			cli_error("%s: %s", trace, cst_strerror(err));
 		goto out;
 	}
 	if (!symcli_decoded(trace, session))

@@ -38,7 +38,33 @@ static int on_elem(void *ctx, const struct cst_elem *elem)
 	e.tid = in->cur_tid;
 	e.cpu = in->cur_cpu;
 	e.fragment = in->fragment;
+	/* --id: every queue is decoded (context IDs name threads), only the chosen
+	 * trace IDs go out */
+	if (in->id_filter[0] || in->id_filter[1]) {
+		uint8_t id = e.trace_id & 0x7f;
+
+		in->ids_seen[id / 64] |= 1ull << (id % 64);
+		if (!((in->id_filter[id / 64] >> (id % 64)) & 1))
+			return 0;
+	}
+	in->kept++;
 	return in->elem_fn ? in->elem_fn(in->elem_ctx, &e) : 0;
+}
+
+/* --id chose trace IDs the file does not hold: say which it holds. */
+static int check_ids(struct cst_perf_input *in)
+{
+	char list[128 * 6] = "";
+	size_t n = 0;
+
+	if ((!in->id_filter[0] && !in->id_filter[1]) || in->kept)
+		return 0;
+	for (unsigned id = 0; id < 128; id++)
+		if ((in->ids_seen[id / 64] >> (id % 64)) & 1)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s0x%x", n ? "," : "", id);
+	cst_logf(&in->log, cst_log_error, "%s: no trace with the selected IDs; the file holds %s%s",
+		 in->path, n ? "IDs " : "no decodable trace", list);
+	return -cste_no_trace;
 }
 
 /* The decoder in @slot, made for @raw data of CPU index @ci on first use. */
@@ -350,12 +376,15 @@ int dec_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
 		return -cste_invalid;
 	drop_decoders(in);
 	in->packets_only = false;
+	in->ids_seen[0] = in->ids_seen[1] = in->kept = 0;
 	in->progress_done = in->progress_total = 0;
 	for (size_t i = 0; i < in->nbufs; i++)
 		in->progress_total += in->bufs[i].size;
 	ret = walk(in, trace, elem_fn, sb_fn, NULL, ctx);
 	if (stats)
 		sum_stats(in, stats);
+	if (!ret)
+		ret = check_ids(in);
 	return ret;
 }
 

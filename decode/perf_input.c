@@ -195,6 +195,8 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 	if (opts && opts->log)
 		in->log = *opts->log;
 	if (opts) {
+		in->id_filter[0] = opts->id_filter[0];
+		in->id_filter[1] = opts->id_filter[1];
 		in->progress = opts->progress;
 		in->progress_ctx = opts->progress_ctx;
 	}

@@ -83,6 +83,10 @@ struct cst_perf_input {
 	struct cst_decoder **raw_dec;
 	bool packets_only;
 
+	/* --id: trace IDs kept (none set: all), the IDs met, elements kept */
+	uint64_t id_filter[2], ids_seen[2];
+	uint64_t kept;
+
 	/* progress (cst_session_opts): AUXTRACE bytes fed of all the file holds */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;

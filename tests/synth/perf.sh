@@ -40,6 +40,21 @@ fi
 if [ -n "${MIN_AUX:-}" ]; then
 	[ "${records:-0}" -ge "$MIN_AUX" ] || fail "$records AUX records, expected at least $MIN_AUX"
 fi
+# --id on perf.data: only that trace ID's elements, exactly as in the full decode
+# (it was ignored); an ID the file does not hold is an error naming those it does
+ids=$(python3 -c 'import json, sys
+print(" ".join(sorted({"0x%x" % json.loads(l)["trace_id"] for l in open(sys.argv[1])})))' "$TMP/dec.jsonl")
+for id in $ids; do
+	"$CSTRACE" decode --format=jsonl --id "$id" "$TMP/perf.data" > "$TMP/id.jsonl" 2>/dev/null
+	check "decode --id $id: that ID's elements of the full decode" python3 -c 'import json, sys
+want = [l for l in open(sys.argv[1]) if json.loads(l)["trace_id"] == int(sys.argv[3], 16)]
+assert want and want == list(open(sys.argv[2])), (len(want),)' "$TMP/dec.jsonl" "$TMP/id.jsonl" "$id"
+done
+"$CSTRACE" decode --id 0x7e "$TMP/perf.data" > /dev/null 2> "$TMP/err"
+check "decode --id of an absent ID: exit 1" [ $? -eq 1 ]
+check "decode --id of an absent ID: one line naming the IDs held ($(echo $ids | tr ' ' ','))" \
+	bash -c '[ "$(wc -l < "$0")" -eq 1 ] && grep -q "no trace with the selected IDs; the file holds IDs $1\$" "$0"' \
+	"$TMP/err" "$(echo $ids | tr ' ' ',')"
 # progress on a terminal: AUXTRACE bytes decoded of all the file holds (script(1)
 # gives the run a pty); never on a pipe
 if command -v script >/dev/null; then
