@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,6 +59,13 @@ static int parse_size(const char *s, uint64_t *out)
 		return -1;
 	*out *= mul;
 	return 0;
+}
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	stop_requested = sig;
 }
 
 int cmd_synth(int argc, char **argv)
@@ -170,7 +178,21 @@ int cmd_synth(int argc, char **argv)
 		return 2;
 	}
 	struct cst_synth_stats st;
+	/* Ctrl-C: synth stops QEMU and removes its temporaries (no SA_RESTART, so
+	 * that a wait for QEMU returns to look at the flag) */
+	struct sigaction sa = {.sa_handler = on_stop_signal}, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	o.stop = &stop_requested;
 	int rc = cst_synth_run(out, argv + optind, &o, &st);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (rc == -cste_interrupted) {
+		cli_error("synth: interrupted: QEMU stopped, temporary files removed, %s not written",
+			  out);
+		return 128 + (stop_requested ? (int)stop_requested : SIGINT);
+	}
 	if (rc < 0) {
 		cli_error("synth: %s", cst_strerror(rc));
 		return 1;

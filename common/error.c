@@ -16,6 +16,7 @@ static const char *const cst_error_words[cste_max] = {
 	[cste_no_trace] = "no trace decoded",
 	[cste_busy] = "resource busy",
 	[cste_permission] = "permission denied",
+	[cste_interrupted] = "interrupted",
 };
 
 const char *cst_strerror(int err)

@@ -265,6 +265,10 @@ int synth_qlog_parse(struct synth_qlog *q, const char *log_path, synth_qlog_insn
 	uint64_t lineno = 0;
 	while (!rc && (n = getline(&line, &cap, f)) > 0) {
 		lineno++;
+		if (q->stop && *q->stop) {
+			rc = -cste_interrupted;
+			break;
+		}
 		char *emb = line[0] == 'T' ? NULL : qlog_embedded_trace(line);
 		if (emb) {
 			/* the exec line goes after the text it interrupted */
@@ -278,7 +282,7 @@ int synth_qlog_parse(struct synth_qlog *q, const char *log_path, synth_qlog_insn
 		}
 		rc = qlog_line(q, line, fn, ctx, log);
 	}
-	if (rc < 0)
+	if (rc < 0 && rc != -cste_interrupted)
 		cst_logf(log, cst_log_error, "%s:%llu: cannot read this QEMU log line", log_path,
 			 (unsigned long long)lineno);
 	if (!rc && !q->main_mapped && q->start_code) {

@@ -1,9 +1,11 @@
 /* Starts QEMU user mode on the program with the logging synth needs. QEMU is named
  * explicitly (binfmt_misc is not mounted on the build machines). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,12 +54,16 @@ int synth_qemu_spawn(const struct cst_synth_opts *opts, char *const argv[], cons
 		args[i] = (char *)pre[i];
 	for (int i = 0; i < argc; i++)
 		args[npre + (size_t)i] = argv[i];
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 	if (pid < 0) {
 		free(args);
 		return -cste_io;
 	}
 	if (pid == 0) {
+		/* QEMU must not outlive cstrace, however cstrace ends */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127); /* it ended before prctl took effect */
 		execvp(qemu, args);
 		_exit(127);
 	}
@@ -68,9 +74,17 @@ int synth_qemu_spawn(const struct cst_synth_opts *opts, char *const argv[], cons
 int synth_qemu_wait(const struct cst_synth_opts *opts, int pid)
 {
 	int status;
-	while (waitpid((pid_t)pid, &status, 0) < 0)
+	bool stopped = false;
+	while (waitpid((pid_t)pid, &status, 0) < 0) {
 		if (errno != EINTR)
 			return -cste_io;
+		if (opts->stop && *opts->stop && !stopped) {
+			kill((pid_t)pid, SIGKILL); /* then reap it */
+			stopped = true;
+		}
+	}
+	if (stopped || (opts->stop && *opts->stop))
+		return -cste_interrupted;
 	if (WIFEXITED(status)) {
 		if (WEXITSTATUS(status) == 127) {
 			cst_logf(opts->log, cst_log_error, "could not run %s",

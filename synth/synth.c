@@ -237,6 +237,14 @@ const char *cst_synth_default_plugin(void)
 #endif
 }
 
+/* A mkstemp/mkdtemp template for temporary file @what, under $TMPDIR. */
+static void synth_tmp_name(char *buf, size_t size, const char *what)
+{
+	const char *dir = getenv("TMPDIR");
+
+	snprintf(buf, size, "%s/cstrace-%s-XXXXXX", dir && *dir ? dir : "/tmp", what);
+}
+
 /* Wait until QEMU opens the plugin's FIFO for writing (or dies first: a plain
  * blocking open would then hang), and return it opened for reading. */
 static int plugin_open_fifo(struct synth_run *r, const char *fifo, int pid)
@@ -271,10 +279,11 @@ static int run_plugin(struct synth_run *r, char *const argv[], const char *log_p
 		cst_logf(r->opts->log, cst_log_error, "synth plugin '%s' not found", plugin);
 		return -cste_not_found;
 	}
-	char dir[] = "/tmp/cstrace-plugin-XXXXXX";
+	char dir[4096];
+	synth_tmp_name(dir, sizeof(dir), "plugin");
 	if (!mkdtemp(dir))
 		return -cste_io;
-	char fifo[64];
+	char fifo[4200];
 	snprintf(fifo, sizeof(fifo), "%s/stream", dir);
 	int rc = mkfifo(fifo, 0600) == 0 ? 0 : -cste_io;
 	int pid = rc ? rc : synth_qemu_spawn(r->opts, argv, log_path, plugin, fifo);
@@ -291,12 +300,17 @@ static int run_plugin(struct synth_run *r, char *const argv[], const char *log_p
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		rc = synth_plugin_read(path, r->q.code, run_insn, r, r->opts->log);
 		close(fd);
+		/* a signal cuts the stream short: that is no run to encode */
+		if (r->opts->stop && *r->opts->stop)
+			rc = -cste_interrupted;
 	}
 	if (pid > 0) {
 		if (rc)
 			kill((pid_t)pid, SIGKILL);
 		int st = synth_qemu_wait(r->opts, pid);
-		if (!rc && st > 0)
+		if (!rc && st == -cste_interrupted)
+			rc = st;
+		else if (!rc && st > 0)
 			cst_logf(r->opts->log, cst_log_info, "the program exited with status %d", st);
 	}
 	unlink(fifo);
@@ -401,7 +415,9 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 	r->q.code = synth_codemap_alloc();
 	int rc = r->q.code ? 0 : -cste_nomem;
 
-	char tmplog[] = "/tmp/cstrace-synth-XXXXXX";
+	char tmplog[4096];
+	synth_tmp_name(tmplog, sizeof(tmplog), "synth");
+	r->q.stop = opts->stop;
 	const char *log_path = opts->from_log ? opts->from_log : opts->keep_log;
 	if (!rc && !log_path) {
 		int fd = mkstemp(tmplog);

@@ -63,6 +63,7 @@ struct synth_qlog {
 	size_t cap_maps;
 	int pid;                   /* the guest pid strace lines carry */
 	char comm[16];
+	const volatile sig_atomic_t *stop; /* cst_synth_opts.stop */
 	/* internal parsing state */
 	uint64_t start_code, entry;
 	bool main_mapped;

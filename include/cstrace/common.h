@@ -28,6 +28,7 @@ enum cst_error_code {
 	cste_no_trace,     /* nothing could be decoded */
 	cste_busy,         /* a resource is in use; try again */
 	cste_permission,   /* the kernel refused (paranoid level, capabilities) */
+	cste_interrupted,  /* stopped on request (a signal): nothing was finished */
 	cste_max
 };
 

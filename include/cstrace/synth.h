@@ -3,6 +3,7 @@
 #ifndef CSTRACE_SYNTH_H
 #define CSTRACE_SYNTH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,6 +65,9 @@ struct cst_synth_opts {
 	 * the plugin API does not tell the Thumb state). "" = the plugin built with
 	 * cstrace; NULL = use the exec log. */
 	const char *plugin;
+	/* When *stop turns non-zero (a signal handler sets it), QEMU is killed, the
+	 * temporary files are removed and the run returns -cste_interrupted. */
+	const volatile sig_atomic_t *stop;
 };
 
 /** Figures of a synth run. */

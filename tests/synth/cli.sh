@@ -20,5 +20,41 @@ expect 2 "snapshot without perf" "$CSTRACE" synth --arch aarch64 --snapshot -o "
 expect 1 "a missing log" "$CSTRACE" synth --arch aarch64 --from-log "$TMP/none" -o "$TMP/x" -- /bin/true
 grep -q "synth" "$TMP/err" || fail "no message for a missing log"
 "$CSTRACE" --help | grep -q "synth" || fail "synth is not in cstrace --help"
+
+# Ctrl-C (SIGINT) or SIGTERM while QEMU runs, through the exec log (arm) and the
+# plugin (aarch64): exit 128+signal, QEMU gone at once, no temporary left in
+# $TMPDIR, no output. (QEMU kept running and a log of hundreds of MB stayed.)
+interrupt() { # arch sig [synth options]
+	local arch=$1 sig=$2 q=qemu-aarch64 prog pid rc
+	shift 2
+	[ "$arch" = arm ] && q=qemu-arm
+	prog=$CSTRACE_BUILD_DIR/testdata/$arch/bigloop
+	[ -x "$prog" ] && command -v $q >/dev/null || { echo "skip: $arch bigloop or $q missing"; return; }
+	rm -rf "$TMP/tmp" "$TMP/int.out"
+	mkdir -p "$TMP/tmp"
+	# timeout passes the signal on, and ends a synth that would not stop
+	TMPDIR=$TMP/tmp timeout 60 "$CSTRACE" synth --arch "$arch" "$@" -o "$TMP/int.out" -- \
+		"$prog" 100000000 >/dev/null 2>"$TMP/int.err" &
+	pid=$!
+	for _ in $(seq 100); do
+		pgrep -f "[q]emu.*$TMP/tmp" >/dev/null && break
+		sleep 0.1
+	done
+	sleep 0.5 # QEMU is running and logging
+	kill -"$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	check "synth --arch $arch $*, SIG$sig: exit $((128 + $(kill -l "$sig")))" \
+		[ $rc -eq $((128 + $(kill -l "$sig"))) ]
+	sleep 0.2
+	check "synth --arch $arch $*, SIG$sig: QEMU stopped" bash -c '! pgrep -f "[q]emu.*$0" >/dev/null' "$TMP/tmp"
+	check "synth --arch $arch $*, SIG$sig: no temporary left" bash -c '[ -z "$(ls -A "$0")" ]' "$TMP/tmp"
+	check "synth --arch $arch $*, SIG$sig: no output" [ ! -e "$TMP/int.out" ]
+	check "synth --arch $arch $*, SIG$sig: says so" grep -q "synth: interrupted" "$TMP/int.err"
+	pkill -KILL -f "[q]emu.*$TMP/tmp" # only when the checks above failed
+}
+interrupt arm INT
+interrupt aarch64 INT --plugin
+interrupt aarch64 TERM --out perf
 pass
 finish
