@@ -52,7 +52,12 @@ struct parse {
 	int issue;       /* current issue, or -1 */
 	int *dev_line;   /* line where each device's section starts */
 	bool cont;       /* the line being parsed is an indented continuation */
-	char **last;     /* the text value set last, which a continuation extends */
+	/* The text value set last, which a continuation extends: kept as the array
+	 * it lives in (NULL: the board itself) and a byte offset into it, never as
+	 * a pointer, since a later grow() may move the array. */
+	void **last_arr;
+	size_t last_off;
+	bool has_last;
 	int long_line;   /* first line too long for libinih, or 0 */
 	int section_line;/* line of the last [section] header read */
 	int dev_line_cap;
@@ -114,11 +119,23 @@ static int push_str(struct parse *p, char ***arr, int *n, const char *v)
 		return fail(p, "out of memory");
 	}
 	(*arr)[(*n)++] = s;
-	p->last = &(*arr)[*n - 1];
+	p->last_arr = (void **)arr;
+	p->last_off = (size_t)(*n - 1) * sizeof(char *);
+	p->has_last = true;
 	return 1;
 }
 
-static int set_str(struct parse *p, char **dst, const char *v)
+/* The text value set last, found afresh in its array; NULL if none. */
+static char **last_text(struct parse *p)
+{
+	char *base = p->last_arr ? *p->last_arr : (char *)p->b;
+
+	return p->has_last ? (char **)(base + p->last_off) : NULL;
+}
+
+/* Set *@dst, a field of the board (@arr NULL) or of an element of the array
+ * *@arr, to a copy of @v. */
+static int set_str(struct parse *p, void **arr, char **dst, const char *v)
 {
 	char *s = strdup(v);
 
@@ -126,7 +143,9 @@ static int set_str(struct parse *p, char **dst, const char *v)
 		return fail(p, "out of memory");
 	free(*dst);
 	*dst = s;
-	p->last = dst;
+	p->last_arr = arr;
+	p->last_off = (size_t)((char *)dst - (arr ? (char *)*arr : (char *)p->b));
+	p->has_last = true;
 	return 1;
 }
 
@@ -180,20 +199,20 @@ static int handle_board(struct parse *p, const char *k, const char *v)
 	struct cst_board *b = p->b;
 
 	if (!strcmp(k, "name"))
-		return set_str(p, &b->name, v);
+		return set_str(p, NULL, &b->name, v);
 	if (!strcmp(k, "title"))
-		return set_str(p, &b->title, v);
+		return set_str(p, NULL, &b->title, v);
 	if (!strcmp(k, "compatible"))
 		return push_str(p, &b->compatibles, &b->ncompatibles, v);
 	if (!strcmp(k, "sysfs_parent")) {
 		if (v[0] != '/')
 			return fail(p, "sysfs_parent must be an absolute path, not '%s'", v);
-		return set_str(p, &b->sysfs_parent, v);
+		return set_str(p, NULL, &b->sysfs_parent, v);
 	}
 	if (!strcmp(k, "dt_overlay"))
-		return set_str(p, &b->dt_overlay, v);
+		return set_str(p, NULL, &b->dt_overlay, v);
 	if (!strcmp(k, "dt_upstream"))
-		return set_str(p, &b->dt_upstream, v);
+		return set_str(p, NULL, &b->dt_upstream, v);
 	if (!strcmp(k, "loses_context_in_idle")) {
 		if (parse_bool(v, &b->loses_context_in_idle) < 0)
 			return fail(p, "loses_context_in_idle wants yes or no, not '%s'", v);
@@ -218,9 +237,9 @@ static int handle_cpu(struct parse *p, const char *k, const char *v)
 	struct cst_board_cpu *c = &p->b->cpus[p->cpu];
 
 	if (!strcmp(k, "core"))
-		return set_str(p, &c->core, v);
+		return set_str(p, (void **)&p->b->cpus, &c->core, v);
 	if (!strcmp(k, "cluster"))
-		return set_str(p, &c->cluster, v);
+		return set_str(p, (void **)&p->b->cpus, &c->cluster, v);
 	if (!strcmp(k, "mpidr")) {
 		if (cst_parse_u64(v, &c->mpidr) < 0)
 			return fail(p, "mpidr '%s' is not a number", v);
@@ -267,13 +286,13 @@ static int handle_device(struct parse *p, const char *k, const char *v)
 		return 1;
 	}
 	if (!strcmp(k, "node"))
-		return set_str(p, &d->dt_node, v);
+		return set_str(p, (void **)&p->b->devices, &d->dt_node, v);
 	if (!strcmp(k, "compatible"))
-		return set_str(p, &d->compatible, v);
+		return set_str(p, (void **)&p->b->devices, &d->compatible, v);
 	if (!strcmp(k, "note"))
-		return set_str(p, &d->note, v);
+		return set_str(p, (void **)&p->b->devices, &d->note, v);
 	if (!strcmp(k, "arch"))
-		return set_str(p, &d->arch, v);
+		return set_str(p, (void **)&p->b->devices, &d->arch, v);
 	if (!strcmp(k, "cpu")) {
 		if (parse_int(v, &d->cpu) < 0 || d->cpu > 63)
 			return fail(p, "cpu '%s' is not a CPU number (0-63)", v);
@@ -387,11 +406,11 @@ static int handle_issue(struct parse *p, const char *k, const char *v)
 	struct cst_board_issue *is = &p->b->issues[p->issue];
 
 	if (!strcmp(k, "symptom"))
-		return set_str(p, &is->symptom, v);
+		return set_str(p, (void **)&p->b->issues, &is->symptom, v);
 	if (!strcmp(k, "workaround"))
-		return set_str(p, &is->workaround, v);
+		return set_str(p, (void **)&p->b->issues, &is->workaround, v);
 	if (!strcmp(k, "check"))
-		return set_str(p, &is->check, v);
+		return set_str(p, (void **)&p->b->issues, &is->check, v);
 	return fail(p, "unknown key '%s' in [%s]", k, p->section);
 }
 
@@ -404,9 +423,6 @@ static int enter_section(struct parse *p, const char *section)
 
 	snprintf(p->section, sizeof(p->section), "%s", section);
 	p->dev = p->cpu = p->issue = -1;
-	/* A continuation never crosses a section header; and the value set last may
-	 * live in an array this section is about to grow (and move). */
-	p->last = NULL;
 	if (!strcmp(section, "board") || !strcmp(section, "kernel") ||
 	    !strcmp(section, "firmware") || !strcmp(section, "graph"))
 		return 1;
@@ -432,7 +448,7 @@ static int enter_section(struct parse *p, const char *section)
 		if (grow((void **)&b->issues, b->nissues, sizeof(*b->issues)) < 0)
 			return fail(p, "out of memory");
 		p->issue = b->nissues++;
-		return set_str(p, &b->issues[p->issue].id, name);
+		return set_str(p, (void **)&b->issues, &b->issues[p->issue].id, name);
 	}
 	for (int t = 0; t < cst_bdev_max; t++) {
 		struct cst_board_device *d;
@@ -457,7 +473,7 @@ static int enter_section(struct parse *p, const char *section)
 			d->source.protocol = cst_proto_stm;
 		p->dev_line[b->ndevices] = p->section_line;
 		p->dev = b->ndevices++;
-		return set_str(p, &d->name, name);
+		return set_str(p, (void **)&p->b->devices, &d->name, name);
 	}
 	return fail(p, "section [%s]: unknown kind '%s'", section, kind);
 }
@@ -476,26 +492,30 @@ static int handler(void *user, const char *section, const char *name, const char
 		p->line = line;
 		if (!ok)
 			return 0;
+		/* A continuation never crosses a section header, not even into the
+		 * name an [issue NAME] header has just set. */
+		p->has_last = false;
 	}
 	if (!name)
 		return 1;
 	if (p->cont) {
 		/* An indented line continues the previous text value. */
+		char **last = last_text(p);
 		size_t ol;
 		char *t;
 
-		if (!p->last || !*p->last)
+		if (!last || !*last)
 			return fail(p, "indented line continues nothing");
-		ol = strlen(*p->last);
-		t = realloc(*p->last, ol + strlen(value) + 2);
+		ol = strlen(*last);
+		t = realloc(*last, ol + strlen(value) + 2);
 		if (!t)
 			return fail(p, "out of memory");
 		t[ol] = ' ';
 		strcpy(t + ol + 1, value);
-		*p->last = t;
+		*last = t;
 		return 1;
 	}
-	p->last = NULL;
+	p->has_last = false;
 	if (!*value)
 		return fail(p, "key '%s' has no value", name);
 	if (!strcmp(section, "board"))
@@ -549,7 +569,7 @@ static int finish(struct parse *p)
 
 			snprintf(node, sizeof(node), "%s@%llx", bdev_names[d->type],
 				 (unsigned long long)d->base);
-			if (!set_str(p, &d->dt_node, node))
+			if (!set_str(p, (void **)&p->b->devices, &d->dt_node, node))
 				return 0;
 		}
 		if (d->type != cst_bdev_etm)
@@ -583,7 +603,7 @@ static int finish(struct parse *p)
 				    cst_protocol_name(core->protocol),
 				    cst_protocol_name(d->source.protocol));
 	}
-	if (!b->sysfs_parent && !set_str(p, &b->sysfs_parent, "/sys/devices/platform"))
+	if (!b->sysfs_parent && !set_str(p, NULL, &b->sysfs_parent, "/sys/devices/platform"))
 		return 0;
 	return 1;
 }

@@ -32,6 +32,9 @@ static const struct {
 	/* An indented line right after [cpu 1]: the value set last (cpu 0's core)
 	 * lived in the cpus array that [cpu 1] had just grown and moved. */
 	{"continuation-after-grow.ini", 6, "indented line continues nothing"},
+	/* An indented line right after [issue a]: it extended the issue's name,
+	 * which the header had set, across the header. */
+	{"continuation-after-issue-header.ini", 4, "indented line continues nothing"},
 };
 
 int main(void)
