@@ -33,7 +33,8 @@ struct thread {
 struct frag {
 	uint64_t data_off, size;
 	uint64_t rec_off; /* file offset of the AUX record */
-	uint32_t queue;
+	uint32_t queue;   /* the AUXTRACE idx; time order renumbers it densely */
+	uint64_t next;    /* time order: the queue's next fragment, or UINT64_MAX */
 	int ci;           /* index of its CPU in AUXTRACE_INFO */
 	bool raw;
 	int32_t pid, tid, cpu;
@@ -43,7 +44,7 @@ struct frag {
 struct tqueue {
 	struct cst_decoder *frames, *raw;
 	int raw_ci;
-	uint64_t scan;           /* next fragment to look at */
+	uint64_t scan;           /* next fragment of the queue, or UINT64_MAX */
 	const struct frag *cur;  /* the fragment being decoded, or NULL */
 	uint64_t pos, left;
 	uint64_t last_unit;      /* where the fragment's last frame (raw: byte) starts */

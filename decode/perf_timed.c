@@ -94,11 +94,10 @@ static int fill_timed(void *ctx, unsigned q)
 	while (!t->cur) {
 		const struct frag *f;
 
-		while (t->scan < in->nfrags && in->frags[t->scan].queue != q)
-			t->scan++;
-		if (t->scan == in->nfrags)
+		if (t->scan == UINT64_MAX)
 			return 1;
-		f = &in->frags[t->scan++];
+		f = &in->frags[t->scan];
+		t->scan = f->next;
 		t->dec = queue_decoder(in, t, f);
 		if (!t->dec) {
 			dec_pi_warnf(in, f->rec_off, "AUX record: no decoder for this %s data; skipped",
@@ -148,6 +147,54 @@ static int fill_timed(void *ctx, unsigned q)
 	return ret;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Number the queues 0..*@ntq-1 by the AUXTRACE idx values the fragments hold,
+ * in their order (ties in the merge go by queue number, as in perf). The idx is
+ * a 32-bit number from the file: arrays sized by the largest let a small file
+ * ask for gigabytes, and idx 0xffffffff wrapped the count to no queue at all. */
+static int number_queues(struct cst_perf_input *in, unsigned *ntq)
+{
+	uint32_t *ids = malloc((in->nfrags ? in->nfrags : 1) * sizeof(*ids));
+	uint64_t n = 0;
+
+	if (!ids)
+		return -cste_nomem;
+	for (uint64_t i = 0; i < in->nfrags; i++)
+		ids[i] = in->frags[i].queue;
+	qsort(ids, in->nfrags, sizeof(*ids), cmp_u32);
+	for (uint64_t i = 0; i < in->nfrags; i++)
+		if (!n || ids[n - 1] != ids[i])
+			ids[n++] = ids[i];
+	for (uint64_t i = 0; i < in->nfrags; i++) {
+		const uint32_t *at = bsearch(&in->frags[i].queue, ids, n, sizeof(*ids), cmp_u32);
+
+		in->frags[i].queue = (uint32_t)(at - ids);
+	}
+	free(ids);
+	*ntq = (unsigned)n; /* at most one queue per fragment */
+	return 0;
+}
+
+/* Chain each queue's fragments in file order, so that a queue finds its next
+ * without looking at the others'. */
+static void chain_queues(struct cst_perf_input *in)
+{
+	for (unsigned q = 0; q < in->ntq; q++)
+		in->tq[q].scan = UINT64_MAX;
+	for (uint64_t i = in->nfrags; i-- > 0;) {
+		struct tqueue *t = &in->tq[in->frags[i].queue];
+
+		in->frags[i].next = t->scan;
+		t->scan = i;
+	}
+}
+
 /* Decode the queued fragments merged as perf 6.1 merges them (perf_order.h). */
 int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
 		     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
@@ -160,9 +207,9 @@ int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
 	int ret;
 
 	dec_pi_free_timed(in);
-	for (uint64_t i = 0; i < in->nfrags; i++)
-		if (in->frags[i].queue >= ntq)
-			ntq = in->frags[i].queue + 1;
+	ret = number_queues(in, &ntq);
+	if (ret)
+		return ret;
 	in->trace = trace;
 	in->user_elem_fn = elem_fn;
 	in->user_sb_fn = sb_fn;
@@ -173,6 +220,7 @@ int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
 	if (!in->tq || !in->piece)
 		return -cste_nomem;
 	in->ntq = ntq;
+	chain_queues(in);
 	ret = cst_perf_reader_open(&in->sb_r, in->path, &ro); /* warnings came from the walk */
 	if (ret)
 		return ret;

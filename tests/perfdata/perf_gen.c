@@ -412,7 +412,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: perf_gen --elf PROG --out FILE --proto etmv4|ete|etmv3|ptm "
 			"[--raw] [--cpu-wide] [--snapshot] [--no-finish] [--hw-id] [--no-mmap]\n"
-			"       [--no-ctxid] [--dump TRACE]\n"
+			"       [--no-ctxid] [--dump TRACE] [--auxtrace-idx N]\n"
 			"       perf_gen --out FILE --trace-file ETB.bin [--traceid ID] [--trcidr1 V]\n"
 			"                [--etmv3-regs ETMCR,ETMIDR,ETMCCER] [--trcconfigr V] [--raw]\n"
 			"                (--trace-file repeatable: one AUX record each)\n"
@@ -430,12 +430,13 @@ int main(int argc, char **argv)
 		{"hw-id", 0, 0, 'H'},     {"no-mmap", 0, 0, 'M'},  {"no-ctxid", 0, 0, 'C'},
 		{"trace-file", 1, 0, 'T'}, {"image", 1, 0, 'I'}, {"traceid", 1, 0, 'D'},
 		{"trcidr1", 1, 0, 'R'},   {"etmv3-regs", 1, 0, 'V'}, {"trcconfigr", 1, 0, 'G'},
-	
+		{"auxtrace-idx", 1, 0, 'Q'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
 	bool raw = false, cpu_wide = false, snapshot = false, finish = true, hw_id = false;
 	bool mmap = true, ctxid = true;
+	uint32_t idx2 = 1; /* --cpu-wide: the second AUXTRACE buffer's idx (queue) */
 	struct wrap wr = {.traceid = 0x10, .idr1 = 0x4100f403};
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
 					  .osrelease = "6.1.0", .arch = "aarch64",
@@ -470,6 +471,7 @@ int main(int argc, char **argv)
 		case 'D': wr.traceid = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'R': wr.idr1 = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'G': wr.trcconfigr = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'Q': idx2 = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'V': wr.etmv3 = optarg; break;
 		case 'I':
 			if (wr.nimages < 16)
@@ -632,7 +634,7 @@ int main(int argc, char **argv)
 		cst_perf_writer_finished_round(w);
 		if (cpu_wide) {
 			cst_perf_writer_auxtrace(w, 0, 1, 0, UINT32_MAX, 0, d1->b, d1->n);
-			cst_perf_writer_auxtrace(w, 0, 2, 1, UINT32_MAX, 1, d2->b, d2->n);
+			cst_perf_writer_auxtrace(w, 0, 2, idx2, UINT32_MAX, 1, d2->b, d2->n);
 		} else {
 			/* one AUXTRACE buffer holding both fragments, as perf writes it */
 			struct buf both = *d1;

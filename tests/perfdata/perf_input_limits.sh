@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# perf.data files that are well formed but extreme or hostile, made by perf_gen:
+# numbers taken from the file must not size memory or time beyond what the file
+# holds, and recorded names must not reach the terminal raw. (perf_input_bad.sh
+# sweeps damaged bytes; this one asks for one thing each.)
+# usage: perf_input_limits.sh PERF_GEN A64_ELF
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+GEN=$1 A64=$2
+[ -f "$A64" ] || skip "no AArch64 test program (aarch64-linux-gnu-gcc missing at build time)"
+export HOME=$TMP
+
+# AUXTRACE idx is a queue number: huge or all-ones values must give the same
+# instructions as idx 1, in time order too, within 1 GB of address space.
+"$GEN" --elf "$A64" --out "$TMP/idx1.data" --proto etmv4 --cpu-wide || fail "perf_gen failed"
+"$CSTRACE" script --order=time --insn "$TMP/idx1.data" >"$TMP/idx1.out" 2>/dev/null
+check "idx 1: script gives instructions" test -s "$TMP/idx1.out"
+for idx in 0xffffffff 40000000; do
+	"$GEN" --elf "$A64" --out "$TMP/idx.data" --proto etmv4 --cpu-wide --auxtrace-idx $idx ||
+		fail "perf_gen --auxtrace-idx $idx failed"
+	for order in time file; do
+		(ulimit -v 1000000; timeout 60 "$CSTRACE" script --order=$order --insn "$TMP/idx.data" \
+			>"$TMP/idx.out" 2>"$TMP/idx.err")
+		rc=$?
+		check "idx $idx, order $order: exit 0 within 1 GB (rc $rc)" test $rc -eq 0
+		check "idx $idx, order $order: same instructions as idx 1" cmp -s "$TMP/idx1.out" "$TMP/idx.out"
+	done
+done
+finish
