@@ -155,26 +155,139 @@ static int decode_fragment(struct cst_perf_input *in, struct cst_decoder *dec, u
 	return cst_decoder_end(dec);
 }
 
-static const struct auxbuf *find_buf(const struct cst_perf_input *in,
-				     const struct cst_perf_record *rec, uint64_t start,
-				     uint64_t size)
+static uint64_t sat_add(uint64_t a, uint64_t b)
 {
-	const struct cst_perf_sample_id *sid = &rec->sid;
+	return a + b < a ? UINT64_MAX : a + b;
+}
 
+static int cmp_ring(uint32_t pa, uint32_t ra, uint32_t pb, uint32_t rb)
+{
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	return ra < rb ? -1 : ra > rb;
+}
+
+static int cmp_bufkey(const void *pa, const void *pb)
+{
+	const struct bufkey *a = pa, *b = pb;
+	int c = cmp_ring(a->per_thread, a->ring, b->per_thread, b->ring);
+
+	if (c)
+		return c;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return a->buf < b->buf ? -1 : a->buf > b->buf;
+}
+
+/* Sort the buffers for find_buf: a linear search per AUX record made files of
+ * many fragments quadratic (200k fragments: 30 s). */
+static int index_bufs(struct cst_perf_input *in)
+{
+	struct bufkey *k = malloc((in->nbufs ? in->nbufs : 1) * sizeof(*k));
+
+	if (!k)
+		return -cste_nomem;
 	for (uint64_t i = 0; i < in->nbufs; i++) {
 		const struct auxbuf *b = &in->bufs[i];
+		bool pt = b->cpu == UINT32_MAX;
 
-		if (b->cpu == UINT32_MAX) {
-			if (sid->have_tid && b->tid != sid->tid)
-				continue;
-		} else if (sid->have_cpu && b->cpu != sid->cpu) {
-			continue;
-		}
-		if (start >= b->offset && start - b->offset <= b->size &&
-		    size <= b->size - (start - b->offset))
-			return b;
+		k[i] = (struct bufkey){.per_thread = pt, .ring = pt ? b->tid : b->cpu,
+				       .offset = b->offset, .end = sat_add(b->offset, b->size),
+				       .buf = i};
 	}
-	return NULL;
+	qsort(k, in->nbufs, sizeof(*k), cmp_bufkey);
+	for (uint64_t i = 0; i < in->nbufs; i++) {
+		bool same = i && !cmp_ring(k[i - 1].per_thread, k[i - 1].ring, k[i].per_thread,
+					   k[i].ring);
+
+		k[i].max_end = same && k[i - 1].max_end > k[i].end ? k[i - 1].max_end : k[i].end;
+	}
+	in->bufkeys = k;
+	return 0;
+}
+
+/* First entry at or after ring (@pt, @ring). */
+static uint64_t ring_first(const struct cst_perf_input *in, uint32_t pt, uint32_t ring)
+{
+	uint64_t lo = 0, hi = in->nbufs;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		const struct bufkey *k = &in->bufkeys[mid];
+
+		if (cmp_ring(k->per_thread, k->ring, pt, ring) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Past the entries from @first, the first of its ring, that are in that ring
+ * and start at or below @start (all of the ring: UINT64_MAX). */
+static uint64_t ring_upto(const struct cst_perf_input *in, uint64_t first, uint64_t start)
+{
+	const struct bufkey *f = &in->bufkeys[first];
+	uint64_t lo = first, hi = in->nbufs;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		const struct bufkey *k = &in->bufkeys[mid];
+
+		if (!cmp_ring(k->per_thread, k->ring, f->per_thread, f->ring) && k->offset <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* In the ring whose first entry is @first, the buffer earliest in the file that
+ * holds @size bytes at @start, if it comes before *@best. */
+static void search_ring(const struct cst_perf_input *in, uint64_t first, uint64_t start,
+			uint64_t size, uint64_t *best)
+{
+	uint64_t need = sat_add(start, size);
+
+	/* going down from the last entry starting at or below @start, max_end
+	 * tells when no earlier one reaches @need */
+	for (uint64_t j = ring_upto(in, first, start);
+	     j > first && in->bufkeys[j - 1].max_end >= need; j--) {
+		const struct bufkey *k = &in->bufkeys[j - 1];
+		const struct auxbuf *b = &in->bufs[k->buf];
+
+		if (k->buf < *best && start - b->offset <= b->size &&
+		    size <= b->size - (start - b->offset))
+			*best = k->buf;
+	}
+}
+
+/* The AUXTRACE buffer of @rec's ring that holds @size bytes at aux offset
+ * @start, the first in the file if several do. Per-thread buffers (cpu -1)
+ * match the record's thread, per-CPU ones its CPU; a record without them
+ * matches any. */
+static const struct auxbuf *find_buf(struct cst_perf_input *in, const struct cst_perf_record *rec,
+				     uint64_t start, uint64_t size)
+{
+	const struct cst_perf_sample_id *sid = &rec->sid;
+	uint64_t best = UINT64_MAX;
+
+	if (!in->bufkeys && in->nbufs && index_bufs(in) < 0)
+		return NULL;
+	for (uint32_t pt = 0; pt < 2; pt++) {
+		bool any = pt ? !sid->have_tid : !sid->have_cpu;
+		uint32_t ring = pt ? sid->tid : sid->cpu;
+		uint64_t i = ring_first(in, pt, any ? 0 : ring);
+
+		while (i < in->nbufs && in->bufkeys[i].per_thread == pt &&
+		       (any || in->bufkeys[i].ring == ring)) {
+			search_ring(in, i, start, size, &best);
+			if (!any)
+				break;
+			i = ring_upto(in, i, UINT64_MAX); /* the next ring */
+		}
+	}
+	return best == UINT64_MAX ? NULL : &in->bufs[best];
 }
 
 /* Where an AUX record's trace lies and whose it is. False: it has none. */

@@ -326,6 +326,7 @@ void dec_perf_input_free(struct cst_perf_input *in)
 	cst_perf_etm_info_fini(&in->info);
 	cst_perf_reader_free(in->r);
 	free(in->bufs);
+	free(in->bufkeys);
 	free(in->threads);
 	free(in->run);
 	free(in->path);

@@ -24,6 +24,16 @@ struct auxbuf {
 	uint32_t idx, tid, cpu;
 };
 
+/* AUX record to AUXTRACE buffer lookup: the buffers sorted by the ring they were
+ * read from (per-thread ones by thread, per-CPU ones by CPU) and then by offset,
+ * with the furthest end of any buffer up to each entry of its ring. */
+struct bufkey {
+	uint32_t per_thread, ring; /* ring: tid (per-thread) or cpu */
+	uint64_t offset, end;      /* end saturates at UINT64_MAX */
+	uint64_t max_end;          /* max end of the ring's entries up to this one */
+	uint64_t buf;              /* index into bufs (file order) */
+};
+
 struct thread {
 	int32_t tid, pid;
 };
@@ -74,6 +84,7 @@ struct cst_perf_input {
 
 	struct auxbuf *bufs;
 	size_t nbufs, cap_bufs;
+	struct bufkey *bufkeys; /* made on first lookup, nbufs of them */
 	struct thread *threads;
 	size_t nthreads, cap_threads;
 	struct running *run;

@@ -413,6 +413,7 @@ static void usage(void)
 	fprintf(stderr, "usage: perf_gen --elf PROG --out FILE --proto etmv4|ete|etmv3|ptm "
 			"[--raw] [--cpu-wide] [--snapshot] [--no-finish] [--hw-id] [--no-mmap]\n"
 			"       [--no-ctxid] [--dump TRACE] [--auxtrace-idx N]\n"
+			"       [--fragments N (with --cpu-wide)]\n"
 			"       perf_gen --out FILE --trace-file ETB.bin [--traceid ID] [--trcidr1 V]\n"
 			"                [--etmv3-regs ETMCR,ETMIDR,ETMCCER] [--trcconfigr V] [--raw]\n"
 			"                (--trace-file repeatable: one AUX record each)\n"
@@ -430,13 +431,14 @@ int main(int argc, char **argv)
 		{"hw-id", 0, 0, 'H'},     {"no-mmap", 0, 0, 'M'},  {"no-ctxid", 0, 0, 'C'},
 		{"trace-file", 1, 0, 'T'}, {"image", 1, 0, 'I'}, {"traceid", 1, 0, 'D'},
 		{"trcidr1", 1, 0, 'R'},   {"etmv3-regs", 1, 0, 'V'}, {"trcconfigr", 1, 0, 'G'},
-		{"auxtrace-idx", 1, 0, 'Q'},
+		{"auxtrace-idx", 1, 0, 'Q'}, {"fragments", 1, 0, 'N'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
 	bool raw = false, cpu_wide = false, snapshot = false, finish = true, hw_id = false;
 	bool mmap = true, ctxid = true;
 	uint32_t idx2 = 1; /* --cpu-wide: the second AUXTRACE buffer's idx (queue) */
+	unsigned long nfrag = 2; /* --cpu-wide: AUX records, each with its AUXTRACE */
 	struct wrap wr = {.traceid = 0x10, .idr1 = 0x4100f403};
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
 					  .osrelease = "6.1.0", .arch = "aarch64",
@@ -472,6 +474,7 @@ int main(int argc, char **argv)
 		case 'R': wr.idr1 = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'G': wr.trcconfigr = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'Q': idx2 = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'N': nfrag = strtoul(optarg, NULL, 0); break;
 		case 'V': wr.etmv3 = optarg; break;
 		case 'I':
 			if (wr.nimages < 16)
@@ -630,6 +633,16 @@ int main(int argc, char **argv)
 
 			cst_perf_writer_aux(w, snapshot ? off2 + d2->n : off2, d2->n,
 					    flags | (snapshot ? CST_PERF_AUX_OVERWRITE : 0), &sid2);
+		}
+		/* more fragments: the two again and again, each ring's next AUX record
+		 * after its last, every one with its own AUXTRACE buffer */
+		for (unsigned long k = 2; cpu_wide && k < nfrag; k++) {
+			const struct buf *d = k & 1 ? d2 : d1;
+			uint64_t off = (k / 2) * d->n;
+
+			cst_perf_writer_aux(w, off, d->n, flags, k & 1 ? &sid2 : &sid);
+			cst_perf_writer_auxtrace(w, off, k + 1, k & 1 ? idx2 : 0, UINT32_MAX,
+						 (uint32_t)(k & 1), d->b, d->n);
 		}
 		cst_perf_writer_finished_round(w);
 		if (cpu_wide) {

@@ -25,4 +25,13 @@ for idx in 0xffffffff 40000000; do
 		check "idx $idx, order $order: same instructions as idx 1" cmp -s "$TMP/idx1.out" "$TMP/idx.out"
 	done
 done
+
+# Many fragments: matching each AUX record to its AUXTRACE buffer was a linear
+# search, 70 s for 300k fragments; it must take well under the timeout (7 s
+# here) and every fragment must give its 12 instructions.
+"$GEN" --elf "$A64" --out "$TMP/many.data" --proto etmv4 --cpu-wide --fragments 300000 ||
+	fail "perf_gen --fragments failed"
+n=$(timeout 45 "$CSTRACE" script --insn "$TMP/many.data" 2>/dev/null | wc -l)
+check "300k fragments: all decoded within 45 s ($n instructions)" test "$n" -eq 3600000
+rm -f "$TMP/many.data"
 finish
