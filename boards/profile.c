@@ -663,11 +663,11 @@ int cst_board_load(struct cst_board **out, const char *path, const struct cst_lo
 	*out = NULL;
 	p.file = path;
 	p.dev = p.cpu = p.issue = -1;
-	p.fp = fopen(path, "r");
+	p.fp = cst_fopen_input(path, "r");
 	if (!p.fp) {
 		int e = errno;
 
-		cst_logf(log, cst_log_error, "%s: %s", path, strerror(e));
+		cst_logf(log, cst_log_error, "%s: %s", path, cst_input_strerror(e));
 		return e == ENOENT ? -cste_not_found : -cste_io;
 	}
 	p.b = calloc(1, sizeof(*p.b));

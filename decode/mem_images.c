@@ -47,10 +47,10 @@ static int file_index(struct mem_images *m, const char *path, const struct cst_l
 	f->path = strdup(path);
 	if (!f->path)
 		return -1;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	f->fd = cst_open_input(path);
 	if (f->fd < 0 || fstat(f->fd, &st) < 0) {
 		cst_logf(log, cst_log_warning, "%s: cannot open memory image: %s", path,
-			 strerror(errno));
+			 cst_input_strerror(errno));
 		if (f->fd >= 0)
 			close(f->fd);
 		f->fd = -1;

@@ -237,7 +237,7 @@ static uint8_t elf_build_id(Elf *e, uint8_t out[20])
  * Returns the fd or -1. */
 static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool check_bid)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = cst_open_input(path); /* a recorded name may be /dev/zero */
 	Elf *e;
 	size_t nph = 0;
 
@@ -341,8 +341,16 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 	if (f->fd < 0)
 		f->fd = try_open(m, f, f->name, true);
 	if (f->fd < 0) {
+		struct stat st;
+
 		f->missing = true;
 		m->missing++;
+		if (stat(f->name, &st) == 0 && !S_ISREG(st.st_mode)) {
+			cst_logf(&m->log, cst_log_warning,
+				 "%s: not a regular file; its code is not decoded (gaps)",
+				 printable(f->name, shown, sizeof(shown)));
+			return false;
+		}
 		if (f->bid_size)
 			hex_id(f->bid, f->bid_size, hex);
 		cst_logf(&m->log, cst_log_warning,

@@ -35,6 +35,13 @@ static enum cst_input_kind detect(const char *path, const struct cst_log *log, i
 	}
 	if (S_ISDIR(st.st_mode))
 		return cst_input_snapshot;
+	if (!S_ISREG(st.st_mode)) {
+		/* /dev/zero would decode forever, a FIFO would hang the open */
+		cst_logf(log, cst_log_error, "%s: not a regular file, snapshot directory or "
+			 "perf.data", path);
+		*err = -cste_io;
+		return cst_input_auto;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		cst_logf(log, cst_log_error, "%s: cannot open: %s", path, strerror(errno));

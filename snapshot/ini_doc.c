@@ -79,12 +79,13 @@ int snap_ini_doc_load(struct ini_doc *doc, const char *path, const struct cst_lo
 	doc->path = strdup(path);
 	if (!doc->path)
 		return -cste_nomem;
-	f = fopen(path, "r");
+	f = cst_fopen_input(path, "r");
 	if (!f) {
 		int e = errno;
 
 		if (!quiet_missing || e != ENOENT)
-			cst_logf(log, cst_log_error, "%s: cannot open: %s", path, strerror(e));
+			cst_logf(log, cst_log_error, "%s: cannot open: %s", path,
+				 cst_input_strerror(e));
 		return e == ENOENT ? -cste_not_found : -cste_io;
 	}
 	line = ini_parse_file(f, on_value, doc);

@@ -56,14 +56,14 @@ static void unmap(struct dso *dso)
 static int map_file(struct dso *dso, const char *path)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = cst_open_input(path);
 	void *p;
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+	if (fstat(fd, &st) < 0 || st.st_size == 0) {
 		close(fd);
-		errno = EINVAL;
+		errno = ENODATA;
 		return -1;
 	}
 	/* Private and writable so that libelf may do its in-place work copy-on-write. */
@@ -129,7 +129,7 @@ static bool try_elf(struct dso *dso, const char *path)
 	GElf_Ehdr eh;
 
 	if (map_file(dso, path) < 0) {
-		why_add(dso, path, strerror(errno));
+		why_add(dso, path, cst_input_strerror(errno));
 		return false;
 	}
 	dso->elf = elf_memory((char *)dso->map, dso->map_size);

@@ -135,7 +135,7 @@ static void coverage(FILE *f, struct cst_afdo *p)
 	fputs("</table>\n", f);
 	memset(&fl, 0, sizeof(fl));
 	while (sym_cov_next_file(&c, &fl)) {
-		FILE *src = fopen(fl.file, "r");
+		FILE *src = cst_fopen_input(fl.file, "r"); /* a name DWARF gives */
 		size_t k = fl.lines;
 		char *buf = NULL;
 		size_t cap = 0;

@@ -541,11 +541,12 @@ int cst_merge_files(enum cst_merge_format fmt, const char *const *paths, int n, 
 	if (!paths || n < 1 || !out)
 		return -cste_invalid;
 	for (int i = 0; i < n && !err; i++) {
-		FILE *f = fopen(paths[i], "r");
+		FILE *f = cst_fopen_input(paths[i], "r");
 		enum cst_merge_format this;
 
 		if (!f) {
-			cst_logf(log, cst_log_error, "%s: cannot open: %s", paths[i], strerror(errno));
+			cst_logf(log, cst_log_error, "%s: cannot open: %s", paths[i],
+				 cst_input_strerror(errno));
 			err = -cste_not_found;
 			break;
 		}

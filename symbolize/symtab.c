@@ -350,7 +350,7 @@ char sym_dso_mapping_kind(const struct dso *dso, uint64_t vaddr)
 int sym_dso_load_kallsyms(struct cst_symbolizer *sym, struct dso *dso, const char *path,
 		      uint64_t *lo, uint64_t *hi)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = cst_fopen_input(path, "r");
 	struct vec v = {0};
 	char line[1024];
 

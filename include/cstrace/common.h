@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -148,6 +149,24 @@ int cst_index_grow(uint32_t **index, uint32_t *cap, uint32_t min_cap, uint32_t n
  *  -cste_invalid (then @dst holds the defaults). */
 int cst_opts_load(void *dst, size_t dst_sz, const void *src, const char *what,
 		  const struct cst_log *log);
+
+/* ------------------------------------------------------------------------
+ * Input files: whatever names a file to read (a command-line path, a name a
+ * snapshot or perf.data records) may name a device, a FIFO or a directory, and
+ * /dev/zero or /dev/urandom never end. Inputs are opened through these, which
+ * accept regular files only.
+ * ------------------------------------------------------------------------ */
+
+/** Open @path read-only (close-on-exec). Returns an fd, or -1 with errno set:
+ *  EINVAL when @path is not a regular file. */
+int cst_open_input(const char *path);
+
+/** cst_open_input as a stdio stream read in @mode ("r", "rb"); NULL with errno. */
+FILE *cst_fopen_input(const char *path, const char *mode);
+
+/** Why cst_open_input failed, for a one-line message: strerror(@err), but for
+ *  EINVAL "not a regular file (a device, FIFO or directory is not read)". */
+const char *cst_input_strerror(int err);
 
 /** Parse an unsigned number (decimal, 0x hex, 0 octal) filling all of @s.
  *  Returns 0 or -cste_format. */

@@ -46,6 +46,18 @@ checks=$((checks + 1))
 out=$("$CSTRACE" boards list --boards-dir "$TMP/boards" 2>/dev/null)
 checks=$((checks + 1)); printf '%s\n' "$out" | grep -q "^myboard " || fail "a bad profile hid myboard"
 
+# Profiles that are not regular files are refused, not read: /dev/zero looped
+# and /dev/urandom grew without bound in the profile reader.
+mkdir "$TMP/odd"
+for dev in /dev/zero /dev/urandom; do
+	ln -sf "$dev" "$TMP/odd/dev.ini"
+	err=$(timeout 20 "$CSTRACE" boards show dev --boards-dir "$TMP/odd" 2>&1 >/dev/null); rc=$?
+	checks=$((checks + 1)); [ $rc -eq 1 ] || fail "profile is $dev: exit $rc"
+	checks=$((checks + 1))
+	[ "$err" = "cstrace: error: $TMP/odd/dev.ini: not a regular file (a device, FIFO or directory is not read)" ] \
+		|| fail "profile is $dev: got '$err'"
+done
+
 # Usage errors
 "$CSTRACE" boards fixture juno-r1 "$TMP/x" --fault no-such-fault 2>/dev/null; rc=$?
 checks=$((checks + 1)); [ $rc = 2 ] || fail "unknown fault: exit $rc"

@@ -10,7 +10,7 @@ SRC=$SHARED/opencsd
 # has a line matching PATTERN.
 run() {
   local name=$1 want=$2 pat=$3; shift 3
-  timeout 120 "$CSTRACE" decode --format=elements "$@" > "$TMP/out" 2> "$TMP/err"
+  timeout "${limit:-120}" "$CSTRACE" decode --format=elements "$@" > "$TMP/out" 2> "$TMP/err"
   local rc=$?
   checks=$((checks + 1))
   if [ $rc -ge 124 ]; then fail "$name: crashed or hung (rc $rc)"; return; fi
@@ -61,6 +61,24 @@ run "empty buffer" 1 "CSTMC_TRACE_FIFO.bin: trace buffer is empty" "$TMP/a57"
 copy a57_single_step a57
 rm "$TMP/a57/CSTMC_TRACE_FIFO.bin"; mkdir "$TMP/a57/CSTMC_TRACE_FIFO.bin"
 run "buffer is a directory" 1 "CSTMC_TRACE_FIFO.bin: not a regular file" "$TMP/a57"
+
+# Inputs that are not regular files are refused, not read: an .ini that is
+# /dev/urandom grew without bound, /dev/zero looped forever, a FIFO nobody
+# writes would block the open. (20 s each: a hang fails quickly.)
+mkfifo "$TMP/fifo"
+limit=20
+for dev in /dev/zero /dev/urandom "$TMP/fifo"; do
+  copy a57_single_step a57
+  ln -sf "$dev" "$TMP/a57/snapshot.ini"
+  run "snapshot.ini is $dev" 1 "a57/snapshot.ini: cannot open: not a regular file" "$TMP/a57"
+  copy a57_single_step a57
+  rm "$TMP/a57/device2.ini"; ln -s "$dev" "$TMP/a57/device2.ini"
+  run "device .ini is $dev" 1 "device2.ini: cannot open: not a regular file" "$TMP/a57"
+  run "raw dump is $dev" 1 "$dev: not a regular file" --etmv4 traceid=0x10 "$dev"
+  run "--image is $dev" 1 "$dev: cannot open memory image: not a regular file" \
+    --etmv4 traceid=0x10 --image "$dev@0x400000" "$SRC/a57_single_step/CSTMC_TRACE_FIFO.bin"
+done
+unset limit
 
 # A buffer whose size is not a whole number of frames: the whole frames decode
 # exactly as before, the tail is reported with its offset.

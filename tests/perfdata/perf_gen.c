@@ -413,7 +413,7 @@ static void usage(void)
 	fprintf(stderr, "usage: perf_gen --elf PROG --out FILE --proto etmv4|ete|etmv3|ptm "
 			"[--raw] [--cpu-wide] [--snapshot] [--no-finish] [--hw-id] [--no-mmap]\n"
 			"       [--no-ctxid] [--dump TRACE] [--auxtrace-idx N]\n"
-			"       [--fragments N (with --cpu-wide)]\n"
+			"       [--fragments N (with --cpu-wide)] [--mmap-name NAME]\n"
 			"       perf_gen --out FILE --trace-file ETB.bin [--traceid ID] [--trcidr1 V]\n"
 			"                [--etmv3-regs ETMCR,ETMIDR,ETMCCER] [--trcconfigr V] [--raw]\n"
 			"                (--trace-file repeatable: one AUX record each)\n"
@@ -432,6 +432,7 @@ int main(int argc, char **argv)
 		{"trace-file", 1, 0, 'T'}, {"image", 1, 0, 'I'}, {"traceid", 1, 0, 'D'},
 		{"trcidr1", 1, 0, 'R'},   {"etmv3-regs", 1, 0, 'V'}, {"trcconfigr", 1, 0, 'G'},
 		{"auxtrace-idx", 1, 0, 'Q'}, {"fragments", 1, 0, 'N'},
+		{"mmap-name", 1, 0, 'P'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
@@ -439,6 +440,7 @@ int main(int argc, char **argv)
 	bool mmap = true, ctxid = true;
 	uint32_t idx2 = 1; /* --cpu-wide: the second AUXTRACE buffer's idx (queue) */
 	unsigned long nfrag = 2; /* --cpu-wide: AUX records, each with its AUXTRACE */
+	const char *mmap_name = NULL; /* the name MMAP2 records instead of the ELF's */
 	struct wrap wr = {.traceid = 0x10, .idr1 = 0x4100f403};
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
 					  .osrelease = "6.1.0", .arch = "aarch64",
@@ -475,6 +477,7 @@ int main(int argc, char **argv)
 		case 'G': wr.trcconfigr = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'Q': idx2 = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'N': nfrag = strtoul(optarg, NULL, 0); break;
+		case 'P': mmap_name = optarg; break;
 		case 'V': wr.etmv3 = optarg; break;
 		case 'I':
 			if (wr.nimages < 16)
@@ -575,7 +578,8 @@ int main(int argc, char **argv)
 		if (mmap)
 			cst_perf_writer_mmap2(w, CST_PERF_MISC_USER, PID, PID, p.load_vaddr,
 					      p.load_size, p.load_offset, 5, 2, p.build_id,
-					      p.build_id_size, abspath, &sid);
+					      mmap_name ? 0 : p.build_id_size,
+					      mmap_name ? mmap_name : abspath, &sid);
 		/* a second thread of the same process */
 		cst_perf_writer_task(w, false, PID, PID, PID + 1, PID, 0, &sid2);
 

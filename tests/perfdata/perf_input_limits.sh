@@ -26,6 +26,30 @@ for idx in 0xffffffff 40000000; do
 	done
 done
 
+# Recorded code files and --elf / --symfs that are not regular files: an MMAP2
+# of /dev/zero hung decode, script and report; each now says so and goes on.
+for dev in /dev/zero /dev/urandom; do
+	"$GEN" --elf "$A64" --out "$TMP/dev.data" --proto etmv4 --cpu-wide --mmap-name "$dev" ||
+		fail "perf_gen --mmap-name failed"
+	for verb in "script --insn" "report" "decode --format=none"; do
+		timeout 20 "$CSTRACE" $verb "$TMP/dev.data" >/dev/null 2>"$TMP/dev.err"
+		rc=$?
+		check "MMAP2 of $dev, $verb: ends (rc $rc)" test $rc -le 1
+		check "MMAP2 of $dev, $verb: says why" grep -q "^cstrace: warning: $dev: not a regular file" "$TMP/dev.err"
+	done
+	timeout 20 "$CSTRACE" report --elf "$dev" "$TMP/idx1.data" >/dev/null 2>"$TMP/dev.err"
+	rc=$?
+	check "--elf $dev: exit 1 (rc $rc)" test $rc -eq 1
+	check "--elf $dev: says why" grep -q "$dev.*not a regular file" "$TMP/dev.err"
+done
+mkdir -p "$TMP/symfs$A64"
+rmdir "$TMP/symfs$A64"
+ln -s /dev/zero "$TMP/symfs$A64"
+timeout 20 "$CSTRACE" script --insn --symfs "$TMP/symfs" "$TMP/idx1.data" >/dev/null 2>"$TMP/symfs.err"
+rc=$?
+check "--symfs holding /dev/zero: ends (rc $rc)" test $rc -le 1
+check "--symfs holding /dev/zero: says why" grep -q "symfs$A64 (not a regular file" "$TMP/symfs.err"
+
 # Many fragments: matching each AUX record to its AUXTRACE buffer was a linear
 # search, 70 s for 300k fragments; it must take well under the timeout (7 s
 # here) and every fragment must give its 12 instructions.
