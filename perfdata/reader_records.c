@@ -146,6 +146,24 @@ static const char *tail_string(struct cst_perf_reader *r, struct cst_perf_record
 	return str;
 }
 
+/* A file name must end inside its record: without the NUL, where the name stops
+ * and the sample_id trailer starts is unknown. Returns 1 (skip the record, with
+ * a warning the first time it is read) or 0. */
+static int name_unterminated(struct cst_perf_reader *r, const struct cst_perf_record *rec,
+			     const uint8_t *p, uint16_t off)
+{
+	if (memchr(p + off, 0, (size_t)(rec->size - off)))
+		return 0;
+	if (rec->file_offset >= r->skips_told) {
+		pd_rlog(r, cst_log_warning, rec->file_offset,
+			"%s record: the file name has no terminating NUL within the record's %u "
+			"bytes; record skipped", rec_name(rec->type), rec->size);
+		r->skips_told = rec->file_offset + 1;
+	}
+	return 1;
+}
+
+/* Returns 0, 1 for a record to skip, or a negative error. */
 static int parse_body(struct cst_perf_reader *r, struct cst_perf_record *rec, const uint8_t *p)
 {
 	uint16_t size = rec->size;
@@ -158,10 +176,14 @@ static int parse_body(struct cst_perf_reader *r, struct cst_perf_record *rec, co
 	}
 	switch (rec->type) {
 	case cst_perf_rec_mmap:
+		if (name_unterminated(r, rec, p, 40))
+			return 1;
 		read_mmap_head(rec, p);
 		rec->u.mmap.filename = tail_string(r, rec, p, size, 40);
 		return 0;
 	case cst_perf_rec_mmap2:
+		if (name_unterminated(r, rec, p, 72))
+			return 1;
 		read_mmap_head(rec, p);
 		if (rec->misc & CST_PERF_MISC_MMAP_BUILD_ID) {
 			rec->u.mmap.build_id_size = p[40] > 20 ? 20 : p[40];
@@ -245,7 +267,8 @@ static int parse_body(struct cst_perf_reader *r, struct cst_perf_record *rec, co
 	return 0;
 }
 
-int cst_perf_reader_next(struct cst_perf_reader *r, struct cst_perf_record *rec)
+/* The record at r->pos (see cst_perf_reader_next); 1: it was skipped. */
+static int next_record(struct cst_perf_reader *r, struct cst_perf_record *rec)
 {
 	const uint8_t *p;
 	uint64_t pos, left;
@@ -303,11 +326,13 @@ int cst_perf_reader_next(struct cst_perf_reader *r, struct cst_perf_record *rec)
 	}
 	rec->raw = p;
 	err = parse_body(r, rec, p);
-	if (err) {
+	if (err < 0) {
 		r->stopped = true;
 		return err;
 	}
 	r->pos = pos + rec->size;
+	if (err)
+		return 1; /* skipped (AUXTRACE never is: no payload to step over) */
 	if (rec->type == cst_perf_rec_auxtrace) {
 		uint64_t avail = r->data_end - r->pos;
 
@@ -322,6 +347,15 @@ int cst_perf_reader_next(struct cst_perf_reader *r, struct cst_perf_record *rec)
 	}
 	r->count++;
 	return 0;
+}
+
+int cst_perf_reader_next(struct cst_perf_reader *r, struct cst_perf_record *rec)
+{
+	int ret;
+
+	while ((ret = next_record(r, rec)) == 1)
+		;
+	return ret;
 }
 
 int cst_perf_reader_rewind(struct cst_perf_reader *r)

@@ -414,6 +414,7 @@ static void usage(void)
 			"[--raw] [--cpu-wide] [--snapshot] [--no-finish] [--hw-id] [--no-mmap]\n"
 			"       [--no-ctxid] [--dump TRACE] [--auxtrace-idx N]\n"
 			"       [--fragments N (with --cpu-wide)] [--mmap-name NAME]\n"
+			"       [--mmap-unterminated]\n"
 			"       perf_gen --out FILE --trace-file ETB.bin [--traceid ID] [--trcidr1 V]\n"
 			"                [--etmv3-regs ETMCR,ETMIDR,ETMCCER] [--trcconfigr V] [--raw]\n"
 			"                (--trace-file repeatable: one AUX record each)\n"
@@ -432,7 +433,7 @@ int main(int argc, char **argv)
 		{"trace-file", 1, 0, 'T'}, {"image", 1, 0, 'I'}, {"traceid", 1, 0, 'D'},
 		{"trcidr1", 1, 0, 'R'},   {"etmv3-regs", 1, 0, 'V'}, {"trcconfigr", 1, 0, 'G'},
 		{"auxtrace-idx", 1, 0, 'Q'}, {"fragments", 1, 0, 'N'},
-		{"mmap-name", 1, 0, 'P'},
+		{"mmap-name", 1, 0, 'P'}, {"mmap-unterminated", 0, 0, 'U'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
@@ -441,6 +442,7 @@ int main(int argc, char **argv)
 	uint32_t idx2 = 1; /* --cpu-wide: the second AUXTRACE buffer's idx (queue) */
 	unsigned long nfrag = 2; /* --cpu-wide: AUX records, each with its AUXTRACE */
 	const char *mmap_name = NULL; /* the name MMAP2 records instead of the ELF's */
+	bool mmap_unterminated = false; /* a second MMAP2 whose name has no NUL */
 	struct wrap wr = {.traceid = 0x10, .idr1 = 0x4100f403};
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
 					  .osrelease = "6.1.0", .arch = "aarch64",
@@ -478,6 +480,7 @@ int main(int argc, char **argv)
 		case 'Q': idx2 = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'N': nfrag = strtoul(optarg, NULL, 0); break;
 		case 'P': mmap_name = optarg; break;
+		case 'U': mmap_unterminated = true; break;
 		case 'V': wr.etmv3 = optarg; break;
 		case 'I':
 			if (wr.nimages < 16)
@@ -580,6 +583,25 @@ int main(int argc, char **argv)
 					      p.load_size, p.load_offset, 5, 2, p.build_id,
 					      mmap_name ? 0 : p.build_id_size,
 					      mmap_name ? mmap_name : abspath, &sid);
+		if (mmap_unterminated) {
+			/* over the same range, a name filling the record to its end:
+			 * no NUL, no room for the sample_id trailer */
+			uint8_t r[8 + 64 + 16];
+
+			memset(r, 0, sizeof(r));
+			cst_put_le32(r, 10); /* PERF_RECORD_MMAP2 */
+			cst_put_le16(r + 4, CST_PERF_MISC_USER);
+			cst_put_le16(r + 6, sizeof(r));
+			cst_put_le32(r + 8, PID);
+			cst_put_le32(r + 12, PID);
+			cst_put_le64(r + 16, p.load_vaddr);
+			cst_put_le64(r + 24, p.load_size);
+			cst_put_le64(r + 32, p.load_offset);
+			cst_put_le32(r + 64, 5);
+			cst_put_le32(r + 68, 2);
+			memset(r + 72, 'A', 16);
+			cst_perf_writer_raw(w, r, sizeof(r));
+		}
 		/* a second thread of the same process */
 		cst_perf_writer_task(w, false, PID, PID, PID + 1, PID, 0, &sid2);
 

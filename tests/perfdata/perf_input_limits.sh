@@ -50,6 +50,17 @@ rc=$?
 check "--symfs holding /dev/zero: ends (rc $rc)" test $rc -le 1
 check "--symfs holding /dev/zero: says why" grep -q "symfs$A64 (not a regular file" "$TMP/symfs.err"
 
+# An MMAP2 whose name has no NUL inside the record (over the program's range)
+# was read as a mapping of whatever the bytes said; it is skipped with one
+# warning naming its offset, and the program decodes as without it.
+"$GEN" --elf "$A64" --out "$TMP/unterm.data" --proto etmv4 --cpu-wide --mmap-unterminated ||
+	fail "perf_gen --mmap-unterminated failed"
+"$CSTRACE" script --order=time --insn "$TMP/unterm.data" >"$TMP/unterm.out" 2>"$TMP/unterm.err"
+check "unterminated MMAP2 name: one warning with the offset" test "$(grep -c \
+	"unterm.data: offset [0-9]*: MMAP2 record: the file name has no terminating NUL within the record's 88 bytes; record skipped" \
+	"$TMP/unterm.err")" -eq 1
+check "unterminated MMAP2 name: record skipped, same instructions" cmp -s "$TMP/idx1.out" "$TMP/unterm.out"
+
 # Many fragments: matching each AUX record to its AUXTRACE buffer was a linear
 # search, 70 s for 300k fragments; it must take well under the timeout (7 s
 # here) and every fragment must give its 12 instructions.
