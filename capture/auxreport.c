@@ -278,6 +278,7 @@ int cst_aux_report_build(struct cst_aux_report **out, const char *path, uint64_t
 		struct cst_aux_rec_info *a = &r->recs[i];
 		struct cst_aux_queue_summary *q = queue(r, a->cpu);
 		int64_t prev = -1;
+		uint64_t gap_bytes;
 
 		if (!q) {
 			err = -cste_nomem;
@@ -289,7 +290,15 @@ int cst_aux_report_build(struct cst_aux_report **out, const char *path, uint64_t
 				prev = k;
 				break;
 			}
-		a->gap = prev >= 0 ? (int64_t)(a->start - r->recs[prev].end) : 0;
+		/* the distance, taken unsigned: offsets from the file may lie 2^63
+		 * or more apart, which the signed gap cannot hold (it saturates) and
+		 * negating INT64_MIN is undefined */
+		gap_bytes = prev < 0 ? 0
+			    : a->start >= r->recs[prev].end ? a->start - r->recs[prev].end
+							    : r->recs[prev].end - a->start;
+		a->gap = gap_bytes > INT64_MAX ? INT64_MAX : (int64_t)gap_bytes;
+		if (prev >= 0 && a->start < r->recs[prev].end)
+			a->gap = -a->gap;
 		a->wraps = !aux_size ? -1
 			   : a->aux_size ? (int64_t)((a->end - 1) / aux_size - a->start / aux_size)
 					 : 0;
@@ -302,7 +311,7 @@ int cst_aux_report_build(struct cst_aux_report **out, const char *path, uint64_t
 		q->collision += !!(a->flags & CST_PERF_AUX_COLLISION);
 		if (a->gap) {
 			q->gaps++;
-			q->gap_bytes += (uint64_t)(a->gap < 0 ? -a->gap : a->gap);
+			q->gap_bytes += gap_bytes;
 		}
 		q->lost_bytes += a->lost;
 		q->wraps += a->wraps > 0 ? (uint64_t)a->wraps : 0;

@@ -42,7 +42,7 @@ static const uint8_t *code_at(struct cst_symbolizer *sym, int32_t pid, uint64_t 
 
 	if (!m || (m->dso->kind != dso_elf && m->dso->kind != dso_raw))
 		return NULL;
-	return sym_dso_code(m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj), n);
+	return sym_dso_code(m->dso, addr + m->vaddr_adj, n);
 }
 
 int cst_symbolizer_read_code(struct cst_symbolizer *sym, int32_t pid, uint64_t addr, void *buf,

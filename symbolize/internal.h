@@ -103,7 +103,7 @@ struct dso {
 struct mapping {
 	uint64_t start, end;       /* runtime */
 	int64_t vaddr_adj;         /* link address = runtime + vaddr_adj */
-	int64_t off_adj;           /* file offset = runtime + off_adj */
+	uint64_t off_adj;          /* file offset = runtime + off_adj (mod 2^64) */
 	struct dso *dso;
 };
 

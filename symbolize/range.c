@@ -21,9 +21,9 @@ void sym_fill_loc(struct cst_symbolizer *sym, const struct mapping *m, uint64_t 
 		return;
 	}
 	dso = m->dso;
-	vaddr = (uint64_t)((int64_t)addr + m->vaddr_adj);
+	vaddr = addr + m->vaddr_adj;
 	loc->dso = dso->short_name;
-	loc->dso_offset = (uint64_t)((int64_t)addr + m->off_adj);
+	loc->dso_offset = addr + m->off_adj;
 	loc->vaddr = dso->kind == dso_elf || dso->kind == dso_kallsyms ? vaddr : addr;
 	switch (dso->kind) {
 	case dso_missing:
@@ -69,7 +69,7 @@ int cst_symbolizer_lookup(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	m = sym_find_mapping(sym, pid, addr, &sp);
 	sym_fill_loc(sym, m, addr, loc);
 	if (m && loc->func && m->dso->has_dwarf)
-		loc->inlined = sym_dso_inlined_at(m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj));
+		loc->inlined = sym_dso_inlined_at(m->dso, addr + m->vaddr_adj);
 	return 0;
 }
 
@@ -86,7 +86,7 @@ int cst_symbolizer_inline_chain(struct cst_symbolizer *sym, int32_t pid, uint64_
 	sym_fill_loc(sym, m, addr, &loc);
 	if (!m || m->dso->kind != dso_elf || loc.is_data)
 		return 0;
-	return sym_dso_inline_chain(sym, m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj),
+	return sym_dso_inline_chain(sym, m->dso, addr + m->vaddr_adj,
 				(const struct sym_func *)loc.func, frames, max);
 }
 
@@ -95,7 +95,7 @@ static const uint8_t *code_at(const struct mapping *m, uint64_t addr)
 {
 	if (!m || (m->dso->kind != dso_elf && m->dso->kind != dso_raw))
 		return NULL;
-	return sym_dso_code(m->dso, (uint64_t)((int64_t)addr + m->vaddr_adj), 2);
+	return sym_dso_code(m->dso, addr + m->vaddr_adj, 2);
 }
 
 /* Count instructions of [start, end); -1 when T32 bytes are unreadable. */
@@ -145,7 +145,7 @@ static int piece_lines(struct cst_symbolizer *sym, const struct mapping *m, stru
 	if (!f->pub.nlines)
 		return 0;
 	for (uint64_t a = pc->start; a < pc->end;) {
-		uint64_t v = (uint64_t)((int64_t)a + m->vaddr_adj);
+		uint64_t v = a + m->vaddr_adj;
 		const uint8_t *p = isa == cst_isa_t32 ? code_at(m, a) : NULL;
 
 		/* rows are sorted: step forward, search only on the first instruction */
@@ -239,7 +239,7 @@ static int split_range(struct cst_symbolizer *sym, int32_t pid, const struct cst
 		sym_fill_loc(sym, m, cur, &pc->loc);
 		if (m) {
 			struct dso *dso = m->dso;
-			uint64_t v = (uint64_t)((int64_t)cur + m->vaddr_adj);
+			uint64_t v = cur + m->vaddr_adj;
 
 			check_isa(sym, dso, v, e->isa);
 
@@ -247,7 +247,7 @@ static int split_range(struct cst_symbolizer *sym, int32_t pid, const struct cst
 				lim = m->end;
 			if (pc->loc.func) {
 				struct sym_func *f = (struct sym_func *)pc->loc.func;
-				uint64_t fend = (uint64_t)((int64_t)f->end - m->vaddr_adj);
+				uint64_t fend = f->end - m->vaddr_adj;
 
 				if (fend < lim)
 					lim = fend;
@@ -258,7 +258,7 @@ static int split_range(struct cst_symbolizer *sym, int32_t pid, const struct cst
 				uint64_t next = sym_dso_next_func(dso, v);
 
 				if (next != UINT64_MAX) {
-					uint64_t r = (uint64_t)((int64_t)next - m->vaddr_adj);
+					uint64_t r = next - m->vaddr_adj;
 
 					if (r > cur && r < lim)
 						lim = r;

@@ -139,7 +139,7 @@ int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_
 		return -cste_nomem;
 	if (m->elf_vaddr && dso->kind == dso_elf) {
 		/* at link addresses, or the first segment moved to m->addr */
-		int64_t bias = dso->nsegs && m->addr ? (int64_t)(m->addr - dso->segs[0].vaddr) : 0;
+		uint64_t bias = dso->nsegs && m->addr ? m->addr - dso->segs[0].vaddr : 0;
 
 		for (uint32_t i = 0; i < dso->nsegs; i++) {
 			const struct sym_segment *s = &dso->segs[i];
@@ -147,10 +147,8 @@ int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_
 
 			if (!s->memsz)
 				continue;
-			map = (struct mapping){(uint64_t)((int64_t)s->vaddr + bias),
-					       (uint64_t)((int64_t)(s->vaddr + s->memsz) + bias),
-					       -bias, (int64_t)s->offset - (int64_t)s->vaddr - bias,
-					       dso};
+			map = (struct mapping){s->vaddr + bias, s->vaddr + s->memsz + bias, -bias,
+					       s->offset - s->vaddr - bias, dso};
 			err = sym_space_insert(sym, sp, &map);
 			if (err)
 				return err;
@@ -163,9 +161,9 @@ int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_
 		/* to the end of the file (or a page, when there is no file) */
 		map.end = m->addr + (dso->map_size > m->pgoff ? dso->map_size - m->pgoff : 4096);
 	}
-	map.off_adj = (int64_t)m->pgoff - (int64_t)m->addr;
+	map.off_adj = m->pgoff - m->addr;
 	if (dso->kind == dso_elf && sym_dso_off_to_vaddr(dso, m->pgoff, &v))
-		map.vaddr_adj = (int64_t)v - (int64_t)m->addr;
+		map.vaddr_adj = v - m->addr;
 	else
 		map.vaddr_adj = map.off_adj;
 	map.dso = dso;

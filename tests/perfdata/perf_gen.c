@@ -414,7 +414,7 @@ static void usage(void)
 			"[--raw] [--cpu-wide] [--snapshot] [--no-finish] [--hw-id] [--no-mmap]\n"
 			"       [--no-ctxid] [--dump TRACE] [--auxtrace-idx N]\n"
 			"       [--fragments N (with --cpu-wide)] [--mmap-name NAME]\n"
-			"       [--mmap-unterminated]\n"
+			"       [--mmap-unterminated] [--mmap-pgoff N] [--aux-gap N (per-thread)]\n"
 			"       perf_gen --out FILE --trace-file ETB.bin [--traceid ID] [--trcidr1 V]\n"
 			"                [--etmv3-regs ETMCR,ETMIDR,ETMCCER] [--trcconfigr V] [--raw]\n"
 			"                (--trace-file repeatable: one AUX record each)\n"
@@ -434,6 +434,7 @@ int main(int argc, char **argv)
 		{"trcidr1", 1, 0, 'R'},   {"etmv3-regs", 1, 0, 'V'}, {"trcconfigr", 1, 0, 'G'},
 		{"auxtrace-idx", 1, 0, 'Q'}, {"fragments", 1, 0, 'N'},
 		{"mmap-name", 1, 0, 'P'}, {"mmap-unterminated", 0, 0, 'U'},
+		{"mmap-pgoff", 1, 0, 'O'}, {"aux-gap", 1, 0, 'A'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
@@ -443,6 +444,9 @@ int main(int argc, char **argv)
 	unsigned long nfrag = 2; /* --cpu-wide: AUX records, each with its AUXTRACE */
 	const char *mmap_name = NULL; /* the name MMAP2 records instead of the ELF's */
 	bool mmap_unterminated = false; /* a second MMAP2 whose name has no NUL */
+	bool set_pgoff = false;
+	uint64_t pgoff = 0;   /* --mmap-pgoff: the MMAP2's pgoff instead of the ELF's */
+	uint64_t aux_gap = 0; /* per-thread: AUX offset bytes skipped before the second */
 	struct wrap wr = {.traceid = 0x10, .idr1 = 0x4100f403};
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
 					  .osrelease = "6.1.0", .arch = "aarch64",
@@ -481,6 +485,8 @@ int main(int argc, char **argv)
 		case 'N': nfrag = strtoul(optarg, NULL, 0); break;
 		case 'P': mmap_name = optarg; break;
 		case 'U': mmap_unterminated = true; break;
+		case 'O': set_pgoff = true; pgoff = strtoull(optarg, NULL, 0); break;
+		case 'A': aux_gap = strtoull(optarg, NULL, 0); break;
 		case 'V': wr.etmv3 = optarg; break;
 		case 'I':
 			if (wr.nimages < 16)
@@ -580,7 +586,8 @@ int main(int argc, char **argv)
 		/* without the mapping, the code can only come from elsewhere (--kernel) */
 		if (mmap)
 			cst_perf_writer_mmap2(w, CST_PERF_MISC_USER, PID, PID, p.load_vaddr,
-					      p.load_size, p.load_offset, 5, 2, p.build_id,
+					      p.load_size, set_pgoff ? pgoff : p.load_offset, 5, 2,
+					      p.build_id,
 					      mmap_name ? 0 : p.build_id_size,
 					      mmap_name ? mmap_name : abspath, &sid);
 		if (mmap_unterminated) {
@@ -655,7 +662,7 @@ int main(int argc, char **argv)
 			sid2.cpu = 0;
 		}
 		{
-			uint64_t off2 = cpu_wide ? 0 : d1->n;
+			uint64_t off2 = cpu_wide ? 0 : d1->n + aux_gap;
 
 			cst_perf_writer_aux(w, snapshot ? off2 + d2->n : off2, d2->n,
 					    flags | (snapshot ? CST_PERF_AUX_OVERWRITE : 0), &sid2);

@@ -61,6 +61,29 @@ check "unterminated MMAP2 name: one warning with the offset" test "$(grep -c \
 	"$TMP/unterm.err")" -eq 1
 check "unterminated MMAP2 name: record skipped, same instructions" cmp -s "$TMP/idx1.out" "$TMP/unterm.out"
 
+# Offsets near 2^63: an AUX record 2^63 bytes past the previous one (aux negated
+# the gap, INT64_MIN) and an MMAP2 pgoff of 2^63 (the symbolizer's signed
+# pgoff - addr overflowed). Undefined behaviour, which a build with
+# -fsanitize=undefined -fno-sanitize-recover=undefined stops on ("runtime
+# error", exit 1); the gap is told in full in the summary, saturated per record.
+"$GEN" --elf "$A64" --out "$TMP/gap.data" --proto etmv4 --aux-gap 0x8000000000000000 ||
+	fail "perf_gen --aux-gap failed"
+"$CSTRACE" aux "$TMP/gap.data" >"$TMP/gap.out" 2>"$TMP/gap.err"
+rc=$?
+check "AUX gap of 2^63: aux exits 0 (rc $rc)" test $rc -eq 0
+check "AUX gap of 2^63: no undefined behaviour" bash -c "! grep -q 'runtime error' '$TMP/gap.err'"
+check "AUX gap of 2^63: summary has the gap in bytes" grep -q "gaps 1 (9223372036854775808 bytes)" "$TMP/gap.out"
+check "AUX gap of 2^63: the record's gap saturates, positive" \
+	grep -q "^1 .* 9223372036854775807 " "$TMP/gap.out"
+"$GEN" --elf "$A64" --out "$TMP/pgoff.data" --proto etmv4 --cpu-wide --mmap-pgoff 0x8000000000000000 ||
+	fail "perf_gen --mmap-pgoff failed"
+for verb in "script --insn" "report"; do
+	"$CSTRACE" $verb "$TMP/pgoff.data" >/dev/null 2>"$TMP/pgoff.err"
+	rc=$?
+	check "MMAP2 pgoff 2^63, $verb: ends (rc $rc)" test $rc -le 1
+	check "MMAP2 pgoff 2^63, $verb: no undefined behaviour" bash -c "! grep -q 'runtime error' '$TMP/pgoff.err'"
+done
+
 # Many fragments: matching each AUX record to its AUXTRACE buffer was a linear
 # search, 70 s for 300k fragments; it must take well under the timeout (7 s
 # here) and every fragment must give its 12 instructions.
