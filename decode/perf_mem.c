@@ -259,7 +259,7 @@ static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool 
 		uint8_t bid[20];
 		uint8_t n = elf_build_id(e, bid);
 
-		if (n && (n != f->bid_size || memcmp(bid, f->bid, n))) {
+		if (n && !cst_build_id_equal(bid, n, f->bid, f->bid_size)) {
 			char want[41], got[41];
 
 			hex_id(f->bid, f->bid_size, want);

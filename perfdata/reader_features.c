@@ -191,18 +191,21 @@ int pd_read_features(struct cst_perf_reader *r)
 			pd_rlog(r, cst_log_error, off, "compressed (zstd) perf.data is not supported");
 			return -cste_unsupported;
 		}
-		if (!pd_in_file(r, foff, fsize) || fsize > MAX_FEATURE_SIZE) {
-			pd_rlog(r, cst_log_warning, off + (nfeat - 1) * 16,
-			     "%s feature at %" PRIu64 " size %" PRIu64 " lies past EOF; skipped",
-			     feature_name(bit), foff, fsize);
-			continue;
-		}
+		/* Sections not read here are not checked either: simpleperf numbers
+		 * its own from 128 (its FEAT_FILE can pass the size limit below),
+		 * newer perf adds more; a warning about them would be noise. */
 		if (bit != cst_perf_feat_build_id && bit != cst_perf_feat_hostname &&
 		    bit != cst_perf_feat_osrelease && bit != cst_perf_feat_version &&
 		    bit != cst_perf_feat_arch && bit != cst_perf_feat_nrcpus &&
 		    bit != cst_perf_feat_cpudesc && bit != cst_perf_feat_cpuid &&
 		    bit != cst_perf_feat_cmdline && bit != cst_perf_feat_auxtrace)
 			continue;
+		if (!pd_in_file(r, foff, fsize) || fsize > MAX_FEATURE_SIZE) {
+			pd_rlog(r, cst_log_warning, off + (nfeat - 1) * 16,
+			     "%s feature at %" PRIu64 " size %" PRIu64 " lies past EOF; skipped",
+			     feature_name(bit), foff, fsize);
+			continue;
+		}
 		buf = malloc(fsize ? fsize : 1);
 		if (!buf)
 			return -cste_nomem;

@@ -156,8 +156,7 @@ static bool try_elf(struct dso *dso, const char *path)
 			unmap(dso);
 			return false;
 		}
-		if ((uint32_t)blen != dso->build_id_size ||
-		    memcmp(bid, dso->build_id, (size_t)blen) != 0) {
+		if (!cst_build_id_equal(bid, (size_t)blen, dso->build_id, dso->build_id_size)) {
 			char msg[300];
 
 			hex(have, bid, (uint32_t)(blen > 64 ? 64 : blen));
@@ -166,6 +165,7 @@ static bool try_elf(struct dso *dso, const char *path)
 			unmap(dso);
 			return false;
 		}
+		dso->build_id_size = (uint32_t)blen; /* without perf.data's padding */
 	} else if (blen > 0 && blen <= 64) {
 		memcpy(dso->build_id, bid, (size_t)blen);
 		dso->build_id_size = (uint32_t)blen;

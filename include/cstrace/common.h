@@ -168,6 +168,14 @@ FILE *cst_fopen_input(const char *path, const char *mode);
  *  EINVAL "not a regular file (a device, FIFO or directory is not read)". */
 const char *cst_input_strerror(int err);
 
+/** Whether a file's build-id (@file_id, @file_len bytes: its ELF note) is the
+ *  one recorded (@rec_id, @rec_len bytes). perf.data stores 20 bytes whatever
+ *  the id's length, zero-padded when the size is not recorded, so as in perf a
+ *  shorter id (16 bytes: md5, uuid) matches a recorded one that continues with
+ *  zeros only. Returns 1 or 0. */
+int cst_build_id_equal(const uint8_t *file_id, size_t file_len, const uint8_t *rec_id,
+		       size_t rec_len);
+
 /** Parse an unsigned number (decimal, 0x hex, 0 octal) filling all of @s.
  *  Returns 0 or -cste_format. */
 /* A text line built without printf: views print millions of lines, and printf's

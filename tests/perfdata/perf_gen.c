@@ -96,9 +96,15 @@ static void load_prog(const char *path, struct prog *p)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
 		d = elf_getdata(scn, NULL);
-		if (d && d->d_size >= 16 + 20 && cst_le32((uint8_t *)d->d_buf + 8) == 3) {
-			p->build_id_size = 20;
-			memcpy(p->build_id, (uint8_t *)d->d_buf + 16, 20);
+		/* NT_GNU_BUILD_ID named "GNU": 20 bytes (sha1) or 16 (md5, uuid) */
+		if (d && d->d_size >= 16 && cst_le32((uint8_t *)d->d_buf) == 4 &&
+		    cst_le32((uint8_t *)d->d_buf + 8) == 3) {
+			uint32_t n = cst_le32((uint8_t *)d->d_buf + 4);
+
+			if (n && n <= 20 && d->d_size >= 16 + n) {
+				p->build_id_size = (uint8_t)n;
+				memcpy(p->build_id, (uint8_t *)d->d_buf + 16, n);
+			}
 		}
 	}
 	elf_getphdrnum(e, &nph);
@@ -415,6 +421,7 @@ static void usage(void)
 			"       [--no-ctxid] [--dump TRACE] [--auxtrace-idx N]\n"
 			"       [--fragments N (with --cpu-wide)] [--mmap-name NAME]\n"
 			"       [--mmap-unterminated] [--mmap-pgoff N] [--aux-gap N (per-thread)]\n"
+			"       [--build-id-pad]\n"
 			"       perf_gen --out FILE --trace-file ETB.bin [--traceid ID] [--trcidr1 V]\n"
 			"                [--etmv3-regs ETMCR,ETMIDR,ETMCCER] [--trcconfigr V] [--raw]\n"
 			"                (--trace-file repeatable: one AUX record each)\n"
@@ -435,6 +442,7 @@ int main(int argc, char **argv)
 		{"auxtrace-idx", 1, 0, 'Q'}, {"fragments", 1, 0, 'N'},
 		{"mmap-name", 1, 0, 'P'}, {"mmap-unterminated", 0, 0, 'U'},
 		{"mmap-pgoff", 1, 0, 'O'}, {"aux-gap", 1, 0, 'A'},
+		{"build-id-pad", 0, 0, 'B'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
@@ -447,6 +455,7 @@ int main(int argc, char **argv)
 	bool set_pgoff = false;
 	uint64_t pgoff = 0;   /* --mmap-pgoff: the MMAP2's pgoff instead of the ELF's */
 	uint64_t aux_gap = 0; /* per-thread: AUX offset bytes skipped before the second */
+	bool bid_pad = false; /* record the build-id as 20 bytes, zero-padded */
 	struct wrap wr = {.traceid = 0x10, .idr1 = 0x4100f403};
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
 					  .osrelease = "6.1.0", .arch = "aarch64",
@@ -487,6 +496,7 @@ int main(int argc, char **argv)
 		case 'U': mmap_unterminated = true; break;
 		case 'O': set_pgoff = true; pgoff = strtoull(optarg, NULL, 0); break;
 		case 'A': aux_gap = strtoull(optarg, NULL, 0); break;
+		case 'B': bid_pad = true; break;
 		case 'V': wr.etmv3 = optarg; break;
 		case 'I':
 			if (wr.nimages < 16)
@@ -506,6 +516,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	load_prog(abspath, &p);
+	if (bid_pad && p.build_id_size) /* as simpleperf and older perf record it */
+		p.build_id_size = 20;
 	v3 = !strcmp(proto, "etmv3") || !strcmp(proto, "ptm");
 
 	/* Two CPUs; trace IDs as the kernel's legacy scheme: 0x10 + 2 * cpu. */

@@ -3,9 +3,9 @@
 # numbers taken from the file must not size memory or time beyond what the file
 # holds, and recorded names must not reach the terminal raw. (perf_input_bad.sh
 # sweeps damaged bytes; this one asks for one thing each.)
-# usage: perf_input_limits.sh PERF_GEN A64_ELF
+# usage: perf_input_limits.sh PERF_GEN A64_ELF A64_MD5_ELF
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
-GEN=$1 A64=$2
+GEN=$1 A64=$2 A64_MD5=$3
 [ -f "$A64" ] || skip "no AArch64 test program (aarch64-linux-gnu-gcc missing at build time)"
 export HOME=$TMP
 
@@ -83,6 +83,46 @@ for verb in "script --insn" "report"; do
 	check "MMAP2 pgoff 2^63, $verb: ends (rc $rc)" test $rc -le 1
 	check "MMAP2 pgoff 2^63, $verb: no undefined behaviour" bash -c "! grep -q 'runtime error' '$TMP/pgoff.err'"
 done
+
+# A 16-byte build-id (ld --build-id=md5; Android), recorded as perf.data's
+# 20 bytes with zero padding: the right binary was rejected ("does not match",
+# 0 instructions). Recorded with its size it always matched.
+for pad in "" --build-id-pad; do
+	"$GEN" --elf "$A64_MD5" --out "$TMP/md5.data" --proto etmv4 --cpu-wide $pad ||
+		fail "perf_gen on the md5 build-id program failed"
+	"$CSTRACE" script --order=time --insn "$TMP/md5.data" >"$TMP/md5.out" 2>"$TMP/md5.err"
+	check "16-byte build-id ${pad:-with its size}: no mismatch" bash -c "! grep -q 'match' '$TMP/md5.err'"
+	check "16-byte build-id ${pad:-with its size}: same instructions and symbols" \
+		cmp -s "$TMP/idx1.out" "$TMP/md5.out"
+	n=$("$CSTRACE" report "$TMP/md5.data" 2>/dev/null | sed -n 's/^# \([0-9]*\) instructions executed/\1/p')
+	check "16-byte build-id ${pad:-with its size}: report counts 24 instructions (got $n)" test "$n" = 24
+done
+# ... and a build-id with other bytes in the padding is still another binary's
+"$GEN" --elf "$A64_MD5" --out "$TMP/md5.data" --proto etmv4 --cpu-wide --build-id-pad ||
+	fail "perf_gen failed"
+python3 - "$TMP/md5.data" "$A64_MD5" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+bid = bytes.fromhex(__import__("subprocess").check_output(
+    ["readelf", "-n", sys.argv[2]], text=True).split("Build ID:")[1].split()[0])
+i = b.find(bid + bytes(4))
+while i >= 0:
+    b[i + 19] = 1
+    i = b.find(bid + bytes(4), i + 1)
+open(sys.argv[1], "wb").write(b)
+PY
+"$CSTRACE" script --insn "$TMP/md5.data" >/dev/null 2>"$TMP/md5.err"
+check "16-byte build-id with non-zero padding: not taken" grep -q "does not match" "$TMP/md5.err"
+
+# Feature sections cstrace does not read (simpleperf's own, from 128; one of
+# them pointing past EOF) are skipped quietly: output as without them.
+cp "$TMP/idx1.data" "$TMP/feat.data"
+python3 "$CSTRACE_SOURCE_DIR/tests/perfdata/add_feature.py" "$TMP/feat.data" 128 &&
+	python3 "$CSTRACE_SOURCE_DIR/tests/perfdata/add_feature.py" "$TMP/feat.data" 131 far ||
+	fail "add_feature.py failed"
+"$CSTRACE" script --order=time --insn "$TMP/feat.data" >"$TMP/feat.out" 2>"$TMP/feat.err"
+check "simpleperf features: same instructions" cmp -s "$TMP/idx1.out" "$TMP/feat.out"
+check "simpleperf features: nothing said about them" bash -c "! grep -q 'feature' '$TMP/feat.err'"
 
 # Many fragments: matching each AUX record to its AUXTRACE buffer was a linear
 # search, 70 s for 300k fragments; it must take well under the timeout (7 s
