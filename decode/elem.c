@@ -3,7 +3,6 @@
 #include "trace_internal.h"
 
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -365,82 +364,96 @@ int cst_elem_format_text(const struct cst_elem *e, char *buf, size_t size)
 }
 
 
+/* JSON by hand: jansson's integers are signed, so addresses above 2^63 (kernel
+ * ones) came out negative. Every value is a number, a boolean or a name from
+ * cstrace's own tables, none of which needs escaping; keys in the order the
+ * jansson version wrote them. */
+static void jw_u64(struct text_line *l, const char *key, uint64_t v)
+{
+	tl_printf(l, ",\"%s\":%" PRIu64, key, v);
+}
+
+static void jw_str(struct text_line *l, const char *key, const char *v)
+{
+	tl_printf(l, ",\"%s\":\"%s\"", key, v);
+}
+
+static void jw_bool(struct text_line *l, const char *key, bool v)
+{
+	tl_printf(l, ",\"%s\":%s", key, v ? "true" : "false");
+}
+
 int cst_elem_format_json(const struct cst_elem *e, char *buf, size_t size)
 {
-	json_t *o;
-	size_t n;
+	struct text_line l = {buf, size, 0};
 
 	if (!e || !buf || !size)
 		return -cste_invalid;
-	o = json_object();
-	if (!o)
-		return -cste_nomem;
-	json_object_set_new(o, "type", json_string(cst_elem_type_name(e->type)));
-	json_object_set_new(o, "offset", json_integer((json_int_t)e->offset));
-	json_object_set_new(o, "trace_id", json_integer(e->trace_id));
+	buf[0] = '\0';
+	tl_printf(&l, "{\"type\":\"%s\"", cst_elem_type_name(e->type));
+	jw_u64(&l, "offset", e->offset);
+	jw_u64(&l, "trace_id", e->trace_id);
 	if (e->cpu >= 0)
-		json_object_set_new(o, "cpu", json_integer(e->cpu));
+		jw_u64(&l, "cpu", (uint64_t)e->cpu);
 	if (e->pid >= 0)
-		json_object_set_new(o, "pid", json_integer(e->pid));
+		jw_u64(&l, "pid", (uint64_t)e->pid);
 	if (e->tid >= 0)
-		json_object_set_new(o, "tid", json_integer(e->tid));
+		jw_u64(&l, "tid", (uint64_t)e->tid);
 	if (e->fragment)
-		json_object_set_new(o, "fragment", json_integer(e->fragment));
+		jw_u64(&l, "fragment", e->fragment);
 	if (e->perf_unseen)
-		json_object_set_new(o, "perf_unseen", json_true());
+		jw_bool(&l, "perf_unseen", true);
 	switch (e->type) {
 	case cst_elem_instr_range:
 	case cst_elem_i_range_nopath:
-		json_object_set_new(o, "start", json_integer((json_int_t)e->start));
-		json_object_set_new(o, "end", json_integer((json_int_t)e->end));
-		json_object_set_new(o, "insns", json_integer(e->num_insns));
-		json_object_set_new(o, "isa", json_string(cst_isa_name(e->isa)));
-		json_object_set_new(o, "last", json_string(cst_insn_class_name(e->last_class)));
+		jw_u64(&l, "start", e->start);
+		jw_u64(&l, "end", e->end);
+		jw_u64(&l, "insns", e->num_insns);
+		jw_str(&l, "isa", cst_isa_name(e->isa));
+		jw_str(&l, "last", cst_insn_class_name(e->last_class));
 		if (e->last_subclass == cst_insn_sub_link)
-			json_object_set_new(o, "call", json_true());
+			jw_bool(&l, "call", true);
 		if (e->last_subclass == cst_insn_sub_ret)
-			json_object_set_new(o, "return", json_true());
-		json_object_set_new(o, "executed", json_boolean(e->last_executed));
-		json_object_set_new(o, "last_size", json_integer(e->last_size));
+			jw_bool(&l, "return", true);
+		jw_bool(&l, "executed", e->last_executed);
+		jw_u64(&l, "last_size", e->last_size);
 		break;
 	case cst_elem_pe_context:
-		json_object_set_new(o, "el", json_integer(e->ctx.el));
-		json_object_set_new(o, "security", json_string(security_name(e->ctx.security)));
-		json_object_set_new(o, "aarch64", json_boolean(e->ctx.bits64));
+		jw_u64(&l, "el", e->ctx.el);
+		jw_str(&l, "security", security_name(e->ctx.security));
+		jw_bool(&l, "aarch64", e->ctx.bits64);
 		if (e->ctx.ctxid_valid)
-			json_object_set_new(o, "context_id", json_integer(e->ctx.context_id));
+			jw_u64(&l, "context_id", e->ctx.context_id);
 		if (e->ctx.vmid_valid)
-			json_object_set_new(o, "vmid", json_integer(e->ctx.vmid));
+			jw_u64(&l, "vmid", e->ctx.vmid);
 		break;
 	case cst_elem_exception:
-		json_object_set_new(o, "number", json_integer(e->exception_number));
+		jw_u64(&l, "number", e->exception_number);
 		if (e->exception_ret_addr_valid)
-			json_object_set_new(o, "return_address",
-					    json_integer((json_int_t)e->exception_ret_addr));
+			jw_u64(&l, "return_address", e->exception_ret_addr);
 		break;
 	case cst_elem_timestamp:
-		json_object_set_new(o, "timestamp", json_integer((json_int_t)e->timestamp));
+		jw_u64(&l, "timestamp", e->timestamp);
 		break;
 	case cst_elem_addr_nacc:
-		json_object_set_new(o, "address", json_integer((json_int_t)e->start));
+		jw_u64(&l, "address", e->start);
 		break;
 	case cst_elem_swtrace:
-		json_object_set_new(o, "master", json_integer(e->sw_master));
-		json_object_set_new(o, "channel", json_integer(e->sw_channel));
-		json_object_set_new(o, "size", json_integer(e->sw_payload_size));
-		json_object_set_new(o, "payload", json_integer((json_int_t)e->sw_payload));
+		jw_u64(&l, "master", e->sw_master);
+		jw_u64(&l, "channel", e->sw_channel);
+		jw_u64(&l, "size", e->sw_payload_size);
+		jw_u64(&l, "payload", e->sw_payload);
 		break;
 	default:
 		break;
 	}
 	if (e->gap != cst_gap_none)
-		json_object_set_new(o, "gap", json_string(cst_gap_reason_name(e->gap)));
+		jw_str(&l, "gap", cst_gap_reason_name(e->gap));
 	if (e->has_cycle_count)
-		json_object_set_new(o, "cycles", json_integer(e->cycle_count));
-	n = json_dumpb(o, buf, size - 1, JSON_COMPACT);
-	json_decref(o);
-	if (n == 0 || n >= size)
+		jw_u64(&l, "cycles", e->cycle_count);
+	tl_printf(&l, "}");
+	/* the one '}' is the last character only when nothing was clipped */
+	if (!l.len || buf[l.len - 1] != '}')
 		return -cste_nomem;
-	buf[n] = '\0';
-	return (int)n;
+	return (int)l.len;
 }

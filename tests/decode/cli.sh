@@ -25,6 +25,21 @@ for j, (idx, tid, kind) in zip(js, es):
         assert j["type"] == "instr_range" and j["end"] > j["start"] and j["insns"] > 0
 PY
 
+# Addresses above 2^63 (juno_r1_1 traces the kernel) are unsigned, as in the
+# elements format: they were negative ("start":-274877289984).
+check "jsonl: kernel addresses unsigned, as in the elements format" python3 - "$TMP/j" "$TMP/e" <<'PY'
+import json, re, sys
+js = [json.loads(l) for l in open(sys.argv[1])]
+es = [re.search(r'range=0x([0-9a-f]+):\[0x([0-9a-f]+)\]', l) for l in open(sys.argv[2])]
+kernel = 0
+for j, m in zip(js, es):
+    assert all(v >= 0 for v in j.values() if isinstance(v, int) and not isinstance(v, bool)), j
+    if j["type"] == "instr_range" and m:
+        assert (j["start"], j["end"]) == (int(m.group(1), 16), int(m.group(2), 16)), (j, m.group(0))
+        kernel += j["start"] >= 1 << 63
+assert kernel > 1000, kernel
+PY
+
 # CPU numbers come from the traced core devices (cpu_N): on TC2, PTM_0 traces
 # cpu_3, so its trace ID 0x13 is CPU 3, not 0; DS-5 core names give no CPU.
 check "jsonl: CPUs from [core_trace_sources]" python3 - "$CSTRACE" "$SRC" <<'PY'
