@@ -241,8 +241,8 @@ struct dso *sym_dso_get(struct cst_symbolizer *sym, const char *path, const uint
 		build_id_size = 64;
 	for (dso = sym->dsos; dso; dso = dso->next)
 		if (!strcmp(dso->path, path) && dso->raw_wanted == raw &&
-		    (!build_id_size || (dso->build_id_size == build_id_size &&
-					!memcmp(dso->build_id, build_id, build_id_size))))
+		    (!build_id_size ||
+		     cst_build_id_equal(dso->build_id, dso->build_id_size, build_id, build_id_size)))
 			return dso;
 	dso = calloc(1, sizeof(*dso));
 	if (!dso)
