@@ -13,11 +13,13 @@
 static void cli_log_fn(void *ctx, enum cst_log_level level, const char *msg)
 {
 	static const char *const prefix[] = {"error: ", "warning: ", "", ""};
+	char shown[4096];
 
 	if (level == cst_log_debug && !getenv("CSTRACE_DEBUG"))
 		return;
 	cli_progress_end();
-	fprintf(stderr, "cstrace: %s%s\n", prefix[level], msg);
+	/* messages quote names from the inputs, which may hold escapes */
+	fprintf(stderr, "cstrace: %s%s\n", prefix[level], cst_printable(msg, shown, sizeof(shown)));
 }
 
 const struct cst_log cli_log = {cli_log_fn, NULL};

@@ -7,6 +7,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bytes of @s at @i forming a control character (a C0 byte, DEL, or a C1 code
+ * point in UTF-8), or 0. */
+static size_t control_len(const unsigned char *s, size_t i)
+{
+	if (s[i] < 0x20 || s[i] == 0x7f)
+		return 1;
+	if (s[i] == 0xc2 && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
+const char *cst_printable(const char *s, char *out, size_t size)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t o = 0;
+
+	for (size_t i = 0; u && u[i] && o + 1 < size;) {
+		size_t n = control_len(u, i);
+
+		if (!n) {
+			out[o++] = (char)u[i++];
+			continue;
+		}
+		for (; n && o + 5 <= size; n--, i++)
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", u[i]);
+		if (n)
+			break; /* no room for the whole escape */
+	}
+	out[o] = '\0';
+	return out;
+}
+
+char *cst_printable_dup(const char *s)
+{
+	size_t n = strlen(s) * 4 + 1; /* each byte at most \xNN */
+	char *out = malloc(n);
+
+	return out ? (char *)cst_printable(s, out, n) : NULL;
+}
+
 void cst_logf(const struct cst_log *log, enum cst_log_level level, const char *fmt, ...)
 {
 	char line[2048]; /* the longest messages explain a fix with the settings to change */

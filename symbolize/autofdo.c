@@ -295,6 +295,7 @@ int cst_afdo_write_autofdo(struct cst_afdo *p, FILE *f)
 	for (int d = 0; d < nd; d++) {
 		struct cst_sym_dso_info info;
 		const struct count **v;
+		char shown[4096];
 		int n;
 
 		if (cst_symbolizer_dso_info(p->sym, names[d], &info) < 0 || !info.elf)
@@ -317,7 +318,7 @@ int cst_afdo_write_autofdo(struct cst_afdo *p, FILE *f)
 		fputs("// build_id: 0x", f);
 		for (uint32_t i = 0; i < 20; i++) /* 16-byte ids are zero-padded to 20 */
 			fprintf(f, "%02x", i < info.build_id_size ? info.build_id[i] : 0);
-		fprintf(f, "\n// %s\n\n", info.path);
+		fprintf(f, "\n// %s\n\n", cst_printable(info.path, shown, sizeof(shown)));
 	}
 	free(names);
 	return ferror(f) ? -cste_io : 0;

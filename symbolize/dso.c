@@ -250,7 +250,8 @@ struct dso *sym_dso_get(struct cst_symbolizer *sym, const char *path, const uint
 	dso->path = strdup(path);
 	/* Memory dumps have long absolute paths; their base name reads better. */
 	slash = strrchr(path, '/');
-	dso->short_name = strdup(raw && slash ? slash + 1 : path);
+	/* the name shown in every output: recorded names may hold escapes */
+	dso->short_name = cst_printable_dup(raw && slash ? slash + 1 : path);
 	if (!dso->path || !dso->short_name) {
 		sym_dso_free(dso);
 		return NULL;

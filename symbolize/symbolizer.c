@@ -222,17 +222,18 @@ int cst_symbolizer_add_trace_images(struct cst_symbolizer *sym, const struct cst
 	return 0;
 }
 
+/* Commands are kept as shown: a recorded name may hold terminal escapes. */
 static int set_comm(struct cst_symbolizer *sym, int32_t tid, const char *name)
 {
 	for (size_t i = 0; i < sym->ncomms; i++)
 		if (sym->comms[i].tid == tid) {
-			snprintf(sym->comms[i].name, sizeof(sym->comms[i].name), "%s", name);
+			cst_printable(name, sym->comms[i].name, sizeof(sym->comms[i].name));
 			return 0;
 		}
 	if (CST_GROW(sym->comms, sym->comms_cap, sym->ncomms + 1) < 0)
 		return -cste_nomem;
 	sym->comms[sym->ncomms].tid = tid;
-	snprintf(sym->comms[sym->ncomms].name, sizeof(sym->comms[0].name), "%s", name);
+	cst_printable(name, sym->comms[sym->ncomms].name, sizeof(sym->comms[0].name));
 	sym->ncomms++;
 	return 0;
 }

@@ -168,6 +168,16 @@ FILE *cst_fopen_input(const char *path, const char *mode);
  *  EINVAL "not a regular file (a device, FIFO or directory is not read)". */
 const char *cst_input_strerror(int err);
 
+/** A name recorded in an input (a file name, a command) made fit for a terminal:
+ *  control characters (below 0x20, 0x7f, and the UTF-8 forms of 0x80-0x9f) as
+ *  \\xNN, so that an ESC in a perf.data name cannot reach the terminal as an
+ *  escape sequence. Returns a malloc'd string, or NULL without memory. */
+char *cst_printable_dup(const char *s);
+
+/** Copy @s into @out (@size bytes, at least 1) as cst_printable_dup, clipped;
+ *  returns @out. */
+const char *cst_printable(const char *s, char *out, size_t size);
+
 /** Whether a file's build-id (@file_id, @file_len bytes: its ELF note) is the
  *  one recorded (@rec_id, @rec_len bytes). perf.data stores 20 bytes whatever
  *  the id's length, zero-padded when the size is not recorded, so as in perf a

@@ -421,7 +421,7 @@ static void usage(void)
 			"       [--no-ctxid] [--dump TRACE] [--auxtrace-idx N]\n"
 			"       [--fragments N (with --cpu-wide)] [--mmap-name NAME]\n"
 			"       [--mmap-unterminated] [--mmap-pgoff N] [--aux-gap N (per-thread)]\n"
-			"       [--build-id-pad]\n"
+			"       [--build-id-pad] [--comm NAME]\n"
 			"       perf_gen --out FILE --trace-file ETB.bin [--traceid ID] [--trcidr1 V]\n"
 			"                [--etmv3-regs ETMCR,ETMIDR,ETMCCER] [--trcconfigr V] [--raw]\n"
 			"                (--trace-file repeatable: one AUX record each)\n"
@@ -442,7 +442,7 @@ int main(int argc, char **argv)
 		{"auxtrace-idx", 1, 0, 'Q'}, {"fragments", 1, 0, 'N'},
 		{"mmap-name", 1, 0, 'P'}, {"mmap-unterminated", 0, 0, 'U'},
 		{"mmap-pgoff", 1, 0, 'O'}, {"aux-gap", 1, 0, 'A'},
-		{"build-id-pad", 0, 0, 'B'},
+		{"build-id-pad", 0, 0, 'B'}, {"comm", 1, 0, 'K'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
@@ -456,6 +456,7 @@ int main(int argc, char **argv)
 	uint64_t pgoff = 0;   /* --mmap-pgoff: the MMAP2's pgoff instead of the ELF's */
 	uint64_t aux_gap = 0; /* per-thread: AUX offset bytes skipped before the second */
 	bool bid_pad = false; /* record the build-id as 20 bytes, zero-padded */
+	const char *comm = "prog"; /* the command COMM records */
 	struct wrap wr = {.traceid = 0x10, .idr1 = 0x4100f403};
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
 					  .osrelease = "6.1.0", .arch = "aarch64",
@@ -497,6 +498,7 @@ int main(int argc, char **argv)
 		case 'O': set_pgoff = true; pgoff = strtoull(optarg, NULL, 0); break;
 		case 'A': aux_gap = strtoull(optarg, NULL, 0); break;
 		case 'B': bid_pad = true; break;
+		case 'K': comm = optarg; break;
 		case 'V': wr.etmv3 = optarg; break;
 		case 'I':
 			if (wr.nimages < 16)
@@ -594,7 +596,7 @@ int main(int argc, char **argv)
 		uint8_t id_base = hw_id ? 0x20 : 0x10;
 
 		cst_perf_writer_task(w, false, PID, 1, PID, 1, 0, &sid);
-		cst_perf_writer_comm(w, true, PID, PID, "prog", &sid);
+		cst_perf_writer_comm(w, true, PID, PID, comm, &sid);
 		/* without the mapping, the code can only come from elsewhere (--kernel) */
 		if (mmap)
 			cst_perf_writer_mmap2(w, CST_PERF_MISC_USER, PID, PID, p.load_vaddr,

@@ -124,6 +124,23 @@ python3 "$CSTRACE_SOURCE_DIR/tests/perfdata/add_feature.py" "$TMP/feat.data" 128
 check "simpleperf features: same instructions" cmp -s "$TMP/idx1.out" "$TMP/feat.out"
 check "simpleperf features: nothing said about them" bash -c "! grep -q 'feature' '$TMP/feat.err'"
 
+# Recorded names holding terminal escapes (a file name with ESC [31m, a command
+# setting the window title) are shown with \xNN for control characters, on
+# stdout and stderr alike; they reached the terminal raw.
+esc=$(printf '\033')
+cp "$A64" "$TMP/a${esc}[31mred.elf"
+"$GEN" --elf "$TMP/a${esc}[31mred.elf" --out "$TMP/esc.data" --proto etmv4 --cpu-wide \
+	--comm "p${esc}]0;x$(printf '\007')" || fail "perf_gen with escapes failed"
+for verb in "script" "script --insn" "script -F comm,tid,dso,sym,ip" "script --call-trace" \
+	"report" "report --sort=dso" "report --format=autofdo"; do
+	"$CSTRACE" $verb "$TMP/esc.data" >"$TMP/esc.out" 2>"$TMP/esc.err"
+	check "names with escapes, $verb: no control characters out" \
+		bash -c "! LC_ALL=C grep -q -P '[\\x00-\\x08\\x0b-\\x1f\\x7f]' '$TMP/esc.out' '$TMP/esc.err'"
+done
+"$CSTRACE" script -F comm,dso,ip "$TMP/esc.data" >"$TMP/esc.out" 2>/dev/null
+check "names with escapes: the command shown as p\\x1b]0;x\\x07" grep -q -F 'p\x1b]0;x\x07 ' "$TMP/esc.out"
+check "names with escapes: the file shown as a\\x1b[31mred.elf" grep -q -F '/a\x1b[31mred.elf)' "$TMP/esc.out"
+
 # Many fragments: matching each AUX record to its AUXTRACE buffer was a linear
 # search, 70 s for 300k fragments; it must take well under the timeout (7 s
 # here) and every fragment must give its 12 instructions.
