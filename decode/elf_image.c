@@ -3,11 +3,8 @@
  * address given (the same placement the symbolizer gives --elf FILE@ADDR, so
  * one option names both the code and its symbols). */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace_internal.h"
@@ -55,7 +52,6 @@ int dec_trace_add_elf(struct cst_trace *trace, const char *spec, const struct cs
 {
 	char path[4096];
 	uint64_t addr;
-	struct stat st;
 	int moved, fd, err;
 	Elf *e;
 
@@ -64,12 +60,9 @@ int dec_trace_add_elf(struct cst_trace *trace, const char *spec, const struct cs
 		cst_logf(log, cst_log_error, "--elf %s: expected FILE[@ADDR] (ADDR a number)", spec);
 		return -cste_invalid;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		cst_logf(log, cst_log_error, "%s: cannot read: %s", path,
-			 fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			close(fd);
+	fd = cst_open_input(path);
+	if (fd < 0) {
+		cst_logf(log, cst_log_error, "%s: cannot read: %s", path, cst_input_strerror(errno));
 		return -cste_io;
 	}
 	elf_version(EV_CURRENT);

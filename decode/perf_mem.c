@@ -302,17 +302,6 @@ static void map_whole(struct mfile *f)
 	f->size = (uint64_t)st.st_size;
 }
 
-/* A recorded name fit for a log line: damaged files can hold any bytes there. */
-static const char *printable(const char *name, char *out, size_t size)
-{
-	size_t i = 0;
-
-	for (; name[i] && i + 1 < size; i++)
-		out[i] = (name[i] >= 0x20 && name[i] < 0x7f) ? name[i] : '?';
-	out[i] = '\0';
-	return out;
-}
-
 /* Find the file on this host: symfs first, then the build-id cache, then the path
  * as recorded (only if its build-id matches). Warn once when nothing fits. */
 static bool resolve(struct perf_mem *m, struct mfile *f)
@@ -348,7 +337,7 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 		if (stat(f->name, &st) == 0 && !S_ISREG(st.st_mode)) {
 			cst_logf(&m->log, cst_log_warning,
 				 "%s: not a regular file; its code is not decoded (gaps)",
-				 printable(f->name, shown, sizeof(shown)));
+				 cst_printable(f->name, shown, sizeof(shown)));
 			return false;
 		}
 		if (f->bid_size)
@@ -356,7 +345,7 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 		cst_logf(&m->log, cst_log_warning,
 			 "%s (build-id %s): not found%s%s nor in the build-id cache; its code "
 			 "is not decoded (gaps)",
-			 printable(f->name, shown, sizeof(shown)), f->bid_size ? hex : "unknown",
+			 cst_printable(f->name, shown, sizeof(shown)), f->bid_size ? hex : "unknown",
 			 m->symfs ? " under " : "",
 			 m->symfs ? m->symfs : "");
 		return false;
