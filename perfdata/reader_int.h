@@ -34,7 +34,8 @@ struct cst_perf_reader {
 	uint64_t pos;
 	uint64_t count;
 	bool stopped; /* a bad record ended iteration */
-	uint64_t skips_told; /* records skipped below this offset were warned of */
+	uint64_t skips_told; /* records skipped or clipped below this offset were
+				warned of (a rewound reader tells each once) */
 	char *str;    /* NUL-terminated copy of a record's string */
 	size_t str_cap;
 };

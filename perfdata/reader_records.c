@@ -337,10 +337,14 @@ static int next_record(struct cst_perf_reader *r, struct cst_perf_record *rec)
 		uint64_t avail = r->data_end - r->pos;
 
 		if (rec->u.auxtrace.size > avail) {
-			pd_rlog(r, cst_log_warning, pos,
-			     "AUXTRACE payload of %" PRIu64 " bytes runs past the end of data at %" PRIu64
-			     "; keeping %" PRIu64 " bytes",
-			     rec->u.auxtrace.size, r->data_end, avail);
+			/* told once: readers rewind and read the file again */
+			if (pos >= r->skips_told) {
+				pd_rlog(r, cst_log_warning, pos,
+					"AUXTRACE payload of %" PRIu64 " bytes runs past the end of "
+					"data at %" PRIu64 "; keeping %" PRIu64 " bytes",
+					rec->u.auxtrace.size, r->data_end, avail);
+				r->skips_told = pos + 1;
+			}
 			rec->u.auxtrace.size = avail;
 		}
 		r->pos += rec->u.auxtrace.size;

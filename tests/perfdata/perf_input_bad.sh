@@ -42,6 +42,9 @@ for verb in decode script "script --raw" report; do
 	check "cut before its trace, $verb: exit 1" test $? -eq 1
 	check "cut before its trace, $verb: says the trace is not in the file: $(tail -1 "$TMP/err")" \
 		grep -q "short.data: no trace decoded: the file does not hold the trace of its [0-9]* AUX record" "$TMP/err"
+	# the reader reads the file twice (a first look, then the run): told once
+	check "cut before its trace, $verb: the clipped payload is told once" \
+		test "$(grep -c 'AUXTRACE payload of [0-9]* bytes runs past the end' "$TMP/err")" -eq 1
 done
 # flipped bytes: a fixed pseudo-random sequence, so that a failure repeats
 seed=7
