@@ -165,6 +165,9 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 			return -1;
 		}
 		return 1;
+	case 0x100e:
+		t->session.confine = true;
+		return 1;
 	case 0x100c:
 		t->session.buildid_dir = arg;
 		return 1;

@@ -35,7 +35,8 @@ struct trace_opts {
 	{"kernel", required_argument, NULL, 0x100a},                        \
 	{"board", required_argument, NULL, 0x100b},                         \
 	{"buildid-dir", required_argument, NULL, 0x100c},                   \
-	{"order", required_argument, NULL, 0x100d}
+	{"order", required_argument, NULL, 0x100d},                         \
+	{"confine", no_argument, NULL, 0x100e}
 
 #define TRACE_OPTS_HELP                                                                   \
 	"  --id LIST            decode only these trace IDs (e.g. 0x10,0x12)\n"            \
@@ -54,7 +55,9 @@ struct trace_opts {
 	"  --buildid-dir DIR    perf.data: build-id cache (default ~/.debug)\n"             \
 	"  --order time|file    perf.data: merge CPUs by trace time as perf does (default\n" \
 	"                       when recorded with timestamps), or each AUX record whole\n" \
-	"                       in file order (can decode on past a decoder crash)\n"
+	"                       in file order (can decode on past a decoder crash)\n" \
+	"  --confine            snapshot: refuse files named outside its directory\n"  \
+	"                       (absolute, or ../): for decoding untrusted uploads\n"
 
 void trace_opts_init(struct trace_opts *t);
 /** Handle one getopt value in the TRACE_OPTS range. Returns 1 if handled, 0 if not

@@ -144,7 +144,7 @@ int cst_session_open(struct cst_session **out, const char *path,
 			*slash = '\0';
 		else if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
 			strcpy(dir, ".");
-		err = cst_trace_load_snapshot(s->trace, dir, s->opts.log);
+		err = dec_trace_load_snapshot(s->trace, dir, s->opts.confine, s->opts.log);
 		free(dir);
 		break;
 	}

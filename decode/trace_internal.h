@@ -24,6 +24,10 @@ void dec_elem_from_ocsd(struct cst_elem *e, const struct _ocsd_generic_trace_ele
 
 /* decoder.c: add one decoder's totals to @sum (sessions over several buffers or
  * AUX fragments). */
+/* snapshot.c: cst_trace_load_snapshot, refusing files outside @dir with @confine. */
+int dec_trace_load_snapshot(struct cst_trace *trace, const char *dir, bool confine,
+			    const struct cst_log *log);
+
 /* elf_image.c: the PT_LOAD segments of "FILE[@ADDR]" as images of @trace. */
 int dec_trace_add_elf(struct cst_trace *trace, const char *spec, const struct cst_log *log);
 

@@ -32,42 +32,76 @@ struct snap {
 	const struct ini_doc *trace_doc; /* trace.ini, or snapshot.ini holding the sections */
 	char **missing; /* memory dumps already reported missing: report each once */
 	int nmissing;
+	char **outside; /* files outside the directory already warned of */
+	int noutside;
 };
 
-/* True the first time @path is seen missing. */
-static bool first_missing(struct snap *ss, const char *path)
+/* True the first time @path is put in @list (report each once). */
+static bool first_time(char ***list, int *n, const char *path)
 {
 	char **p;
 
-	for (int i = 0; i < ss->nmissing; i++)
-		if (!strcmp(ss->missing[i], path))
+	for (int i = 0; i < *n; i++)
+		if (!strcmp((*list)[i], path))
 			return false;
-	p = realloc(ss->missing, (size_t)(ss->nmissing + 1) * sizeof(*p));
+	p = realloc(*list, (size_t)(*n + 1) * sizeof(*p));
 	if (!p)
 		return true;
-	ss->missing = p;
-	ss->missing[ss->nmissing] = strdup(path);
-	if (ss->missing[ss->nmissing])
-		ss->nmissing++;
+	*list = p;
+	(*list)[*n] = strdup(path);
+	if ((*list)[*n])
+		(*n)++;
 	return true;
 }
 
-/* Join @dir and @file unless @file is absolute; Windows separators become '/'. */
-static char *snap_path(const char *dir, const char *file)
+static bool first_missing(struct snap *ss, const char *path)
 {
-	char *out;
-	size_t n;
+	return first_time(&ss->missing, &ss->nmissing, path);
+}
 
+/* An absolute name, or one with a ".." component: outside the directory. */
+static bool names_outside(const char *file)
+{
 	if (file[0] == '/')
-		out = strdup(file);
-	else if (asprintf(&out, "%s/%s", dir, file) < 0)
-		out = NULL;
-	if (!out)
+		return true;
+	for (const char *p = file; *p; p = strchr(p, '/') ? strchr(p, '/') + 1 : p + strlen(p))
+		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]))
+			return true;
+	return false;
+}
+
+/* Join @dir and @file unless @file is absolute; Windows separators become '/'.
+ * A file outside the directory is named in a warning (once), or refused with
+ * @confine. NULL with *err set when out of memory or refused. @by: the file
+ * that names it. */
+static char *snap_path(struct snap *ss, const char *by, const char *file, int *err)
+{
+	char *name = strdup(file), *out;
+
+	*err = -cste_nomem;
+	if (!name)
 		return NULL;
-	n = strlen(out);
-	for (size_t i = 0; i < n; i++)
-		if (out[i] == '\\')
-			out[i] = '/';
+	for (char *c = name; *c; c++)
+		if (*c == '\\')
+			*c = '/';
+	if (names_outside(name)) {
+		if (ss->cbs->confine) {
+			cst_logf(ss->log, cst_log_error,
+				 "%s: names %s, outside the snapshot directory: refused (confined)",
+				 by, name);
+			free(name);
+			*err = -cste_permission;
+			return NULL;
+		}
+		if (first_time(&ss->outside, &ss->noutside, name))
+			cst_logf(ss->log, cst_log_warning,
+				 "%s: reads %s, outside the snapshot directory", by, name);
+	}
+	if (name[0] == '/')
+		return name;
+	if (asprintf(&out, "%s/%s", ss->dir, name) < 0)
+		out = NULL;
+	free(name);
 	return out;
 }
 
@@ -226,6 +260,7 @@ static int add_core_dumps(struct snap *ss, const struct snap_device *core)
 		const char *file, *addr, *len, *off, *space;
 		struct cst_mem_image img = {0};
 		char *path, *fname;
+		int perr;
 		struct stat st;
 		int err;
 
@@ -253,10 +288,10 @@ static int add_core_dumps(struct snap *ss, const struct snap_device *core)
 		fname = strdup(file);
 		if (!fname)
 			return -cste_nomem;
-		path = snap_path(ss->dir, unquote(fname));
+		path = snap_path(ss, core->doc.path, unquote(fname), &perr);
 		free(fname);
 		if (!path)
-			return -cste_nomem;
+			return perr;
 		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
 			if (first_missing(ss, path))
 				cst_logf(ss->log, cst_log_warning,
@@ -306,11 +341,11 @@ static int load_devices(struct snap *ss)
 		return -cste_nomem;
 	for (int k = 0; k < list->nkv; k++) {
 		struct snap_device *dev = &ss->devices[ss->ndevices];
-		char *path = snap_path(ss->dir, list->kv[k].value);
 		int err;
+		char *path = snap_path(ss, ss->snapshot_ini.path, list->kv[k].value, &err);
 
 		if (!path)
-			return -cste_nomem;
+			return err;
 		err = snap_ini_doc_load(&dev->doc, path, ss->log, 0);
 		free(path);
 		if (err == -cste_nomem)
@@ -396,9 +431,9 @@ static int load_buffer(struct snap *ss, const char *section)
 	err = buffer_format(ss, snap_ini_section_get(sec, "format"), &info.format);
 	if (err)
 		return err;
-	path = snap_path(ss->dir, file);
+	path = snap_path(ss, ss->trace_doc->path, file, &err);
 	if (!path)
-		return -cste_nomem;
+		return err;
 	info.name = name;
 	info.path = path;
 	info.size = UINT64_MAX;
@@ -463,10 +498,10 @@ static int load_trace_metadata(struct snap *ss)
 
 	ss->trace_doc = &ss->snapshot_ini;
 	if (meta) {
-		char *path = snap_path(ss->dir, meta);
+		char *path = snap_path(ss, ss->snapshot_ini.path, meta, &err);
 
 		if (!path)
-			return -cste_nomem;
+			return err;
 		err = snap_ini_doc_load(&ss->trace_ini, path, ss->log, 0);
 		free(path);
 		if (err < 0)
@@ -496,6 +531,9 @@ static void snap_fini(struct snap *ss)
 	for (int i = 0; i < ss->nmissing; i++)
 		free(ss->missing[i]);
 	free(ss->missing);
+	for (int i = 0; i < ss->noutside; i++)
+		free(ss->outside[i]);
+	free(ss->outside);
 	snap_ini_doc_fini(&ss->snapshot_ini);
 	snap_ini_doc_fini(&ss->trace_ini);
 }
@@ -512,8 +550,7 @@ int cst_snap_read(const char *dir, const struct cst_snap_reader_cbs *cbs, void *
 	if (!dir || !cbs || cst_opts_load(&c, sizeof(c), cbs, "cst_snap_reader_cbs", log) < 0 ||
 	    !c.buffer || !c.source)
 		return -cste_invalid;
-	path = snap_path(dir, "snapshot.ini");
-	if (!path)
+	if (asprintf(&path, "%s/snapshot.ini", dir) < 0)
 		return -cste_nomem;
 	err = snap_ini_doc_load(&ss.snapshot_ini, path, log, 0);
 	free(path);

@@ -403,6 +403,9 @@ struct cst_session_opts {
 	 * link address, or all moved so that the first one starts at ADDR */
 	const char *const *raw_elfs;
 	int nraw_elfs;
+	/* snapshots: refuse one that names files outside its directory (else each
+	 * such file is read and named in a warning) */
+	bool confine;
 };
 
 struct cst_session;

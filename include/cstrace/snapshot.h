@@ -32,6 +32,10 @@ struct cst_snap_reader_cbs {
 	int (*source)(void *ctx, int buffer, const struct cst_source_cfg *cfg);
 	/** A memory dump of a core (may be NULL: dumps are not wanted). */
 	int (*image)(void *ctx, const struct cst_mem_image *img);
+	/** Files named outside the directory (an absolute path, or one climbing out
+	 *  with ..) are read with a warning naming each; with @confine the snapshot
+	 *  is refused instead (for services that decode untrusted uploads). */
+	bool confine;
 };
 
 /** Read the snapshot directory @dir. Keys match in any case; paths may be relative

@@ -158,4 +158,30 @@ check "unknown register: message" grep -q "unknown register 'bogus'" "$TMP/err"
 check "bad --image: exit 2" [ $rc -eq 2 ]
 "$CSTRACE" decode --id 0x99 "$TMP/random.bin" 2> "$TMP/err"; rc=$?
 check "bad --id: exit 2" [ $rc -eq 2 ]
+# A snapshot naming files outside its directory (other tools write absolute and
+# ../ paths): read, with each such file named once in a warning; --confine
+# refuses it (dump once printed the bytes of any readable file named so).
+rm -rf "$TMP/out-snap" "$TMP/elsewhere"
+cp -r "$CSTRACE_SOURCE_DIR/testdata/sample/a64-loop" "$TMP/out-snap"
+chmod -R u+w "$TMP/out-snap"
+mkdir -p "$TMP/elsewhere"
+mv "$TMP/out-snap/cstrace.bin" "$TMP/out-snap/mem_0.bin" "$TMP/elsewhere/"
+sed -i 's|^file=cstrace.bin|file=../elsewhere/cstrace.bin|' "$TMP/out-snap/trace.ini"
+sed -i "s|^file=mem_0.bin|file=$TMP/elsewhere/mem_0.bin|" "$TMP/out-snap/cpu_0.ini"
+"$CSTRACE" decode "$CSTRACE_SOURCE_DIR/testdata/sample/a64-loop" > "$TMP/in.txt" 2>/dev/null
+"$CSTRACE" decode "$TMP/out-snap" > "$TMP/outside.txt" 2> "$TMP/err"
+check "outside files: decoded as before" cmp -s "$TMP/in.txt" "$TMP/outside.txt"
+check "outside files: the buffer is named once" \
+  test "$(grep -c 'trace.ini: reads ../elsewhere/cstrace.bin, outside the snapshot directory' "$TMP/err")" -eq 1
+check "outside files: the memory dump is named once" \
+  test "$(grep -c "cpu_0.ini: reads $TMP/elsewhere/mem_0.bin, outside the snapshot directory" "$TMP/err")" -eq 1
+for v in decode dump report; do
+  "$CSTRACE" $v --confine "$TMP/out-snap" > "$TMP/confined" 2> "$TMP/err"
+  check "--confine, $v: refused, exit 1" [ $? -eq 1 ]
+  check "--confine, $v: nothing printed" [ ! -s "$TMP/confined" ]
+  check "--confine, $v: says which file and why: $(head -1 "$TMP/err")" \
+    grep -q "names .*elsewhere/.*, outside the snapshot directory: refused" "$TMP/err"
+done
+"$CSTRACE" decode --confine "$CSTRACE_SOURCE_DIR/testdata/sample/a64-loop" > "$TMP/confined" 2>/dev/null
+check "--confine: a snapshot that stays inside decodes as before" cmp -s "$TMP/in.txt" "$TMP/confined"
 finish
