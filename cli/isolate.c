@@ -5,15 +5,21 @@
  * snapshot or raw dump decoded by `decode` or `dump` it then starts a new child
  * past that point (the skipped bytes are reported as a gap), otherwise it exits 1.
  * perf.data resumes the same way, in the AUX fragment that crashed.
- * Output written before the crash is complete: the child flushes it as it dies. */
+ * Output written before the crash is complete: the child flushes it as it dies.
+ * A crash in cstrace's own code is not OpenCSD's: the child names the object of
+ * the faulting frame, and a crash outside libopencsd is reported as a bug in
+ * cstrace, with a backtrace, and never resumed past. */
 #include "cli.h"
 
+#include <dlfcn.h>
+#include <execinfo.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define RESUME_ENV "CSTRACE_RESUME_AT" /* internal: parent to restarted child */
@@ -26,9 +32,14 @@ struct crash_note {
 	uint64_t offset;
 	bool have_offset;
 	bool resumable; /* the input can be decoded from a byte offset */
+	/* the crash: the object of the first frame that is not the C/C++ runtime */
+	bool blamed, in_opencsd;
+	char object[256];
+	uint64_t object_offset;
 };
 
 static struct crash_note *note; /* NULL when not isolated */
+static uint64_t test_crash_at;   /* CSTRACE_TEST_CRASH_AT: crash here on purpose */
 static FILE *crash_out;          /* the child's output stream, flushed as it dies */
 
 void cli_note_input(const char *path)
@@ -37,11 +48,21 @@ void cli_note_input(const char *path)
 		snprintf(note->input, sizeof(note->input), "%s", path);
 }
 
+/* A crash in cstrace's own code, on purpose: the test of the blame below. */
+static void __attribute__((noinline)) crash_in_cstrace(void)
+{
+	volatile int *volatile p = NULL;
+
+	*p = 1;
+}
+
 void cli_note_offset(uint64_t offset)
 {
 	if (note) {
 		note->offset = offset;
 		note->have_offset = true;
+		if (test_crash_at && offset >= test_crash_at)
+			crash_in_cstrace();
 	}
 }
 
@@ -75,11 +96,69 @@ static bool is_crash(int sig)
 	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT;
 }
 
-/* In the child: write out what stdio still holds, then die of the same signal.
- * The crash is inside OpenCSD, never inside stdio, and the unlocked flush cannot
- * wait on a lock the crashed code holds. */
-static void on_crash(int sig)
+/* The interrupted program counter. */
+static void *fault_pc(const void *ucontext)
 {
+	const ucontext_t *uc = ucontext;
+
+#if defined(__x86_64__)
+	return (void *)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	return (void *)uc->uc_mcontext.pc;
+#elif defined(__arm__)
+	return (void *)uc->uc_mcontext.arm_pc;
+#else
+	(void)uc;
+	return NULL;
+#endif
+}
+
+/* The C and C++ runtime: a crash there (memcpy, abort) belongs to its caller. */
+static bool is_runtime(const char *object)
+{
+	return strstr(object, "/libc.so") || strstr(object, "/libstdc++") ||
+	       strstr(object, "/libgcc_s") || strstr(object, "/libm.so");
+}
+
+/* Name the object of the faulting frame, or of the first caller outside the
+ * runtime; a crash outside OpenCSD prints its backtrace (a bug report's). */
+static void blame(void *pc)
+{
+	void *frames[64];
+	int n = backtrace(frames, 64), first = n;
+	Dl_info di;
+
+	for (int i = 0; i < n; i++)
+		if (frames[i] == pc) {
+			first = i;
+			break;
+		}
+	for (int i = first; i < n; i++) {
+		if (dladdr(frames[i], &di) && di.dli_fname && !is_runtime(di.dli_fname)) {
+			pc = frames[i];
+			break;
+		}
+	}
+	if (!pc || !dladdr(pc, &di) || !di.dli_fname)
+		return;
+	snprintf(note->object, sizeof(note->object), "%s", di.dli_fname);
+	note->object_offset = (uint64_t)((uintptr_t)pc - (uintptr_t)di.dli_fbase);
+	note->in_opencsd = strstr(di.dli_fname, "libopencsd") != NULL;
+	note->blamed = true;
+	if (!note->in_opencsd) {
+		fputs("cstrace: backtrace of the crash:\n", stderr);
+		backtrace_symbols_fd(frames, n, STDERR_FILENO);
+	}
+}
+
+/* In the child: say whose code crashed, write out what stdio still holds, then
+ * die of the same signal. The unlocked flush cannot wait on a lock the crashed
+ * code holds. */
+static void on_crash(int sig, siginfo_t *si, void *ucontext)
+{
+	(void)si;
+	if (note)
+		blame(fault_pc(ucontext));
 	if (crash_out && crash_out != stdout)
 		fflush_unlocked(crash_out);
 	fflush_unlocked(stdout);
@@ -91,9 +170,13 @@ static void child_handlers(void)
 {
 	static char altstack[64 * 1024];
 	stack_t ss = {.ss_sp = altstack, .ss_size = sizeof(altstack)};
-	struct sigaction sa = {.sa_handler = on_crash, .sa_flags = SA_ONSTACK | SA_RESETHAND};
+	struct sigaction sa = {.sa_sigaction = on_crash,
+			       .sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND};
 	int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+	void *warm[1];
 
+	/* the first backtrace() loads the unwinder: not in a signal handler */
+	backtrace(warm, 1);
 	sigaltstack(&ss, NULL);
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
@@ -127,6 +210,7 @@ int cli_run_isolated(int (*run)(int, char **), int argc, char **argv)
 	}
 	unsetenv(RESUME_ENV);
 	unsetenv(RESUME_FROM_ENV);
+	test_crash_at = env_u64("CSTRACE_TEST_CRASH_AT");
 	for (int restarts = 0;; restarts++) {
 		pid_t pid;
 
@@ -148,6 +232,14 @@ int cli_run_isolated(int (*run)(int, char **), int argc, char **argv)
 			signal(WTERMSIG(status), SIG_DFL);
 			raise(WTERMSIG(status));
 			return 128 + WTERMSIG(status);
+		}
+		if (note->blamed && !note->in_opencsd) {
+			cli_error("%s: cstrace crashed (signal %d) in its own code (%s+0x%llx), "
+				  "not in OpenCSD: this is a bug in cstrace, please report it "
+				  "with the backtrace above; output before that point is complete",
+				  note->input[0] ? note->input : "trace", WTERMSIG(status),
+				  note->object, (unsigned long long)note->object_offset);
+			return 1;
 		}
 		if (!note->resumable || !note->have_offset || restarts >= MAX_RESTARTS) {
 			char where[64] = "";

@@ -115,7 +115,22 @@ if grep -q "crashed" "$TMP/err"; then
   check "OpenCSD crash input: what was printed before the crash is kept" \
     grep -q "^Idx:0; ID:10; OCSD_GEN_TRC_ELEM_NO_SYNC" "$TMP/out"
   check "OpenCSD crash input: the run reaches the end of the trace" grep -q "EO_TRACE" "$TMP/out"
+  check "OpenCSD crash input: blamed on OpenCSD, not reported as cstrace's bug" \
+    bash -c '! grep -q "backtrace of the crash\|in its own code" "$0"' "$TMP/err"
 fi
+# A crash in cstrace's own code (made on purpose at byte 100 by a test hook, from
+# an element callback that OpenCSD calls) is not OpenCSD's: reported as a bug in
+# cstrace with the object and offset and a backtrace, never resumed past.
+sample=$CSTRACE_SOURCE_DIR/testdata/sample/a64-loop
+"$CSTRACE" decode "$sample" > "$TMP/whole" 2>/dev/null
+CSTRACE_TEST_CRASH_AT=100 timeout 60 "$CSTRACE" decode "$sample" > "$TMP/out" 2> "$TMP/err"
+check "crash in cstrace: exit 1" [ $? -eq 1 ]
+check "crash in cstrace: named as cstrace's bug: $(tail -1 "$TMP/err" | head -c 300)" \
+  grep -q "a64-loop: cstrace crashed (signal 11) in its own code (.*cstrace+0x[0-9a-f]*), not in OpenCSD: this is a bug" "$TMP/err"
+check "crash in cstrace: a backtrace for the report" grep -q "^cstrace: backtrace of the crash:" "$TMP/err"
+check "crash in cstrace: not resumed" bash -c '! grep -q "resumes there" "$0"' "$TMP/err"
+check "crash in cstrace: the output before it is kept whole" \
+  bash -c '[ -s "$0" ] && [ "$(head -n "$(wc -l < "$0")" "$1")" = "$(cat "$0")" ]' "$TMP/out" "$TMP/whole"
 # the same with the packet listing
 timeout 60 "$CSTRACE" dump --raw-format raw --etmv4 traceid=0x10 "$crash" > /dev/null 2> "$TMP/err"
 rc=$?
