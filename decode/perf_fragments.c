@@ -323,6 +323,16 @@ static bool aux_fragment(struct cst_perf_input *in, const struct cst_perf_record
 			}
 		}
 	}
+	if (!b && (b = find_buf(in, rec, start, 1)) != NULL) {
+		/* the file holds the start of this record's trace but not all of it (cut
+		 * short, or an AUXTRACE payload clipped at the end): decode what is there */
+		uint64_t held = b->offset + b->size - start;
+
+		dec_pi_warnf(in, rec->file_offset,
+			     "AUX record: only %" PRIu64 " of its %" PRIu64 " trace bytes (aux offset "
+			     "0x%" PRIx64 ") are in the file; decoding those", held, size, start);
+		size = held;
+	}
 	if (!b) {
 		in->missing_aux++;
 		dec_pi_warnf(in, rec->file_offset,
