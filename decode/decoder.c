@@ -290,6 +290,26 @@ static int push(struct cst_decoder *dec, uint64_t offset, const uint8_t *data, s
 	return dec->stop;
 }
 
+/* The IDs that 16-byte formatter frames name: an even byte with bit 0 set starts
+ * a new ID (byte >> 1). Only looked at until the decoder has sync, to say which
+ * IDs the data holds when no source matched. Frame syncs (FF FF FF 7F) and the
+ * null and reserved IDs are left out. */
+static void note_frame_ids(struct cst_decoder *dec, const uint8_t *data, size_t len)
+{
+	for (size_t f = 0; f + CST_FRAME <= len; f += CST_FRAME) {
+		const uint8_t *b = data + f;
+
+		if (b[0] == 0xff && b[1] == 0xff && b[2] == 0xff && b[3] == 0x7f)
+			continue;
+		for (unsigned k = 0; k < CST_FRAME - 1; k += 2) {
+			unsigned id = b[k] >> 1;
+
+			if ((b[k] & 1) && id && id < 0x70)
+				dec->stats.frame_ids[id / 64] |= 1ull << (id % 64);
+		}
+	}
+}
+
 int cst_decoder_feed(struct cst_decoder *dec, uint64_t offset, const uint8_t *data, size_t len)
 {
 	size_t whole;
@@ -313,10 +333,14 @@ int cst_decoder_feed(struct cst_decoder *dec, uint64_t offset, const uint8_t *da
 		if (dec->ncarry < CST_FRAME)
 			return 0;
 		dec->ncarry = 0;
+		if (!dec->stats.synced)
+			note_frame_ids(dec, dec->carry, CST_FRAME);
 		if (push(dec, dec->carry_offset, dec->carry, CST_FRAME))
 			return dec->stop;
 	}
 	whole = len / CST_FRAME * CST_FRAME;
+	if (!dec->stats.synced)
+		note_frame_ids(dec, data, whole);
 	if (whole && push(dec, offset, data, whole))
 		return dec->stop;
 	if (len > whole) {
@@ -487,4 +511,6 @@ void dec_stats_add(struct cst_decoder_stats *sum, const struct cst_decoder_stats
 	sum->packets += s->packets;
 	sum->synced += s->synced;
 	sum->aux_missing += s->aux_missing;
+	sum->frame_ids[0] |= s->frame_ids[0];
+	sum->frame_ids[1] |= s->frame_ids[1];
 }

@@ -289,6 +289,9 @@ struct cst_decoder_stats {
 				  and end of trace): 0 means nothing in the input was trace */
 	uint64_t aux_missing;  /* perf.data: AUX records whose trace the file does not
 				  hold (a file cut short, or its AUXTRACE data lost) */
+	uint64_t frame_ids[2]; /* formatted data: the trace IDs its frames named while
+				  the decoder had no sync (bit n: ID n), to tell a
+				  source given the wrong ID */
 };
 
 struct cst_decoder;

@@ -199,4 +199,13 @@ for v in decode dump report; do
 done
 "$CSTRACE" decode --confine "$CSTRACE_SOURCE_DIR/testdata/sample/a64-loop" > "$TMP/confined" 2>/dev/null
 check "--confine: a snapshot that stays inside decodes as before" cmp -s "$TMP/in.txt" "$TMP/confined"
+# A raw dump decoded with a source of the wrong trace ID: the error names the IDs
+# its frames carry (it said only "never found sync"). The sample's ETM is 0x10.
+regs=trcconfigr=0x41,trcidr0=0x28000EA1,trcidr1=0x4100F403,trcidr2=0x488,core=Cortex-A53
+"$CSTRACE" decode --etmv4 "traceid=0x12,$regs" "$sample/cstrace.bin" > /dev/null 2> "$TMP/err"
+check "wrong trace ID: exit 1" [ $? -eq 1 ]
+check "wrong trace ID: the IDs the frames carry are named: $(head -c 300 "$TMP/err")" \
+  grep -q "cstrace.bin: no trace decoded: the decoder never found sync in [0-9]* bytes; its frames carry trace IDs 0x10 " "$TMP/err"
+"$CSTRACE" decode --etmv4 "traceid=0x10,$regs" "$sample/cstrace.bin" > "$TMP/right" 2>/dev/null
+check "the right trace ID decodes" grep -q "instr_range\|0x" "$TMP/right"
 finish
