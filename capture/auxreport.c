@@ -172,7 +172,8 @@ int cst_aux_report_build(struct cst_aux_report **out, const char *path, uint64_t
 	struct cst_perf_record rec;
 	struct cst_aux_report *r;
 	uint64_t order = 0, *by_index = NULL;
-	size_t cap_recs = 0, cap_chunks = 0;
+	size_t cap_recs = 0, cap_chunks = 0, nlast = 0, cap_last = 0;
+	int64_t *last = NULL; /* per queue: its last record so far, or -1 */
 	int err;
 
 	if (!out || !path || (aux_size & (aux_size - 1)))
@@ -277,19 +278,27 @@ int cst_aux_report_build(struct cst_aux_report **out, const char *path, uint64_t
 	for (uint64_t i = 0; i < r->nrecs; i++) {
 		struct cst_aux_rec_info *a = &r->recs[i];
 		struct cst_aux_queue_summary *q = queue(r, a->cpu);
-		int64_t prev = -1;
+		int64_t prev;
 		uint64_t gap_bytes;
+		size_t qi;
 
 		if (!q) {
 			err = -cste_nomem;
 			goto fail;
 		}
 		match(r, a, by_index);
-		for (int64_t k = (int64_t)i - 1; k >= 0; k--)
-			if (r->recs[k].cpu == a->cpu) {
-				prev = k;
-				break;
+		/* the queue's previous record: kept per queue, not searched back for
+		 * (that was quadratic in the records) */
+		qi = (size_t)(q - r->queues);
+		for (; nlast <= qi; nlast++) {
+			if (CST_GROW(last, cap_last, nlast + 1) < 0) {
+				err = -cste_nomem;
+				goto fail;
 			}
+			last[nlast] = -1;
+		}
+		prev = last[qi];
+		last[qi] = (int64_t)i;
 		/* the distance, taken unsigned: offsets from the file may lie 2^63
 		 * or more apart, which the signed gap cannot hold (it saturates) and
 		 * negating INT64_MIN is undefined */
@@ -329,10 +338,12 @@ int cst_aux_report_build(struct cst_aux_report **out, const char *path, uint64_t
 	if (r->nqueues)
 		qsort(r->queues, (size_t)r->nqueues, sizeof(*r->queues), cmp_queue);
 	free(by_index);
+	free(last);
 	*out = r;
 	return 0;
 fail:
 	free(by_index);
+	free(last);
 	cst_aux_report_free(r);
 	return err;
 }
