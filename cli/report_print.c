@@ -12,6 +12,18 @@
 
 #include "report_print.h"
 
+
+/* An address as a hex string: JSON numbers are doubles to most readers (exact
+ * only below 2^53) and jansson's are signed, which printed kernel addresses
+ * negative; "0x..." is exact everywhere. */
+static json_t *json_addr(uint64_t addr)
+{
+	char s[24];
+
+	snprintf(s, sizeof(s), "0x%" PRIx64, addr);
+	return json_string(s);
+}
+
 static int term_width(FILE *f)
 {
 	struct winsize ws;
@@ -101,8 +113,9 @@ void report_print_csv(FILE *f, const struct cst_report_row *rows, int n, uint64_
 	for (int i = 0; i < n; i++) {
 		const struct cst_report_row *r = &rows[i];
 
-		fprintf(f, "%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,", r->insns,
-			total ? 100.0 * (double)r->insns / (double)total : 0.0, r->entries, r->taken,
+		/* share as JSON gives it: a fraction of all instructions */
+		fprintf(f, "%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,", r->insns,
+			total ? (double)r->insns / (double)total : 0.0, r->entries, r->taken,
 			r->not_taken, r->lines_hit, r->lines_total);
 		csv_str(f, r->sym);
 		fputc(',', f);
@@ -149,7 +162,7 @@ int report_print_json(FILE *f, const struct cst_report_row *rows, int n, uint64_
 		json_object_set_new(o, "lines_hit", json_integer(r->lines_hit));
 		json_object_set_new(o, "lines_total", json_integer(r->lines_total));
 		if (r->func_addr)
-			json_object_set_new(o, "addr", json_integer((json_int_t)r->func_addr));
+			json_object_set_new(o, "addr", json_addr(r->func_addr));
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(root, "rows", arr);
@@ -175,7 +188,7 @@ static json_t *node_json(const struct cst_calltree_node *nodes, uint32_t i)
 	if (n->dso)
 		json_object_set_new(o, "dso", json_string(n->dso));
 	if (n->func)
-		json_object_set_new(o, "addr", json_integer((json_int_t)n->func->addr));
+		json_object_set_new(o, "addr", json_addr(n->func->addr));
 	json_object_set_new(o, "self", json_integer((json_int_t)n->self));
 	json_object_set_new(o, "total", json_integer((json_int_t)n->total));
 	json_object_set_new(o, "calls", json_integer((json_int_t)n->calls));

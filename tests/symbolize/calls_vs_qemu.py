@@ -287,6 +287,8 @@ got_deepest = collections.Counter()
 def node_key(dso, addr):
     """A cstrace node's function as the reference keys it."""
     name = os.path.basename(dso or "")
+    if isinstance(addr, str):
+        addr = int(addr, 16)  # report JSON: "0x..."; the timeline: a number
     if addr is not None and name in bases and addr + bases[name] in funcs:
         return addr + bases[name]
     return ("?", name if name in bases else None)

@@ -33,6 +33,9 @@ for line in open(truth_path):
             entered[a] = entered.get(a, 0) + 1
         executed.setdefault(starts[i], set()).add(a)
 rep = json.load(open(report_path))
+for r in rep["rows"]:
+    if "addr" in r:
+        r["addr"] = int(r["addr"], 16)  # "0x...": exact for any 64-bit address
 got = {}
 got_entries = {}
 for r in rep["rows"]:

@@ -16,6 +16,17 @@ check "synth snapshot" quiet "$CSTRACE" synth --arch aarch64 -o "$TMP/r.snap" --
 check "synth perf.data" quiet "$CSTRACE" synth --arch aarch64 --out perf -o "$TMP/r.data" -- "$bin"
 o=(--elf "$bin" "$TMP/r.snap")
 check "report" quiet "$CSTRACE" report --format=csv -o "$TMP/all.csv" "${o[@]}"
+# CSV and JSON give the same share (a fraction: CSV once gave a percent)
+check "report --format=json" quiet "$CSTRACE" report --format=json -o "$TMP/all.json" "${o[@]}"
+check "CSV and JSON share agree" python3 - "$TMP/all.csv" "$TMP/all.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+js = json.load(open(sys.argv[2]))["rows"]
+assert len(rows) == len(js) > 1
+for c, j in zip(rows, js):
+    assert c["sym"] == j["sym"] and abs(float(c["share"]) - j["share"]) < 1e-6, (c, j)
+assert abs(sum(float(c["share"]) for c in rows) - 1) < 1e-4
+PY
 check "report --symbols fib,depth" quiet "$CSTRACE" report --format=csv --symbols fib,depth \
   -o "$TMP/sym.csv" "${o[@]}"
 check "--symbols keeps exactly those rows, counts unchanged" \
