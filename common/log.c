@@ -18,18 +18,43 @@ static size_t control_len(const unsigned char *s, size_t i)
 	return 0;
 }
 
+/* Bytes of the UTF-8 character at @s, or 0 when it is not valid UTF-8. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2
+		   : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+		   : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
+						  : 0;
+
+	for (size_t k = 1; k < n; k++)
+		if (s[k] < 0x80 || s[k] > 0xbf)
+			return 0; /* also stops at the NUL */
+	return n;
+}
+
 const char *cst_printable(const char *s, char *out, size_t size)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t o = 0;
 
 	for (size_t i = 0; u && u[i] && o + 1 < size;) {
-		size_t n = control_len(u, i);
+		size_t n = control_len(u, i), k;
 
-		if (!n) {
+		if (!n && u[i] < 0x80) {
 			out[o++] = (char)u[i++];
 			continue;
 		}
+		if (!n && (k = utf8_len(u + i)) != 0) {
+			/* a whole UTF-8 character (a name in any language) as it is */
+			if (o + k >= size)
+				break;
+			memcpy(out + o, u + i, k);
+			o += k;
+			i += k;
+			continue;
+		}
+		if (!n)
+			n = 1; /* a byte that is not UTF-8: escaped */
 		for (; n && o + 5 <= size; n--, i++)
 			o += (size_t)snprintf(out + o, size - o, "\\x%02x", u[i]);
 		if (n)

@@ -169,9 +169,10 @@ FILE *cst_fopen_input(const char *path, const char *mode);
 const char *cst_input_strerror(int err);
 
 /** A name recorded in an input (a file name, a command) made fit for a terminal:
- *  control characters (below 0x20, 0x7f, and the UTF-8 forms of 0x80-0x9f) as
- *  \\xNN, so that an ESC in a perf.data name cannot reach the terminal as an
- *  escape sequence. Returns a malloc'd string, or NULL without memory. */
+ *  control characters (below 0x20, 0x7f, and the UTF-8 forms of 0x80-0x9f) and
+ *  bytes that are not UTF-8 as \\xNN, so that an ESC in a perf.data name cannot
+ *  reach the terminal as an escape sequence; other UTF-8 stays as it is. Returns
+ *  a malloc'd string, or NULL without memory. */
 char *cst_printable_dup(const char *s);
 
 /** Copy @s into @out (@size bytes, at least 1) as cst_printable_dup, clipped;

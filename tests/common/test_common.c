@@ -237,6 +237,21 @@ static void test_line(void)
 	CHECK(l.b[CST_LINE_MAX - 1] == '5');
 }
 
+/* Recorded names on a terminal: controls and non-UTF-8 bytes escaped, UTF-8 kept. */
+static void test_printable(void)
+{
+	char out[64];
+
+	CHECK_EQ_STR(cst_printable("a\x1b[31mb", out, sizeof(out)), "a\\x1b[31mb");
+	CHECK_EQ_STR(cst_printable("/home/jos\xc3\xa9/x", out, sizeof(out)), "/home/jos\xc3\xa9/x");
+	CHECK_EQ_STR(cst_printable("a\xfd" "b", out, sizeof(out)), "a\\xfdb");
+	CHECK_EQ_STR(cst_printable("\xc2\x9b" "1m", out, sizeof(out)), "\\xc2\\x9b1m");
+	CHECK_EQ_STR(cst_printable("x\xc3", out, sizeof(out)), "x\\xc3"); /* cut short */
+	CHECK_EQ_STR(cst_printable("\x7f", out, sizeof(out)), "\\x7f");
+	CHECK_EQ_STR(cst_printable("abcdef", out, 4), "abc");
+	CHECK_EQ_STR(cst_printable("a\x1b", out, 4), "a"); /* no room for a whole escape */
+}
+
 int main(void)
 {
 	test_strerror();
@@ -246,5 +261,6 @@ int main(void)
 	test_grow();
 	test_opts();
 	test_line();
+	test_printable();
 	return test_done();
 }
