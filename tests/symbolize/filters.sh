@@ -68,6 +68,14 @@ etm="$etm,trcidr1=$(reg TRCIDR1),trcidr2=$(reg TRCIDR2),core=Cortex-A53"
 check "raw dump + --elf: report" quiet "$CSTRACE" report --format=csv --etmv4 "$etm" \
   --elf "$bin" -o "$TMP/raw.csv" "$TMP/r.snap/cstrace.bin"
 check "raw dump + --elf: the same profile as the snapshot" cmp -s "$TMP/all.csv" "$TMP/raw.csv"
+# without any code, trace decodes to gaps only: report and script say why and exit
+# 1 (report printed "0 instructions executed" and exited 0)
+for v in report script "script --raw"; do
+  $CSTRACE $v --etmv4 "$etm" "$TMP/r.snap/cstrace.bin" > /dev/null 2> "$TMP/err"
+  check "raw dump, no code, $v: exit 1" test $? -eq 1
+  check "raw dump, no code, $v: says the code could not be read" \
+    grep -q "cstrace.bin: no instructions decoded: the code at the traced addresses could not be read" "$TMP/err"
+done
 "$CSTRACE" report --etmv4 "$etm" --elf "$bin@zz" "$TMP/r.snap/cstrace.bin" >/dev/null 2>"$TMP/err"
 check "raw dump + --elf FILE@zz: refused" test $? -ne 0
 check "raw dump + --elf FILE@zz: says what was expected" grep -q "expected FILE\[@ADDR\]" "$TMP/err"
