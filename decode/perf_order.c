@@ -38,6 +38,11 @@ struct lane {
 	struct vec held;
 	uint64_t cs_ts, next_ts, instr_count;
 	uint32_t packets;
+	/* kept as elements come and go, so that a fragment end costs nothing per
+	 * element held (files without timestamps hold everything: rescanning all
+	 * at each fragment end was quadratic) */
+	size_t marked; /* held.v[0..marked) are all perf_unseen */
+	size_t nseen;  /* held elements perf reports (perf_unseen false) */
 };
 
 struct queue {
@@ -202,6 +207,7 @@ static int lane_flush(struct perf_order *o, struct lane *l)
 		ret = o->emit(o->ctx, &h->e);
 	}
 	l->held.head = l->held.n = 0;
+	l->marked = l->nseen = 0;
 	l->packets = 0;
 	return ret;
 }
@@ -227,11 +233,8 @@ static int queue_flush_unseen(struct perf_order *o, unsigned queue)
 
 	for (unsigned id = 0; id < NIDS && !ret; id++) {
 		struct lane *l = o->q[queue].lanes[id];
-		bool all_unseen = true;
 
-		for (size_t i = l ? l->held.head : 0; l && i < l->held.n && all_unseen; i++)
-			all_unseen = l->held.v[i].e.perf_unseen;
-		if (l && all_unseen)
+		if (l && !l->nseen)
 			ret = lane_flush(o, l);
 	}
 	return ret;
@@ -243,8 +246,15 @@ static void queue_mark_unseen(struct perf_order *o, unsigned queue)
 	for (unsigned id = 0; id < NIDS; id++) {
 		struct lane *l = o->q[queue].lanes[id];
 
-		for (size_t i = l ? l->held.head : 0; l && i < l->held.n; i++)
+		if (!l)
+			continue;
+		for (size_t i = l->marked > l->held.head ? l->marked : l->held.head; i < l->held.n;
+		     i++) {
+			if (!l->held.v[i].e.perf_unseen)
+				l->nseen--;
 			l->held.v[i].e.perf_unseen = true;
+		}
+		l->marked = l->held.n;
 	}
 }
 
@@ -439,6 +449,8 @@ static int run_queue(struct perf_order *o, unsigned queue, bool first)
 			dst->e.perf_unseen = true; /* no packet, no estimate */
 			continue;
 		}
+		if (!dst->e.perf_unseen)
+			l->nseen++;
 		s = step(o, l, &dst->e, &key);
 		if (s != step_cont && h->src == from_last_bytes)
 			o->q[queue].perf_stopped = true; /* and never resumes (see .h) */
