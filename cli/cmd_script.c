@@ -68,7 +68,7 @@ static void put_head(struct script *s, const struct cst_elem *e)
 
 static void end_line(struct script *s)
 {
-	cst_line_char(&s->line, '\n');
+	cst_line_end(&s->line);
 	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n && !s->io_error) {
 		s->io_error = true;
 		s->io_errno = errno;

@@ -193,7 +193,7 @@ static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *l
 /* The line is complete: one write, then start the next. */
 static void end_line(struct script *s)
 {
-	cst_line_char(&s->line, '\n');
+	cst_line_end(&s->line);
 	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n && !s->io_error) {
 		s->io_error = true;
 		s->io_errno = errno;

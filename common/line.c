@@ -13,6 +13,13 @@ void cst_line_mem(struct cst_line *l, const char *s, size_t len)
 	l->n += len;
 }
 
+void cst_line_end(struct cst_line *l)
+{
+	if (l->n == sizeof(l->b))
+		l->n--;
+	l->b[l->n++] = '\n';
+}
+
 void cst_line_char(struct cst_line *l, char c)
 {
 	if (l->n < sizeof(l->b))

@@ -193,13 +193,15 @@ int cst_build_id_equal(const uint8_t *file_id, size_t file_len, const uint8_t *r
  * format parsing was their largest cost. Appends past the capacity are cut, never
  * overflow; the caller writes b[0..n) once per line. Widths follow printf's: a
  * positive width right-aligns, a negative one left-aligns. */
-#define CST_LINE_MAX 4096
+#define CST_LINE_MAX 65536 /* C++ names can run to kilobytes */
 struct cst_line {
 	size_t n;
 	char b[CST_LINE_MAX];
 };
 
 static inline void cst_line_reset(struct cst_line *l) { l->n = 0; }
+/** End the line with '\n', in its last byte if it is full (a cut line stays one line). */
+void cst_line_end(struct cst_line *l);
 void cst_line_mem(struct cst_line *l, const char *s, size_t len);
 void cst_line_char(struct cst_line *l, char c);
 /** "%*s": @s padded with spaces to @width. */

@@ -235,6 +235,13 @@ static void test_line(void)
 	cst_line_char(&l, 'x');
 	CHECK_EQ_INT((long long)l.n, CST_LINE_MAX);
 	CHECK(l.b[CST_LINE_MAX - 1] == '5');
+	cst_line_end(&l); /* a full line still ends as one line */
+	CHECK_EQ_INT((long long)l.n, CST_LINE_MAX);
+	CHECK(l.b[CST_LINE_MAX - 1] == '\n');
+	cst_line_reset(&l);
+	cst_line_str(&l, "ab", 0);
+	cst_line_end(&l);
+	CHECK(l.n == 3 && !memcmp(l.b, "ab\n", 3));
 }
 
 /* Recorded names on a terminal: controls and non-UTF-8 bytes escaped, UTF-8 kept. */
