@@ -127,12 +127,15 @@ check "unfinished file: warned as incomplete with a record count" \
 check "unfinished file: every fragment decoded" cmp -s "$TMP/inc.ips" "$TMP/expect"
 
 # The program gone from disk and from the build-id cache: one warning naming its
-# build-id, the trace still walks (as gaps), no failure.
+# build-id, the trace still walks (as gaps), and as no instruction could be read
+# at all, exit 1 saying so (it exited 0 having printed nothing).
 "$GEN" --elf "$TMP/a64.elf" --out "$TMP/gone.data" --proto etmv4
 bid=$(readelf -n "$TMP/a64.elf" | awk '/Build ID/ {print $3}')
 mv "$TMP/a64.elf" "$TMP/a64.moved"
 "$CSTRACE" script --raw --insn "$TMP/gone.data" >"$TMP/gone.out" 2>"$TMP/gone.err"
-check "missing image: exit status 0" test $? -eq 0
+check "missing image: exit status 1" test $? -eq 1
+check "missing image: the last line says no code could be read" \
+	bash -c 'tail -1 "$0" | grep -q "gone.data: no instructions decoded: the code at the traced addresses could not be read"' "$TMP/gone.err"
 check "missing image: warned once with its build-id" \
 	test "$(grep -c "build-id $bid" "$TMP/gone.err")" -eq 1
 # ... and found again through the build-id cache
