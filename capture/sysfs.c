@@ -41,6 +41,7 @@ struct sysfs_run {
 	char names[1024]; /* devices seen, for error messages */
 	struct map maps[MAX_MAPS];
 	int nmaps;
+	struct cst_snap_writer *w; /* the snapshot: it appears whole at the end */
 };
 
 static int on_device(void *ctx, const char *name)
@@ -181,7 +182,8 @@ static void dump_maps(struct sysfs_run *r, pid_t pid)
 			continue;
 		snprintf(m->path, sizeof(m->path), "%s", file);
 		snprintf(name, sizeof(name), "mem_%" PRIx64 ".bin", m->start);
-		snprintf(out, sizeof(out), "%s/%s", r->o->outdir, name);
+		if (cst_snap_writer_path(r->w, name, out, sizeof(out)) < 0)
+			continue;
 		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd < 0)
 			continue;
@@ -315,7 +317,11 @@ static int read_sink(struct sysfs_run *r, struct cst_sysfs_result *res)
 		cst_logf(r->o->log, cst_log_error, "cannot read the sink buffer %s: %s", in, strerror(errno));
 		return errno == EACCES || errno == EPERM ? -cste_permission : -cste_io;
 	}
-	snprintf(out, sizeof(out), "%s/%s.bin", r->o->outdir, r->o->sink);
+	snprintf(dev, sizeof(dev), "%s.bin", r->o->sink);
+	if (cst_snap_writer_path(r->w, dev, out, sizeof(out)) < 0) {
+		close(fd);
+		return -cste_nomem;
+	}
 	ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (ofd < 0) {
 		close(fd);
@@ -346,10 +352,9 @@ static int read_sink(struct sysfs_run *r, struct cst_sysfs_result *res)
  * images listed under the first core (readers map one address space for all). */
 static int write_snapshot(struct sysfs_run *r)
 {
-	CST_OPTS(cst_snap_writer_opts, o);
-	struct cst_snap_writer *w = NULL;
+	struct cst_snap_writer *w = r->w;
 	char buffer_file[64];
-	int err = cst_snap_writer_open(&w, r->o->outdir, &o);
+	int err = 0;
 
 	snprintf(buffer_file, sizeof(buffer_file), "%s.bin", r->o->sink);
 	if (!err)
@@ -379,7 +384,6 @@ static int write_snapshot(struct sysfs_run *r)
 	}
 	if (!err)
 		err = cst_snap_writer_finish(w);
-	cst_snap_writer_free(w);
 	if (err)
 		cst_logf(r->o->log, cst_log_error, "writing the snapshot in %s failed", r->o->outdir);
 	return err;
@@ -434,10 +438,13 @@ int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result 
 	}
 	for (int i = 0; i < r->nsrc; i++)
 		read_source(r->root, &r->src[i]);
-	if (mkdir(opts->outdir, 0700) && errno != EEXIST) {
-		cst_logf(opts->log, cst_log_error, "cannot create %s: %s", opts->outdir, strerror(errno));
-		err = -cste_io;
-		goto out;
+	{
+		CST_OPTS(cst_snap_writer_opts, wo, .log = opts->log);
+
+		/* the buffer and dumps go into the writer's temporary directory */
+		err = cst_snap_writer_open(&r->w, opts->outdir, &wo);
+		if (err)
+			goto out;
 	}
 	err = run_traced(r, &res->exit_status);
 	if (!err)
@@ -449,6 +456,7 @@ int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result 
 	res->nsources = r->nsrc;
 	res->nmaps = r->nmaps;
 out:
+	cst_snap_writer_free(r->w); /* an unfinished snapshot leaves nothing */
 	free(r);
 	return err;
 }

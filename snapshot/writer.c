@@ -1,7 +1,9 @@
 /* Writing snapshot directories: the ini files OpenCSD's snapshot reader expects
  * (cores first in the device list, then their sources; one buffer that every
  * source goes to), the sources' registers from the source table, and the buffer
- * and dump files, all created 0600. */
+ * and dump files, all created 0600. The directory appears whole: files go into a
+ * temporary one beside it, renamed into place by cst_snap_writer_finish (a
+ * previous snapshot there kept as DIR.old); an unfinished one is removed. */
 #include "cstrace/snapshot.h"
 
 #include <errno.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,7 +28,9 @@ struct core {
 };
 
 struct cst_snap_writer {
-	char *dir;
+	char *dir;   /* where files go: the temporary directory */
+	char *final; /* where the snapshot appears */
+	bool done;
 	const struct cst_log *log;
 	char *buffer_name, *buffer_file;
 	struct core *cores;
@@ -34,27 +39,103 @@ struct cst_snap_writer {
 	size_t ndumps, cap_dumps;
 };
 
+/* True when @path is a directory holding nothing. */
+static bool dir_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool empty = d != NULL;
+
+	while (d && empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return empty;
+}
+
+/* The destination may be missing, an empty directory, or a directory to keep as
+ * DIR.old (refused when DIR.old exists too: nothing is ever deleted). */
+static int check_destination(struct cst_snap_writer *w)
+{
+	struct stat st;
+	char *old;
+	int err = 0;
+
+	if (lstat(w->final, &st) != 0)
+		return 0;
+	if (!S_ISDIR(st.st_mode)) {
+		cst_logf(w->log, cst_log_error, "%s: exists and is not a directory", w->final);
+		return -cste_invalid;
+	}
+	if (dir_empty(w->final))
+		return 0;
+	if (asprintf(&old, "%s.old", w->final) < 0)
+		return -cste_nomem;
+	if (lstat(old, &st) == 0) {
+		cst_logf(w->log, cst_log_error,
+			 "%s: exists, and so does %s, where it would be kept: remove one", w->final,
+			 old);
+		err = -cste_invalid;
+	}
+	free(old);
+	return err;
+}
+
+/* Remove the temporary directory of an unfinished snapshot (only files: the
+ * writer makes no subdirectories). */
+static void remove_temporary(struct cst_snap_writer *w)
+{
+	DIR *d = opendir(w->dir);
+	struct dirent *e;
+	char path[4096];
+
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", w->dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(w->dir);
+}
+
 int cst_snap_writer_open(struct cst_snap_writer **out, const char *dir,
 			 const struct cst_snap_writer_opts *opts)
 {
 	struct cst_snap_writer_opts o = {0};
 	struct cst_snap_writer *w;
+	int err;
 
 	if (!out || !dir || !*dir ||
 	    cst_opts_load(&o, sizeof(o), opts, "cst_snap_writer_opts", opts ? opts->log : NULL) < 0)
 		return -cste_invalid;
 	*out = NULL;
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		cst_logf(o.log, cst_log_error, "%s: cannot create the directory: %s", dir,
-			 strerror(errno));
-		return -cste_io;
-	}
 	w = calloc(1, sizeof(*w));
-	if (!w || !(w->dir = strdup(dir))) {
+	if (!w || !(w->final = strdup(dir))) {
 		free(w);
 		return -cste_nomem;
 	}
 	w->log = o.log;
+	/* "out/" and "out" are one place: the temporary goes beside it, not in it */
+	for (size_t n = strlen(w->final); n > 1 && w->final[n - 1] == '/'; n--)
+		w->final[n - 1] = '\0';
+	err = check_destination(w);
+	if (!err && asprintf(&w->dir, "%s.tmp.XXXXXX", w->final) < 0) {
+		w->dir = NULL;
+		err = -cste_nomem;
+	}
+	if (!err && !mkdtemp(w->dir)) { /* 0700 */
+		cst_logf(o.log, cst_log_error, "%s: cannot create the directory: %s", w->dir,
+			 strerror(errno));
+		err = -cste_io;
+	}
+	if (err) {
+		free(w->dir);
+		w->dir = NULL;
+		cst_snap_writer_free(w);
+		return err;
+	}
 	*out = w;
 	return 0;
 }
@@ -63,6 +144,8 @@ void cst_snap_writer_free(struct cst_snap_writer *w)
 {
 	if (!w)
 		return;
+	if (w->dir && !w->done)
+		remove_temporary(w);
 	for (size_t i = 0; i < w->ncores; i++) {
 		struct core *c = &w->cores[i];
 
@@ -79,6 +162,7 @@ void cst_snap_writer_free(struct cst_snap_writer *w)
 	free(w->buffer_name);
 	free(w->buffer_file);
 	free(w->dir);
+	free(w->final);
 	free(w);
 }
 
@@ -287,6 +371,35 @@ static int write_source(struct cst_snap_writer *w, size_t k)
 	return finish_file(w, f, c->source_file, true);
 }
 
+/* The whole snapshot appears at its destination; a previous one becomes .old. */
+static int move_into_place(struct cst_snap_writer *w)
+{
+	struct stat st;
+	char *old = NULL;
+	int err = 0;
+
+	if (lstat(w->final, &st) == 0) {
+		if (dir_empty(w->final)) {
+			if (rmdir(w->final) != 0)
+				err = -cste_io;
+		} else if (asprintf(&old, "%s.old", w->final) < 0) {
+			old = NULL;
+			err = -cste_nomem;
+		} else if (rename(w->final, old) != 0) {
+			err = -cste_io;
+		}
+	}
+	if (!err && rename(w->dir, w->final) != 0)
+		err = -cste_io;
+	if (err)
+		cst_logf(w->log, cst_log_error, "%s: cannot put the snapshot in place: %s", w->final,
+			 strerror(errno));
+	else
+		w->done = true;
+	free(old);
+	return err;
+}
+
 int cst_snap_writer_finish(struct cst_snap_writer *w)
 {
 	int err;
@@ -301,5 +414,7 @@ int cst_snap_writer_finish(struct cst_snap_writer *w)
 		if (!err)
 			err = write_source(w, k);
 	}
+	if (!err)
+		err = move_into_place(w);
 	return err;
 }

@@ -58,12 +58,16 @@ struct cst_snap_writer_opts {
 	const struct cst_log *log;
 };
 
-/** Start writing a snapshot into @dir (created 0700 when missing). Nothing is
- *  written but the directory until files are added or cst_snap_writer_finish.
- *  Errors: -cste_invalid, -cste_io (logged with the path), -cste_nomem. */
+/** Start writing a snapshot to appear as @dir. Files go into a temporary
+ *  directory beside it (0700) until cst_snap_writer_finish moves it into place,
+ *  so @dir never holds half a snapshot. @dir may be missing or empty; a
+ *  previous snapshot there is kept as @dir.old (refused, -cste_invalid, when
+ *  that exists too: nothing is deleted). Errors: -cste_invalid, -cste_io
+ *  (logged with the path), -cste_nomem. */
 int cst_snap_writer_open(struct cst_snap_writer **out, const char *dir,
 			 const struct cst_snap_writer_opts *opts);
-/** Free @w (NULL is ignored); files already written stay. */
+/** Free @w (NULL is ignored). Without a successful cst_snap_writer_finish, the
+ *  temporary directory and its files are removed; @dir is untouched. */
 void cst_snap_writer_free(struct cst_snap_writer *w);
 
 /** Write @len bytes to @file in the directory (0600; a buffer or a memory dump).
@@ -103,7 +107,8 @@ int cst_snap_writer_add_dump(struct cst_snap_writer *w, int core, const char *fi
  *  names its protocol as snapshot readers expect ("ETM3.5", "PTM1.1", "ETM4",
  *  "ETE", "STM"); its registers are
  *  written as the source table names and numbers them ("TRCIDR0(0x078)=0x..."),
- *  all of their protocol (TRCDEVARCH for ETE only).
+ *  all of their protocol (TRCDEVARCH for ETE only). Then the directory is moved
+ *  into place (a previous snapshot there becomes @dir.old).
  *  Errors: -cste_invalid (no buffer or no core), -cste_io (logged), -cste_nomem. */
 int cst_snap_writer_finish(struct cst_snap_writer *w);
 

@@ -157,6 +157,23 @@ int main(void)
 	CHECK_EQ_INT(cst_snap_writer_write_file(w, "no/such/dir/x.bin", "x", 1), -cste_io);
 	cst_snap_writer_free(w);
 	CHECK_EQ_INT(cst_snap_writer_open(&w, "/proc/no-such-dir/x", NULL), -cste_io);
+	/* atomic: the unfinished writer above left no temporary, and v3 is whole */
+	snprintf(cmd, sizeof(cmd), "ls -d %s/v3.tmp.* 2>/dev/null | grep -q .", dir);
+	CHECK(system(cmd) != 0);
+	CHECK(file_has(sub, "etm_1.ini", "PTM1.1"));
+	/* writing v3 again keeps the previous snapshot as v3.old; a third time,
+	 * with v3.old there, is refused before anything is written */
+	round_trip(sub, cst_proto_etmv4i, cst_proto_ete, "Cortex-A53", "ETM4", "ETE");
+	{
+		char old[96];
+
+		snprintf(old, sizeof(old), "%s.old", sub);
+		CHECK(file_has(old, "etm_1.ini", "PTM1.1"));
+		CHECK(file_has(sub, "etm_1.ini", "ETE"));
+	}
+	w = NULL;
+	CHECK_EQ_INT(cst_snap_writer_open(&w, sub, NULL), -cste_invalid);
+	CHECK(w == NULL);
 	CHECK_EQ_INT(cst_snap_writer_open(NULL, dir, NULL), -cste_invalid);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
