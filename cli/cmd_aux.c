@@ -147,18 +147,20 @@ int cmd_aux(int argc, char **argv)
 	}
 	for (int q = 0; q < ri.nqueues; q++) {
 		const struct cst_aux_queue_summary *s = cst_aux_report_queue(r, q);
+		char wraps[24] = "?"; /* unknown without the ring's size (--aux-size) */
 
+		if (ri.aux_size)
+			snprintf(wraps, sizeof(wraps), "%llu", (unsigned long long)s->wraps);
 		print_queue_name(who, sizeof(who), s->cpu);
 		printf("%s: records %llu (%llu bytes), chunks %llu (%llu bytes), truncated %llu "
 		       "(empty %llu), overwrite %llu, partial %llu, collision %llu, gaps %llu "
-		       "(%llu bytes), wraps %s%llu, lost bytes %llu, lost records %llu\n",
+		       "(%llu bytes), wraps %s, lost bytes %llu, lost records %llu\n",
 		       who, (unsigned long long)s->records, (unsigned long long)s->record_bytes,
 		       (unsigned long long)s->chunks, (unsigned long long)s->chunk_bytes,
 		       (unsigned long long)s->truncated, (unsigned long long)s->empty_truncated,
 		       (unsigned long long)s->overwrite, (unsigned long long)s->partial,
 		       (unsigned long long)s->collision, (unsigned long long)s->gaps,
-		       (unsigned long long)s->gap_bytes, ri.aux_size ? "" : "?",
-		       (unsigned long long)s->wraps, (unsigned long long)s->lost_bytes,
+		       (unsigned long long)s->gap_bytes, wraps, (unsigned long long)s->lost_bytes,
 		       (unsigned long long)s->lost_events);
 	}
 	if (!ri.nrecs)

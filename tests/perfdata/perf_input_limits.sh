@@ -73,6 +73,10 @@ rc=$?
 check "AUX gap of 2^63: aux exits 0 (rc $rc)" test $rc -eq 0
 check "AUX gap of 2^63: no undefined behaviour" bash -c "! grep -q 'runtime error' '$TMP/gap.err'"
 check "AUX gap of 2^63: summary has the gap in bytes" grep -q "gaps 1 (9223372036854775808 bytes)" "$TMP/gap.out"
+# wraps are unknown without the ring's size: "?", not "?0"; with it, a count
+check "aux summary: wraps unknown without --aux-size" grep -q "wraps ?, lost bytes" "$TMP/gap.out"
+"$CSTRACE" aux --aux-size 4096 "$TMP/gap.data" >"$TMP/gap4k.out" 2>/dev/null
+check "aux summary: wraps counted with --aux-size" grep -q "wraps [0-9][0-9]*, lost bytes" "$TMP/gap4k.out"
 check "AUX gap of 2^63: the record's gap saturates, positive" \
 	grep -q "^1 .* 9223372036854775807 " "$TMP/gap.out"
 "$GEN" --elf "$A64" --out "$TMP/pgoff.data" --proto etmv4 --cpu-wide --mmap-pgoff 0x8000000000000000 ||
