@@ -31,6 +31,7 @@ struct cst_perfetto {
 	bool any_time;
 	bool first;                /* no event written yet */
 	bool io_error;
+	struct cst_line line;      /* the slice being built */
 };
 
 int cst_perfetto_alloc(struct cst_perfetto **out, FILE *f, const struct cst_perfetto_opts *opts)
@@ -80,95 +81,42 @@ static void put_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Slices are most of the file: each is built in one buffer and written once,
+/* Slices are most of the file: each is built in one cst_line and written once,
  * without printf (a million calls make a million slices). */
-struct line {
-	char b[1024];
-	size_t n;
-};
-
-static void l_raw(struct line *l, const char *s)
-{
-	size_t k = strlen(s);
-
-	if (k > sizeof(l->b) - l->n)
-		k = sizeof(l->b) - l->n;
-	memcpy(l->b + l->n, s, k);
-	l->n += k;
-}
-
-static void l_u64(struct line *l, uint64_t v)
-{
-	char d[24];
-	int i = sizeof(d);
-
-	do
-		d[--i] = (char)('0' + v % 10);
-	while ((v /= 10));
-	if (sizeof(d) - (size_t)i <= sizeof(l->b) - l->n) {
-		memcpy(l->b + l->n, d + i, sizeof(d) - (size_t)i);
-		l->n += sizeof(d) - (size_t)i;
-	}
-}
-
-static void l_i32(struct line *l, int32_t v)
-{
-	if (v < 0) {
-		l_raw(l, "-");
-		v = -v;
-	}
-	l_u64(l, (uint64_t)v);
-}
 
 /* Microseconds, the format's unit, with the nanoseconds kept. */
-static void l_us(struct line *l, uint64_t ns)
+static void l_us(struct cst_line *l, uint64_t ns)
 {
-	char frac[5] = {'.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10),
-			(char)('0' + ns % 10), 0};
-
-	l_u64(l, ns / 1000);
-	l_raw(l, frac);
+	cst_line_udec(l, ns / 1000, 0);
+	cst_line_char(l, '.');
+	cst_line_dec(l, (int64_t)(ns % 1000), 3, 1);
 }
 
-/* A JSON string; leaves room for what follows (names are cut, never the syntax). */
-static void l_json(struct line *l, const char *s)
+/* Where a name stops: slices were built in 1 KiB with 256 bytes kept for the
+ * fields after the name (names are cut, never the syntax). */
+#define NAME_END (1024 - 256)
+
+/* A JSON string. */
+static void l_json(struct cst_line *l, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 
-	l->b[l->n++] = '"';
-	for (; s && *s && l->n < sizeof(l->b) - 256; s++) {
+	cst_line_char(l, '"');
+	for (; s && *s && l->n < NAME_END; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '"' || c == '\\') {
-			l->b[l->n++] = '\\';
-			l->b[l->n++] = (char)c;
+			cst_line_char(l, '\\');
+			cst_line_char(l, (char)c);
 		} else if (c < 0x20) {
-			memcpy(l->b + l->n, "\\u00", 4);
-			l->b[l->n + 4] = hex[c >> 4];
-			l->b[l->n + 5] = hex[c & 15];
-			l->n += 6;
+			cst_line_str(l, "\\u00", 0);
+			cst_line_char(l, hex[c >> 4]);
+			cst_line_char(l, hex[c & 15]);
 		} else {
-			l->b[l->n++] = (char)c;
+			cst_line_char(l, (char)c);
 		}
 	}
-	l->b[l->n++] = '"';
-}
-
-static void l_hex(struct line *l, uint64_t v)
-{
-	static const char hex[] = "0123456789abcdef";
-	char d[20];
-	int i = sizeof(d);
-
-	do
-		d[--i] = hex[v & 15];
-	while ((v >>= 4));
-	d[--i] = 'x';
-	d[--i] = '0';
-	if (sizeof(d) - (size_t)i <= sizeof(l->b) - l->n) {
-		memcpy(l->b + l->n, d + i, sizeof(d) - (size_t)i);
-		l->n += sizeof(d) - (size_t)i;
-	}
+	cst_line_char(l, '"');
 }
 
 static const char *base_name(const char *p)
@@ -249,36 +197,38 @@ int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 	case cst_call_exit: {
 		const struct cst_call_frame *fr = ev->frame;
 		uint64_t start = t->start[ev->depth - 1];
-		struct line l;
+		struct cst_line *l = &pw->line;
 
-		l.n = 0;
-		l_raw(&l, pw->first ? "\n{\"ph\":\"X\",\"name\":" : ",\n{\"ph\":\"X\",\"name\":");
+		cst_line_reset(l);
+		cst_line_str(l, pw->first ? "\n{\"ph\":\"X\",\"name\":" : ",\n{\"ph\":\"X\",\"name\":",
+			     0);
 		pw->first = false;
-		l_json(&l, cst_call_frame_name(fr));
-		l_raw(&l, fr->exception ? ",\"cat\":\"exception\",\"pid\":" : ",\"cat\":\"call\",\"pid\":");
-		l_i32(&l, t->pid);
-		l_raw(&l, ",\"tid\":");
-		l_i32(&l, t->tid);
-		l_raw(&l, ",\"ts\":");
-		l_us(&l, start);
-		l_raw(&l, ",\"dur\":");
-		l_us(&l, ns - start);
-		l_raw(&l, ",\"args\":{\"dso\":");
-		l_json(&l, base_name(fr->dso));
+		l_json(l, cst_call_frame_name(fr));
+		cst_line_str(l, fr->exception ? ",\"cat\":\"exception\",\"pid\":" : ",\"cat\":\"call\",\"pid\":",
+			     0);
+		cst_line_dec(l, t->pid, 0, 0);
+		cst_line_str(l, ",\"tid\":", 0);
+		cst_line_dec(l, t->tid, 0, 0);
+		cst_line_str(l, ",\"ts\":", 0);
+		l_us(l, start);
+		cst_line_str(l, ",\"dur\":", 0);
+		l_us(l, ns - start);
+		cst_line_str(l, ",\"args\":{\"dso\":", 0);
+		l_json(l, base_name(fr->dso));
 		if (fr->func) {
-			l_raw(&l, ",\"addr\":");
-			l_u64(&l, fr->func->addr);
+			cst_line_str(l, ",\"addr\":", 0);
+			cst_line_udec(l, fr->func->addr, 0);
 		}
-		l_raw(&l, cst_call_frame_is_call(fr) ? ",\"call\":true,\"entry\":\""
-						     : ",\"call\":false,\"entry\":\"");
-		l_hex(&l, fr->entry);
-		l_raw(&l, "\"");
+		cst_line_str(l, cst_call_frame_is_call(fr) ? ",\"call\":true,\"entry\":\"0x"
+						     : ",\"call\":false,\"entry\":\"0x", 0);
+		cst_line_hex(l, fr->entry, 0, 0, 0);
+		cst_line_char(l, '"');
 		if (ev->end == cst_call_end_gap)
-			l_raw(&l, ",\"cut\":\"trace lost\"");
+			cst_line_str(l, ",\"cut\":\"trace lost\"", 0);
 		else if (ev->end == cst_call_end_eot)
-			l_raw(&l, ",\"cut\":\"trace ended\"");
-		l_raw(&l, "}}");
-		fwrite(l.b, 1, l.n, pw->f);
+			cst_line_str(l, ",\"cut\":\"trace ended\"", 0);
+		cst_line_str(l, "}}", 0);
+		fwrite(l->b, 1, l->n, pw->f);
 		break;
 	}
 	case cst_call_gap:
