@@ -61,13 +61,9 @@ bool cli_check_decoded(const char *trace, const struct cst_decoder_stats *st)
 			  " AUX record%s (it lies past the end of a file cut short, or was lost)",
 			  trace, st->aux_missing, st->aux_missing == 1 ? "" : "s");
 	else if (st->frame_ids[0] || st->frame_ids[1]) {
-		char ids[128 * 6] = "";
-		size_t n = 0;
+		char ids[128 * 6];
 
-		for (unsigned id = 0; id < 128; id++)
-			if ((st->frame_ids[id / 64] >> (id % 64)) & 1)
-				n += (size_t)snprintf(ids + n, sizeof(ids) - n, "%s0x%x",
-						      n ? "," : "", id);
+		cst_id_set_format(st->frame_ids, ids, sizeof(ids));
 		cli_error("%s: no trace decoded: the decoder never found sync in %" PRIu64
 			  " bytes; its frames carry trace IDs %s (is a source given another "
 			  "ID, or the wrong protocol?)",

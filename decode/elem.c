@@ -457,3 +457,16 @@ int cst_elem_format_json(const struct cst_elem *e, char *buf, size_t size)
 		return -cste_nomem;
 	return (int)l.len;
 }
+
+const char *cst_id_set_format(const uint64_t ids[2], char *out, size_t size)
+{
+	size_t n = 0;
+
+	if (!size)
+		return out;
+	out[0] = '\0';
+	for (unsigned id = 0; id < 128 && n < size; id++)
+		if ((ids[id / 64] >> (id % 64)) & 1)
+			n += (size_t)snprintf(out + n, size - n, "%s0x%x", n ? "," : "", id);
+	return out;
+}

@@ -54,16 +54,13 @@ static int on_elem(void *ctx, const struct cst_elem *elem)
 /* --id chose trace IDs the file does not hold: say which it holds. */
 static int check_ids(struct cst_perf_input *in)
 {
-	char list[128 * 6] = "";
-	size_t n = 0;
+	char list[128 * 6];
 
 	if ((!in->id_filter[0] && !in->id_filter[1]) || in->kept)
 		return 0;
-	for (unsigned id = 0; id < 128; id++)
-		if ((in->ids_seen[id / 64] >> (id % 64)) & 1)
-			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s0x%x", n ? "," : "", id);
+	cst_id_set_format(in->ids_seen, list, sizeof(list));
 	cst_logf(&in->log, cst_log_error, "%s: no trace with the selected IDs; the file holds %s%s",
-		 in->path, n ? "IDs " : "no decodable trace", list);
+		 in->path, list[0] ? "IDs " : "no decodable trace", list);
 	return -cste_no_trace;
 }
 

@@ -257,6 +257,10 @@ typedef int (*cst_packet_fn)(void *ctx, const struct cst_packet *pkt);
 typedef uint32_t (*cst_mem_read_fn)(void *ctx, uint8_t trace_id, uint64_t address,
 				    enum cst_mem_space space, uint32_t len, uint8_t *buf);
 
+/** A set of trace IDs (bit N of @ids[N/64] = ID N, as id_filter) written as
+ *  "0x10,0x12" into @out (@size bytes; "" for none). Returns @out. */
+const char *cst_id_set_format(const uint64_t ids[2], char *out, size_t size);
+
 struct cst_decoder_opts {
 	size_t sz;                 /* sizeof(struct cst_decoder_opts) */
 	const struct cst_log *log;
