@@ -282,6 +282,25 @@ static int dsos(struct cst_afdo *p, const char ***out)
 	return n;
 }
 
+/* One section of a perf-style text profile: its count, then "a-b:n" ranges or
+ * "a->b:n" branches of @dso (those at or above @floor), less @base. */
+static int put_counts(struct cst_afdo *p, FILE *f, const char *dso, bool branch,
+		      uint64_t floor, uint64_t base)
+{
+	const struct count **v;
+	int n = select_counts(p, dso, branch, floor, &v);
+
+	if (n < 0)
+		return n;
+	fprintf(f, "%d\n", n);
+	for (int i = 0; i < n; i++)
+		fprintf(f, branch ? "%" PRIx64 "->%" PRIx64 ":%" PRIu64 "\n"
+				  : "%" PRIx64 "-%" PRIx64 ":%" PRIu64 "\n",
+			v[i]->a - base, v[i]->b - base, v[i]->n);
+	free(v);
+	return 0;
+}
+
 int cst_afdo_write_autofdo(struct cst_afdo *p, FILE *f)
 {
 	const char **names;
@@ -294,27 +313,15 @@ int cst_afdo_write_autofdo(struct cst_afdo *p, FILE *f)
 		return nd;
 	for (int d = 0; d < nd; d++) {
 		struct cst_sym_dso_info info;
-		const struct count **v;
 		char shown[4096];
-		int n;
 
 		if (cst_symbolizer_dso_info(p->sym, names[d], &info) < 0 || !info.elf)
 			continue;
-		n = select_counts(p, names[d], false, 0, &v);
-		if (n < 0)
+		if (put_counts(p, f, names[d], false, 0, 0) < 0)
 			break;
-		fprintf(f, "%d\n", n);
-		for (int i = 0; i < n; i++)
-			fprintf(f, "%" PRIx64 "-%" PRIx64 ":%" PRIu64 "\n", v[i]->a, v[i]->b, v[i]->n);
-		free(v);
 		fputs("0\n", f); /* address counts: trace gives ranges, not samples */
-		n = select_counts(p, names[d], true, 0, &v);
-		if (n < 0)
+		if (put_counts(p, f, names[d], true, 0, 0) < 0)
 			break;
-		fprintf(f, "%d\n", n);
-		for (int i = 0; i < n; i++)
-			fprintf(f, "%" PRIx64 "->%" PRIx64 ":%" PRIu64 "\n", v[i]->a, v[i]->b, v[i]->n);
-		free(v);
 		fputs("// build_id: 0x", f);
 		for (uint32_t i = 0; i < 20; i++) /* 16-byte ids are zero-padded to 20 */
 			fprintf(f, "%02x", i < info.build_id_size ? info.build_id[i] : 0);
@@ -329,8 +336,7 @@ int cst_afdo_write_profgen(struct cst_afdo *p, FILE *f, const char *dso)
 	struct cst_sym_dso_info info;
 	const char **names;
 	const char *name = NULL;
-	const struct count **v;
-	int nd, n;
+	int nd;
 
 	if (!p || !f || !dso)
 		return -cste_invalid;
@@ -348,16 +354,11 @@ int cst_afdo_write_profgen(struct cst_afdo *p, FILE *f, const char *dso)
 	if (!name || cst_symbolizer_dso_info(p->sym, name, &info) < 0 || !info.elf)
 		return -cste_not_found;
 	for (int pass = 0; pass < 2; pass++) {
-		/* base 1 when the binary is linked at 0: still drops 0 targets */
-		n = select_counts(p, name, pass == 1, info.base ? info.base : 1, &v);
-		if (n < 0)
-			return n;
-		fprintf(f, "%d\n", n);
-		for (int i = 0; i < n; i++)
-			fprintf(f, pass ? "%" PRIx64 "->%" PRIx64 ":%" PRIu64 "\n"
-					: "%" PRIx64 "-%" PRIx64 ":%" PRIu64 "\n",
-				v[i]->a - info.base, v[i]->b - info.base, v[i]->n);
-		free(v);
+		/* floor 1 when the binary is linked at 0: still drops 0 targets */
+		int err = put_counts(p, f, name, pass == 1, info.base ? info.base : 1, info.base);
+
+		if (err < 0)
+			return err;
 	}
 	return ferror(f) ? -cste_io : 0;
 }
