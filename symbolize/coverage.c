@@ -67,28 +67,28 @@ size_t sym_counts_reduce(struct sym_addr_count *v, size_t n)
 	return m;
 }
 
+/* lcov's order: by file, then line */
+static int by_file_line(const char *fa, int la, const char *fb, int lb)
+{
+	int c = strcmp(fa, fb);
+
+	return c ? c : (la > lb) - (la < lb);
+}
+
 static int by_branch(const void *x, const void *y)
 {
 	const struct sym_cov_branch *a = x, *b = y;
-	int c = strcmp(a->file, b->file);
+	int c = by_file_line(a->file, a->line, b->file, b->line);
 
-	if (c)
-		return c;
-	if (a->line != b->line)
-		return a->line < b->line ? -1 : 1;
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	return c ? c : (a->addr > b->addr) - (a->addr < b->addr);
 }
 
 static int by_line(const void *x, const void *y)
 {
 	const struct sym_cov_line *a = x, *b = y;
-	int c = strcmp(a->file, b->file);
+	int c = by_file_line(a->file, a->line, b->file, b->line);
 
-	if (c)
-		return c;
-	if (a->line != b->line)
-		return a->line < b->line ? -1 : 1;
-	return a->func < b->func ? -1 : a->func > b->func;
+	return c ? c : (a->func > b->func) - (a->func < b->func);
 }
 
 static int add_line(struct sym_cov *c, const char *file, int line, uint64_t n,
