@@ -44,6 +44,14 @@ extern const struct cst_log cli_log;
 /** Print "cstrace: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/** A write to a verb's output failed: keep the first failure's errno (later
+ *  calls change errno); *@io_errno non-zero means the output is incomplete. */
+void cli_write_failed(int *io_errno);
+/** After a run: flush @f. False, with one line naming @name (NULL: standard
+ *  output) and the first failure's reason, when a write failed then or before
+ *  (@io_errno from cli_write_failed). */
+bool cli_flush_output(FILE *f, const char *name, int io_errno);
+
 /** After a verb: flush standard output; a write that failed makes a verb that
  *  returned 0 say so and return 1 (the disk is full, the reader went away). */
 int cli_stdout_done(int status);

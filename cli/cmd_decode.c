@@ -17,8 +17,7 @@ struct decode_out {
 	FILE *f;
 	enum out_format format;
 	uint64_t printed;
-	bool io_error;
-	int io_errno; /* why the write failed: later calls change errno */
+	int io_errno; /* a write failed (cli_write_failed) */
 	char line[4096];
 };
 
@@ -65,8 +64,7 @@ static int on_elem(void *ctx, const struct cst_elem *e)
 	}
 	o->printed++;
 	if (fputs(o->line, o->f) == EOF || putc('\n', o->f) == EOF) {
-		o->io_error = true;
-		o->io_errno = errno;
+		cli_write_failed(&o->io_errno);
 		return -cste_io; /* stop: the reader went away or the disk is full */
 	}
 	return 0;
@@ -154,15 +152,8 @@ int cmd_decode(int argc, char **argv)
 	ret = cst_session_run(session, on_elem, NULL, &out);
 	cli_progress_end();
 	cst_session_get_stats(session, &st);
-	if (fflush(out.f) == EOF && !out.io_error) {
-		out.io_error = true;
-		out.io_errno = errno;
-	}
-	if (out.io_error) {
-		cli_error("%s: write failed: %s", output ? output : "standard output",
-			  strerror(out.io_errno));
+	if (!cli_flush_output(out.f, output, out.io_errno))
 		goto out;
-	}
 	if (ret < 0)
 		goto out;
 	if (stats)

@@ -23,8 +23,7 @@ static const char dump_usage[] =
 struct dump_out {
 	FILE *f;
 	uint64_t packets;
-	bool io_error;
-	int io_errno; /* why the write failed: later calls change errno */
+	int io_errno; /* a write failed (cli_write_failed) */
 };
 
 static int on_packet(void *ctx, const struct cst_packet *p)
@@ -37,8 +36,7 @@ static int on_packet(void *ctx, const struct cst_packet *p)
 	for (uint32_t i = 0; i < p->raw_size; i++)
 		fprintf(o->f, "0x%02x ", p->raw[i]);
 	if (fprintf(o->f, "];\t%s\n", p->text) < 0) {
-		o->io_error = true;
-		o->io_errno = errno;
+		cli_write_failed(&o->io_errno);
 		return -cste_io;
 	}
 	return 0;
@@ -71,14 +69,8 @@ int cmd_dump(int argc, char **argv)
 		goto out;
 	ret = cst_session_dump(session, on_packet, &out);
 	cli_progress_end();
-	if (fflush(stdout) == EOF && !out.io_error) {
-		out.io_error = true;
-		out.io_errno = errno;
-	}
-	if (out.io_error) {
-		cli_error("standard output: write failed: %s", strerror(out.io_errno));
+	if (!cli_flush_output(stdout, NULL, out.io_errno))
 		goto out;
-	}
 	if (ret < 0)
 		goto out;
 	if (!out.packets && !topts.session.start_offset) {

@@ -37,8 +37,7 @@ enum prev_kind { prev_empty, prev_gap, prev_range };
 struct script {
 	FILE *f;
 	bool insn;
-	bool io_error;
-	int io_errno; /* why the write failed: later calls change errno */
+	int io_errno; /* a write failed (cli_write_failed) */
 	bool t32_warned;
 	uint64_t lines;
 	/* --insn: the code of mixed 16/32-bit T32 ranges, to split them */
@@ -69,10 +68,8 @@ static void put_head(struct script *s, const struct cst_elem *e)
 static void end_line(struct script *s)
 {
 	cst_line_end(&s->line);
-	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n && !s->io_error) {
-		s->io_error = true;
-		s->io_errno = errno;
-	}
+	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n)
+		cli_write_failed(&s->io_errno);
 	s->lines++;
 }
 
@@ -175,7 +172,7 @@ static int on_elem(void *ctx, const struct cst_elem *e)
 	default:
 		break;
 	}
-	return s->io_error ? -cste_io : 0;
+	return s->io_errno ? -cste_io : 0;
 }
 
 /* --raw anywhere before a "--" selects perf's address-only samples. */
@@ -250,14 +247,8 @@ int cmd_script(int argc, char **argv)
 	}
 	ret = cst_session_run(session, on_elem, on_sideband, &s);
 	cli_progress_end();
-	if (fflush(stdout) == EOF && !s.io_error) {
-		s.io_error = true;
-		s.io_errno = errno;
-	}
-	if (s.io_error) {
-		cli_error("standard output: write failed: %s", strerror(s.io_errno));
+	if (!cli_flush_output(stdout, NULL, s.io_errno))
 		goto out;
-	}
 	if (ret < 0 || !symcli_decoded(trace, session))
 		goto out;
 	status = 0;

@@ -54,8 +54,7 @@ struct script {
 	unsigned fields;
 	struct cst_flow *flow;
 	struct cst_calls *calls;
-	bool io_error;
-	int io_errno; /* why the write failed: later calls change errno */
+	int io_errno; /* a write failed (cli_write_failed) */
 	struct cst_line line; /* the line being built */
 };
 
@@ -194,10 +193,8 @@ static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *l
 static void end_line(struct script *s)
 {
 	cst_line_end(&s->line);
-	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n && !s->io_error) {
-		s->io_error = true;
-		s->io_errno = errno;
-	}
+	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n)
+		cli_write_failed(&s->io_errno);
 	cst_line_reset(&s->line);
 }
 
@@ -343,7 +340,7 @@ static int call_event(void *ctx, const struct cst_call_event *ev)
 		cst_line_str(&s->line, how_mark(fr), 0);
 	}
 	end_line(s);
-	return s->io_error ? -cste_io : 0;
+	return s->io_errno ? -cste_io : 0;
 }
 
 static int flow_event(void *ctx, const struct cst_flow_event *ev)
@@ -351,7 +348,7 @@ static int flow_event(void *ctx, const struct cst_flow_event *ev)
 	struct script *s = ctx;
 
 	branch_event(s, ev);
-	return s->io_error ? -cste_io : 0;
+	return s->io_errno ? -cste_io : 0;
 }
 
 static int script_elem(void *ctx, const struct cst_sym_elem *se)
@@ -368,7 +365,7 @@ static int script_elem(void *ctx, const struct cst_sym_elem *se)
 		return cst_flow_add(s->flow, se, time);
 	if (se->elem->type == cst_elem_instr_range)
 		put_insns(s, se, time);
-	return s->io_error ? -cste_io : 0;
+	return s->io_errno ? -cste_io : 0;
 }
 
 /* What the view's own options ask for. */
@@ -482,15 +479,8 @@ int script_view_run(int argc, char **argv)
 	fin = s->mode == mode_calls ? cst_calls_finish(s->calls) : cst_flow_finish(s->flow);
 	if (err >= 0 && fin < 0)
 		err = fin;
-	if (fflush(s->f) == EOF && !s->io_error) {
-		s->io_error = true;
-		s->io_errno = errno;
-	}
-	if (s->io_error) {
-		cli_error("%s: write failed: %s", output ? output : "standard output",
-			  strerror(s->io_errno));
+	if (!cli_flush_output(s->f, output, s->io_errno))
 		goto out;
-	}
 	if (err < 0) {
 		/* no trace: the decoder has said why, with the file */
 		if (err != -cste_no_trace)

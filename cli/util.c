@@ -36,6 +36,22 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void cli_write_failed(int *io_errno)
+{
+	if (!*io_errno)
+		*io_errno = errno ? errno : EIO;
+}
+
+bool cli_flush_output(FILE *f, const char *name, int io_errno)
+{
+	if (fflush(f) == EOF)
+		cli_write_failed(&io_errno);
+	if (!io_errno)
+		return true;
+	cli_error("%s: write failed: %s", name ? name : "standard output", strerror(io_errno));
+	return false;
+}
+
 int cli_stdout_done(int status)
 {
 	int failed = fflush(stdout) == EOF, err = errno;
