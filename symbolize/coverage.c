@@ -255,6 +255,25 @@ void sym_cov_free(struct sym_cov *c)
 	free(c->branches);
 }
 
+/* From @from, the first entry of @v (sorted by file) in @file or after it. */
+static size_t first_of_file(const struct sym_cov_line *v, size_t n, size_t from, const char *file)
+{
+	while (from < n && strcmp(v[from].file, file) < 0)
+		from++;
+	return from;
+}
+
+/* Past @file's entries from @from, counting them (@found) and those that ran (@hit). */
+static size_t file_span(const struct sym_cov_line *v, size_t n, size_t from, const char *file,
+			unsigned *found, unsigned *hit)
+{
+	for (; from < n && !strcmp(v[from].file, file); from++) {
+		(*found)++;
+		*hit += v[from].n > 0;
+	}
+	return from;
+}
+
 bool sym_cov_next_file(const struct sym_cov *c, struct sym_cov_file *fl)
 {
 	size_t i = fl->lines_end, k = fl->funcs_end, b = fl->branches_end;
@@ -264,19 +283,9 @@ bool sym_cov_next_file(const struct sym_cov *c, struct sym_cov_file *fl)
 	memset(fl, 0, sizeof(*fl));
 	fl->file = c->lines[i].file;
 	fl->lines = i;
-	for (; i < c->nlines && !strcmp(c->lines[i].file, fl->file); i++) {
-		fl->lf++;
-		fl->lh += c->lines[i].n > 0;
-	}
-	fl->lines_end = i;
-	while (k < c->nfuncs && strcmp(c->funcs[k].file, fl->file) < 0)
-		k++;
-	fl->funcs = k;
-	for (; k < c->nfuncs && !strcmp(c->funcs[k].file, fl->file); k++) {
-		fl->fnf++;
-		fl->fnh += c->funcs[k].n > 0;
-	}
-	fl->funcs_end = k;
+	fl->lines_end = file_span(c->lines, c->nlines, i, fl->file, &fl->lf, &fl->lh);
+	fl->funcs = first_of_file(c->funcs, c->nfuncs, k, fl->file);
+	fl->funcs_end = file_span(c->funcs, c->nfuncs, fl->funcs, fl->file, &fl->fnf, &fl->fnh);
 	while (b < c->nbranches && strcmp(c->branches[b].file, fl->file) < 0)
 		b++;
 	fl->branches = b;
