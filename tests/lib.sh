@@ -12,5 +12,7 @@ fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 pass() { checks=$((checks + 1)); }
 # check DESC CMD...: run CMD, count a failure if it exits non-zero.
 check() { local d=$1; shift; checks=$((checks + 1)); if ! "$@"; then fail "$d"; fi; }
+# quiet CMD...: run CMD with its output kept in $TMP/stdout.log and stderr.log.
+quiet() { "$@" >>"$TMP/stdout.log" 2>>"$TMP/stderr.log"; }
 need_shared() { [ -d "$SHARED/opencsd" ] || skip "shared captures not found at $SHARED/opencsd"; }
 finish() { echo "$checks checks, $fails failed"; [ "$fails" -eq 0 ]; exit $?; }

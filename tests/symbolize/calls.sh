@@ -10,7 +10,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 progs=$CSTRACE_BUILD_DIR/testdata
 command -v python3 >/dev/null || skip "python3 missing"
 
-quiet() { "$@" >>"$TMP/stdout.log" 2>>"$TMP/stderr.log"; }
 
 # name arch triplet core program [--deepest NAME=N...]
 calls() {

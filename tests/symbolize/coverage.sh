@@ -9,7 +9,6 @@
 here=$(cd "$(dirname "$0")" && pwd)
 progs=$CSTRACE_BUILD_DIR/testdata
 command -v python3 >/dev/null || skip "python3 missing"
-quiet() { "$@" >>"$TMP/stdout.log" 2>>"$TMP/stderr.log"; }
 
 cover() { # name arch triplet core binary
   local name=$1 arch=$2 t=$3 core=$4 bin=$5

@@ -8,7 +8,6 @@
 bin=$CSTRACE_BUILD_DIR/testdata/aarch64/recurse
 [ -x "$bin" ] || skip "$bin not built"
 command -v qemu-aarch64 >/dev/null || skip "qemu-aarch64 missing"
-quiet() { "$@" >>"$TMP/stdout.log" 2>>"$TMP/stderr.log"; }
 csv_rows() { awk -F, 'NR>1 {gsub(/"/, "", $8); print $8, $1}' "$1" | sort; }
 csv_sum() { awk -F, 'NR>1 {s+=$1} END {print s+0}' "$1"; }
 

@@ -11,7 +11,6 @@ progs=$CSTRACE_BUILD_DIR/testdata
 bin=$progs/aarch64/recurse
 [ -x "$bin" ] || skip "$bin not built"
 command -v qemu-aarch64 >/dev/null || skip "qemu-aarch64 missing"
-quiet() { "$@" >>"$TMP/stdout.log" 2>>"$TMP/stderr.log"; }
 
 # three captures: the same program run three times, and another program
 for i in 1 2 3; do

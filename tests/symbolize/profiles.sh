@@ -8,7 +8,6 @@
 here=$(cd "$(dirname "$0")" && pwd)
 progs=$CSTRACE_BUILD_DIR/testdata
 command -v python3 >/dev/null || skip "python3 missing"
-quiet() { "$@" >>"$TMP/stdout.log" 2>>"$TMP/stderr.log"; }
 
 profile() { # name arch triplet core program
   local name=$1 arch=$2 t=$3 core=$4 prog=$5

@@ -13,7 +13,6 @@ json_total() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); prin
 csv_sum() { awk -F, 'NR>1 {s+=$1} END {print s+0}' "$1"; }
 csv_cols() { awk -F, 'NR>1 {e+=$3; t+=$4; n+=$5} END {print e+0, t+0, n+0}' "$1"; }
 
-quiet() { "$@" >>"$TMP/stdout.log" 2>>"$TMP/stderr.log"; }
 
 consistency() { # name trace [view options...]
   local name=$1 trace=$2; shift 2
