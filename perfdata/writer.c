@@ -53,32 +53,6 @@ static char *dup_or(const char *s, const char *fallback)
 	return strdup(s ? s : fallback);
 }
 
-/* Create @path as perf record does: a previous file is kept as @path.old, and
- * the new one is 0600, since trace holds the program's own addresses and data.
- * A device (say /dev/null) is written as it is. Returns the fd or -1 (errno set). */
-static int create_private(const char *path)
-{
-	struct stat st;
-	char *old;
-	int fd;
-
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
-		return open(path, O_WRONLY | O_CLOEXEC);
-	if (lstat(path, &st) == 0) {
-		if (asprintf(&old, "%s.old", path) < 0)
-			return -1;
-		fd = rename(path, old);
-		free(old);
-		if (fd < 0)
-			return -1; /* errno from rename: the caller says why */
-	}
-	/* O_EXCL: never through a symlink planted after the rename */
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		fchmod(fd, 0600); /* whatever the umask */
-	return fd;
-}
-
 int cst_perf_writer_open(struct cst_perf_writer **out, const char *path,
 			 const struct cst_perf_writer_opts *opts)
 {
@@ -133,7 +107,7 @@ int cst_perf_writer_open(struct cst_perf_writer **out, const char *path,
 		cst_perf_writer_free(w);
 		return -cste_nomem;
 	}
-	w->fd = create_private(path);
+	w->fd = cst_create_private(path);
 	if (w->fd < 0) {
 		cst_logf(&w->log, cst_log_error, "%s: cannot create: %s", path, strerror(errno));
 		cst_perf_writer_free(w);
@@ -516,6 +490,22 @@ int cst_perf_writer_finished_round(struct cst_perf_writer *w)
 uint64_t cst_perf_writer_count(const struct cst_perf_writer *w)
 {
 	return w ? w->count : 0;
+}
+
+int cst_perf_writer_get_opts(const struct cst_perf_writer *w, struct cst_perf_writer_opts *o)
+{
+	if (!w || !o)
+		return -cste_invalid;
+	memset(o, 0, sizeof(*o));
+	o->sz = sizeof(*o);
+	o->hostname = w->hostname;
+	o->osrelease = w->osrelease;
+	o->arch = w->arch;
+	o->version = w->version;
+	o->nr_cpus_avail = w->nr_avail;
+	o->nr_cpus_online = w->nr_online;
+	o->cmdline = w->ncmdline ? (const char *const *)w->cmdline : NULL;
+	return 0;
 }
 
 int cst_perf_writer_add_build_id(struct cst_perf_writer *w, int32_t pid, uint16_t misc,

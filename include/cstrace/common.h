@@ -161,6 +161,12 @@ int cst_opts_load(void *dst, size_t dst_sz, const void *src, const char *what,
  *  EINVAL when @path is not a regular file. */
 int cst_open_input(const char *path);
 
+/** Create @path for a file that holds trace, as perf record does: a previous file
+ *  is kept as @path.old, the new one is 0600 (trace holds the program's own
+ *  addresses and data) and never reached through a symlink. A device (say
+ *  /dev/null) is opened as it is. Returns a write-only fd or -1 (errno set). */
+int cst_create_private(const char *path);
+
 /** cst_open_input as a stdio stream read in @mode ("r", "rb"); NULL with errno. */
 FILE *cst_fopen_input(const char *path, const char *mode);
 

@@ -417,6 +417,10 @@ int cst_perf_writer_finished_round(struct cst_perf_writer *w);
 /** Records written so far. */
 uint64_t cst_perf_writer_count(const struct cst_perf_writer *w);
 
+/** The feature strings, CPU counts and command line the file gets, defaults
+ *  resolved (pointers owned by @w; log NULL). Returns 0 or -cste_invalid. */
+int cst_perf_writer_get_opts(const struct cst_perf_writer *w, struct cst_perf_writer_opts *o);
+
 /** Write the features (BUILD_ID, HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS,
  *  CMDLINE, AUXTRACE index) and the final header, then sync. The writer
  *  stays allocated; free it with cst_perf_writer_free(). Errors: -cste_io. */
