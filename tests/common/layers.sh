@@ -10,10 +10,11 @@ declare -A allowed=(
   [source]="common source"
   [perfdata]="common source perfdata"
   [snapshot]="common source snapshot"
+  [auxlog]="common source perfdata auxlog"
   [boards]="common source boards"
   [decode]="common source perfdata snapshot decode"
   [symbolize]="common source perfdata snapshot decode symbolize"
-  [capture]="common source perfdata snapshot boards capture"
+  [capture]="common source perfdata auxlog snapshot boards capture"
   [synth]="common source perfdata snapshot synth"
 )
 

@@ -1,0 +1,130 @@
+/* Writing a recorded AUX stream: each event goes to the file whole, as it happens, so
+ * a capture that dies mid-run leaves a stream that reads up to its last event. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct cst_auxlog_writer {
+	struct cst_auxlog_writer_opts opts;
+	char *path;
+	int fd;
+	int error; /* the first error; everything after it is refused */
+	struct abuf buf;
+};
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int fail(struct cst_auxlog_writer *w, int err)
+{
+	if (!w->error) {
+		w->error = err;
+		cst_logf(w->opts.log, cst_log_error, "%s: writing the AUX stream failed: %s", w->path,
+			 err == -cste_io ? strerror(errno) : cst_strerror(err));
+	}
+	return err;
+}
+
+int cst_auxlog_writer_open(struct cst_auxlog_writer **out, const char *path,
+			   const struct cst_auxlog_writer_opts *opts)
+{
+	struct cst_auxlog_writer *w;
+	uint8_t hdr[AUXLOG_FILE_HEADER];
+
+	if (!out || !path)
+		return -cste_invalid;
+	*out = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -cste_nomem;
+	if (cst_opts_load(&w->opts, sizeof(w->opts), opts, "cst_auxlog_writer_opts",
+			  opts ? opts->log : NULL) < 0) {
+		free(w);
+		return -cste_invalid;
+	}
+	w->path = strdup(path);
+	w->fd = w->path ? cst_create_private(path) : -1;
+	if (w->fd < 0) {
+		int err = w->path ? -cste_io : -cste_nomem;
+
+		cst_logf(w->opts.log, cst_log_error, "cannot create %s: %s", path, strerror(errno));
+		cst_auxlog_writer_free(w);
+		return err;
+	}
+	memcpy(hdr, AUXLOG_MAGIC, 8);
+	cst_put_le32(hdr + 8, AUXLOG_VERSION);
+	cst_put_le32(hdr + 12, AUXLOG_FILE_HEADER);
+	if (write_all(w->fd, hdr, sizeof(hdr))) {
+		int err = fail(w, -cste_io);
+
+		cst_auxlog_writer_free(w);
+		return err;
+	}
+	*out = w;
+	return 0;
+}
+
+int cst_auxlog_write(struct cst_auxlog_writer *w, const struct cst_auxlog_event *ev)
+{
+	int err;
+
+	if (!w || !ev)
+		return -cste_invalid;
+	if (w->error)
+		return w->error;
+	w->buf.len = 0;
+	w->buf.failed = false;
+	/* the header's size is filled in once the payload is encoded */
+	if (!abuf_room(&w->buf, AUXLOG_EVENT_HEADER))
+		return fail(w, -cste_nomem);
+	memset(w->buf.p, 0, AUXLOG_EVENT_HEADER);
+	err = auxlog_encode(&w->buf, ev);
+	if (err == -cste_invalid) {
+		cst_logf(w->opts.log, cst_log_error, "%s: a %s event the format cannot hold (a bug)",
+			 w->path, cst_auxlog_type_name(ev->type));
+		return err; /* the stream itself is still whole */
+	}
+	if (err < 0)
+		return fail(w, err);
+	cst_put_le32(w->buf.p, (uint32_t)ev->type);
+	cst_put_le64(w->buf.p + 8, w->buf.len);
+	cst_put_le64(w->buf.p + 16, ev->time);
+	if (write_all(w->fd, w->buf.p, w->buf.len))
+		return fail(w, -cste_io);
+	return 0;
+}
+
+int cst_auxlog_writer_finish(struct cst_auxlog_writer *w)
+{
+	if (!w)
+		return -cste_invalid;
+	if (!w->error && fsync(w->fd) && errno != EINVAL && errno != EROFS)
+		return fail(w, -cste_io);
+	return w->error;
+}
+
+void cst_auxlog_writer_free(struct cst_auxlog_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->buf.p);
+	free(w->path);
+	free(w);
+}
