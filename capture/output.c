@@ -97,7 +97,7 @@ static int out_aux(void *ctx, const struct cst_aux_chunk *c)
 
 struct cst_ring_output cst_perf_out_ring_output(struct cst_perf_out *o)
 {
-	struct cst_ring_output out = {sizeof(out), out_record, out_aux, o};
+	struct cst_ring_output out = {.sz = sizeof(out), .record = out_record, .aux = out_aux, .ctx = o};
 
 	return out;
 }

@@ -31,7 +31,6 @@ struct rec_ring {
 	size_t base_len;
 	void *aux;
 	size_t aux_len;
-	struct cst_ring *ring;
 };
 
 struct session {
@@ -50,8 +49,7 @@ struct session {
 	pid_t child;
 	int go_fd, status_fd, sfd;
 	sigset_t oldmask;
-	struct cst_perf_writer *w;
-	struct cst_perf_out out;
+	struct cst_consumer *c;
 };
 
 static int sys_perf_event_open(void *attr, pid_t pid, int cpu, int group, unsigned long flags)
@@ -284,42 +282,37 @@ static void fill_perf_attr(struct cst_perf_attr *pa, const uint8_t *raw)
 
 static int open_output(struct session *s)
 {
-	const char *path = s->o->output ? s->o->output : "perf.data";
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .log = s->o->log};
-	struct cst_perf_attr pa;
-	int err;
+	struct cst_perf_attr pa[2];
+	struct cst_perf_etm_info info;
+	int err, na = 0;
 
 	wo.cmdline = (const char *const *)s->o->argv;
-	err = cst_perf_writer_open(&s->w, path, &wo);
-	if (err < 0) {
-		cst_logf(s->o->log, cst_log_error, "cannot create %s: %s", path, strerror(errno));
-		return err;
-	}
 	if (!s->o->sideband_only) {
-		fill_perf_attr(&pa, s->etm_attr);
-		err = cst_perf_writer_add_attr(s->w, &pa, s->etm_ids, (uint64_t)s->netm_ids);
+		fill_perf_attr(&pa[na], s->etm_attr);
+		pa[na].ids = s->etm_ids;
+		pa[na++].nids = (uint64_t)s->netm_ids;
+		err = cst_etm_pmu_etm_info(&s->pmu, s->o->snapshot, &info);
 		if (err < 0)
 			return err;
 	}
-	fill_perf_attr(&pa, s->dummy_attr);
-	err = cst_perf_writer_add_attr(s->w, &pa, s->dummy_ids, (uint64_t)s->ndummy_ids);
+	fill_perf_attr(&pa[na], s->dummy_attr);
+	pa[na].ids = s->dummy_ids;
+	pa[na++].nids = (uint64_t)s->ndummy_ids;
+	{
+		struct cst_consumer_opts co = {
+			.sz = sizeof(co), .log = s->o->log, .output = s->o->output,
+			.aux_log = s->o->aux_log, .writer = &wo, .page_size = s->page,
+			.snapshot = s->o->snapshot, .attrs = pa, .nattrs = na,
+			.etm_info = s->o->sideband_only ? NULL : &info,
+		};
+
+		err = cst_consumer_open(&s->c, &co);
+	}
+	if (!s->o->sideband_only)
+		cst_perf_etm_info_fini(&info);
 	if (err < 0)
 		return err;
-	cst_perf_out_init(&s->out, s->w, path,
-			  CST_PERF_HEADER_SIZE + (uint64_t)(s->netm_ids + s->ndummy_ids) * 8 +
-				  2ULL * (CST_PERF_ATTR_SIZE + 16), 0);
-	if (!s->o->sideband_only) {
-		struct cst_perf_etm_info info;
-
-		err = cst_etm_pmu_etm_info(&s->pmu, s->o->snapshot, &info);
-		if (!err)
-			err = cst_perf_writer_etm_info(s->w, &info);
-		cst_perf_etm_info_fini(&info);
-		if (err < 0) {
-			cst_logf(s->o->log, cst_log_error, "writing %s failed", path);
-			return err;
-		}
-	}
 	for (int i = 0; i < s->nrings; i++) {
 		struct rec_ring *r = &s->rings[i];
 		struct cst_ring_desc d = {
@@ -331,48 +324,12 @@ static int open_output(struct session *s)
 									  : UINT32_MAX,
 			.cpu = (uint32_t)r->cpu, .ops = &ring_ops, .ops_ctx = r,
 		};
-		struct cst_ring_output out = cst_perf_out_ring_output(&s->out);
 
-		r->ring = cst_ring_alloc(&d, &out, &err);
-		if (!r->ring)
+		err = cst_consumer_add_ring(s->c, &d);
+		if (err < 0)
 			return err;
 	}
 	return 0;
-}
-
-/* Drain every ring once. Returns <0 when the output failed. */
-static int drain(struct session *s)
-{
-	int ret = 0;
-	bool any = false;
-
-	for (int i = 0; i < s->nrings; i++) {
-		int64_t n = cst_ring_read(s->rings[i].ring);
-
-		if (n < 0 && !ret)
-			ret = (int)n;
-		any |= n > 0;
-	}
-	if (any && !s->out.full && !s->out.error)
-		cst_perf_writer_finished_round(s->w);
-	return ret;
-}
-
-static int snapshot_all(struct session *s)
-{
-	int ret = 0;
-
-	for (int i = 0; i < s->nrings; i++) {
-		/* rings without AUX (sideband only) have nothing to snapshot */
-		int64_t n = s->rings[i].aux ? cst_ring_snapshot(s->rings[i].ring)
-					    : cst_ring_read(s->rings[i].ring);
-
-		if (n < 0 && !ret)
-			ret = (int)n;
-	}
-	if (!s->out.full && !s->out.error)
-		cst_perf_writer_finished_round(s->w);
-	return ret;
 }
 
 static int run_loop(struct session *s, struct cst_record_result *res)
@@ -386,17 +343,23 @@ static int run_loop(struct session *s, struct cst_record_result *res)
 	for (;;) {
 		/* The timeout only bounds how long trace waits in the rings. */
 		int n = poll(pfd, (nfds_t)s->nrings + 1, 500);
+		uint64_t ready = 0;
 
 		if (n < 0 && errno != EINTR)
 			return -cste_io;
-		if (drain(s) < 0)
+		for (int i = 0; i < s->nrings && i < 64 && n > 0; i++)
+			if (pfd[i].revents & POLLIN)
+				ready |= 1ULL << i;
+		cst_consumer_note_wake(s->c, n > 0 ? (uint32_t)n : 0, ready);
+		if (cst_consumer_drain(s->c) < 0)
 			return 0; /* the output is full or broken: finish the file */
 		if (n > 0 && (pfd[s->nrings].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 
 			while (read(s->sfd, &si, sizeof(si)) == sizeof(si)) {
+				cst_consumer_note_signal(s->c, (int)si.ssi_signo);
 				if (si.ssi_signo == SIGUSR2 && s->o->snapshot) {
-					if (snapshot_all(s) < 0)
+					if (cst_consumer_snapshot(s->c) < 0)
 						return 0;
 				} else if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM ||
 					   si.ssi_signo == SIGHUP) {
@@ -457,65 +420,12 @@ static void describe(struct session *s)
 	}
 }
 
-/* Kernels that allocate trace IDs report them in AUX_OUTPUT_HW_ID; perf 6.1
- * reads IDs only from the metadata, so put the real ones there. */
-static void patch_trace_ids(struct session *s)
-{
-	const char *path = s->o->output ? s->o->output : "perf.data";
-	int n = cst_perf_etm_info_patch_ids(path, s->out.trace_id, s->out.have_trace_id,
-					    CST_ETM_MAX_CPUS);
-
-	if (n > 0)
-		cst_logf(s->o->log, cst_log_info,
-			 "%d trace ID(s) in the metadata set from AUX_OUTPUT_HW_ID records", n);
-	else if (n < 0)
-		cst_logf(s->o->log, cst_log_warning,
-			 "could not put the kernel's trace IDs into %s: %s", path, cst_strerror(n));
-}
-
-static void collect(struct session *s, struct cst_record_result *res)
-{
-	struct cst_ring_stats *t = &res->total;
-
-	memset(t, 0, sizeof(*t));
-	res->nrings = s->nrings;
-	for (int i = 0; i < s->nrings; i++) {
-		struct cst_ring_stats st;
-
-		cst_ring_get_stats(s->rings[i].ring, &st);
-		res->per_ring[i] = st;
-		res->ring_cpu[i] = s->rings[i].cpu;
-		t->records += st.records;
-		t->record_bytes += st.record_bytes;
-		t->aux_bytes += st.aux_bytes;
-		t->chunks += st.chunks;
-		t->aux_records += st.aux_records;
-		t->aux_record_bytes += st.aux_record_bytes;
-		t->truncated += st.truncated;
-		t->collision += st.collision;
-		t->partial += st.partial;
-		t->empty_truncated += st.empty_truncated;
-		t->lost_events += st.lost_events;
-		t->lost_records += st.lost_records;
-		t->reenables += st.reenables;
-		t->reenable_failures += st.reenable_failures;
-		t->snapshots += st.snapshots;
-		t->snapshot_overwritten += st.snapshot_overwritten;
-		t->unwritten_bytes += st.unwritten_bytes;
-		t->output_failed |= st.output_failed;
-	}
-	res->output_failed = t->output_failed || s->out.full || s->out.error;
-	res->file_bytes = s->out.written;
-	res->output = s->o->output ? s->o->output : "perf.data";
-	res->snapshot = s->o->snapshot;
-}
-
 static void teardown(struct session *s)
 {
+	cst_consumer_free(s->c);
 	for (int i = 0; i < s->nrings; i++) {
 		struct rec_ring *r = &s->rings[i];
 
-		cst_ring_free(r->ring);
 		if (r->aux)
 			munmap(r->aux, r->aux_len);
 		if (r->base)
@@ -644,24 +554,16 @@ int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result 
 	for (int i = 0; i < s.nrings; i++)
 		if (!opts->snapshot)
 			ioctl(s.rings[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-	if (opts->snapshot && !res->output_failed)
-		snapshot_all(&s);
-	drain(&s);
+	if (opts->snapshot && !cst_consumer_output_stopped(s.c))
+		cst_consumer_snapshot(s.c);
+	cst_consumer_drain(s.c);
 out:
 	end_child(&s, err < 0 ? NULL : res);
-	if (s.w) {
-		int ferr;
+	if (s.c) {
+		int ferr = cst_consumer_finish(s.c, err, res);
 
-		collect(&s, res);
-		ferr = cst_perf_writer_finish(s.w);
-		if (ferr < 0 && !err) {
-			cst_logf(opts->log, cst_log_error, "finishing %s failed: %s",
-				 opts->output ? opts->output : "perf.data", cst_strerror(ferr));
+		if (ferr < 0 && !err)
 			err = ferr;
-		}
-		cst_perf_writer_free(s.w);
-		if (!ferr && !opts->sideband_only)
-			patch_trace_ids(&s);
 	}
 	teardown(&s);
 	return err;

@@ -1,6 +1,7 @@
 /* The ring consumer: drains a perf data ring and its AUX area with the barriers the
  * kernel's ring_buffer.c expects. Production and the tests' kernel model share it. */
 #include "cstrace/capture.h"
+#include "cstrace/auxlog.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,9 @@ struct cst_ring {
 	uint8_t rec[65536];  /* one record, unwrapped */
 	bool need_enable;
 	struct cst_ring_stats st;
+	/* With an observer: what the current read saw, and the data area unwrapped. */
+	struct cst_auxlog_read obs;
+	uint8_t *obs_data;
 };
 
 static bool is_pow2(uint64_t v)
@@ -35,7 +39,7 @@ struct cst_ring *cst_ring_alloc(const struct cst_ring_desc *desc, const struct c
 	struct cst_ring *r;
 	int e = -cste_invalid;
 
-	if (!desc || !out || desc->sz < sizeof(*desc) || out->sz < sizeof(*out) || !desc->base)
+	if (!desc || !out || desc->sz < sizeof(*desc) || !desc->base)
 		goto fail;
 	if (!is_pow2(desc->data_size) || (desc->aux && !is_pow2(desc->aux_size)))
 		goto fail;
@@ -46,7 +50,11 @@ struct cst_ring *cst_ring_alloc(const struct cst_ring_desc *desc, const struct c
 	if (!r)
 		goto fail;
 	r->d = *desc;
-	r->out = *out;
+	if (cst_opts_load(&r->out, sizeof(r->out), out, "cst_ring_output", NULL) < 0) {
+		free(r);
+		e = -cste_invalid;
+		goto fail;
+	}
 	if (!r->d.page_size)
 		r->d.page_size = 4096;
 	r->data = (uint8_t *)desc->base + r->d.page_size;
@@ -57,6 +65,14 @@ struct cst_ring *cst_ring_alloc(const struct cst_ring_desc *desc, const struct c
 	if (desc->aux) {
 		r->copy = malloc(desc->aux_size);
 		if (!r->copy) {
+			free(r);
+			goto fail;
+		}
+	}
+	if (r->out.observe) {
+		r->obs_data = malloc(r->d.data_size);
+		if (!r->obs_data) {
+			free(r->copy);
 			free(r);
 			goto fail;
 		}
@@ -75,6 +91,7 @@ void cst_ring_free(struct cst_ring *ring)
 	if (!ring)
 		return;
 	free(ring->copy);
+	free(ring->obs_data);
 	free(ring);
 }
 
@@ -189,8 +206,14 @@ static int64_t read_records(struct cst_ring *r)
 
 	__atomic_thread_fence(__ATOMIC_ACQUIRE); /* head before records (rmb) */
 	avail = head_delta(head, tail);
+	r->obs.data_head = head;
 	if (avail > r->d.data_size)
 		return -cste_format;
+	if (r->obs_data && avail) {
+		ring_copy(r->obs_data, r->data, r->d.data_size, tail, avail);
+		r->obs.data = r->obs_data;
+		r->obs.data_len = avail;
+	}
 	while (avail - done >= 8) {
 		uint16_t size;
 
@@ -213,6 +236,7 @@ static int64_t read_records(struct cst_ring *r)
 	}
 	r->data_tail = tail_after(tail, done, head);
 	store_u64(page_at(r, CST_MMAP_DATA_TAIL), r->data_tail);
+	r->obs.data_tail_after = r->data_tail;
 	return err < 0 ? err : (int64_t)done;
 }
 
@@ -241,6 +265,29 @@ static int deliver(struct cst_ring *r, uint64_t offset, uint64_t len, bool snaps
 	return 0;
 }
 
+/* Enable or disable the event, noting the call for the observer. */
+static int ring_ctl(struct cst_ring *r, enum cst_auxlog_ctl_op op)
+{
+	int ret = op == cst_auxlog_ctl_enable ? r->d.ops->enable(r->d.ops_ctx)
+					      : r->d.ops->disable(r->d.ops_ctx);
+
+	if (r->obs.nctl < CST_AUXLOG_MAX_CTL) {
+		r->obs.ctl[r->obs.nctl].op = op;
+		r->obs.ctl[r->obs.nctl].result = ret;
+		r->obs.nctl++;
+	}
+	return ret;
+}
+
+/* The AUX bytes a read copied out, for the observer. */
+static void obs_aux(struct cst_ring *r, uint64_t head, uint64_t pos, uint64_t len)
+{
+	r->obs.aux_head = head;
+	r->obs.aux_pos = pos;
+	r->obs.aux_len = len;
+	r->obs.aux = len ? r->copy : NULL;
+}
+
 static int64_t drain_aux(struct cst_ring *r)
 {
 	uint64_t head, old = r->aux_tail, len;
@@ -250,6 +297,7 @@ static int64_t drain_aux(struct cst_ring *r)
 	__atomic_thread_fence(__ATOMIC_ACQUIRE); /* head before data (rmb) */
 	r->st.aux_head = head;
 	len = head_delta(head, old);
+	r->obs.aux_head = head;
 	if (len > r->d.aux_size)
 		return -cste_format; /* normal mode never runs ahead of our tail */
 	if (len) {
@@ -257,6 +305,8 @@ static int64_t drain_aux(struct cst_ring *r)
 		r->aux_tail = tail_after(old, len, head);
 		store_u64(page_at(r, CST_MMAP_AUX_TAIL), r->aux_tail);
 	}
+	obs_aux(r, head, old, len);
+	r->obs.aux_tail_after = r->aux_tail;
 	/* perf_aux_output_begin refuses to start (and disables the event) when
 	 * there is no free space: that is silent, so treat a full area as a stop. */
 	if (len + 1 >= r->d.aux_size)
@@ -266,18 +316,36 @@ static int64_t drain_aux(struct cst_ring *r)
 		r->need_enable = false;
 		r->st.reenables++;
 		/* Not fatal: the event stays off and the summary says so. */
-		if (r->d.ops->enable(r->d.ops_ctx) < 0)
+		if (ring_ctl(r, cst_auxlog_ctl_enable) < 0)
 			r->st.reenable_failures++;
 	}
 	return err < 0 ? err : (int64_t)len;
 }
 
-int64_t cst_ring_read(struct cst_ring *ring)
+static void obs_begin(struct cst_ring *r, bool snapshot)
+{
+	memset(&r->obs, 0, sizeof(r->obs));
+	r->obs.idx = r->d.idx;
+	r->obs.snapshot = snapshot;
+	r->obs.data_tail = r->obs.data_tail_after = r->data_tail;
+	r->obs.aux_tail_after = r->aux_tail;
+}
+
+/* Hand what the read saw to the observer; passes @result through. */
+static int64_t obs_end(struct cst_ring *r, int64_t result)
+{
+	if (r->out.observe) {
+		r->obs.result = result;
+		r->obs.unwritten = r->st.unwritten_bytes;
+		r->out.observe(r->out.observe_ctx, &r->obs);
+	}
+	return result;
+}
+
+static int64_t ring_read(struct cst_ring *ring)
 {
 	int64_t n, m = 0;
 
-	if (!ring)
-		return -cste_invalid;
 	n = read_records(ring);
 	if (n < 0 && n != -cste_io && !ring->st.output_failed)
 		return n;
@@ -291,16 +359,22 @@ int64_t cst_ring_read(struct cst_ring *ring)
 	return n + m;
 }
 
-int64_t cst_ring_snapshot(struct cst_ring *ring)
+int64_t cst_ring_read(struct cst_ring *ring)
+{
+	if (!ring)
+		return -cste_invalid;
+	obs_begin(ring, false);
+	return obs_end(ring, ring_read(ring));
+}
+
+static int64_t ring_snapshot(struct cst_ring *ring)
 {
 	uint64_t head, avail, len;
 	int64_t n;
 	int err;
 
-	if (!ring || !ring->d.aux || !ring->d.overwrite)
-		return -cste_invalid;
 	/* Stop the sink first: its pmu::stop copies what it holds into AUX. */
-	if (ring->d.ops->disable(ring->d.ops_ctx) < 0)
+	if (ring_ctl(ring, cst_auxlog_ctl_disable) < 0)
 		return -cste_io;
 	n = read_records(ring);
 	head = cst_ring_load_u64(page_at(ring, CST_MMAP_AUX_HEAD));
@@ -312,13 +386,22 @@ int64_t cst_ring_snapshot(struct cst_ring *ring)
 	ring->snap_prev = head;
 	if (len)
 		ring_copy(ring->copy, ring->d.aux, ring->d.aux_size, head - len, len);
+	obs_aux(ring, head, head - len, len);
 	ring->st.snapshots++;
 	err = len ? deliver(ring, head - len, len, true) : 0;
-	if (ring->d.ops->enable(ring->d.ops_ctx) < 0 && !err)
+	if (ring_ctl(ring, cst_auxlog_ctl_enable) < 0 && !err)
 		err = -cste_io;
 	if (n < 0)
 		return n;
 	return err < 0 ? err : (int64_t)len;
+}
+
+int64_t cst_ring_snapshot(struct cst_ring *ring)
+{
+	if (!ring || !ring->d.aux || !ring->d.overwrite)
+		return -cste_invalid;
+	obs_begin(ring, true);
+	return obs_end(ring, ring_snapshot(ring));
 }
 
 int cst_ring_get_stats(const struct cst_ring *ring, struct cst_ring_stats *stats)

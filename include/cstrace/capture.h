@@ -62,6 +62,8 @@ struct cst_aux_chunk {
 	bool snapshot;
 };
 
+struct cst_auxlog_read;
+
 /** Where drained data goes. Callbacks return 0 or a negative cste_ error;
  *  an error stops the ring (it is then only counted, see unwritten_bytes). */
 struct cst_ring_output {
@@ -71,6 +73,10 @@ struct cst_ring_output {
 	/** One AUX chunk. */
 	int (*aux)(void *ctx, const struct cst_aux_chunk *chunk);
 	void *ctx;
+	/** Optional: after each cst_ring_read / cst_ring_snapshot, what it loaded,
+	 *  copied, stored and called (the recorded AUX stream's read event). */
+	void (*observe)(void *observe_ctx, const struct cst_auxlog_read *read);
+	void *observe_ctx;
 };
 
 /** What a ring saw; everything needed to say what was captured and lost. */
@@ -163,6 +169,64 @@ void cst_perf_out_init(struct cst_perf_out *o, struct cst_perf_writer *w, const 
 		       uint64_t written, uint64_t reserve);
 /** The ring output writing through @o: records raw, AUX chunks as AUXTRACE. */
 struct cst_ring_output cst_perf_out_ring_output(struct cst_perf_out *o);
+
+/* ------------------------------------------------------------------------
+ * The consumer: every ring of a capture drained into one perf.data, and what
+ * it saw optionally kept as a recorded AUX stream (auxlog.h). cstrace record
+ * runs it over live mmaps, cstrace replay over a recorded stream and the tests
+ * over the kernel model: the same code each time.
+ * ------------------------------------------------------------------------ */
+
+struct cst_perf_attr;
+struct cst_perf_etm_info;
+struct cst_perf_writer_opts;
+struct cst_consumer;
+struct cst_record_result;
+
+struct cst_consumer_opts {
+	size_t sz;                 /* sizeof(struct cst_consumer_opts) */
+	const struct cst_log *log;
+	const char *output;        /* perf.data path; NULL = "perf.data" */
+	const char *aux_log;       /* also write a recorded AUX stream here; NULL = none */
+	/* The perf.data's feature strings and command line (NULL = this host's, see
+	 * cst_perf_writer_opts); what is used goes into the stream. */
+	const struct cst_perf_writer_opts *writer;
+	uint64_t page_size;        /* 0 = this host's */
+	bool snapshot;             /* AUX in overwrite mode */
+	const struct cst_perf_attr *attrs; /* with their ids; the first is the trace event */
+	int nattrs;
+	const struct cst_perf_etm_info *etm_info; /* NULL: sideband only */
+	/* Event times of the stream; NULL = CLOCK_MONOTONIC in nanoseconds. */
+	uint64_t (*clock)(void *clock_ctx);
+	void *clock_ctx;
+	uint64_t reserve;          /* bytes kept free to finish the file; 0 = 1 MiB */
+};
+
+/** Create the perf.data (and the stream) with the attrs and the ETM metadata.
+ *  Errors (logged): -cste_invalid, -cste_io, -cste_nomem. */
+int cst_consumer_open(struct cst_consumer **out, const struct cst_consumer_opts *opts);
+/** Add a mapped ring; its output is the perf.data. Returns the ring's index or
+ *  an error (-cste_invalid, -cste_nomem). */
+int cst_consumer_add_ring(struct cst_consumer *c, const struct cst_ring_desc *desc);
+int cst_consumer_nrings(const struct cst_consumer *c);
+/** Read every ring once (cst_ring_read), then end the round. Returns 0 or the
+ *  first ring's error (< 0 when the output is full or broken). */
+int cst_consumer_drain(struct cst_consumer *c);
+/** Snapshot every ring with AUX (the others are read), then end the round. */
+int cst_consumer_snapshot(struct cst_consumer *c);
+/** True once the output refused data (disk full) or failed. */
+bool cst_consumer_output_stopped(const struct cst_consumer *c);
+/** Note for the stream that poll() returned @nready with rings @ring_mask readable,
+ *  or that signal @signo arrived. */
+void cst_consumer_note_wake(struct cst_consumer *c, uint32_t nready, uint64_t ring_mask);
+void cst_consumer_note_signal(struct cst_consumer *c, int signo);
+/** Finish the perf.data (features, AUXTRACE index, the kernel's trace IDs put
+ *  into the metadata) and the stream (an end event with @result and what @res
+ *  says of the command), and fill @res with what the rings saw. Returns 0 or
+ *  the error that kept the file from being finished. */
+int cst_consumer_finish(struct cst_consumer *c, int result, struct cst_record_result *res);
+/** Free; without a finish the perf.data stays marked unfinished. */
+void cst_consumer_free(struct cst_consumer *c);
 
 /* ------------------------------------------------------------------------
  * cs_etm discovery (all files are read below a root: "/" on a board, a
@@ -285,6 +349,7 @@ struct cst_record_opts {
 				    * tree has no kernel behind it) */
 	const char *output;        /* perf.data path; NULL = "perf.data" */
 	char *const *argv;         /* the command; NULL with @pid or system-wide */
+	const char *aux_log;       /* also write a recorded AUX stream (auxlog.h) here */
 };
 
 /** The outcome of a recording, for the summary. */
@@ -312,6 +377,40 @@ int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result 
 
 /** Print what was captured and lost as lines on @fp (a FILE *). */
 void cst_record_summary(const struct cst_record_result *res, void *fp);
+
+/* ------------------------------------------------------------------------
+ * Replay: the consumer above run over a recorded AUX stream instead of live
+ * mmaps, writing the perf.data the capture wrote.
+ * ------------------------------------------------------------------------ */
+
+struct cst_replay_opts {
+	size_t sz;                 /* sizeof(struct cst_replay_opts) */
+	const struct cst_log *log;
+	const char *output;        /* perf.data path; NULL = "perf.data" */
+	const char *aux_log;       /* write the stream again, as the consumer sees it */
+};
+
+struct cst_replay_result {
+	struct cst_record_result rec; /* what the rings saw, as record reports it */
+	uint64_t events;      /* stream events replayed */
+	uint64_t drains;
+	uint64_t end_offset;  /* stream offset past the last whole event */
+	bool ended;           /* the stream's end event was reached */
+	bool cut_short;       /* the stream stops without an end event (a capture
+			       * that died): the perf.data holds what was consumed */
+	bool partial_drain;   /* ...and it stops inside a drain */
+	bool diverged;        /* the consumer stored other tails than the capture's */
+	int32_t capture_result; /* the capture's own result (end event) */
+};
+
+/** Replay @stream. The perf.data is finished whenever its rings were set up, also
+ *  for a stream cut short or one that turns out malformed part way (then what
+ *  came before is kept and the error returned). Errors (one line logged naming
+ *  the stream and offset): those of cst_auxlog_reader_open, -cste_format (a
+ *  malformed stream, or a replay that diverged from the capture), -cste_no_trace
+ *  (the stream ends before its rings), -cste_unsupported, -cste_io, -cste_nomem. */
+int cst_replay_run(const char *stream, const struct cst_replay_opts *opts,
+		   struct cst_replay_result *res);
 
 /** The explanation for a perf_event_open / mmap errno, naming the setting to
  *  change; reads perf_event_paranoid, perf_event_mlock_kb and RLIMIT_MEMLOCK

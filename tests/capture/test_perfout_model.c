@@ -65,7 +65,7 @@ static int rig_open(struct rig *g, const struct kmodel_opts *o, const char *name
 	struct cst_perf_attr pa = {0};
 	uint64_t id = o->id;
 	struct cst_ring_desc d;
-	struct cst_ring_output out = {sizeof(out), tee_record, tee_aux, &g->tee};
+	struct cst_ring_output out = {.sz = sizeof(out), .record = tee_record, .aux = tee_aux, .ctx = &g->tee};
 
 	memset(g, 0, sizeof(*g));
 	snprintf(g->path, sizeof(g->path), "%s/%s-%d.data",

@@ -59,7 +59,7 @@ static int col_aux(void *ctx, const struct cst_aux_chunk *ch)
 static struct cst_ring *ring_for(struct kmodel *m, struct collect *c)
 {
 	struct cst_ring_desc d = kmodel_desc(m);
-	struct cst_ring_output out = {sizeof(out), col_record, col_aux, c};
+	struct cst_ring_output out = {.sz = sizeof(out), .record = col_record, .aux = col_aux, .ctx = c};
 
 	memset(c, 0, sizeof(*c));
 	c->contiguous = true;
@@ -78,7 +78,7 @@ static void test_args(void)
 	struct kmodel_opts o = {.data_size = 4096, .aux_size = 4096, .sink_size = 1024};
 	struct kmodel *m = kmodel_new(&o);
 	struct cst_ring_desc d = kmodel_desc(m);
-	struct cst_ring_output out = {sizeof(out), NULL, NULL, NULL};
+	struct cst_ring_output out = {.sz = sizeof(out)};
 	struct cst_ring_stats st;
 	int err = 0;
 
