@@ -21,6 +21,7 @@ int cmd_script(int argc, char **argv);
 int cmd_boards(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 /** Run a verb in a child process so that a crash inside OpenCSD becomes a one-line
  *  error (exit 1) naming the input and how far decoding got. */
@@ -40,6 +41,16 @@ uint64_t cli_resume_crash_offset(void);
 
 /** A log sink printing "cstrace: warning: ..." lines on stderr. */
 extern const struct cst_log cli_log;
+
+/** A log for one verb: errors as "cstrace: VERB: message", the rest as cli_log;
+ *  @told says whether an error was printed, so that a bare error code is not
+ *  told twice. Fill with cli_verb_log(). */
+struct cli_verb_log {
+	const char *verb;
+	bool told;
+	struct cst_log log;
+};
+void cli_verb_log(struct cli_verb_log *vl, const char *verb);
 
 /** Print "cstrace: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

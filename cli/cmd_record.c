@@ -35,6 +35,9 @@ static void record_usage(FILE *out)
 		"                             directory for 'cstrace decode' and trc_pkt_lister\n"
 		"  --sink NAME                the sink for --sysfs (e.g. tmc_etf0)\n"
 		"  --sideband-only            no trace: record only the sideband (diagnostics)\n"
+		"  --aux-log FILE             also keep what the ring consumer saw (heads, tails,\n"
+		"                             bytes, wake-ups) as a recorded AUX stream: 'cstrace\n"
+		"                             replay FILE' rebuilds the perf.data from it anywhere\n"
 		"\n"
 		"On exit (or Ctrl-C, or a crash of CMD) the file is finished and a summary on\n"
 		"stderr says what was captured and what was lost.\n"
@@ -87,35 +90,17 @@ static int parse_cpus(const char *s, uint64_t *mask)
 	return *mask ? 0 : -1;
 }
 
-/* The recorders' log: errors as "record: WHAT", the rest as every verb prints
- * them; whether an error was told, so that a bare error code is not told twice. */
-struct record_log {
-	bool told;
-};
-
-static void record_log_fn(void *ctx, enum cst_log_level level, const char *msg)
-{
-	struct record_log *rl = ctx;
-
-	if (level != cst_log_error) {
-		cli_log.fn(cli_log.ctx, level, msg);
-		return;
-	}
-	cli_error("record: %s", msg);
-	rl->told = true;
-}
-
 static int run_sysfs(const char *root, const char *sink, uint64_t mask, const char *out,
 		     char **argv)
 {
-	struct record_log rl = {false};
-	const struct cst_log log = {record_log_fn, &rl};
-	struct cst_sysfs_opts so = {.sz = sizeof(so), .log = &log, .root = root, .sink = sink,
+	struct cli_verb_log rl;
+	struct cst_sysfs_opts so = {.sz = sizeof(so), .log = &rl.log, .root = root, .sink = sink,
 				    .cpu_mask = mask, .outdir = out ? out : "cstrace-snapshot",
 				    .argv = argv};
 	struct cst_sysfs_result res;
 	int err;
 
+	cli_verb_log(&rl, "record");
 	if (!sink) {
 		cli_error("record --sysfs needs --sink NAME (e.g. --sink tmc_etf0)");
 		return 2;
@@ -140,7 +125,7 @@ static int run_sysfs(const char *root, const char *sink, uint64_t mask, const ch
 int cmd_record(int argc, char **argv)
 {
 	enum { OPT_PER_THREAD = 256, OPT_SNAPSHOT, OPT_ROOT, OPT_SYSFS, OPT_SINK, OPT_SIDEBAND,
-	       OPT_DRY_RUN };
+	       OPT_DRY_RUN, OPT_AUX_LOG };
 	static const struct option longopts[] = {
 		{"per-thread", no_argument, NULL, OPT_PER_THREAD},
 		{"snapshot", optional_argument, NULL, OPT_SNAPSHOT},
@@ -149,18 +134,19 @@ int cmd_record(int argc, char **argv)
 		{"sink", required_argument, NULL, OPT_SINK},
 		{"sideband-only", no_argument, NULL, OPT_SIDEBAND},
 		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+		{"aux-log", required_argument, NULL, OPT_AUX_LOG},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct record_log rl = {false};
-	const struct cst_log log = {record_log_fn, &rl};
-	struct cst_record_opts o = {.sz = sizeof(o), .log = &log};
+	struct cli_verb_log rl;
+	struct cst_record_opts o = {.sz = sizeof(o), .log = &rl.log};
 	struct cst_record_result res;
 	const char *sink = NULL;
 	bool sysfs = false;
 	int c, err;
 
+	cli_verb_log(&rl, "record");
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:aC:p:m:o:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -223,6 +209,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_DRY_RUN:
 			o.dry_run = true;
+			break;
+		case OPT_AUX_LOG:
+			o.aux_log = optarg;
 			break;
 		case 'h':
 			record_usage(stdout);

@@ -15,6 +15,7 @@ static const struct verb verbs[] = {
 	{"decode", cmd_decode, "decode a trace into instruction ranges and events", true},
 	{"dump", cmd_dump, "list the trace packets with byte offsets", true},
 	{"record", cmd_record, "capture ETM trace of a command (perf cs_etm or sysfs mode)", false},
+	{"replay", cmd_replay, "rebuild a capture's perf.data from its recorded AUX stream", false},
 	{"aux", cmd_aux, "explain the AUX records of a perf.data file: flags, chunks, loss", false},
 	{"synth", cmd_synth, "run an Arm program under QEMU and write ETM trace of it", false},
 	{"report", cmd_report, "executed instructions per function, line coverage, branches", true},

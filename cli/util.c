@@ -163,3 +163,22 @@ int cli_parse_id_list(const char *s, uint64_t filter[2])
 	}
 	return 0;
 }
+
+static void verb_log_fn(void *ctx, enum cst_log_level level, const char *msg)
+{
+	struct cli_verb_log *vl = ctx;
+
+	if (level != cst_log_error) {
+		cli_log.fn(cli_log.ctx, level, msg);
+		return;
+	}
+	cli_error("%s: %s", vl->verb, msg);
+	vl->told = true;
+}
+
+void cli_verb_log(struct cli_verb_log *vl, const char *verb)
+{
+	vl->verb = verb;
+	vl->told = false;
+	vl->log = (struct cst_log){verb_log_fn, vl};
+}

@@ -1,0 +1,46 @@
+# cstrace replay over the recorded AUX streams in testdata/auxlog (made by the kernel
+# model through the consumer record runs, see test_replay.c --write): each replay
+# must write the very perf.data that capture wrote, whatever machine runs it; a
+# stream cut short replays into what was consumed; bad streams fail in one line.
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+D=$CSTRACE_SOURCE_DIR/testdata/auxlog
+
+check "replay --help" bash -c '"$0" replay --help | grep -q -- "--aux-log"' "$CSTRACE"
+for s in normal slow-consumer wrap32 snapshot; do
+  quiet "$CSTRACE" replay -o "$TMP/$s.data" "$D/$s.auxlog"
+  check "$s: replay exits 0" test $? -eq 0
+  got=$(sha256sum <"$TMP/$s.data" | cut -d' ' -f1)
+  check "$s: the perf.data the capture wrote (sha256 $got)" test "$got" = "$(cat "$D/$s.sha256")"
+  check "$s: perf.data is 0600" test "$(stat -c %a "$TMP/$s.data")" = 600
+  check "$s: cstrace aux reads it" quiet "$CSTRACE" aux "$TMP/$s.data"
+done
+# the summary says what the rings saw, as record's does
+"$CSTRACE" replay -o "$TMP/s.data" "$D/slow-consumer.auxlog" 2>"$TMP/err"
+check "summary counts the truncations" grep -q "TRUNCATED" "$TMP/err"
+
+# Cut short (a board that died mid-capture): the perf.data of what was consumed.
+size=$(stat -c %s "$D/normal.auxlog")
+head -c $((size / 2 + 5)) "$D/normal.auxlog" >"$TMP/cut.auxlog"
+"$CSTRACE" replay -o "$TMP/cut.data" "$TMP/cut.auxlog" 2>"$TMP/err"
+check "cut stream: exit 0" test $? -eq 0
+check "cut stream: says where it ends" grep -q "ends at offset 0x[0-9a-f]* without an end event" "$TMP/err"
+check "cut stream: a perf.data cstrace aux reads" quiet "$CSTRACE" aux "$TMP/cut.data"
+check "cut stream: smaller than the whole" test "$(stat -c %s "$TMP/cut.data")" -lt "$(stat -c %s "$TMP/normal.data")"
+
+# Never over the input; bad streams fail in one line naming the file and offset.
+cp "$D/wrap32.auxlog" "$TMP/in.auxlog"
+"$CSTRACE" replay -o "$TMP/in.auxlog" "$TMP/in.auxlog" 2>"$TMP/err"
+check "refuses to write over the stream" test $? -eq 2
+check "the stream is untouched" cmp -s "$D/wrap32.auxlog" "$TMP/in.auxlog"
+printf 'not a stream at all' >"$TMP/bad.auxlog"
+"$CSTRACE" replay -o "$TMP/bad.data" "$TMP/bad.auxlog" 2>"$TMP/err"
+check "not a stream: exit 1" test $? -eq 1
+check "not a stream: one line with file and offset" \
+  bash -c '[ $(wc -l <"$0") -eq 1 ] && grep -q "bad.auxlog: offset 0x0: expected a recorded AUX stream" "$0"' "$TMP/err"
+head -c 40 "$D/normal.auxlog" >"$TMP/head.auxlog"
+"$CSTRACE" replay -o "$TMP/head.data" "$TMP/head.auxlog" 2>"$TMP/err"
+check "stream without rings: exit 1" test $? -eq 1
+check "stream without rings: said so" grep -q "before its rings were set up" "$TMP/err"
+"$CSTRACE" replay -o "$TMP/x.data" "$TMP/missing.auxlog" 2>"$TMP/err"
+check "missing stream: exit 1" test $? -eq 1
+finish
