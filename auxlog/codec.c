@@ -113,10 +113,11 @@ static void enc_attr(struct abuf *b, const struct cst_perf_attr *a)
 
 static int enc_read(struct abuf *b, const struct cst_auxlog_read *r)
 {
-	if (r->nctl > CST_AUXLOG_MAX_CTL || (r->data_len && !r->data) || (r->aux_len && !r->aux))
+	if (r->nctl > CST_AUXLOG_MAX_CTL || (r->data_len && !r->data) ||
+	    (r->aux_len && !r->aux && !r->aux_omitted))
 		return -cste_invalid;
 	put32(b, r->idx);
-	put32(b, r->snapshot ? 1 : 0);
+	put32(b, (r->snapshot ? 1u : 0) | (r->aux_omitted ? 2u : 0));
 	put64(b, r->data_tail);
 	put64(b, r->data_head);
 	put64(b, r->data_tail_after);
@@ -134,7 +135,8 @@ static int enc_read(struct abuf *b, const struct cst_auxlog_read *r)
 	put64(b, r->data_len);
 	put64(b, r->aux_len);
 	put_bytes(b, r->data, r->data_len);
-	put_bytes(b, r->aux, r->aux_len);
+	if (!r->aux_omitted)
+		put_bytes(b, r->aux, r->aux_len);
 	return 0;
 }
 
@@ -149,7 +151,8 @@ int auxlog_encode(struct abuf *b, const struct cst_auxlog_event *ev)
 		if (s->argc && !s->argv)
 			return -cste_invalid;
 		put64(b, s->page_size);
-		put32(b, (s->snapshot ? 1u : 0) | (s->sideband_only ? 2u : 0));
+		put32(b, (s->snapshot ? 1u : 0) | (s->sideband_only ? 2u : 0) |
+			      (s->aux_omitted ? 4u : 0));
 		put32(b, s->nr_cpus_avail);
 		put32(b, s->nr_cpus_online);
 		put32(b, s->argc);
@@ -269,6 +272,7 @@ static int dec_session(struct acur *c, struct cst_auxlog_session *s, struct ascr
 	flags = get32(c);
 	s->snapshot = flags & 1;
 	s->sideband_only = flags & 2;
+	s->aux_omitted = flags & 4;
 	s->nr_cpus_avail = get32(c);
 	s->nr_cpus_online = get32(c);
 	s->argc = get32(c);
@@ -317,8 +321,12 @@ static int dec_attr(struct acur *c, struct cst_perf_attr *a, struct ascratch *sc
 
 static int dec_read(struct acur *c, struct cst_auxlog_read *r)
 {
+	uint32_t flags;
+
 	r->idx = get32(c);
-	r->snapshot = get32(c) & 1;
+	flags = get32(c);
+	r->snapshot = flags & 1;
+	r->aux_omitted = flags & 2;
 	r->data_tail = get64(c);
 	r->data_head = get64(c);
 	r->data_tail_after = get64(c);
@@ -341,7 +349,7 @@ static int dec_read(struct acur *c, struct cst_auxlog_read *r)
 	r->data_len = get64(c);
 	r->aux_len = get64(c);
 	r->data = r->data_len ? get_bytes(c, r->data_len) : NULL;
-	r->aux = r->aux_len ? get_bytes(c, r->aux_len) : NULL;
+	r->aux = r->aux_len && !r->aux_omitted ? get_bytes(c, r->aux_len) : NULL;
 	return c->bad ? -cste_format : 0;
 }
 

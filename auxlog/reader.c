@@ -47,6 +47,20 @@ static int bad(struct cst_auxlog_reader *r, uint64_t off, const char *what)
 	return -cste_format;
 }
 
+bool cst_auxlog_probe(const char *path)
+{
+	uint8_t magic[8];
+	int fd = path ? cst_open_input(path) : -1;
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	yes = read_at(fd, 0, magic, sizeof(magic)) == (int64_t)sizeof(magic) &&
+	      !memcmp(magic, AUXLOG_MAGIC, sizeof(magic));
+	close(fd);
+	return yes;
+}
+
 int cst_auxlog_reader_open(struct cst_auxlog_reader **out, const char *path,
 			   const struct cst_auxlog_reader_opts *opts)
 {

@@ -47,10 +47,15 @@ static void log_event(struct cst_consumer *c, struct cst_auxlog_event *ev)
 
 static void observe(void *ctx, const struct cst_auxlog_read *read)
 {
+	struct cst_consumer *c = ctx;
 	struct cst_auxlog_event ev = {.type = cst_auxlog_read};
 
 	ev.u.read = *read;
-	log_event(ctx, &ev);
+	if (c->o.aux_log_light) {
+		ev.u.read.aux = NULL;
+		ev.u.read.aux_omitted = true;
+	}
+	log_event(c, &ev);
 }
 
 /* The stream's header: how the perf.data was set up, as the writer resolved it. */
@@ -64,6 +69,7 @@ static void log_setup(struct cst_consumer *c)
 	s->page_size = c->o.page_size;
 	s->snapshot = c->o.snapshot;
 	s->sideband_only = !c->o.etm_info;
+	s->aux_omitted = c->o.aux_log_light;
 	s->nr_cpus_avail = wo.nr_cpus_avail;
 	s->nr_cpus_online = wo.nr_cpus_online;
 	s->hostname = wo.hostname;

@@ -302,7 +302,7 @@ static int open_output(struct session *s)
 	{
 		struct cst_consumer_opts co = {
 			.sz = sizeof(co), .log = s->o->log, .output = s->o->output,
-			.aux_log = s->o->aux_log, .writer = &wo, .page_size = s->page,
+			.aux_log = s->o->aux_log, .aux_log_light = s->o->aux_log_light, .writer = &wo, .page_size = s->page,
 			.snapshot = s->o->snapshot, .attrs = pa, .nattrs = na,
 			.etm_info = s->o->sideband_only ? NULL : &info,
 		};

@@ -124,6 +124,14 @@ static int take_session(struct replay *p, const struct cst_auxlog_event *ev)
 
 	if (p->have_session)
 		return fail(p, ev->offset, "a second session event");
+	if (s->aux_omitted) {
+		cst_logf(p->o->log, cst_log_error,
+			 "%s: a consumer log without the AUX bytes (what record keeps by default, "
+			 "for cstrace aux): it cannot be replayed; record with --aux-log FILE for "
+			 "a stream that can",
+			 p->stream);
+		return -cste_unsupported;
+	}
 	p->session = *s;
 	p->strings[0] = dup_str(s->hostname);
 	p->strings[1] = dup_str(s->osrelease);
@@ -296,6 +304,8 @@ static int stage_read(struct replay *p, const struct cst_auxlog_event *ev)
 		return fail(p, ev->offset, "a read of ring %u, which no ring event set up", rd->idx);
 	if (r->have_want)
 		return fail(p, ev->offset, "two reads of ring %u in one drain", rd->idx);
+	if (rd->aux_omitted && rd->aux_len)
+		return fail(p, ev->offset, "a read of ring %u without its AUX bytes", rd->idx);
 	if (rd->data_len > r->data_size || rd->aux_len > r->aux_size)
 		return fail(p, ev->offset,
 			    "a read of ring %u holding %llu data and %llu AUX bytes; the ring "

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cstrace/auxlog.h"
 #include "cstrace/capture.h"
 
 static void aux_usage(FILE *out)
@@ -13,7 +14,12 @@ static void aux_usage(FILE *out)
 	fprintf(out,
 		"usage: cstrace aux [--aux-size BYTES] [--timeline out.svg] [--summary] FILE\n"
 		"\n"
-		"Explain the AUX records of a perf.data file (cs_etm or any AUX trace):\n"
+		"FILE is a recorded AUX stream ('record --aux-log'): every ring on one time\n"
+		"axis: the kernel's writes (its AUX records), the consumer's reads, the unread\n"
+		"backlog each read found, wake-up to read latency, truncations, snapshot\n"
+		"overwrites and LOST records; then a verdict per ring in words.\n"
+		"\n"
+		"Or FILE is a perf.data file (cs_etm or any AUX trace): explain its AUX records:\n"
 		"one line per PERF_RECORD_AUX with its AUX offset and size, its flags in words\n"
 		"(truncated, overwrite, partial, collision), the AUXTRACE chunk that holds its\n"
 		"bytes, how often it wraps the AUX area, the gap since the previous record of its\n"
@@ -21,7 +27,9 @@ static void aux_usage(FILE *out)
 		"\n"
 		"  --aux-size BYTES   the AUX area size used when recording (needed to count\n"
 		"                     wraps; K/M suffixes accepted)\n"
-		"  --timeline FILE    write an SVG of the head position and chunk sizes\n"
+		"  --timeline FILE    write an SVG: for a stream, one lane per ring with the\n"
+		"                     backlog against the ring size, writes, reads and losses;\n"
+		"                     for perf.data, the head position and chunk sizes\n"
 		"  --summary          the per-CPU summary only\n");
 }
 
@@ -52,6 +60,91 @@ static void print_queue_name(char *buf, size_t size, int cpu)
 		snprintf(buf, size, "per-thread");
 	else
 		snprintf(buf, size, "cpu %d", cpu);
+}
+
+static const char *ring_name(char *buf, size_t size, const struct cst_aux_tl_ring *g)
+{
+	if (g->cpu != UINT32_MAX)
+		snprintf(buf, size, "cpu %u", g->cpu);
+	else
+		snprintf(buf, size, "tid %u", g->tid);
+	return buf;
+}
+
+/* A recorded AUX stream: its events in time order, then a verdict per ring. */
+static int aux_stream(const char *path, const char *svg, bool summary_only)
+{
+	struct cst_aux_timeline *t;
+	struct cst_aux_tl_info info;
+	char who[32], words[64], verdict[2048];
+	int err;
+
+	err = cst_aux_timeline_build(&t, path, &cli_log);
+	if (err < 0) {
+		if (err != -cste_format && err != -cste_no_trace && err != -cste_not_found &&
+		    err != -cste_io)
+			cli_error("aux: %s: %s", path, cst_strerror(err));
+		return 1;
+	}
+	info = cst_aux_timeline_get_info(t);
+	if (!info.ended)
+		printf("# %s stops at offset 0x%llx without an end event: the capture did not "
+		       "finish; what follows is up to there\n",
+		       path, (unsigned long long)info.end_offset);
+	if (!summary_only) {
+		printf("%-12s %-8s %-7s %-18s %-10s %-10s %s\n", "time_s", "ring", "what",
+		       "aux_offset/head", "bytes", "unread", "notes");
+		for (uint64_t i = 0; i < info.nevents; i++) {
+			const struct cst_aux_tl_event *e = cst_aux_timeline_event(t, i);
+			const struct cst_aux_tl_ring *g = cst_aux_timeline_ring(t, e->ring);
+
+			if (g)
+				ring_name(who, sizeof(who), g);
+			if (e->kind == cst_aux_tl_wake)
+				printf("%-12.6f %-8s %-7s %-18s %-10s %-10s rings 0x%llx\n",
+				       (double)e->time / 1e9, "-", "wake", "-", "-", "-",
+				       (unsigned long long)e->ring_mask);
+			else if (e->kind == cst_aux_tl_write)
+				printf("%-12.6f %-8s %-7s 0x%-16llx %-10llu %-10s %s (found at %.6f)\n",
+				       (double)e->time / 1e9, who, "write",
+				       (unsigned long long)e->offset, (unsigned long long)e->size, "-",
+				       cst_aux_flags_words(e->flags, words, sizeof(words)),
+				       (double)e->found / 1e9);
+			else if (e->kind == cst_aux_tl_read)
+				printf("%-12.6f %-8s %-7s 0x%-16llx %-10llu %-10llu %s%s%.1f us after "
+				       "wake-up\n",
+				       (double)e->time / 1e9, who, e->snapshot ? "snap" : "read",
+				       (unsigned long long)e->head, (unsigned long long)e->copied,
+				       (unsigned long long)e->backlog,
+				       e->overwritten ? "overwritten before it, " : "",
+				       e->overwritten ? "" : "", (double)e->latency / 1e3);
+			else
+				printf("%-12.6f %-8s %-7s %-18s %-10llu %-10s records dropped from the "
+				       "data ring\n",
+				       (double)e->time / 1e9, who, "LOST", "-",
+				       (unsigned long long)e->lost, "-");
+		}
+		printf("\n");
+	}
+	for (int r = 0; r < info.nrings; r++)
+		printf("%s: %s\n", ring_name(who, sizeof(who), cst_aux_timeline_ring(t, r)),
+		       cst_aux_timeline_verdict(t, r, verdict, sizeof(verdict)));
+	err = 0;
+	if (svg) {
+		struct cli_out o;
+
+		if (cli_out_open(&o, svg, path, false) < 0) {
+			err = 1;
+		} else if (cst_aux_timeline_svg(t, o.f) < 0) {
+			cli_out_abort(&o);
+			cli_error("aux: writing %s failed", svg);
+			err = 1;
+		} else if (cli_out_commit(&o) < 0) {
+			err = 1;
+		}
+	}
+	cst_aux_timeline_free(t);
+	return cli_stdout_done(err);
 }
 
 int cmd_aux(int argc, char **argv)
@@ -100,6 +193,8 @@ int cmd_aux(int argc, char **argv)
 		aux_usage(stderr);
 		return 2;
 	}
+	if (cst_auxlog_probe(argv[optind]))
+		return aux_stream(argv[optind], svg, summary_only);
 	err = cst_aux_report_build(&r, argv[optind], aux_size, &cli_log);
 	if (err < 0) {
 		cli_error("aux: %s: %s", argv[optind], cst_strerror(err));

@@ -35,9 +35,11 @@ static void record_usage(FILE *out)
 		"                             directory for 'cstrace decode' and trc_pkt_lister\n"
 		"  --sink NAME                the sink for --sysfs (e.g. tmc_etf0)\n"
 		"  --sideband-only            no trace: record only the sideband (diagnostics)\n"
-		"  --aux-log FILE             also keep what the ring consumer saw (heads, tails,\n"
-		"                             bytes, wake-ups) as a recorded AUX stream: 'cstrace\n"
-		"                             replay FILE' rebuilds the perf.data from it anywhere\n"
+		"  --aux-log FILE             keep what the ring consumer saw (heads, tails, bytes,\n"
+		"                             wake-ups) as a recorded AUX stream: 'cstrace replay\n"
+		"                             FILE' rebuilds the perf.data from it anywhere\n"
+		"  --no-aux-log               no consumer log; by default OUTPUT.auxlog keeps\n"
+		"                             the log without the AUX bytes, for 'cstrace aux'\n"
 		"\n"
 		"On exit (or Ctrl-C, or a crash of CMD) the file is finished and a summary on\n"
 		"stderr says what was captured and what was lost.\n"
@@ -125,7 +127,7 @@ static int run_sysfs(const char *root, const char *sink, uint64_t mask, const ch
 int cmd_record(int argc, char **argv)
 {
 	enum { OPT_PER_THREAD = 256, OPT_SNAPSHOT, OPT_ROOT, OPT_SYSFS, OPT_SINK, OPT_SIDEBAND,
-	       OPT_DRY_RUN, OPT_AUX_LOG };
+	       OPT_DRY_RUN, OPT_AUX_LOG, OPT_NO_AUX_LOG };
 	static const struct option longopts[] = {
 		{"per-thread", no_argument, NULL, OPT_PER_THREAD},
 		{"snapshot", optional_argument, NULL, OPT_SNAPSHOT},
@@ -135,6 +137,7 @@ int cmd_record(int argc, char **argv)
 		{"sideband-only", no_argument, NULL, OPT_SIDEBAND},
 		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 		{"aux-log", required_argument, NULL, OPT_AUX_LOG},
+		{"no-aux-log", no_argument, NULL, OPT_NO_AUX_LOG},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -143,7 +146,8 @@ int cmd_record(int argc, char **argv)
 	struct cst_record_opts o = {.sz = sizeof(o), .log = &rl.log};
 	struct cst_record_result res;
 	const char *sink = NULL;
-	bool sysfs = false;
+	char light[4096];
+	bool sysfs = false, no_log = false;
 	int c, err;
 
 	cli_verb_log(&rl, "record");
@@ -212,6 +216,11 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_AUX_LOG:
 			o.aux_log = optarg;
+			no_log = false;
+			break;
+		case OPT_NO_AUX_LOG:
+			no_log = true;
+			o.aux_log = NULL;
 			break;
 		case 'h':
 			record_usage(stdout);
@@ -229,6 +238,12 @@ int cmd_record(int argc, char **argv)
 			return 2;
 		}
 		return run_sysfs(o.root, sink, o.cpu_mask, o.output, argv + optind);
+	}
+	if (!o.aux_log && !no_log) {
+		/* the consumer's own log, next to the file (cstrace aux reads it) */
+		snprintf(light, sizeof(light), "%s.auxlog", o.output ? o.output : "perf.data");
+		o.aux_log = light;
+		o.aux_log_light = true;
 	}
 	err = cst_record_run(&o, &res);
 	if (err < 0) {

@@ -11,8 +11,8 @@
 
 /* The sample_id trailer sits at the end of a non-sample record. Its layout is the
  * first attr's: perf requires all attrs of a file to agree on these positions. */
-static void parse_sample_id(const struct cst_perf_reader *r, const uint8_t *rec, uint16_t size,
-			    uint16_t body, struct cst_perf_sample_id *sid)
+void cst_perf_sample_id_parse(const struct cst_perf_attr *first, const uint8_t *rec,
+			      uint16_t size, uint16_t body, struct cst_perf_sample_id *sid)
 {
 	uint64_t st;
 	int n = 0;
@@ -20,9 +20,9 @@ static void parse_sample_id(const struct cst_perf_reader *r, const uint8_t *rec,
 
 	memset(sid, 0, sizeof(*sid));
 	sid->pid = sid->tid = sid->cpu = UINT32_MAX;
-	if (!r->nattrs || !(r->attrs[0].flags & CST_PERF_ATTR_SAMPLE_ID_ALL))
+	if (!first || !(first->flags & CST_PERF_ATTR_SAMPLE_ID_ALL))
 		return;
-	st = r->attrs[0].sample_type;
+	st = first->sample_type;
 	n += !!(st & CST_PERF_SAMPLE_TID) + !!(st & CST_PERF_SAMPLE_TIME) +
 	     !!(st & CST_PERF_SAMPLE_ID) + !!(st & CST_PERF_SAMPLE_STREAM_ID) +
 	     !!(st & CST_PERF_SAMPLE_CPU) + !!(st & CST_PERF_SAMPLE_IDENTIFIER);
@@ -142,7 +142,8 @@ static const char *tail_string(struct cst_perf_reader *r, struct cst_perf_record
 {
 	const char *str = rec_string(r, p + off, size - off);
 
-	parse_sample_id(r, p, size, off + (uint16_t)((strlen(str) + 8) & ~7u), &rec->sid);
+	cst_perf_sample_id_parse(r->nattrs ? &r->attrs[0] : NULL, p, size,
+				 off + (uint16_t)((strlen(str) + 8) & ~7u), &rec->sid);
 	return str;
 }
 
@@ -263,7 +264,7 @@ static int parse_body(struct cst_perf_reader *r, struct cst_perf_record *rec, co
 			return 0;
 		break;
 	}
-	parse_sample_id(r, p, size, body, &rec->sid);
+	cst_perf_sample_id_parse(r->nattrs ? &r->attrs[0] : NULL, p, size, body, &rec->sid);
 	return 0;
 }
 

@@ -36,6 +36,7 @@ struct cst_auxlog_session {
 	uint64_t page_size;
 	bool snapshot;      /* AUX in overwrite mode, read on SIGUSR2 and at the end */
 	bool sideband_only; /* no cs_etm event: rings hold sideband only */
+	bool aux_omitted;   /* reads keep AUX lengths, not bytes (a log, not replayable) */
 	uint32_t nr_cpus_avail, nr_cpus_online;
 	const char *hostname, *osrelease, *arch, *version;
 	uint32_t argc;
@@ -78,7 +79,8 @@ struct cst_auxlog_read {
 	uint64_t aux_head;        /* loaded (0 when the ring has no AUX area) */
 	uint64_t aux_pos;         /* AUX position of the first byte copied */
 	uint64_t aux_len;
-	const uint8_t *aux;       /* the AUX bytes copied out (NULL when 0) */
+	const uint8_t *aux;       /* the AUX bytes copied out (NULL when 0 or omitted) */
+	bool aux_omitted;         /* the bytes are not in the stream, only @aux_len */
 	uint64_t aux_tail_after;  /* stored (normal mode) */
 	uint64_t unwritten;       /* bytes the output refused so far (a full disk) */
 	int64_t result;           /* what the read returned */
@@ -160,6 +162,9 @@ struct cst_auxlog_reader_opts {
 	size_t sz; /* sizeof(struct cst_auxlog_reader_opts) */
 	const struct cst_log *log;
 };
+
+/** True when @path starts like a recorded AUX stream (its magic). */
+bool cst_auxlog_probe(const char *path);
 
 /** Open a stream. Errors (one line logged naming the file): -cste_not_found,
  *  -cste_io, -cste_format (not a recorded AUX stream), -cste_unsupported (a

@@ -188,6 +188,8 @@ struct cst_consumer_opts {
 	const struct cst_log *log;
 	const char *output;        /* perf.data path; NULL = "perf.data" */
 	const char *aux_log;       /* also write a recorded AUX stream here; NULL = none */
+	bool aux_log_light;        /* ...without the AUX bytes: a log for cstrace aux, not
+				    * for replay (the bytes are in the perf.data already) */
 	/* The perf.data's feature strings and command line (NULL = this host's, see
 	 * cst_perf_writer_opts); what is used goes into the stream. */
 	const struct cst_perf_writer_opts *writer;
@@ -350,6 +352,7 @@ struct cst_record_opts {
 	const char *output;        /* perf.data path; NULL = "perf.data" */
 	char *const *argv;         /* the command; NULL with @pid or system-wide */
 	const char *aux_log;       /* also write a recorded AUX stream (auxlog.h) here */
+	bool aux_log_light;        /* ...without the AUX bytes (see cst_consumer_opts) */
 };
 
 /** The outcome of a recording, for the summary. */
@@ -529,6 +532,85 @@ const char *cst_aux_flags_words(uint64_t flags, char *buf, size_t size);
 /** Write an SVG timeline: head position per queue over the records, and chunk
  *  sizes below. Errors: -cste_invalid, -cste_io. */
 int cst_aux_report_svg(const struct cst_aux_report *r, const char *path);
+
+/* ------------------------------------------------------------------------
+ * What a recorded AUX stream (auxlog.h) says happened, per ring, on the
+ * consumer's clock: the kernel's writes (the AUX records each read found), the
+ * consumer's reads, the unread backlog between them, wake-up to read latency,
+ * and what was lost, where and why (cstrace aux STREAM).
+ * ------------------------------------------------------------------------ */
+
+enum cst_aux_tl_kind {
+	cst_aux_tl_write = 0, /* the kernel wrote AUX data (one PERF_RECORD_AUX) */
+	cst_aux_tl_read,      /* the consumer read a ring */
+	cst_aux_tl_lost,      /* PERF_RECORD_LOST: the data ring dropped records */
+	cst_aux_tl_wake,      /* poll() woke the consumer */
+};
+
+struct cst_aux_tl_event {
+	uint64_t time;     /* ns since the stream's first event, consumer clock */
+	enum cst_aux_tl_kind kind;
+	int ring;          /* index into the timeline's rings; -1 for a wake */
+	/* write: the record's AUX offset, size and flags; @found is the time of the
+	 * read that found it, @time an estimate from the record's own timestamp
+	 * (moved onto the consumer's clock by the smallest delay seen, kept between
+	 * the previous read and @found); without timestamps @time = @found */
+	uint64_t offset, size, flags, found;
+	/* read: the AUX head it loaded, its tail before, bytes copied, the unread
+	 * backlog it found (head - tail; snapshot mode: new bytes since the last
+	 * snapshot), bytes overwritten before a snapshot got them, the time since
+	 * the wake-up that led to it (0: none) */
+	uint64_t head, tail, copied, backlog, overwritten, latency;
+	bool snapshot;
+	/* lost: records dropped; wake: rings readable (bit per ring) */
+	uint64_t lost, ring_mask;
+};
+
+struct cst_aux_tl_ring {
+	uint32_t idx, cpu, tid; /* cpu/tid UINT32_MAX: none */
+	uint64_t aux_size;
+	bool overwrite;
+	uint64_t writes, written;     /* AUX records and the bytes they report */
+	uint64_t reads, copied;       /* reads and the AUX bytes they copied */
+	uint64_t peak_backlog, peak_time;
+	uint64_t truncated, empty_truncated, partial, collision;
+	uint64_t lost_records, lost_events;
+	uint64_t snapshots, overwritten;
+	uint64_t max_latency, sum_latency, nlatency;
+	uint64_t reenables, reenable_failures, read_errors;
+	uint64_t unreported;          /* AUX bytes copied that no AUX record reports */
+	uint64_t unreported_start;    /* where the first such range starts (AUX position) */
+	uint64_t unwritten;           /* bytes the output refused (a full disk) */
+};
+
+struct cst_aux_tl_info {
+	int nrings;
+	uint64_t nevents;
+	uint64_t duration;   /* ns from the first to the last event */
+	bool ended;          /* the stream's end event was reached */
+	uint64_t end_offset; /* stream offset past its last whole event */
+};
+
+struct cst_aux_timeline;
+
+/** Read @stream into a timeline. Errors (one line logged with the file and
+ *  offset): those of cst_auxlog_reader_open and _next, -cste_no_trace (no
+ *  ring). A stream cut short gives the timeline up to the cut (info.ended false). */
+int cst_aux_timeline_build(struct cst_aux_timeline **out, const char *stream,
+			   const struct cst_log *log);
+void cst_aux_timeline_free(struct cst_aux_timeline *t);
+struct cst_aux_tl_info cst_aux_timeline_get_info(const struct cst_aux_timeline *t);
+const struct cst_aux_tl_ring *cst_aux_timeline_ring(const struct cst_aux_timeline *t, int i);
+/** Events in time order (writes at their estimated times). */
+const struct cst_aux_tl_event *cst_aux_timeline_event(const struct cst_aux_timeline *t,
+						      uint64_t i);
+/** Ring @i's verdict in words, one paragraph without a newline. Returns @buf. */
+const char *cst_aux_timeline_verdict(const struct cst_aux_timeline *t, int i, char *buf,
+				     size_t size);
+/** Draw the timeline as SVG on @fp (a FILE *): one lane per ring on one time
+ *  axis, writes and reads as bars, the backlog against the ring size, losses
+ *  marked, a legend. Returns 0 or -cste_io. */
+int cst_aux_timeline_svg(const struct cst_aux_timeline *t, void *fp);
 
 #ifdef __cplusplus
 }

@@ -227,6 +227,13 @@ int cst_perf_etm_info_encode(const struct cst_perf_etm_info *info, uint8_t *priv
  *  AUXTRACE_INFO), -cste_format, -cste_unsupported, -cste_io, -cste_invalid. */
 int cst_perf_etm_info_patch_ids(const char *path, const uint8_t *ids, const bool *have, int n);
 
+/** Parse the sample_id trailer of the non-sample record @rec (@size bytes, of
+ *  which the first @body are its own fields) by the layout of the file's first
+ *  attr @first (NULL or no sample_id_all: nothing, pid/tid/cpu -1). */
+struct cst_perf_sample_id;
+void cst_perf_sample_id_parse(const struct cst_perf_attr *first, const uint8_t *rec,
+			      uint16_t size, uint16_t body, struct cst_perf_sample_id *sid);
+
 /** A record as read. Pointers are valid until the next call on the reader. */
 struct cst_perf_record {
 	uint32_t type;

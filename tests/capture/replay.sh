@@ -27,6 +27,25 @@ check "cut stream: says where it ends" grep -q "ends at offset 0x[0-9a-f]* witho
 check "cut stream: a perf.data cstrace aux reads" quiet "$CSTRACE" aux "$TMP/cut.data"
 check "cut stream: smaller than the whole" test "$(stat -c %s "$TMP/cut.data")" -lt "$(stat -c %s "$TMP/normal.data")"
 
+# cstrace aux on a stream: events in time order, a verdict per ring, an SVG timeline.
+"$CSTRACE" aux --timeline "$TMP/slow.svg" "$D/slow-consumer.auxlog" >"$TMP/aux.txt" 2>"$TMP/err"
+check "aux on a stream: exit 0" test $? -eq 0
+check "aux: one line per write (27 AUX records)" test "$(grep -c ' write ' "$TMP/aux.txt")" -eq 27
+check "aux: the verdict blames the late consumer" grep -q "^cpu 0: .*9 truncation(s).*consumer was late" "$TMP/aux.txt"
+check "aux: the SVG parses, one bar per write and read" python3 -c '
+import sys, xml.etree.ElementTree as ET
+t = ET.parse(sys.argv[1]); ns = "{http://www.w3.org/2000/svg}"
+titles = [e.findtext(ns + "title") or "" for e in t.iter(ns + "rect")]
+w = sum(x.startswith("write at") for x in titles); r = sum(x.startswith("read at") for x in titles)
+sys.exit(0 if (w, r) == (27, 9) else 1)' "$TMP/slow.svg"
+"$CSTRACE" aux --summary "$D/snapshot.auxlog" >"$TMP/aux.txt"
+check "aux: snapshot overwrites told" grep -q "overwritten before a snapshot read it" "$TMP/aux.txt"
+"$CSTRACE" aux --summary "$TMP/cut.auxlog" >"$TMP/aux.txt"
+check "aux: a cut stream says where it stops" grep -q "stops at offset 0x[0-9a-f]* without an end event" "$TMP/aux.txt"
+head -c 40 "$D/normal.auxlog" >"$TMP/head.auxlog"
+"$CSTRACE" aux "$TMP/head.auxlog" >/dev/null 2>"$TMP/err"
+check "aux: a stream without rings fails" test $? -eq 1
+
 # Never over the input; bad streams fail in one line naming the file and offset.
 cp "$D/wrap32.auxlog" "$TMP/in.auxlog"
 "$CSTRACE" replay -o "$TMP/in.auxlog" "$TMP/in.auxlog" 2>"$TMP/err"

@@ -57,7 +57,8 @@ static const char *tmpdir(void)
 }
 
 /* A capture of @sc through the consumer: @data and @stream are written. */
-static int capture(const struct scenario *sc, const char *data, const char *stream)
+static int capture(const struct scenario *sc, const char *data, const char *stream,
+		   struct kmodel_stats *ks, bool light)
 {
 	static const char *const argv[] = {"./prog", "--loop", NULL};
 	struct cst_perf_writer_opts wo = {
@@ -95,7 +96,7 @@ static int capture(const struct scenario *sc, const char *data, const char *stre
 		struct cst_consumer_opts co = {
 			.sz = sizeof(co), .output = data, .aux_log = stream, .writer = &wo,
 			.page_size = 4096, .snapshot = sc->overwrite, .attrs = &pa, .nattrs = 1,
-			.etm_info = &info, .clock = tick, .clock_ctx = &clk,
+			.etm_info = &info, .clock = tick, .clock_ctx = &clk, .aux_log_light = light,
 		};
 
 		err = cst_consumer_open(&c, &co);
@@ -131,6 +132,8 @@ static int capture(const struct scenario *sc, const char *data, const char *stre
 		CHECK(res.total.truncated > 0); /* the scenario does what it says */
 	if (sc->overwrite)
 		CHECK(res.total.snapshots > 1);
+	if (ks)
+		*ks = *kmodel_stats(m);
 	cst_consumer_free(c);
 	kmodel_free(m);
 	return err;
@@ -241,6 +244,65 @@ static void check_cut(const char *stream, const char *full_data, uint64_t at)
 	unlink(old);
 }
 
+/* cstrace aux on the stream against what the model itself counted. */
+static void check_timeline(const struct scenario *sc, const char *stream,
+			   const struct kmodel_stats *ks)
+{
+	struct cst_aux_timeline *t = NULL;
+	const struct cst_aux_tl_ring *g;
+	char verdict[2048];
+	uint64_t reads = 0, writes = 0, prev = 0;
+
+	CHECK_EQ_INT(cst_aux_timeline_build(&t, stream, NULL), 0);
+	if (!t)
+		return;
+	CHECK_EQ_INT(cst_aux_timeline_get_info(t).nrings, 1);
+	CHECK(cst_aux_timeline_get_info(t).ended);
+	g = cst_aux_timeline_ring(t, 0);
+	CHECK_EQ_INT(g->aux_size, sc->aux_size);
+	CHECK_EQ_INT(g->writes, ks->aux_records);
+	CHECK_EQ_INT(g->truncated, ks->truncated);
+	CHECK_EQ_INT(g->empty_truncated, ks->empty_truncated);
+	CHECK_EQ_INT(g->collision, ks->collision);
+	CHECK_EQ_INT(g->lost_events, ks->records_lost);
+	CHECK_EQ_INT(g->written, ks->to_aux);
+	CHECK_EQ_INT(g->unreported, 0);
+	if (sc->overwrite) {
+		/* every byte the sink put into AUX was either copied by a snapshot or
+		 * overwritten before one */
+		CHECK_EQ_INT(g->copied + g->overwritten, ks->to_aux);
+		CHECK(g->overwritten > 0);
+	} else {
+		CHECK_EQ_INT(g->copied, ks->to_aux);
+		CHECK(g->peak_backlog <= g->aux_size);
+	}
+	for (uint64_t i = 0; i < cst_aux_timeline_get_info(t).nevents; i++) {
+		const struct cst_aux_tl_event *e = cst_aux_timeline_event(t, i);
+
+		CHECK(e->time >= prev); /* time order */
+		prev = e->time;
+		reads += e->kind == cst_aux_tl_read;
+		writes += e->kind == cst_aux_tl_write;
+		if (e->kind == cst_aux_tl_write)
+			CHECK(e->time <= e->found);
+	}
+	CHECK_EQ_INT(reads, g->reads);
+	CHECK_EQ_INT(writes, ks->aux_records);
+	cst_aux_timeline_verdict(t, 0, verdict, sizeof(verdict));
+	if (!ks->truncated && !g->overwritten && !ks->records_lost)
+		CHECK(strstr(verdict, "Nothing lost.") != NULL);
+	/* the model's slow consumer let the ring fill; wrap32's sink is smaller than
+	 * what runs between two copies, so its own buffer wrapped */
+	if (!strcmp(sc->name, "slow-consumer"))
+		CHECK(strstr(verdict, "with the ring full because the consumer was late") != NULL);
+	if (!strcmp(sc->name, "wrap32")) {
+		CHECK(ks->dropped > 0);
+		CHECK(strstr(verdict, "the sink's own buffer filled") != NULL);
+		CHECK(strstr(verdict, "consumer was late") == NULL);
+	}
+	cst_aux_timeline_free(t);
+}
+
 static void test_scenario(const struct scenario *sc)
 {
 	char data[400], stream[400], again[512], stream2[512], old[600];
@@ -251,6 +313,7 @@ static void test_scenario(const struct scenario *sc)
 	struct cst_auxlog_event ev;
 	uint64_t cuts[8];
 	int ncuts = 0, nev = 0;
+	struct kmodel_stats ks;
 
 	printf("scenario %s\n", sc->name);
 	snprintf(data, sizeof(data), "%s/replay-%s-%d.data", tmpdir(), sc->name, (int)getpid());
@@ -258,7 +321,8 @@ static void test_scenario(const struct scenario *sc)
 		 (int)getpid());
 	snprintf(again, sizeof(again), "%s.again", data);
 	snprintf(stream2, sizeof(stream2), "%s.again", stream);
-	CHECK_EQ_INT(capture(sc, data, stream), 0);
+	CHECK_EQ_INT(capture(sc, data, stream, &ks, false), 0);
+	check_timeline(sc, stream, &ks);
 	CHECK_EQ_INT(cst_replay_run(stream, &o, &res), 0);
 	CHECK(res.ended);
 	CHECK(!res.cut_short);
@@ -319,7 +383,7 @@ static void test_divergence(void)
 	snprintf(data, sizeof(data), "%s/replay-div-%d.data", tmpdir(), (int)getpid());
 	snprintf(stream, sizeof(stream), "%s/replay-div-%d.auxlog", tmpdir(), (int)getpid());
 	snprintf(out, sizeof(out), "%s.out", data);
-	CHECK_EQ_INT(capture(sc, data, stream), 0);
+	CHECK_EQ_INT(capture(sc, data, stream, NULL, false), 0);
 	CHECK_EQ_INT(cst_auxlog_reader_open(&rd, stream, NULL), 0);
 	while (rd && cst_auxlog_reader_next(rd, &ev) == 0)
 		if (ev.type == cst_auxlog_read && ev.u.read.aux_len && !at)
@@ -342,6 +406,51 @@ static void test_divergence(void)
 	unlink(data);
 	if (!getenv("KEEP")) unlink(stream);
 	unlink(out);
+}
+
+/* record's default log keeps no AUX bytes: cstrace aux reads it as it reads the full
+ * stream; replay refuses it, saying how to get a stream that replays. */
+static void test_light_log(void)
+{
+	char data[400], full[400], light[400], out[512];
+	struct cst_replay_opts o = {.sz = sizeof(o), .output = out, .log = log_capture()};
+	struct cst_replay_result res;
+	struct cst_aux_timeline *tf = NULL, *tl = NULL;
+	struct kmodel_stats ks;
+	uint64_t lf = 0, ll = 0;
+	uint8_t *p;
+
+	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
+		const struct scenario *sc = &scenarios[i];
+		char vf[2048], vl[2048];
+
+		snprintf(data, sizeof(data), "%s/light-%d.data", tmpdir(), (int)getpid());
+		snprintf(full, sizeof(full), "%s/light-%d.full", tmpdir(), (int)getpid());
+		snprintf(light, sizeof(light), "%s/light-%d.light", tmpdir(), (int)getpid());
+		snprintf(out, sizeof(out), "%s.out", light);
+		CHECK_EQ_INT(capture(sc, data, full, &ks, false), 0);
+		CHECK_EQ_INT(capture(sc, data, light, &ks, true), 0);
+		free(slurp(full, &lf));
+		p = slurp(light, &ll);
+		free(p);
+		CHECK(ll < lf);
+		CHECK_EQ_INT(cst_aux_timeline_build(&tf, full, NULL), 0);
+		CHECK_EQ_INT(cst_aux_timeline_build(&tl, light, NULL), 0);
+		if (tf && tl)
+			CHECK_EQ_STR(cst_aux_timeline_verdict(tf, 0, vf, sizeof(vf)),
+				     cst_aux_timeline_verdict(tl, 0, vl, sizeof(vl)));
+		cst_aux_timeline_free(tf);
+		cst_aux_timeline_free(tl);
+		tf = tl = NULL;
+		CHECK_EQ_INT(cst_replay_run(light, &o, &res), -cste_unsupported);
+		CHECK(strstr(log_captured(), "record with --aux-log FILE") != NULL);
+		unlink(data);
+		unlink(full);
+		unlink(light);
+		unlink(out);
+		snprintf(out, sizeof(out), "%s.old", data);
+		unlink(out);
+	}
 }
 
 /* Hostile streams: each gives a one-line error naming the offset, never a crash. */
@@ -390,7 +499,7 @@ static int write_testdata(const char *dir)
 		snprintf(data, sizeof(data), "%s/%s.data", tmpdir(), scenarios[i].name);
 		snprintf(stream, sizeof(stream), "%s/%s.auxlog", dir, scenarios[i].name);
 		unlink(stream);
-		if (capture(&scenarios[i], data, stream) < 0)
+		if (capture(&scenarios[i], data, stream, NULL, false) < 0)
 			return 1;
 		snprintf(cmd, sizeof(cmd), "cd %s && sha256sum %s.data | sed 's| .*||' > %s/%s.sha256",
 			 tmpdir(), scenarios[i].name, dir, scenarios[i].name);
@@ -408,6 +517,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
 		test_scenario(&scenarios[i]);
 	test_divergence();
+	test_light_log();
 	test_bad_streams();
 	return test_done();
 }

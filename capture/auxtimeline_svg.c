@@ -1,0 +1,213 @@
+/* The AUX timeline drawn as SVG: one lane per ring on one time axis. In each lane the
+ * unread backlog rises as the kernel writes and falls at each read, against a line at
+ * the ring's size; below it the kernel's writes and the consumer's reads are bars, and
+ * losses are marked. Every mark has a tooltip with its numbers. */
+#include "cstrace/capture.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "cstrace/perfdata.h"
+
+#define W 1000.0
+#define LEFT 110.0
+#define RIGHT 30.0
+#define TOP 56.0
+#define AREA 110.0  /* backlog area height */
+#define STRIP 16.0  /* one row of bars */
+#define LANE (AREA + 3 * STRIP + 46.0)
+
+/* A tick step of 1, 2 or 5 times a power of ten giving about @want ticks. */
+static double tick_step(double span, int want)
+{
+	double raw = span / want, p = pow(10, floor(log10(raw)));
+
+	if (raw / p >= 5)
+		return 5 * p;
+	if (raw / p >= 2)
+		return 2 * p;
+	return p;
+}
+
+static void time_unit(double span_ns, double *div, const char **unit)
+{
+	if (span_ns >= 2e9) {
+		*div = 1e9;
+		*unit = "s";
+	} else if (span_ns >= 2e6) {
+		*div = 1e6;
+		*unit = "ms";
+	} else if (span_ns >= 2e3) {
+		*div = 1e3;
+		*unit = "us";
+	} else {
+		*div = 1;
+		*unit = "ns";
+	}
+}
+
+static void lane(FILE *f, const struct cst_aux_timeline *t, int r, double y0, double span)
+{
+	const struct cst_aux_tl_ring *g = cst_aux_timeline_ring(t, r);
+	struct cst_aux_tl_info info = cst_aux_timeline_get_info(t);
+	double scale = (W - LEFT - RIGHT) / span, base = y0 + AREA;
+	double top = 1, maxw = 1, maxr = 1, px = LEFT;
+	char who[64];
+
+	if (g->cpu != UINT32_MAX)
+		snprintf(who, sizeof(who), "cpu %u", g->cpu);
+	else
+		snprintf(who, sizeof(who), "thread %u", g->tid);
+	top = g->aux_size > g->peak_backlog ? (double)g->aux_size : (double)g->peak_backlog;
+	for (uint64_t i = 0; i < info.nevents; i++) {
+		const struct cst_aux_tl_event *e = cst_aux_timeline_event(t, i);
+
+		if (e->ring != r)
+			continue;
+		if (e->kind == cst_aux_tl_write && e->size > maxw)
+			maxw = (double)e->size;
+		if (e->kind == cst_aux_tl_read && e->copied > maxr)
+			maxr = (double)e->copied;
+	}
+	fprintf(f, "<text x=\"10\" y=\"%.1f\" font-weight=\"bold\">ring %u, %s, AUX %llu KiB, "
+		   "%s mode</text>\n",
+		y0 - 8, g->idx, who, (unsigned long long)(g->aux_size / 1024),
+		g->overwrite ? "snapshot" : "normal");
+	/* the ring's size and the zero line */
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\" "
+		   "stroke-dasharray=\"6,3\"/>\n<text x=\"10\" y=\"%.1f\">ring size</text>\n",
+		LEFT, base - AREA * (double)g->aux_size / top, W - RIGHT,
+		base - AREA * (double)g->aux_size / top, base - AREA * (double)g->aux_size / top + 4);
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n"
+		   "<text x=\"10\" y=\"%.1f\">unread</text>\n",
+		LEFT, base, W - RIGHT, base, base - AREA / 2);
+	/* backlog: rises from the previous read to what the next read found, then drops */
+	fprintf(f, "<polygon fill=\"#9ecae1\" fill-opacity=\"0.8\" stroke=\"#3182bd\" points=\"%.1f,%.1f",
+		LEFT, base);
+	for (uint64_t i = 0; i < info.nevents; i++) {
+		const struct cst_aux_tl_event *e = cst_aux_timeline_event(t, i);
+		double x = LEFT + (double)e->time * scale;
+
+		if (e->ring != r || e->kind != cst_aux_tl_read)
+			continue;
+		fprintf(f, " %.1f,%.1f %.1f,%.1f %.1f,%.1f", px, base, x,
+			base - AREA * (double)e->backlog / top, x, base);
+		px = x;
+	}
+	fprintf(f, " %.1f,%.1f\"><title>unread AUX bytes (backlog) of ring %u</title></polygon>\n",
+		px, base, g->idx);
+	/* rows: writes, reads, losses */
+	fprintf(f, "<text x=\"10\" y=\"%.1f\">kernel writes</text>\n<text x=\"10\" y=\"%.1f\">"
+		   "consumer reads</text>\n<text x=\"10\" y=\"%.1f\">losses</text>\n",
+		base + STRIP, base + 2 * STRIP, base + 3 * STRIP);
+	for (uint64_t i = 0; i < info.nevents; i++) {
+		const struct cst_aux_tl_event *e = cst_aux_timeline_event(t, i);
+		double x = LEFT + (double)e->time * scale, h;
+		char words[64];
+
+		if (e->ring != r)
+			continue;
+		if (e->kind == cst_aux_tl_write) {
+			h = 2 + (STRIP - 4) * (double)e->size / maxw;
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"2\" height=\"%.1f\" "
+				   "fill=\"#31a354\"><title>write at %.6f s: AUX 0x%llx, %llu bytes, "
+				   "%s</title></rect>\n",
+				x - 1, base + STRIP + 2 - h, h, (double)e->time / 1e9,
+				(unsigned long long)e->offset, (unsigned long long)e->size,
+				cst_aux_flags_words(e->flags, words, sizeof(words)));
+			if (e->flags & CST_PERF_AUX_TRUNCATED)
+				fprintf(f, "<path d=\"M%.1f %.1f l5 10 l-10 0 z\" fill=\"#d62728\">"
+					   "<title>TRUNCATED at %.6f s: the sink dropped trace</title>"
+					   "</path>\n",
+					x, base + 2 * STRIP + 4, (double)e->time / 1e9);
+			if (e->flags & (CST_PERF_AUX_COLLISION | CST_PERF_AUX_PARTIAL))
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#ff7f0e\">"
+					   "<title>%s</title></circle>\n",
+					x, base + 3 * STRIP - 4, words);
+		} else if (e->kind == cst_aux_tl_read) {
+			h = 2 + (STRIP - 4) * (double)e->copied / maxr;
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"%.1f\" "
+				   "fill=\"#3182bd\"><title>read at %.6f s: %llu bytes copied, %llu "
+				   "unread found, %.1f us after the wake-up</title></rect>\n",
+				x - 1.5, base + 2 * STRIP + 2 - h, h, (double)e->time / 1e9,
+				(unsigned long long)e->copied, (unsigned long long)e->backlog,
+				(double)e->latency / 1e3);
+			if (e->overwritten)
+				fprintf(f, "<path d=\"M%.1f %.1f l5 10 l-10 0 z\" fill=\"#ff7f0e\">"
+					   "<title>snapshot at %.6f s: %llu bytes overwritten before "
+					   "it</title></path>\n",
+					x, base + 2 * STRIP + 4, (double)e->time / 1e9,
+					(unsigned long long)e->overwritten);
+		} else if (e->kind == cst_aux_tl_lost) {
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#9467bd\" "
+				   "text-anchor=\"middle\">x<title>LOST: %llu record(s) dropped from "
+				   "the data ring</title></text>\n",
+				x, base + 3 * STRIP + 2, (unsigned long long)e->lost);
+		}
+	}
+}
+
+int cst_aux_timeline_svg(const struct cst_aux_timeline *t, void *fp)
+{
+	FILE *f = fp;
+	struct cst_aux_tl_info info = cst_aux_timeline_get_info(t);
+	double span = info.duration ? (double)info.duration : 1, div, step;
+	double H = TOP + info.nrings * LANE + 70, axis;
+	const char *unit;
+
+	if (!t || !f)
+		return -cste_invalid;
+	time_unit(span, &div, &unit);
+	step = tick_step(span / div, 8);
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		   "font-family=\"sans-serif\" font-size=\"12\">\n"
+		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+		   "<text x=\"10\" y=\"22\" font-size=\"15\">AUX rings over time: what the kernel "
+		   "wrote, what the consumer read, what stayed unread%s</text>\n",
+		W, H, info.ended ? "" : " (the stream stops early: the capture did not finish)");
+	for (int r = 0; r < info.nrings; r++)
+		lane(f, t, r, TOP + 14 + r * LANE, span);
+	/* wake-ups along the axis, then the axis with units */
+	axis = TOP + info.nrings * LANE;
+	for (uint64_t i = 0; i < info.nevents; i++) {
+		const struct cst_aux_tl_event *e = cst_aux_timeline_event(t, i);
+
+		if (e->kind == cst_aux_tl_wake)
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				   "stroke=\"#bbb\"><title>wake-up at %.6f s</title></line>\n",
+				LEFT + (double)e->time * (W - LEFT - RIGHT) / span, axis - 6,
+				LEFT + (double)e->time * (W - LEFT - RIGHT) / span, axis,
+				(double)e->time / 1e9);
+	}
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+		LEFT, axis, W - RIGHT, axis);
+	for (double v = 0; v <= span / div + step / 2; v += step) {
+		double x = LEFT + v * div * (W - LEFT - RIGHT) / span;
+
+		if (x > W - RIGHT + 1)
+			break;
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>"
+			   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g %s</text>\n",
+			x, axis, x, axis + 5, x, axis + 18, v, unit);
+	}
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">time since the capture started (consumer clock; "
+		   "grey ticks: wake-ups)</text>\n",
+		LEFT, axis + 36);
+	fprintf(f, "<g transform=\"translate(%.1f,%.1f)\">"
+		   "<rect width=\"12\" height=\"10\" fill=\"#9ecae1\"/><text x=\"16\" y=\"9\">unread "
+		   "backlog</text>"
+		   "<rect x=\"120\" width=\"4\" height=\"10\" fill=\"#31a354\"/><text x=\"128\" "
+		   "y=\"9\">kernel write</text>"
+		   "<rect x=\"220\" width=\"4\" height=\"10\" fill=\"#3182bd\"/><text x=\"228\" "
+		   "y=\"9\">consumer read</text>"
+		   "<path d=\"M335 0 l5 10 l-10 0 z\" fill=\"#d62728\"/><text x=\"345\" y=\"9\">"
+		   "truncated</text>"
+		   "<path d=\"M425 0 l5 10 l-10 0 z\" fill=\"#ff7f0e\"/><text x=\"435\" y=\"9\">"
+		   "overwritten</text>"
+		   "<text x=\"525\" y=\"9\" fill=\"#9467bd\">x</text><text x=\"535\" y=\"9\">"
+		   "LOST</text>"
+		   "<line x1=\"590\" y1=\"5\" x2=\"610\" y2=\"5\" stroke=\"#444\" "
+		   "stroke-dasharray=\"6,3\"/><text x=\"615\" y=\"9\">ring size</text></g>\n</svg>\n",
+		LEFT, axis + 46);
+	return ferror(f) ? -cste_io : 0;
+}
