@@ -418,7 +418,8 @@ int cst_aux_timeline_build(struct cst_aux_timeline **out, const char *stream,
 							   s->nwritten, &t->rings[i].unreported_start);
 	}
 	place_writes(t);
-	qsort(t->ev, t->info.nevents, sizeof(*t->ev), cmp_event);
+	if (t->info.nevents) /* a stream of rings only has none (and ev is NULL) */
+		qsort(t->ev, t->info.nevents, sizeof(*t->ev), cmp_event);
 	free(t->ktime);
 	t->ktime = NULL;
 	*out = t;
@@ -443,15 +444,17 @@ const struct cst_aux_tl_event *cst_aux_timeline_event(const struct cst_aux_timel
 	return t && i < t->info.nevents ? &t->ev[i] : NULL;
 }
 
-/* 1536 -> "1.5 KiB" */
+/* 1536 -> "1536 bytes (1.5 KiB)": exact for scripts, readable for people */
 static const char *human(uint64_t v, char *buf, size_t size)
 {
 	if (v < 1024)
 		snprintf(buf, size, "%llu bytes", (unsigned long long)v);
 	else if (v < (1 << 20))
-		snprintf(buf, size, "%.1f KiB", (double)v / 1024);
+		snprintf(buf, size, "%llu bytes (%.1f KiB)", (unsigned long long)v,
+			 (double)v / 1024);
 	else
-		snprintf(buf, size, "%.1f MiB", (double)v / (1 << 20));
+		snprintf(buf, size, "%llu bytes (%.1f MiB)", (unsigned long long)v,
+			 (double)v / (1 << 20));
 	return buf;
 }
 
@@ -459,7 +462,7 @@ const char *cst_aux_timeline_verdict(const struct cst_aux_timeline *t, int i, ch
 				     size_t size)
 {
 	const struct cst_aux_tl_ring *g = cst_aux_timeline_ring(t, i);
-	char a[32], b[32], c[32];
+	char a[48], b[48], c[48];
 	size_t n = 0;
 
 #define SAY(...) (n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__))
@@ -468,7 +471,7 @@ const char *cst_aux_timeline_verdict(const struct cst_aux_timeline *t, int i, ch
 	buf[0] = 0;
 	if (!g)
 		return buf;
-	SAY("the kernel wrote %llu time(s) (%s); the consumer read %llu time(s), copying %s.",
+	SAY("the kernel wrote %llu time(s), %s; the consumer read %llu time(s), copying %s.",
 	    (unsigned long long)g->writes, human(g->written, a, sizeof(a)),
 	    (unsigned long long)g->reads, human(g->copied, b, sizeof(b)));
 	if (g->overwrite) {

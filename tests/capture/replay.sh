@@ -32,12 +32,25 @@ check "cut stream: smaller than the whole" test "$(stat -c %s "$TMP/cut.data")" 
 check "aux on a stream: exit 0" test $? -eq 0
 check "aux: one line per write (27 AUX records)" test "$(grep -c ' write ' "$TMP/aux.txt")" -eq 27
 check "aux: the verdict blames the late consumer" grep -q "^cpu 0: .*9 truncation(s).*consumer was late" "$TMP/aux.txt"
+check "aux: exact byte counts" grep -q "^cpu 0: the kernel wrote 27 time(s), 73584 bytes (71.9 KiB); the consumer read 9 time(s), copying 73584 bytes" "$TMP/aux.txt"
 check "aux: the SVG parses, one bar per write and read" python3 -c '
 import sys, xml.etree.ElementTree as ET
 t = ET.parse(sys.argv[1]); ns = "{http://www.w3.org/2000/svg}"
 titles = [e.findtext(ns + "title") or "" for e in t.iter(ns + "rect")]
 w = sum(x.startswith("write at") for x in titles); r = sum(x.startswith("read at") for x in titles)
 sys.exit(0 if (w, r) == (27, 9) else 1)' "$TMP/slow.svg"
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$chromium" ]; then
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/profile" \
+    --dump-dom "file://$TMP/slow.svg" >"$TMP/dom.txt" 2>/dev/null
+  check "Chromium renders the timeline" grep -q '<svg' "$TMP/dom.txt"
+  check "timeline: no XML error" bash -c "! grep -qi 'error on line' '$TMP/dom.txt'"
+  check "timeline: the DOM names the CPU lane" grep -q 'ring 0, cpu 0, AUX 8 KiB, normal mode' "$TMP/dom.txt"
+  check "timeline: the DOM names the loss" grep -q 'TRUNCATED at [0-9.]* s: the sink dropped trace' "$TMP/dom.txt"
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/profile" \
+    --window-size=1000,330 --screenshot="$TMP/timeline.png" "file://$TMP/slow.svg" >/dev/null 2>&1
+  check "timeline: a screenshot was taken" test -s "$TMP/timeline.png"
+fi
 "$CSTRACE" aux --summary "$D/snapshot.auxlog" >"$TMP/aux.txt"
 check "aux: snapshot overwrites told" grep -q "overwritten before a snapshot read it" "$TMP/aux.txt"
 "$CSTRACE" aux --summary "$TMP/cut.auxlog" >"$TMP/aux.txt"
