@@ -13,6 +13,8 @@ static void aux_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: cstrace aux [--aux-size BYTES] [--timeline out.svg] [--summary] FILE\n"
+		"       cstrace aux --ftrace TEXT [--aux-size BYTES] [perf.data]\n"
+		"       cstrace aux --probes\n"
 		"\n"
 		"FILE is a recorded AUX stream ('record --aux-log'): every ring on one time\n"
 		"axis: the kernel's writes (its AUX records), the consumer's reads, the unread\n"
@@ -30,7 +32,14 @@ static void aux_usage(FILE *out)
 		"  --timeline FILE    write an SVG: for a stream, one lane per ring with the\n"
 		"                     backlog against the ring size, writes, reads and losses;\n"
 		"                     for perf.data, the head position and chunk sizes\n"
-		"  --summary          the per-CPU summary only\n");
+		"  --summary          the per-CPU summary only\n"
+		"  --ftrace TEXT      the kernel's view from ftrace text (the trace file or\n"
+		"                     trace-cmd report): perf_aux_output_end writes, the\n"
+		"                     consumer's __auxtrace_mmap__read marks, sched wake-ups and\n"
+		"                     switches on one time axis; with perf.data each write is\n"
+		"                     paired with the AUX record reporting it, and writes no\n"
+		"                     record reports and bytes no AUXTRACE holds are named\n"
+		"  --probes           print the commands that make such a trace\n");
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -147,12 +156,120 @@ static int aux_stream(const char *path, const char *svg, bool summary_only)
 	return cli_stdout_done(err);
 }
 
+/* ftrace text, with or without the perf.data it belongs to. */
+static int aux_ftrace(const char *text, const char *perf, uint64_t aux_size, bool summary_only)
+{
+	struct cst_aux_report *r = NULL;
+	struct cst_aux_ftrace *f;
+	char a[48], b[48];
+	int err;
+
+	if (perf) {
+		err = cst_aux_report_build(&r, perf, aux_size, &cli_log);
+		if (err < 0) {
+			cli_error("aux: %s: %s", perf, cst_strerror(err));
+			return 1;
+		}
+	}
+	err = cst_aux_ftrace_build(&f, text, r, aux_size, &cli_log);
+	if (err < 0) {
+		cst_aux_report_free(r);
+		if (err == -cste_nomem)
+			cli_error("aux: %s", cst_strerror(err));
+		return 1;
+	}
+	if (!summary_only) {
+		printf("%-14s %-4s %-6s %-18s %-18s %-10s %s\n", "time_s", "cpu", "what",
+		       "old_head/offset", "new_head/offset", "bytes", "notes");
+		for (uint64_t i = 0; i < cst_aux_ftrace_nevents(f); i++) {
+			const struct cst_aux_ft_event *e = cst_aux_ftrace_event(f, i);
+
+			printf("%-14.6f %-4d ", (double)e->time / 1e9, e->cpu);
+			if (e->kind == cst_aux_ft_write) {
+				printf("%-6s 0x%-16llx 0x%-16llx %-10llu unread %llu", "write",
+				       (unsigned long long)e->old, (unsigned long long)e->head,
+				       (unsigned long long)e->size, (unsigned long long)e->backlog);
+				if (e->overflow)
+					printf(", OVERFLOW: the unread backlog reached the ring size");
+				if (r && e->rec >= 0)
+					printf(", AUX record #%lld", (long long)e->rec);
+				else if (r)
+					printf(", NOT REPORTED: no AUX record in %s", perf);
+				if (e->unheld)
+					printf(", %llu bytes in no AUXTRACE record",
+					       (unsigned long long)e->unheld);
+			} else if (e->kind == cst_aux_ft_read) {
+				printf("%-6s 0x%-16llx 0x%-16llx %-10llu pid %u, ring %s%d, drained %llu "
+				       "write(s)",
+				       "read", (unsigned long long)e->old, (unsigned long long)e->head,
+				       (unsigned long long)e->size, e->pid,
+				       e->ring_cpu < 0 ? "?" : "cpu ", e->ring_cpu < 0 ? 0 : e->ring_cpu,
+				       (unsigned long long)e->drained);
+				if (e->latency)
+					printf(", %.1f us after the wake-up", (double)e->latency / 1e3);
+			} else if (e->kind == cst_aux_ft_wake) {
+				printf("%-6s %-18s %-18s %-10s %s pid %u on cpu %d", "wake", "-", "-",
+				       "-", e->waking ? "sched_waking" : "sched_wakeup", e->target,
+				       e->target_cpu);
+			} else {
+				printf("%-6s %-18s %-18s %-10s sched_switch to pid %u", "switch", "-", "-",
+				       "-", e->target);
+			}
+			printf("\n");
+		}
+		printf("\n");
+	}
+	for (int i = 0; i < cst_aux_ftrace_nrings(f); i++) {
+		const struct cst_aux_ft_ring *g = cst_aux_ftrace_ring(f, i);
+
+		snprintf(a, sizeof(a), "%llu", (unsigned long long)g->write_bytes);
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)g->read_bytes);
+		printf("cpu %d: kernel writes %llu (%s bytes), consumer reads %llu (%s bytes), peak "
+		       "unread backlog %llu bytes at %.6f s",
+		       g->cpu, (unsigned long long)g->writes, a, (unsigned long long)g->reads, b,
+		       (unsigned long long)g->peak_backlog, (double)g->peak_time / 1e9);
+		if (aux_size)
+			printf(" (ring %llu bytes)", (unsigned long long)aux_size);
+		if (g->overflows)
+			printf("; %llu overflow(s), the first at %.6f s: the consumer was late",
+			       (unsigned long long)g->overflows, (double)g->first_overflow_time / 1e9);
+		if (g->max_latency)
+			printf("; wake-up to read up to %.1f us", (double)g->max_latency / 1e3);
+		if (r)
+			printf("; %llu write(s) (%llu bytes) no AUX record reports; %llu bytes no "
+			       "AUXTRACE record holds",
+			       (unsigned long long)g->unreported,
+			       (unsigned long long)g->unreported_bytes,
+			       (unsigned long long)g->unheld_bytes);
+		printf("\n");
+		for (uint64_t k = 0; r && k < cst_aux_ftrace_nevents(f); k++) {
+			const struct cst_aux_ft_event *e = cst_aux_ftrace_event(f, k);
+
+			if (e->kind == cst_aux_ft_write && e->cpu == g->cpu && e->rec < 0)
+				printf("  not reported: the write at %.6f s, heads 0x%llx -> 0x%llx "
+				       "(%llu bytes), line %llu\n",
+				       (double)e->time / 1e9, (unsigned long long)e->old,
+				       (unsigned long long)e->head, (unsigned long long)e->size,
+				       (unsigned long long)e->line);
+			else if (e->kind == cst_aux_ft_write && e->cpu == g->cpu && e->unheld)
+				printf("  not held: %llu bytes of the write at %.6f s, from head 0x%llx\n",
+				       (unsigned long long)e->unheld, (double)e->time / 1e9,
+				       (unsigned long long)e->unheld_start);
+		}
+	}
+	cst_aux_ftrace_free(f);
+	cst_aux_report_free(r);
+	return cli_stdout_done(0);
+}
+
 int cmd_aux(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"aux-size", required_argument, NULL, 's'},
 		{"timeline", required_argument, NULL, 't'},
 		{"summary", no_argument, NULL, 'S'},
+		{"ftrace", required_argument, NULL, 'F'},
+		{"probes", no_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -161,6 +278,7 @@ int cmd_aux(int argc, char **argv)
 	const char *svg = NULL;
 	uint64_t aux_size = 0;
 	bool summary_only = false;
+	const char *ftrace = NULL;
 	char words[64], who[32];
 	int c, err;
 
@@ -181,6 +299,12 @@ int cmd_aux(int argc, char **argv)
 		case 'S':
 			summary_only = true;
 			break;
+		case 'F':
+			ftrace = optarg;
+			break;
+		case 'P':
+			cst_aux_ftrace_probes(stdout);
+			return cli_stdout_done(0);
 		case 'h':
 			aux_usage(stdout);
 			return 0;
@@ -189,6 +313,9 @@ int cmd_aux(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (ftrace && optind >= argc - 1)
+		return aux_ftrace(ftrace, optind < argc ? argv[optind] : NULL, aux_size,
+				  summary_only);
 	if (optind != argc - 1) {
 		aux_usage(stderr);
 		return 2;

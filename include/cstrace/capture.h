@@ -534,6 +534,63 @@ const char *cst_aux_flags_words(uint64_t flags, char *buf, size_t size);
 int cst_aux_report_svg(const struct cst_aux_report *r, const char *path);
 
 /* ------------------------------------------------------------------------
+ * The kernel's own view, from ftrace text (cstrace aux --ftrace): writes
+ * (perf_aux_output_end kprobe or trace_printk lines: old/new head, size),
+ * consumer reads (trace_marker "__auxtrace_mmap__read: old_offset= head_offset="),
+ * sched_waking/sched_wakeup/sched_switch; paired with a perf.data's AUX records.
+ * ------------------------------------------------------------------------ */
+
+enum cst_aux_ft_kind { cst_aux_ft_write = 0, cst_aux_ft_read, cst_aux_ft_wake, cst_aux_ft_switch };
+
+struct cst_aux_ft_event {
+	uint64_t time;      /* ns, the kernel's local clock (as perf's sample time) */
+	enum cst_aux_ft_kind kind;
+	int cpu;            /* the CPU the line was traced on */
+	uint32_t pid;       /* of the task that made the line */
+	uint64_t line;      /* line number in the text */
+	uint64_t old, head, size; /* write: old/new head; read: old/head offset */
+	int ring_cpu;       /* write: its ring (= cpu); read: the ring it drained, -1 unknown */
+	int64_t rec;        /* write: the AUX record (cst_aux_report_rec) reporting it, -1 none */
+	uint64_t unheld, unheld_start; /* write: its bytes no AUXTRACE chunk holds */
+	uint64_t backlog;   /* write: new head less the consumer's position */
+	bool overflow;      /* write: the backlog reached the ring size */
+	uint64_t drained;   /* read: the writes it took */
+	uint64_t latency;   /* read: ns since the consumer's wake-up (0: none seen) */
+	uint32_t target;    /* wake/switch: the task woken or switched to */
+	int target_cpu;     /* wake: the CPU it was woken on (-1 unknown) */
+	bool waking;        /* sched_waking (else sched_wakeup) */
+};
+
+struct cst_aux_ft_ring {
+	int cpu;
+	uint64_t writes, write_bytes, reads, read_bytes;
+	uint64_t peak_backlog, peak_time;
+	uint64_t unreported, unreported_bytes; /* writes no AUX record reports */
+	uint64_t unheld_bytes;                 /* reported, but not in any AUXTRACE */
+	uint64_t overflows, first_overflow_time; /* until the next read: one overflow */
+	uint64_t max_latency;
+	uint64_t first_head, last_head;
+};
+
+struct cst_aux_ftrace;
+
+/** Read the ftrace text @path; pair with @perf's records when given (NULL: the text
+ *  alone); @aux_size (0 unknown) finds overflows. Errors (logged): -cste_not_found,
+ *  -cste_io, -cste_no_trace (no event of ours), -cste_nomem. */
+int cst_aux_ftrace_build(struct cst_aux_ftrace **out, const char *path,
+			 const struct cst_aux_report *perf, uint64_t aux_size,
+			 const struct cst_log *log);
+void cst_aux_ftrace_free(struct cst_aux_ftrace *f);
+uint64_t cst_aux_ftrace_nevents(const struct cst_aux_ftrace *f);
+/** Events in time order. */
+const struct cst_aux_ft_event *cst_aux_ftrace_event(const struct cst_aux_ftrace *f, uint64_t i);
+int cst_aux_ftrace_nrings(const struct cst_aux_ftrace *f);
+const struct cst_aux_ft_ring *cst_aux_ftrace_ring(const struct cst_aux_ftrace *f, int i);
+/** Print the commands that make such a trace (kprobe_events lines for arm64 and
+ *  x86-64, the sched tracepoints, trace_marker) on @fp (a FILE *). */
+void cst_aux_ftrace_probes(void *fp);
+
+/* ------------------------------------------------------------------------
  * What a recorded AUX stream (auxlog.h) says happened, per ring, on the
  * consumer's clock: the kernel's writes (the AUX records each read found), the
  * consumer's reads, the unread backlog between them, wake-up to read latency,

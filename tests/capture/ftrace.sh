@@ -1,0 +1,52 @@
+# cstrace aux --ftrace: the kernel's writes from ftrace text (both the trace file's
+# one-line form and trace-cmd's wrapped form), made from a perf.data's own AUX records
+# with one record taken out of the perf.data (a real loss) and one consumer read late
+# enough to overflow the ring: the report names that loss and that overflow, at their
+# times, and nothing else.
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+D=$CSTRACE_SOURCE_DIR/testdata/auxlog
+quiet "$CSTRACE" replay -q -o "$TMP/n.data" "$D/normal.auxlog" || fail "replay"
+
+for form in line wrapped; do
+  python3 "$CSTRACE_SOURCE_DIR/tests/capture/ftrace.py" "$TMP/n.data" 5 20 "$form" \
+    "$TMP/$form.ftrace" "$TMP/$form.data" >"$TMP/want" || { fail "$form: generator"; continue; }
+  want() { sed -n "s/^$1 //p" "$TMP/want"; }
+  "$CSTRACE" aux --ftrace "$TMP/$form.ftrace" --aux-size 16K "$TMP/$form.data" >"$TMP/out" 2>"$TMP/err"
+  check "$form: exit 0" test $? -eq 0
+  check "$form: every write on the axis" test "$(grep -cE '^[0-9.]+ +0 +write ' "$TMP/out")" -eq "$(want writes)"
+  check "$form: exactly one write not reported" test "$(grep -c 'NOT REPORTED' "$TMP/out")" -eq 1
+  check "$form: the removed one, at its time" \
+    grep -q "^$(want removed_time) .* write  $(want removed_old) .*NOT REPORTED" "$TMP/out"
+  check "$form: named with its heads in the summary" \
+    grep -q "^  not reported: the write at $(want removed_time) s, heads $(want removed_old) -> " "$TMP/out"
+  check "$form: one overflow, at its time" \
+    grep -q "^cpu 0: .*; 1 overflow(s), the first at $(want overflow_time) s: the consumer was late" "$TMP/out"
+  check "$form: the first overflowing write is the one at that time" \
+    bash -c "grep OVERFLOW '$TMP/out' | head -1 | grep -q '^$(want overflow_time) '"
+  check "$form: nothing else lost" \
+    grep -q "; 1 write(s) (3000 bytes) no AUX record reports; 0 bytes no AUXTRACE record holds$" "$TMP/out"
+  check "$form: reads paired with the ring, wake-up to read" \
+    bash -c "grep ' read ' '$TMP/out' | grep -c 'ring cpu 0, drained .* 200.0 us after the wake-up' | grep -qx $(want reads)"
+  sed -e "s|$TMP/$form.data|DATA|" -e 's/, line [0-9]*$//' "$TMP/out" >"$TMP/$form.out"
+done
+check "both forms give the same report" cmp -s "$TMP/line.out" "$TMP/wrapped.out"
+
+# The text alone: the kernel's and the consumer's sides, no pairing.
+"$CSTRACE" aux --ftrace "$TMP/line.ftrace" --aux-size 16K >"$TMP/alone" 2>&1
+check "ftrace alone: exit 0" test $? -eq 0
+check "ftrace alone: the overflow" grep -q "1 overflow(s)" "$TMP/alone"
+check "ftrace alone: no pairing claims" bash -c "! grep -q 'NOT REPORTED\|AUX record' '$TMP/alone'"
+check "ftrace alone: exact bytes" grep -q "^cpu 0: kernel writes 40 (120000 bytes), consumer reads 17 (120000 bytes), peak unread backlog 24000 bytes" "$TMP/alone"
+
+# --probes: the commands that make such a trace
+"$CSTRACE" aux --probes >"$TMP/probes"
+check "probes: kprobe on perf_aux_output_end" grep -q "^echo 'p:cstrace/aux_end perf_aux_output_end old_head=handle->head:x64" "$TMP/probes"
+check "probes: arm64 and x86-64 registers" bash -c "grep -q '%x0' '$TMP/probes' && grep -q '%di' '$TMP/probes'"
+check "probes: sched tracepoints" grep -q "events/sched/sched_wakeup/enable" "$TMP/probes"
+
+# Text with none of our events: one line, exit 1.
+printf '# tracer: nop\n  bash-1 [000] d..1. 1.000000: sys_enter: NR 1\n' >"$TMP/none.ftrace"
+"$CSTRACE" aux --ftrace "$TMP/none.ftrace" 2>"$TMP/err" >/dev/null
+check "no events: exit 1" test $? -eq 1
+check "no events: one line naming the file" bash -c "[ \$(wc -l <'$TMP/err') -eq 1 ] && grep -q 'none.ftrace: no perf_aux_output_end' '$TMP/err'"
+finish
