@@ -124,8 +124,10 @@ install_target_packages() {
     target_root=$sysroot
     return 0
   fi
+  local added=false
   if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
     $SUDO dpkg --add-architecture "$arch"
+    added=true
   fi
   log=$(mktemp "${TMPDIR:-/tmp}/cross-apt-$arch.XXXXXX")
   say "installing ${missing[*]} (apt's output: $log)"
@@ -136,7 +138,14 @@ install_target_packages() {
     return 0
   fi
   say "could not install after $APT_TRIES tries: ${missing[*]} (apt's output: $log); unpacking them into $sysroot instead"
-  if ! make_sysroot "$log"; then
+  local got=true
+  make_sysroot "$log" || got=false
+  # an architecture whose index is broken fails every later apt-get update (and
+  # scripts/setup.sh with it): drop it again if this run added it
+  if $added && [ -z "$(dpkg-query -W -f='${Package}\n' "*:$arch" 2>/dev/null)" ]; then
+    $SUDO dpkg --remove-architecture "$arch" || true
+  fi
+  if ! $got; then
     say "could not install after $APT_TRIES tries: ${missing[*]}, nor download them for $sysroot (apt's output: $log)"
     exit 1
   fi
