@@ -32,9 +32,7 @@ static ocsd_datapath_resp_t on_elem(const void *p_context, const ocsd_trc_index_
 	int ret;
 
 	dec_elem_from_ocsd(&e, (const struct _ocsd_generic_trace_elem *)el);
-	/* End of trace has no packet of its own: OpenCSD gives it index 0, which
-	 * rebuilt against data fed past 4 GiB would read as a multiple of 4 GiB. */
-	e.offset = e.type == cst_elem_eot ? 0 : dec_decoder_offset(dec, index_sop);
+	e.offset = dec_decoder_offset(dec, index_sop);
 	e.trace_id = trc_chan_id;
 	e.source = dec->id_source[id];
 	e.pid = e.tid = e.cpu = -1;
