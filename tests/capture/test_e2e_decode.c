@@ -336,7 +336,11 @@ int main(void)
 	snprintf(dir, sizeof(dir), "%s/testdata/sample/a64-loop", src);
 	snprintf(path, sizeof(path), "%s/cstrace.bin", dir);
 	snprintf(mem, sizeof(mem), "%s/mem_0.bin", dir);
-	snprintf(bin, sizeof(bin), "%s/cstrace", bd);
+	/* $CSTRACE: ctest's way to start cstrace (under the emulator on a cross build) */
+	if (getenv("CSTRACE"))
+		snprintf(bin, sizeof(bin), "%s", getenv("CSTRACE"));
+	else
+		snprintf(bin, sizeof(bin), "%s/cstrace", bd);
 	trace = slurp(path, &tlen);
 	code = slurp(mem, &mlen);
 	if (!trace || !code)

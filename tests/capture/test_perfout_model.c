@@ -124,18 +124,23 @@ static uint64_t covered(const struct tee *t, uint64_t s, uint64_t e, int64_t *fi
 static void check_cli(const char *path, const struct cst_aux_report *r, uint64_t aux_size)
 {
 	const char *bd = getenv("CSTRACE_BUILD_DIR");
-	char cmd[1024], line[1024];
+	char cmd[2048], line[1024];
 	uint64_t rows = 0, crow = 0, qrow = 0;
 	FILE *p;
 
 	if (!bd)
 		return;
-	snprintf(cmd, sizeof(cmd), "%s/cstrace", bd);
-	if (access(cmd, X_OK)) {
-		printf("note: %s not built: the CLI part is not checked\n", cmd);
+	/* $CSTRACE: ctest's way to start cstrace (under the emulator on a cross build) */
+	char bin[900];
+	if (getenv("CSTRACE"))
+		snprintf(bin, sizeof(bin), "%s", getenv("CSTRACE"));
+	else
+		snprintf(bin, sizeof(bin), "%s/cstrace", bd);
+	if (access(bin, X_OK)) {
+		printf("note: %s not built: the CLI part is not checked\n", bin);
 		return;
 	}
-	snprintf(cmd, sizeof(cmd), "%s/cstrace aux --aux-size %llu %s", bd,
+	snprintf(cmd, sizeof(cmd), "%s aux --aux-size %llu %s", bin,
 		 (unsigned long long)aux_size, path);
 	p = popen(cmd, "r");
 	CHECK(p != NULL);
