@@ -32,7 +32,10 @@ static ocsd_datapath_resp_t on_elem(const void *p_context, const ocsd_trc_index_
 	int ret;
 
 	dec_elem_from_ocsd(&e, (const struct _ocsd_generic_trace_elem *)el);
-	e.offset = dec_decoder_offset(dec, index_sop);
+	/* A flushed perf.data fragment's end of trace comes with index 0 (no packet of
+	 * its own): keep it 0, as rebuilt against data fed past 4 GiB it would read as
+	 * a multiple of 4 GiB. Snapshots give EOT its last packet's index. */
+	e.offset = e.type == cst_elem_eot && !index_sop ? 0 : dec_decoder_offset(dec, index_sop);
 	e.trace_id = trc_chan_id;
 	e.source = dec->id_source[id];
 	e.pid = e.tid = e.cpu = -1;
