@@ -8,60 +8,24 @@
 
 /* ---- encoding ---- */
 
-uint8_t *abuf_room(struct abuf *b, size_t n)
-{
-	if (b->failed)
-		return NULL;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		uint8_t *p;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->failed = true;
-			return NULL;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	b->len += n;
-	return b->p + b->len - n;
-}
-
-static void put32(struct abuf *b, uint32_t v)
-{
-	uint8_t *p = abuf_room(b, 4);
-
-	if (p)
-		cst_put_le32(p, v);
-}
-
-static void put64(struct abuf *b, uint64_t v)
-{
-	uint8_t *p = abuf_room(b, 8);
-
-	if (p)
-		cst_put_le64(p, v);
-}
-
-static void put_bytes(struct abuf *b, const void *data, uint64_t n)
+static void put_bytes(struct cst_buf *b, const void *data, uint64_t n)
 {
 	size_t pad = (size_t)((8 - (n & 7)) & 7);
-	uint8_t *p = abuf_room(b, (size_t)n + pad);
+	uint8_t *p = n <= SIZE_MAX - 8 ? cst_buf_room(b, (size_t)n + pad) : NULL;
 
-	if (!p)
+	if (!p) {
+		b->failed = true; /* a block this host cannot hold (a 32-bit build) */
 		return;
+	}
 	if (n)
 		memcpy(p, data, (size_t)n);
 	memset(p + n, 0, pad);
 }
 
-static void put_str(struct abuf *b, const char *s)
+static void put_str(struct cst_buf *b, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
-	uint8_t *p = abuf_room(b, 4 + n + 1);
+	uint8_t *p = cst_buf_room(b, 4 + n + 1);
 
 	if (!p)
 		return;
@@ -69,78 +33,74 @@ static void put_str(struct abuf *b, const char *s)
 	memcpy(p + 4, s ? s : "", n + 1);
 }
 
-static void pad8(struct abuf *b)
+static void pad8(struct cst_buf *b)
 {
-	size_t n = (8 - (b->len & 7)) & 7;
-	uint8_t *p = n ? abuf_room(b, n) : NULL;
-
-	if (p)
-		memset(p, 0, n);
+	cst_buf_zeros(b, (8 - (b->len & 7)) & 7);
 }
 
-static int enc_etm_info(struct abuf *b, const struct cst_perf_etm_info *info)
+static int enc_etm_info(struct cst_buf *b, const struct cst_perf_etm_info *info)
 {
 	uint64_t n = cst_perf_etm_info_words(info);
 	uint8_t *p;
 
 	if (!n)
 		return -cste_invalid;
-	put64(b, n);
-	p = abuf_room(b, (size_t)(n * 8));
+	cst_buf_put_le64(b, n);
+	p = cst_buf_room(b, (size_t)(n * 8));
 	return p ? cst_perf_etm_info_encode(info, p, n) : 0;
 }
 
-static void enc_attr(struct abuf *b, const struct cst_perf_attr *a)
+static void enc_attr(struct cst_buf *b, const struct cst_perf_attr *a)
 {
-	put32(b, a->type);
-	put32(b, a->size);
-	put64(b, a->config);
-	put64(b, a->sample_period);
-	put64(b, a->sample_type);
-	put64(b, a->read_format);
-	put64(b, a->flags);
-	put32(b, a->wakeup_events);
-	put32(b, a->bp_type);
-	put64(b, a->config1);
-	put64(b, a->config2);
-	put64(b, a->config3);
-	put32(b, a->aux_watermark);
-	put32(b, a->aux_sample_size);
-	put64(b, a->nids);
+	cst_buf_put_le32(b, a->type);
+	cst_buf_put_le32(b, a->size);
+	cst_buf_put_le64(b, a->config);
+	cst_buf_put_le64(b, a->sample_period);
+	cst_buf_put_le64(b, a->sample_type);
+	cst_buf_put_le64(b, a->read_format);
+	cst_buf_put_le64(b, a->flags);
+	cst_buf_put_le32(b, a->wakeup_events);
+	cst_buf_put_le32(b, a->bp_type);
+	cst_buf_put_le64(b, a->config1);
+	cst_buf_put_le64(b, a->config2);
+	cst_buf_put_le64(b, a->config3);
+	cst_buf_put_le32(b, a->aux_watermark);
+	cst_buf_put_le32(b, a->aux_sample_size);
+	cst_buf_put_le64(b, a->nids);
 	for (uint64_t i = 0; i < a->nids; i++)
-		put64(b, a->ids[i]);
+		cst_buf_put_le64(b, a->ids[i]);
 }
 
-static int enc_read(struct abuf *b, const struct cst_auxlog_read *r)
+static int enc_read(struct cst_buf *b, const struct cst_auxlog_read *r)
 {
 	if (r->nctl > CST_AUXLOG_MAX_CTL || (r->data_len && !r->data) ||
 	    (r->aux_len && !r->aux && !r->aux_omitted))
 		return -cste_invalid;
-	put32(b, r->idx);
-	put32(b, (r->snapshot ? 1u : 0) | (r->aux_omitted ? 2u : 0));
-	put64(b, r->data_tail);
-	put64(b, r->data_head);
-	put64(b, r->data_tail_after);
-	put64(b, r->aux_head);
-	put64(b, r->aux_pos);
-	put64(b, r->aux_tail_after);
-	put64(b, r->unwritten);
-	put64(b, (uint64_t)r->result);
-	put32(b, r->nctl);
-	put32(b, 0);
+	cst_buf_put_le32(b, r->idx);
+	cst_buf_put_le32(b, (r->snapshot ? 1u : 0) | (r->aux_omitted ? 2u : 0));
+	cst_buf_put_le64(b, r->data_tail);
+	cst_buf_put_le64(b, r->data_head);
+	cst_buf_put_le64(b, r->data_tail_after);
+	cst_buf_put_le64(b, r->aux_head);
+	cst_buf_put_le64(b, r->aux_pos);
+	cst_buf_put_le64(b, r->aux_tail_after);
+	cst_buf_put_le64(b, r->unwritten);
+	cst_buf_put_le64(b, (uint64_t)r->result);
+	cst_buf_put_le32(b, r->nctl);
+	cst_buf_put_le32(b, 0);
 	for (int i = 0; i < CST_AUXLOG_MAX_CTL; i++) {
-		put32(b, i < (int)r->nctl ? (uint32_t)r->ctl[i].op : 0);
-		put32(b, i < (int)r->nctl ? (uint32_t)r->ctl[i].result : 0);
+		cst_buf_put_le32(b, i < (int)r->nctl ? (uint32_t)r->ctl[i].op : 0);
+		cst_buf_put_le32(b, i < (int)r->nctl ? (uint32_t)r->ctl[i].result : 0);
 	}
-	put64(b, r->data_len);
-	put64(b, r->aux_len);
+	cst_buf_put_le64(b, r->data_len);
+	cst_buf_put_le64(b, r->aux_len);
 	put_bytes(b, r->data, r->data_len);
 	if (!r->aux_omitted)
 		put_bytes(b, r->aux, r->aux_len);
 	return 0;
 }
 
-int auxlog_encode(struct abuf *b, const struct cst_auxlog_event *ev)
+int auxlog_encode(struct cst_buf *b, const struct cst_auxlog_event *ev)
 {
 	const struct cst_auxlog_session *s = &ev->u.session;
 	const struct cst_auxlog_ring *g = &ev->u.ring;
@@ -150,12 +110,12 @@ int auxlog_encode(struct abuf *b, const struct cst_auxlog_event *ev)
 	case cst_auxlog_session:
 		if (s->argc && !s->argv)
 			return -cste_invalid;
-		put64(b, s->page_size);
-		put32(b, (s->snapshot ? 1u : 0) | (s->sideband_only ? 2u : 0) |
+		cst_buf_put_le64(b, s->page_size);
+		cst_buf_put_le32(b, (s->snapshot ? 1u : 0) | (s->sideband_only ? 2u : 0) |
 			      (s->aux_omitted ? 4u : 0));
-		put32(b, s->nr_cpus_avail);
-		put32(b, s->nr_cpus_online);
-		put32(b, s->argc);
+		cst_buf_put_le32(b, s->nr_cpus_avail);
+		cst_buf_put_le32(b, s->nr_cpus_online);
+		cst_buf_put_le32(b, s->argc);
 		put_str(b, s->hostname);
 		put_str(b, s->osrelease);
 		put_str(b, s->arch);
@@ -172,38 +132,38 @@ int auxlog_encode(struct abuf *b, const struct cst_auxlog_event *ev)
 		err = enc_etm_info(b, &ev->u.etm_info);
 		break;
 	case cst_auxlog_ring:
-		put32(b, g->idx);
-		put32(b, g->cpu);
-		put32(b, g->tid);
-		put32(b, g->overwrite ? 1 : 0);
-		put64(b, g->data_size);
-		put64(b, g->aux_size);
-		put64(b, g->data_head);
-		put64(b, g->data_tail);
-		put64(b, g->aux_head);
-		put64(b, g->aux_tail);
+		cst_buf_put_le32(b, g->idx);
+		cst_buf_put_le32(b, g->cpu);
+		cst_buf_put_le32(b, g->tid);
+		cst_buf_put_le32(b, g->overwrite ? 1 : 0);
+		cst_buf_put_le64(b, g->data_size);
+		cst_buf_put_le64(b, g->aux_size);
+		cst_buf_put_le64(b, g->data_head);
+		cst_buf_put_le64(b, g->data_tail);
+		cst_buf_put_le64(b, g->aux_head);
+		cst_buf_put_le64(b, g->aux_tail);
 		break;
 	case cst_auxlog_wake:
-		put32(b, ev->u.wake.nready);
-		put32(b, 0);
-		put64(b, ev->u.wake.ring_mask);
+		cst_buf_put_le32(b, ev->u.wake.nready);
+		cst_buf_put_le32(b, 0);
+		cst_buf_put_le64(b, ev->u.wake.ring_mask);
 		break;
 	case cst_auxlog_signal:
-		put32(b, (uint32_t)ev->u.signo);
-		put32(b, 0);
+		cst_buf_put_le32(b, (uint32_t)ev->u.signo);
+		cst_buf_put_le32(b, 0);
 		break;
 	case cst_auxlog_drain:
-		put32(b, (uint32_t)ev->u.drain.kind);
-		put32(b, ev->u.drain.nrings);
+		cst_buf_put_le32(b, (uint32_t)ev->u.drain.kind);
+		cst_buf_put_le32(b, ev->u.drain.nrings);
 		break;
 	case cst_auxlog_read:
 		err = enc_read(b, &ev->u.read);
 		break;
 	case cst_auxlog_end:
-		put32(b, (uint32_t)ev->u.end.result);
-		put32(b, (uint32_t)ev->u.end.exit_status);
-		put32(b, (ev->u.end.interrupted ? 1u : 0) | (ev->u.end.output_failed ? 2u : 0));
-		put32(b, 0);
+		cst_buf_put_le32(b, (uint32_t)ev->u.end.result);
+		cst_buf_put_le32(b, (uint32_t)ev->u.end.exit_status);
+		cst_buf_put_le32(b, (ev->u.end.interrupted ? 1u : 0) | (ev->u.end.output_failed ? 2u : 0));
+		cst_buf_put_le32(b, 0);
 		break;
 	default:
 		return -cste_invalid;

@@ -11,13 +11,6 @@
 /* No event is larger: a read holds at most one data area and one AUX area. */
 #define AUXLOG_MAX_EVENT (UINT64_C(1) << 36)
 
-/* A growing byte buffer an event is encoded into. */
-struct abuf {
-	uint8_t *p;
-	size_t len, cap;
-	bool failed; /* out of memory: the buffer stopped growing */
-};
-
 /* Bytes of an event being decoded; reads past the end set @bad. */
 struct acur {
 	const uint8_t *p;
@@ -25,12 +18,9 @@ struct acur {
 	bool bad;
 };
 
-/* Append @n bytes (uninitialised) to @b; NULL once out of memory. */
-uint8_t *abuf_room(struct abuf *b, size_t n);
-
 /* Encode @ev's payload (no event header) into @b. -cste_invalid when @ev cannot be
  * encoded, -cste_nomem. */
-int auxlog_encode(struct abuf *b, const struct cst_auxlog_event *ev);
+int auxlog_encode(struct cst_buf *b, const struct cst_auxlog_event *ev);
 
 /* Arrays a decoded event points into, grown as needed and owned by the reader. */
 struct ascratch {

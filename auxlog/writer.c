@@ -18,8 +18,8 @@ struct cst_auxlog_writer {
 	char *path;
 	int fd;
 	int error; /* the first error; everything after it is refused */
-	struct abuf buf;     /* the event being encoded */
-	struct abuf pending; /* whole events not yet written */
+	struct cst_buf buf;     /* the event being encoded */
+	struct cst_buf pending; /* whole events not yet written */
 	uint64_t flushed_at; /* CLOCK_MONOTONIC ns of the last write */
 };
 
@@ -118,7 +118,7 @@ int cst_auxlog_write(struct cst_auxlog_writer *w, const struct cst_auxlog_event 
 	w->buf.len = 0;
 	w->buf.failed = false;
 	/* the header's size is filled in once the payload is encoded */
-	if (!abuf_room(&w->buf, AUXLOG_EVENT_HEADER))
+	if (!cst_buf_room(&w->buf, AUXLOG_EVENT_HEADER))
 		return fail(w, -cste_nomem);
 	memset(w->buf.p, 0, AUXLOG_EVENT_HEADER);
 	err = auxlog_encode(&w->buf, ev);
@@ -142,7 +142,7 @@ int cst_auxlog_write(struct cst_auxlog_writer *w, const struct cst_auxlog_event 
 		return 0;
 	}
 	{
-		uint8_t *p = abuf_room(&w->pending, w->buf.len);
+		uint8_t *p = cst_buf_room(&w->pending, w->buf.len);
 
 		if (!p)
 			return fail(w, -cste_nomem);
@@ -171,8 +171,8 @@ void cst_auxlog_writer_free(struct cst_auxlog_writer *w)
 		flush(w); /* what a finish would have written (an error is logged) */
 		close(w->fd);
 	}
-	free(w->pending.p);
-	free(w->buf.p);
+	cst_buf_fini(&w->pending);
+	cst_buf_fini(&w->buf);
 	free(w->path);
 	free(w);
 }

@@ -14,70 +14,24 @@
 
 /* ------------------------------------------------------------ features */
 
-/* A growable byte buffer for one feature payload. */
-struct fbuf {
-	uint8_t *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static uint8_t *fb_room(struct fbuf *f, size_t n)
-{
-	if (f->oom)
-		return NULL;
-	if (f->len + n > f->cap) {
-		size_t ncap = f->cap ? f->cap : 256;
-		uint8_t *np;
-
-		while (ncap < f->len + n)
-			ncap *= 2;
-		np = realloc(f->p, ncap);
-		if (!np) {
-			f->oom = true;
-			return NULL;
-		}
-		f->p = np;
-		f->cap = ncap;
-	}
-	memset(f->p + f->len, 0, n);
-	f->len += n;
-	return f->p + f->len - n;
-}
-
-static void fb_u32(struct fbuf *f, uint32_t v)
-{
-	uint8_t *p = fb_room(f, 4);
-
-	if (p)
-		cst_put_le32(p, v);
-}
-
-static void fb_u64(struct fbuf *f, uint64_t v)
-{
-	uint8_t *p = fb_room(f, 8);
-
-	if (p)
-		cst_put_le64(p, v);
-}
-
 /* perf's do_write_string: u32 length padded to 64 (NAME_ALIGN), then the text. */
-static void fb_string(struct fbuf *f, const char *s)
+static void fb_string(struct cst_buf *f, const char *s)
 {
 	size_t l = strlen(s) + 1, padded = (l + 63) & ~(size_t)63;
 	uint8_t *p;
 
-	fb_u32(f, (uint32_t)padded);
-	p = fb_room(f, padded);
+	cst_buf_put_le32(f, (uint32_t)padded);
+	p = cst_buf_zeros(f, padded);
 	if (p)
 		memcpy(p, s, l);
 }
 
-static void fb_build_ids(struct cst_perf_writer *w, struct fbuf *f)
+static void fb_build_ids(struct cst_perf_writer *w, struct cst_buf *f)
 {
 	for (uint64_t i = 0; i < w->nbids; i++) {
 		const struct cst_perf_build_id *b = &w->bids[i];
 		size_t l = strlen(b->filename) + 1, padded = (l + 63) & ~(size_t)63;
-		uint8_t *p = fb_room(f, 36 + padded);
+		uint8_t *p = cst_buf_zeros(f, 36 + padded);
 
 		if (!p)
 			return;
@@ -99,7 +53,7 @@ int cst_perf_writer_finish(struct cst_perf_writer *w)
 		cst_perf_feat_version,  cst_perf_feat_arch,     cst_perf_feat_nrcpus,
 		cst_perf_feat_cmdline,  cst_perf_feat_auxtrace,
 	};
-	struct fbuf fb[NF];
+	struct cst_buf fb[NF];
 	uint64_t feat[4] = {0}, off, data_size;
 	int err = 0, nf = 0;
 
@@ -112,7 +66,7 @@ int cst_perf_writer_finish(struct cst_perf_writer *w)
 		return err;
 	memset(fb, 0, sizeof(fb));
 	for (int i = 0; i < NF; i++) {
-		struct fbuf *f = &fb[nf];
+		struct cst_buf *f = &fb[nf];
 
 		switch (bits[i]) {
 		case cst_perf_feat_build_id:
@@ -131,27 +85,27 @@ int cst_perf_writer_finish(struct cst_perf_writer *w)
 			fb_string(f, w->arch);
 			break;
 		case cst_perf_feat_nrcpus:
-			fb_u32(f, w->nr_avail);
-			fb_u32(f, w->nr_online);
+			cst_buf_put_le32(f, w->nr_avail);
+			cst_buf_put_le32(f, w->nr_online);
 			break;
 		case cst_perf_feat_cmdline:
 			if (!w->ncmdline)
 				continue;
-			fb_u32(f, w->ncmdline);
+			cst_buf_put_le32(f, w->ncmdline);
 			for (uint32_t k = 0; k < w->ncmdline; k++)
 				fb_string(f, w->cmdline[k]);
 			break;
 		case cst_perf_feat_auxtrace:
 			if (!w->naux)
 				continue;
-			fb_u64(f, w->naux);
+			cst_buf_put_le64(f, w->naux);
 			for (uint64_t k = 0; k < w->naux; k++) {
-				fb_u64(f, w->aux_index[k]);
-				fb_u64(f, 48);
+				cst_buf_put_le64(f, w->aux_index[k]);
+				cst_buf_put_le64(f, 48);
 			}
 			break;
 		}
-		if (f->oom) {
+		if (f->failed) {
 			err = -cste_nomem;
 			break;
 		}

@@ -3,6 +3,7 @@
 #ifndef CSTRACE_COMMON_H
 #define CSTRACE_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -111,6 +112,23 @@ static inline unsigned cst_t32_insn_size(uint16_t hw)
  *  the old capacity are zeroed. On failure (no memory, or a size that overflows) the
  *  array and *@cap are unchanged. Returns 0 or -cste_nomem. */
 int cst_grow(void *arrp, size_t *cap, size_t need, size_t elem_size);
+
+/** A growable byte buffer for encoding (a feature section, a stream event).
+ *  Appends never fail one by one: once memory runs out the buffer stops growing,
+ *  @failed is set and later appends do nothing, so a run is checked once. */
+struct cst_buf {
+	uint8_t *p;
+	size_t len, cap;
+	bool failed;
+};
+/** Append @n bytes, left as they are; NULL once @failed. */
+uint8_t *cst_buf_room(struct cst_buf *b, size_t n);
+/** Append @n zero bytes; NULL once @failed. */
+uint8_t *cst_buf_zeros(struct cst_buf *b, size_t n);
+void cst_buf_put_le32(struct cst_buf *b, uint32_t v);
+void cst_buf_put_le64(struct cst_buf *b, uint64_t v);
+/** Free the bytes; the buffer is empty again. */
+void cst_buf_fini(struct cst_buf *b);
 
 /** cst_grow for an array pointer @arr and a size_t capacity @cap. */
 #define CST_GROW(arr, cap, need) cst_grow(&(arr), &(cap), (need), sizeof(*(arr)))
