@@ -78,6 +78,10 @@ void cli_progress(const char *what, uint64_t done, uint64_t total);
 /** Clear the progress line if one was drawn. */
 void cli_progress_end(void);
 
+/** Parse a byte count with an optional K, M or G suffix (powers of 1024):
+ *  "4M", "0x1000". Returns 0 or -1 (nothing printed). */
+int cli_parse_size(const char *s, uint64_t *out);
+
 /** Parse a trace ID list ("0x10,0x11,18") into a 128-bit filter.
  *  Returns 0 or -1 (with a message printed). */
 int cli_parse_id_list(const char *s, uint64_t filter[2]);

@@ -42,27 +42,6 @@ static void aux_usage(FILE *out)
 		"  --probes           print the commands that make such a trace\n");
 }
 
-static int parse_size(const char *s, uint64_t *out)
-{
-	char buf[64];
-	size_t n = strlen(s);
-	uint64_t mul = 1;
-
-	if (!n || n >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	if (buf[n - 1] == 'K' || buf[n - 1] == 'k')
-		mul = 1024;
-	else if (buf[n - 1] == 'M' || buf[n - 1] == 'm')
-		mul = 1 << 20;
-	if (mul > 1)
-		buf[n - 1] = 0;
-	if (cst_parse_u64(buf, out) < 0)
-		return -1;
-	*out *= mul;
-	return 0;
-}
-
 static void print_queue_name(char *buf, size_t size, int cpu)
 {
 	if (cpu < 0)
@@ -286,7 +265,7 @@ int cmd_aux(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (parse_size(optarg, &aux_size) < 0 || !aux_size ||
+			if (cli_parse_size(optarg, &aux_size) < 0 || !aux_size ||
 			    (aux_size & (aux_size - 1))) {
 				cli_error("aux: --aux-size '%s': a power of two in bytes (e.g. 4M)",
 					  optarg);

@@ -47,25 +47,6 @@ static void record_usage(FILE *out)
 		"exit status: 0 recorded, 1 an error or data the disk refused, 2 usage.\n");
 }
 
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 0);
-
-	if (end == s)
-		return -1;
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	else if (*end == 'g' || *end == 'G')
-		v <<= 30, end++;
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_cpus(const char *s, uint64_t *mask)
 {
 	char buf[256], *tok, *save = NULL;
@@ -191,7 +172,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_SNAPSHOT:
 			o.snapshot = true;
-			if (optarg && parse_size(optarg, &o.snapshot_size) < 0) {
+			if (optarg && cli_parse_size(optarg, &o.snapshot_size) < 0) {
 				cli_error("record: --snapshot=%s: expected a size like 64K or 4M", optarg);
 				return 2;
 			}

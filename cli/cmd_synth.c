@@ -39,28 +39,6 @@ static void synth_usage(FILE *out)
 		"Sizes take K, M or G suffixes.\n");
 }
 
-static int parse_size(const char *s, uint64_t *out)
-{
-	char buf[64];
-	size_t n = strlen(s);
-	uint64_t mul = 1;
-	if (n == 0 || n >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, n + 1);
-	switch (buf[n - 1]) {
-	case 'k': case 'K': mul = 1024; break;
-	case 'm': case 'M': mul = 1024 * 1024; break;
-	case 'g': case 'G': mul = 1024ull * 1024 * 1024; break;
-	default: break;
-	}
-	if (mul != 1)
-		buf[n - 1] = 0;
-	if (cst_parse_u64(buf, out))
-		return -1;
-	*out *= mul;
-	return 0;
-}
-
 static volatile sig_atomic_t stop_requested;
 
 static void on_stop_signal(int sig)
@@ -132,21 +110,21 @@ int cmd_synth(int argc, char **argv)
 			}
 			break;
 		case o_bufsz:
-			if (parse_size(optarg, &o.buffer_size) || o.buffer_size < 64) {
+			if (cli_parse_size(optarg, &o.buffer_size) || o.buffer_size < 64) {
 				cli_error("synth: bad --buffer-size '%s' (at least 64 bytes)", optarg);
 				return 2;
 			}
 			break;
 		case o_snapshot:
 			o.snapshot_mode = true;
-			if (optarg && (parse_size(optarg, &o.snapshot_size) || o.snapshot_size < 64)) {
+			if (optarg && (cli_parse_size(optarg, &o.snapshot_size) || o.snapshot_size < 64)) {
 				cli_error("synth: bad --snapshot size '%s'", optarg);
 				return 2;
 			}
 			break;
 		case o_ts: o.timestamps = true; break;
 		case o_sync:
-			if (parse_size(optarg, &v) || v < 16 || v > (1u << 20)) {
+			if (cli_parse_size(optarg, &v) || v < 16 || v > (1u << 20)) {
 				cli_error("synth: bad --sync-period '%s'", optarg);
 				return 2;
 			}

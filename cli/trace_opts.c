@@ -168,6 +168,19 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 	case 0x100e:
 		t->session.confine = true;
 		return 1;
+	case 0x100f: {
+		uint64_t v;
+
+		if (cli_parse_size(arg, &v) < 0) {
+			cli_error("--start-offset '%s': expected a byte count like 5368709120 or 5G",
+				  arg);
+			return -1;
+		}
+		/* a restart after a decoder crash resumes further on */
+		if (v > t->session.start_offset)
+			t->session.start_offset = v;
+		return 1;
+	}
 	case 0x100c:
 		t->session.buildid_dir = arg;
 		return 1;

@@ -36,7 +36,8 @@ struct trace_opts {
 	{"board", required_argument, NULL, 0x100b},                         \
 	{"buildid-dir", required_argument, NULL, 0x100c},                   \
 	{"order", required_argument, NULL, 0x100d},                         \
-	{"confine", no_argument, NULL, 0x100e}
+	{"confine", no_argument, NULL, 0x100e},                             \
+	{"start-offset", required_argument, NULL, 0x100f}
 
 #define TRACE_OPTS_HELP                                                                   \
 	"  --id LIST            decode only these trace IDs (e.g. 0x10,0x12)\n"            \
@@ -57,7 +58,10 @@ struct trace_opts {
 	"                       when recorded with timestamps), or each AUX record whole\n" \
 	"                       in file order (can decode on past a decoder crash)\n" \
 	"  --confine            snapshot: refuse files named outside its directory\n"  \
-	"                       (absolute, or ../): for decoding untrusted uploads\n"
+	"                       (absolute, or ../): for decoding untrusted uploads\n"  \
+	"  --start-offset N     start N bytes into the trace (K/M/G suffixes): a raw dump\n" \
+	"                       or snapshot buffer from there (a whole frame), perf.data\n" \
+	"                       from that file offset; offsets still count from the start\n"
 
 void trace_opts_init(struct trace_opts *t);
 /** Handle one getopt value in the TRACE_OPTS range. Returns 1 if handled, 0 if not

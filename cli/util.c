@@ -182,3 +182,26 @@ void cli_verb_log(struct cli_verb_log *vl, const char *verb)
 	vl->told = false;
 	vl->log = (struct cst_log){verb_log_fn, vl};
 }
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+	char buf[64];
+	size_t n = s ? strlen(s) : 0;
+	uint64_t mul = 1, v;
+
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n + 1);
+	switch (buf[n - 1]) {
+	case 'k': case 'K': mul = 1ull << 10; break;
+	case 'm': case 'M': mul = 1ull << 20; break;
+	case 'g': case 'G': mul = 1ull << 30; break;
+	default: break;
+	}
+	if (mul != 1)
+		buf[n - 1] = 0;
+	if (cst_parse_u64(buf, &v) < 0 || v > UINT64_MAX / mul)
+		return -1;
+	*out = v * mul;
+	return 0;
+}

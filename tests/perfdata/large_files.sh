@@ -4,7 +4,9 @@
 #  - a perf.data whose data section starts past 4 GiB (move_data.py): the same
 #    instructions as the file it was moved from, AUX offsets printed in full;
 #  - a snapshot whose memory dump holds the code past 4 GiB ([dump] offset=), and
-#    the same dump given as --image FILE@ADDR:OFFSET: the same decode as the sample.
+#    the same dump given as --image FILE@ADDR:OFFSET: the same decode as the sample;
+#  - a trace buffer of more than 4 GiB with the trace at 5 GiB, decoded from there
+#    with --start-offset: the sample's elements at offsets past 5 GiB.
 # The files are sparse (a hole up to the data: no disk) and go with $TMP.
 # usage: large_files.sh PERF_GEN A64_ELF
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
@@ -68,5 +70,26 @@ sed -i '/^\[dump0\]/,$d' "$TMP/snap/cpu_0.ini"
 "$CSTRACE" decode --image "$TMP/snap/mem_0.bin@0x400000:$FAR" "$TMP/snap" >"$TMP/image.out" 2>&1
 check "--image FILE@ADDR:5GiB: exits 0" test $? -eq 0
 check "--image FILE@ADDR:5GiB: the sample's decode" cmp -s "$TMP/sample.out" "$TMP/image.out"
-rm -f "$TMP/snap/mem_0.bin"
+rm -rf "$TMP/snap"
+
+# --- a trace buffer larger than 4 GiB, its trace at 5 GiB: --start-offset goes there
+cp -r "$sample" "$TMP/big"
+python3 - "$sample/cstrace.bin" "$TMP/big/cstrace.bin" $FAR <<'PY' || fail "write the sparse buffer"
+import sys
+trace = open(sys.argv[1], "rb").read()
+with open(sys.argv[2], "wb") as f:
+    f.seek(int(sys.argv[3]))
+    f.write(trace)
+PY
+"$CSTRACE" decode --start-offset 5G "$TMP/big" >"$TMP/big.out" 2>"$TMP/big.err"
+check "buffer of 5 GiB + trace, --start-offset 5G: exits 0" test $? -eq 0
+check "buffer past 4 GiB: the sample's elements, each at its offset + 5 GiB" cmp -s \
+  <(awk -v d=$FAR '/^ *[0-9]+ / {$1 = sprintf("%.0f", $1 + d)} {$1 = $1; print}' "$TMP/sample.out") \
+  <(awk '{$1 = $1; print}' "$TMP/big.out")
+[ "$fails" -eq 0 ] || diff <(awk -v d=$FAR '/^ *[0-9]+ / {$1 = sprintf("%.0f", $1 + d)} {$1 = $1; print}' "$TMP/sample.out") <(awk '{$1 = $1; print}' "$TMP/big.out") | head -5 >&2
+"$CSTRACE" dump --start-offset 5G "$TMP/big" >"$TMP/big.dump" 2>&1
+check "dump --start-offset 5G: packets at offsets past 5 GiB" grep -q "^Idx:53687091[0-9][0-9];" "$TMP/big.dump"
+"$CSTRACE" decode --start-offset 5X "$TMP/big" 2>"$TMP/err" >/dev/null
+check "--start-offset 5X: a usage error" test $? -eq 2
+rm -rf "$TMP/big"
 finish
