@@ -50,17 +50,16 @@ check "aux: AUX records at their 64-bit file offsets" grep -qE '^0 +cpu 0 +0x140
 [ "$fails" -eq 0 ] || diff <(awk -v d="$delta" '{if ($3 != "end-of-trace" || $1 != 0) $1 = sprintf("%.0f", $1 + d); $1 = $1; print}' "$TMP/near.out") <(awk '{$1 = $1; print}' "$TMP/far.out") | head -5 >&2
 rm -f "$TMP"/*.data
 
+# sparse_at SRC DST OFFSET: DST holds SRC's bytes at OFFSET, a hole before them
+sparse_at() {
+  rm -f "$2" && truncate -s "$3" "$2" && cat "$1" >>"$2"
+}
+
 # --- memory dumps whose code lies past 4 GiB
 sample=$CSTRACE_SOURCE_DIR/testdata/sample/a64-loop
 "$CSTRACE" decode "$sample" >"$TMP/sample.out" 2>&1 || fail "decode the sample"
 cp -r "$sample" "$TMP/snap"
-python3 - "$sample/mem_0.bin" "$TMP/snap/mem_0.bin" $FAR <<'PY' || fail "write the sparse dump"
-import sys
-code = open(sys.argv[1], "rb").read()
-with open(sys.argv[2], "wb") as f:
-    f.seek(int(sys.argv[3]))
-    f.write(code)
-PY
+sparse_at "$sample/mem_0.bin" "$TMP/snap/mem_0.bin" $FAR || fail "write the sparse dump"
 printf 'offset=0x%x\n' $FAR >>"$TMP/snap/cpu_0.ini"
 "$CSTRACE" decode "$TMP/snap" >"$TMP/snap.out" 2>&1
 check "snapshot, code at 5 GiB of its dump: exits 0" test $? -eq 0
@@ -74,13 +73,7 @@ rm -rf "$TMP/snap"
 
 # --- a trace buffer larger than 4 GiB, its trace at 5 GiB: --start-offset goes there
 cp -r "$sample" "$TMP/big"
-python3 - "$sample/cstrace.bin" "$TMP/big/cstrace.bin" $FAR <<'PY' || fail "write the sparse buffer"
-import sys
-trace = open(sys.argv[1], "rb").read()
-with open(sys.argv[2], "wb") as f:
-    f.seek(int(sys.argv[3]))
-    f.write(trace)
-PY
+sparse_at "$sample/cstrace.bin" "$TMP/big/cstrace.bin" $FAR || fail "write the sparse buffer"
 "$CSTRACE" decode --start-offset 5G "$TMP/big" >"$TMP/big.out" 2>"$TMP/big.err"
 check "buffer of 5 GiB + trace, --start-offset 5G: exits 0" test $? -eq 0
 check "buffer past 4 GiB: the sample's elements, each at its offset + 5 GiB" cmp -s \
