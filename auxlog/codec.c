@@ -159,6 +159,17 @@ int auxlog_encode(struct cst_buf *b, const struct cst_auxlog_event *ev)
 	case cst_auxlog_read:
 		err = enc_read(b, &ev->u.read);
 		break;
+	case cst_auxlog_build_id: {
+		const struct cst_perf_build_id *bi = &ev->u.build_id;
+
+		if (bi->size > 20)
+			return -cste_invalid;
+		cst_buf_put_le32(b, (uint32_t)bi->pid);
+		cst_buf_put_le32(b, (uint32_t)bi->misc | ((uint32_t)bi->size << 16));
+		put_bytes(b, bi->id, 20);
+		put_str(b, bi->filename);
+		break;
+	}
 	case cst_auxlog_end:
 		cst_buf_put_le32(b, (uint32_t)ev->u.end.result);
 		cst_buf_put_le32(b, (uint32_t)ev->u.end.exit_status);
@@ -376,6 +387,23 @@ int auxlog_decode(struct acur *c, uint32_t type, struct cst_auxlog_event *ev, st
 	case cst_auxlog_read:
 		err = dec_read(c, &ev->u.read);
 		break;
+	case cst_auxlog_build_id: {
+		const uint8_t *id;
+
+		ev->u.build_id.pid = (int32_t)get32(c);
+		v = get32(c);
+		ev->u.build_id.misc = (uint16_t)v;
+		ev->u.build_id.size = (uint8_t)(v >> 16);
+		id = get_bytes(c, 20);
+		if (id)
+			memcpy(ev->u.build_id.id, id, 20);
+		ev->u.build_id.filename = (char *)get_str(c);
+		if (ev->u.build_id.size > 20) {
+			*why = "a build-id longer than 20 bytes";
+			return -cste_format;
+		}
+		break;
+	}
 	case cst_auxlog_end:
 		ev->u.end.result = (int32_t)get32(c);
 		ev->u.end.exit_status = (int32_t)get32(c);
@@ -404,6 +432,7 @@ const char *cst_auxlog_type_name(enum cst_auxlog_type type)
 		[cst_auxlog_etm_info] = "etm-info", [cst_auxlog_ring] = "ring",
 		[cst_auxlog_wake] = "wake", [cst_auxlog_signal] = "signal",
 		[cst_auxlog_drain] = "drain", [cst_auxlog_read] = "read", [cst_auxlog_end] = "end",
+		[cst_auxlog_build_id] = "build-id",
 	};
 
 	return type > 0 && type < cst_auxlog_ntypes ? names[type] : "?";

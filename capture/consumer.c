@@ -186,6 +186,26 @@ int cst_consumer_add_ring(struct cst_consumer *c, const struct cst_ring_desc *de
 	return c->nrings++;
 }
 
+int cst_consumer_add_build_id(struct cst_consumer *c, int32_t pid, uint16_t misc,
+			      const uint8_t *id, uint8_t size, const char *filename)
+{
+	struct cst_auxlog_event ev = {.type = cst_auxlog_build_id};
+	int err;
+
+	if (!c || !id || size > 20 || !filename)
+		return -cste_invalid;
+	err = cst_perf_writer_add_build_id(c->w, pid, misc, id, size, filename);
+	if (err < 0)
+		return err;
+	ev.u.build_id.pid = pid;
+	ev.u.build_id.misc = misc;
+	ev.u.build_id.size = size;
+	memcpy(ev.u.build_id.id, id, size);
+	ev.u.build_id.filename = (char *)filename;
+	log_event(c, &ev);
+	return 0;
+}
+
 int cst_consumer_nrings(const struct cst_consumer *c)
 {
 	return c ? c->nrings : 0;

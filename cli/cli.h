@@ -78,6 +78,10 @@ void cli_progress(const char *what, uint64_t done, uint64_t total);
 /** Clear the progress line if one was drawn. */
 void cli_progress_end(void);
 
+/** The offset of the first byte where files @a and @b differ (one being shorter
+ *  counts), UINT64_MAX when they are the same; 0 when one cannot be read. */
+uint64_t cli_first_difference(const char *a, const char *b);
+
 /** Parse a byte count with an optional K, M or G suffix (powers of 1024):
  *  "4M", "0x1000". Returns 0 or -1 (nothing printed). */
 int cli_parse_size(const char *s, uint64_t *out);

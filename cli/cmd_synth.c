@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cstrace/capture.h"
 #include "cstrace/synth.h"
 
 static void synth_usage(FILE *out)
@@ -29,6 +31,10 @@ static void synth_usage(FILE *out)
 		"  --sysroot DIR            QEMU -L prefix (default /usr/<triplet>)\n"
 		"  --qemu PATH              QEMU binary\n"
 		"  --keep-log FILE          keep QEMU's exec log\n"
+		"  --aux-log FILE           --out perf: also write the recorded AUX stream a ring\n"
+		"                           consumer would have seen ('cstrace replay' input):\n"
+		"                           the perf.data goes through record's consumer, which\n"
+		"                           must write it byte for byte as synth did\n"
 		"  --from-log FILE          encode an existing QEMU log instead of running QEMU\n"
 		"  --truth FILE             write the executed addresses (hex, one a line)\n"
 		"  --plugin[=SO]            ground truth from synth's TCG plugin (aarch64 only,\n"
@@ -41,6 +47,38 @@ static void synth_usage(FILE *out)
 
 static volatile sig_atomic_t stop_requested;
 
+/* --aux-log: the perf.data synth wrote, run through record's consumer as rounds out of
+ * the kernel's rings; that consumer writes the stream, and a perf.data that must be
+ * synth's byte for byte (else it is a bug in one of them, and said so). */
+static int synth_aux_log(const char *out, const char *aux_log)
+{
+	char tmp[4096];
+	struct cst_replay_opts ro = {.sz = sizeof(ro), .log = &cli_log, .output = tmp,
+				     .aux_log = aux_log};
+	struct cst_replay_result res;
+	uint64_t at;
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), "%s.consumer", out);
+	rc = cst_recapture_run(out, &ro, &res);
+	if (rc < 0) {
+		cli_error("synth: --aux-log: %s", cst_strerror(rc));
+		unlink(tmp);
+		return 1;
+	}
+	at = cli_first_difference(out, tmp);
+	if (at != UINT64_MAX) {
+		cli_error("synth: --aux-log: the consumer's perf.data (%s) differs from synth's at "
+			  "byte 0x%llx: a bug",
+			  tmp, (unsigned long long)at);
+		return 1;
+	}
+	unlink(tmp);
+	fprintf(stderr, "cstrace: synth: %s: the stream of %llu drain(s); replaying it writes %s\n",
+		aux_log, (unsigned long long)res.drains, out);
+	return 0;
+}
+
 static void on_stop_signal(int sig)
 {
 	stop_requested = sig;
@@ -49,7 +87,7 @@ static void on_stop_signal(int sig)
 int cmd_synth(int argc, char **argv)
 {
 	enum { o_arch = 256, o_core, o_out, o_sink, o_bufsz, o_snapshot, o_ts, o_sync,
-	       o_sysroot, o_qemu, o_keep, o_from, o_truth, o_plugin };
+	       o_sysroot, o_qemu, o_keep, o_from, o_truth, o_plugin, o_auxlog };
 	static const struct option lopts[] = {
 		{"arch", required_argument, 0, o_arch},
 		{"core", required_argument, 0, o_core},
@@ -62,6 +100,7 @@ int cmd_synth(int argc, char **argv)
 		{"sysroot", required_argument, 0, o_sysroot},
 		{"qemu", required_argument, 0, o_qemu},
 		{"keep-log", required_argument, 0, o_keep},
+		{"aux-log", required_argument, 0, o_auxlog},
 		{"from-log", required_argument, 0, o_from},
 		{"truth", required_argument, 0, o_truth},
 		{"plugin", optional_argument, 0, o_plugin},
@@ -70,7 +109,7 @@ int cmd_synth(int argc, char **argv)
 		{0, 0, 0, 0},
 	};
 	struct cst_synth_opts o = {.sz = sizeof(o), .log = &cli_log};
-	const char *out = NULL;
+	const char *out = NULL, *aux_log = NULL;
 	bool have_arch = false;
 	uint64_t v;
 	int c;
@@ -137,6 +176,7 @@ int cmd_synth(int argc, char **argv)
 		case o_truth: o.truth = optarg; break;
 		case o_plugin: o.plugin = optarg ? optarg : ""; break;
 		case 'o': out = optarg; break;
+		case o_auxlog: aux_log = optarg; break;
 		case 'h': synth_usage(stdout); return 0;
 		default: synth_usage(stderr); return 2;
 		}
@@ -144,6 +184,10 @@ int cmd_synth(int argc, char **argv)
 	if (!have_arch || !out || optind >= argc) {
 		cli_error("synth: needs --arch, -o OUT and a program after --");
 		synth_usage(stderr);
+		return 2;
+	}
+	if (aux_log && o.output != cst_synth_out_perf) {
+		cli_error("synth: --aux-log records what a perf.data capture saw: it needs --out perf");
 		return 2;
 	}
 	if (o.snapshot_mode && o.output != cst_synth_out_perf) {
@@ -182,5 +226,5 @@ int cmd_synth(int argc, char **argv)
 		(unsigned long long)st.exceptions, (unsigned long long)st.trace_bytes,
 		(unsigned long long)st.sink_bytes, (unsigned long long)st.lost_bytes,
 		(unsigned long long)st.aux_records);
-	return 0;
+	return aux_log ? synth_aux_log(out, aux_log) : 0;
 }

@@ -205,3 +205,28 @@ int cli_parse_size(const char *s, uint64_t *out)
 	*out = v * mul;
 	return 0;
 }
+
+uint64_t cli_first_difference(const char *a, const char *b)
+{
+	FILE *fa = cst_fopen_input(a, "rb"), *fb = cst_fopen_input(b, "rb");
+	uint64_t at = 0;
+	int ca, cb;
+
+	if (!fa || !fb) {
+		if (fa)
+			fclose(fa);
+		if (fb)
+			fclose(fb);
+		return 0;
+	}
+	do {
+		ca = getc(fa);
+		cb = getc(fb);
+		if (ca != cb)
+			break;
+		at++;
+	} while (ca != EOF);
+	fclose(fa);
+	fclose(fb);
+	return ca == cb ? UINT64_MAX : at;
+}

@@ -273,6 +273,10 @@ int synth_perf_write(struct synth_perf_out *p, const char *path)
 		sid = sid_cpu(p, ID_DUMMY(k), end, k);
 		rc = cst_perf_writer_task(w, true, p->pid, p->pid, p->tid[k], p->pid, end, &sid);
 	}
+	/* perf ends every pass over the rings that wrote something with a round, the
+	 * last one (the exits) too */
+	if (!rc)
+		rc = cst_perf_writer_finished_round(w);
 	if (!rc)
 		rc = cst_perf_writer_finish(w);
 	cst_perf_writer_free(w);

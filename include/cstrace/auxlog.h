@@ -27,6 +27,7 @@ enum cst_auxlog_type {
 	cst_auxlog_drain,       /* the consumer starts reading every ring once */
 	cst_auxlog_read,        /* what one ring read saw and did */
 	cst_auxlog_end,         /* the capture finished (absent when it crashed) */
+	cst_auxlog_build_id,    /* a BUILD_ID feature entry the perf.data gets */
 	cst_auxlog_ntypes
 };
 
@@ -119,6 +120,7 @@ struct cst_auxlog_event {
 		struct cst_auxlog_drain drain;
 		struct cst_auxlog_read read;
 		struct cst_auxlog_end end;
+		struct cst_perf_build_id build_id; /* filename points into the reader */
 	} u;
 };
 

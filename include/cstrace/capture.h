@@ -211,6 +211,9 @@ int cst_consumer_open(struct cst_consumer **out, const struct cst_consumer_opts 
  *  an error (-cste_invalid, -cste_nomem). */
 int cst_consumer_add_ring(struct cst_consumer *c, const struct cst_ring_desc *desc);
 int cst_consumer_nrings(const struct cst_consumer *c);
+/** A BUILD_ID feature entry for the perf.data (see cst_perf_writer_add_build_id). */
+int cst_consumer_add_build_id(struct cst_consumer *c, int32_t pid, uint16_t misc,
+			      const uint8_t *id, uint8_t size, const char *filename);
 /** Read every ring once (cst_ring_read), then end the round. Returns 0 or the
  *  first ring's error (< 0 when the output is full or broken). */
 int cst_consumer_drain(struct cst_consumer *c);
@@ -414,6 +417,15 @@ struct cst_replay_result {
  *  (the stream ends before its rings), -cste_unsupported, -cste_io, -cste_nomem. */
 int cst_replay_run(const char *stream, const struct cst_replay_opts *opts,
 		   struct cst_replay_result *res);
+
+/** Run a finished perf.data (synth's) through the consumer as if each of its rounds
+ *  had come out of the kernel's rings (records into the data area, AUXTRACE data
+ *  into the AUX area, then a drain or, in snapshot mode, a snapshot), writing the
+ *  perf.data such a capture writes (@opts->output) and its recorded stream
+ *  (@opts->aux_log). Errors (logged with the offset): -cste_unsupported (AUX data
+ *  a ring could not have held so), those of the reader and the consumer. */
+int cst_recapture_run(const char *perf, const struct cst_replay_opts *opts,
+		      struct cst_replay_result *res);
 
 /** The explanation for a perf_event_open / mmap errno, naming the setting to
  *  change; reads perf_event_paranoid, perf_event_mlock_kb and RLIMIT_MEMLOCK

@@ -1,12 +1,13 @@
 # cstrace replay over the recorded AUX streams in testdata/auxlog (made by the kernel
-# model through the consumer record runs, see test_replay.c --write): each replay
+# model through the consumer record runs, see test_replay.c --write, and by synth
+# --aux-log from QEMU runs of the test programs): each replay
 # must write the very perf.data that capture wrote, whatever machine runs it; a
 # stream cut short replays into what was consumed; bad streams fail in one line.
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 D=$CSTRACE_SOURCE_DIR/testdata/auxlog
 
 check "replay --help" bash -c '"$0" replay --help | grep -q -- "--aux-log"' "$CSTRACE"
-for s in normal slow-consumer wrap32 snapshot; do
+for s in normal slow-consumer wrap32 snapshot synth-arm-threads-etf synth-a64-recurse-snapshot; do
   quiet "$CSTRACE" replay -o "$TMP/$s.data" "$D/$s.auxlog"
   check "$s: replay exits 0" test $? -eq 0
   got=$(sha256sum <"$TMP/$s.data" | cut -d' ' -f1)

@@ -13,10 +13,15 @@ command -v python3 >/dev/null || skip "python3 not installed"
 
 check "synth snapshot" "$CSTRACE" synth --arch "$arch" -o "$TMP/snap" --truth "$TMP/truth" \
 	--keep-log "$TMP/qemu.log" -- "$prog"
-check "synth perf.data from the same run" sh -c \
-	'c=$0 a=$1 t=$2 p=$3; shift 3; "$c" synth --arch "$a" --out perf -o "$t/perf.data" --from-log "$t/qemu.log" "$@" -- "$p" 2> "$t/stats"' \
+# --aux-log: the perf.data also goes through record's ring consumer, which must write
+# it byte for byte (synth checks, and fails otherwise); the stream replays into it
+check "synth perf.data from the same run, through the ring consumer" sh -c \
+	'c=$0 a=$1 t=$2 p=$3; shift 3; "$c" synth --arch "$a" --out perf -o "$t/perf.data" --aux-log "$t/perf.auxlog" --from-log "$t/qemu.log" "$@" -- "$p" 2> "$t/stats"' \
 	"$CSTRACE" "$arch" "$TMP" "$prog" "$@"
 cat "$TMP/stats"
+check "the recorded stream replays into the very perf.data" sh -c \
+	'"$0" replay -q -o "$1/replayed.data" "$1/perf.auxlog" && cmp "$1/perf.data" "$1/replayed.data"' \
+	"$CSTRACE" "$TMP"
 lost=$(sed -n 's/.* \([0-9]*\) lost.*/\1/p' "$TMP/stats")
 records=$(sed -n 's/.* \([0-9]*\) AUX records.*/\1/p' "$TMP/stats")
 check "cstrace decode perf.data" sh -c '"$0" decode "$1" --format=jsonl > "$2"' "$CSTRACE" \
