@@ -1,5 +1,6 @@
 /* Replay: the consumer (consumer.c and ring.c, the code record runs) driven by a
- * recorded AUX stream instead of live mmaps. Each ring is a buffer laid out like the
+ * recorded AUX stream instead of live mmaps; and recapture, the same consumer driven
+ * by the rounds of a finished perf.data (synth --aux-log). Each ring is a buffer laid out like the
  * kernel's mapping; before every read the bytes and heads the capture saw are put
  * back where it found them, and after it the tails the consumer stored are checked
  * against the ones the capture stored. */
