@@ -21,6 +21,7 @@ struct cst_aux_ftrace {
 	struct cst_aux_ft_ring rings[MAX_RINGS];
 	int nrings;
 	uint64_t lines, skipped;
+	uint64_t aux_size; /* --aux-size, for rings the consumer log does not size */
 };
 
 /* "12345.678901" -> ns; false when @s is not a timestamp */
@@ -83,6 +84,7 @@ static struct cst_aux_ft_ring *ring_of(struct cst_aux_ftrace *f, int cpu)
 		return NULL;
 	memset(&f->rings[f->nrings], 0, sizeof(f->rings[0]));
 	f->rings[f->nrings].cpu = cpu;
+	f->rings[f->nrings].aux_size = f->aux_size;
 	return &f->rings[f->nrings++];
 }
 
@@ -205,7 +207,7 @@ static uint64_t unheld(const struct cst_aux_report *r, int cpu, uint64_t s, uint
 }
 
 /* Pair writes with AUX records, reads with rings, and follow each ring's backlog. */
-static void analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r, uint64_t aux_size)
+static void analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r)
 {
 	struct cst_aux_report_info ri = r ? cst_aux_report_get_info(r) : (struct cst_aux_report_info){0};
 	bool *used = r ? calloc(ri.nrecs + 1, 1) : NULL;
@@ -216,7 +218,7 @@ static void analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r, ui
 	uint32_t consumer = 0;
 
 	for (size_t i = 0; i < f->nev; i++)
-		if (f->ev[i].kind == cst_aux_ft_read) {
+		if (f->ev[i].kind == cst_aux_ft_read && !f->ev[i].from_log) {
 			consumer = f->ev[i].pid;
 			break;
 		}
@@ -234,11 +236,16 @@ static void analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r, ui
 		}
 		if (e->kind == cst_aux_ft_switch)
 			continue;
+		if (e->kind == cst_aux_ft_read && e->from_log && !e->size)
+			continue; /* the consumer found nothing there */
 		if (e->kind == cst_aux_ft_read) {
 			/* the ring whose writes this read's range takes */
 			int best = -1;
 
-			for (int k = 0; k < f->nrings; k++)
+			for (int k = 0; k < f->nrings && e->from_log; k++)
+				if (f->rings[k].cpu == e->ring_cpu)
+					best = k;
+			for (int k = 0; k < f->nrings && best < 0; k++)
 				if (have_tail[k] && f->rings[k].last_head >= e->head &&
 				    f->rings[k].first_head <= e->old)
 					best = k;
@@ -258,7 +265,7 @@ static void analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r, ui
 				if (f->ev[j].kind == cst_aux_ft_write && f->ev[j].cpu == g->cpu &&
 				    f->ev[j].head > e->old && f->ev[j].head <= e->head)
 					e->drained++;
-			if (woke && consumer && e->pid == consumer) {
+			if (woke && consumer && e->pid == consumer && !e->from_log) {
 				e->latency = e->time - wake_time;
 				if (e->latency > g->max_latency)
 					g->max_latency = e->latency;
@@ -287,7 +294,7 @@ static void analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r, ui
 			g->peak_backlog = e->backlog;
 			g->peak_time = e->time;
 		}
-		if (aux_size && e->backlog >= aux_size) {
+		if (g->aux_size && e->backlog >= g->aux_size) {
 			/* one overflow lasts until the consumer reads the ring again */
 			e->overflow = true;
 			if (!over[ri_] && !g->overflows++)
@@ -317,9 +324,46 @@ static void analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r, ui
 	free(used);
 }
 
+/* The consumer's reads from cstrace's consumer log, moved onto the kernel's clock, and
+ * the log's ring sizes. */
+static int add_log(struct cst_aux_ftrace *f, const struct cst_aux_timeline *t, uint64_t aux_size)
+{
+	struct cst_aux_tl_info ti = cst_aux_timeline_get_info(t);
+
+	for (int i = 0; i < ti.nrings; i++) {
+		const struct cst_aux_tl_ring *g = cst_aux_timeline_ring(t, i);
+		struct cst_aux_ft_ring *fr = ring_of(f, g->cpu == UINT32_MAX ? -1 : (int)g->cpu);
+
+		if (fr && !aux_size)
+			fr->aux_size = g->aux_size;
+	}
+	for (uint64_t i = 0; ti.has_kernel_time && i < ti.nevents; i++) {
+		const struct cst_aux_tl_event *e = cst_aux_timeline_event(t, i);
+		const struct cst_aux_tl_ring *g = cst_aux_timeline_ring(t, e->ring);
+		struct cst_aux_ft_event fe = {0};
+
+		if (e->kind != cst_aux_tl_read || !g || g->overwrite)
+			continue;
+		fe.kind = cst_aux_ft_read;
+		fe.from_log = true;
+		fe.time = (uint64_t)((int64_t)e->time + ti.kernel_base);
+		fe.cpu = -1;
+		fe.ring_cpu = g->cpu == UINT32_MAX ? -1 : (int)g->cpu;
+		fe.old = e->tail;
+		fe.head = e->tail + e->copied;
+		fe.size = e->copied;
+		fe.rec = -1;
+		fe.line = UINT64_MAX; /* after ftrace's own at the same time */
+		if (CST_GROW(f->ev, f->cap, f->nev + 1) < 0)
+			return -cste_nomem;
+		f->ev[f->nev++] = fe;
+	}
+	return 0;
+}
+
 int cst_aux_ftrace_build(struct cst_aux_ftrace **out, const char *path,
-			 const struct cst_aux_report *perf, uint64_t aux_size,
-			 const struct cst_log *log)
+			 const struct cst_aux_report *perf, const struct cst_aux_timeline *consumer,
+			 uint64_t aux_size, const struct cst_log *log)
 {
 	struct cst_aux_ftrace *f;
 	FILE *fp;
@@ -412,8 +456,13 @@ int cst_aux_ftrace_build(struct cst_aux_ftrace **out, const char *path,
 		cst_aux_ftrace_free(f);
 		return -cste_no_trace;
 	}
+	f->aux_size = aux_size;
+	if (consumer && add_log(f, consumer, aux_size) < 0) {
+		cst_aux_ftrace_free(f);
+		return -cste_nomem;
+	}
 	qsort(f->ev, f->nev, sizeof(*f->ev), cmp_time);
-	analyse(f, perf, aux_size);
+	analyse(f, perf);
 	*out = f;
 	return 0;
 }

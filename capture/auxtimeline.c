@@ -344,6 +344,8 @@ static void place_writes(struct cst_aux_timeline *t)
 		}
 	if (off == INT64_MAX)
 		return;
+	t->info.has_kernel_time = true;
+	t->info.kernel_base = (int64_t)t->t0 - off;
 	for (int r = 0; r < t->info.nrings; r++)
 		prev[r] = t->st[r].prev_read;
 	for (uint64_t i = 0; i < t->info.nevents; i++) {

@@ -13,7 +13,7 @@ static void aux_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: cstrace aux [--aux-size BYTES] [--timeline out.svg] [--summary] FILE\n"
-		"       cstrace aux --ftrace TEXT [--aux-size BYTES] [perf.data]\n"
+		"       cstrace aux --ftrace TEXT [--aux-size BYTES] [perf.data | STREAM]\n"
 		"       cstrace aux --probes\n"
 		"\n"
 		"FILE is a recorded AUX stream ('record --aux-log'): every ring on one time\n"
@@ -38,7 +38,9 @@ static void aux_usage(FILE *out)
 		"                     consumer's __auxtrace_mmap__read marks, sched wake-ups and\n"
 		"                     switches on one time axis; with perf.data each write is\n"
 		"                     paired with the AUX record reporting it, and writes no\n"
-		"                     record reports and bytes no AUXTRACE holds are named\n"
+		"                     record reports and bytes no AUXTRACE holds are named;\n"
+		"                     the consumer's reads of cstrace's consumer log (the\n"
+		"                     STREAM, or record's perf.data.auxlog) join them\n"
 		"  --probes           print the commands that make such a trace\n");
 }
 
@@ -139,10 +141,22 @@ static int aux_stream(const char *path, const char *svg, bool summary_only)
 static int aux_ftrace(const char *text, const char *perf, uint64_t aux_size, bool summary_only)
 {
 	struct cst_aux_report *r = NULL;
+	struct cst_aux_timeline *t = NULL;
 	struct cst_aux_ftrace *f;
-	char a[48], b[48];
+	char a[48], b[48], side[4096];
 	int err;
 
+	/* cstrace's consumer log: given, or record's OUTPUT.auxlog next to the perf.data */
+	if (perf && cst_auxlog_probe(perf)) {
+		err = cst_aux_timeline_build(&t, perf, &cli_log);
+		if (err < 0)
+			return 1;
+		perf = NULL;
+	} else if (perf) {
+		snprintf(side, sizeof(side), "%s.auxlog", perf);
+		if (cst_auxlog_probe(side) && cst_aux_timeline_build(&t, side, &cli_log) == 0)
+			printf("# the consumer's reads come from %s\n", side);
+	}
 	if (perf) {
 		err = cst_aux_report_build(&r, perf, aux_size, &cli_log);
 		if (err < 0) {
@@ -150,7 +164,8 @@ static int aux_ftrace(const char *text, const char *perf, uint64_t aux_size, boo
 			return 1;
 		}
 	}
-	err = cst_aux_ftrace_build(&f, text, r, aux_size, &cli_log);
+	err = cst_aux_ftrace_build(&f, text, r, t, aux_size, &cli_log);
+	cst_aux_timeline_free(t);
 	if (err < 0) {
 		cst_aux_report_free(r);
 		if (err == -cste_nomem)
@@ -163,7 +178,10 @@ static int aux_ftrace(const char *text, const char *perf, uint64_t aux_size, boo
 		for (uint64_t i = 0; i < cst_aux_ftrace_nevents(f); i++) {
 			const struct cst_aux_ft_event *e = cst_aux_ftrace_event(f, i);
 
-			printf("%-14.6f %-4d ", (double)e->time / 1e9, e->cpu);
+			if (e->cpu >= 0)
+				printf("%-14.6f %-4d ", (double)e->time / 1e9, e->cpu);
+			else
+				printf("%-14.6f %-4s ", (double)e->time / 1e9, "-");
 			if (e->kind == cst_aux_ft_write) {
 				printf("%-6s 0x%-16llx 0x%-16llx %-10llu unread %llu", "write",
 				       (unsigned long long)e->old, (unsigned long long)e->head,
@@ -178,10 +196,16 @@ static int aux_ftrace(const char *text, const char *perf, uint64_t aux_size, boo
 					printf(", %llu bytes in no AUXTRACE record",
 					       (unsigned long long)e->unheld);
 			} else if (e->kind == cst_aux_ft_read) {
-				printf("%-6s 0x%-16llx 0x%-16llx %-10llu pid %u, ring %s%d, drained %llu "
+				char by[32];
+
+				if (e->from_log)
+					snprintf(by, sizeof(by), "consumer log");
+				else
+					snprintf(by, sizeof(by), "pid %u", e->pid);
+				printf("%-6s 0x%-16llx 0x%-16llx %-10llu %s, ring %s%d, drained %llu "
 				       "write(s)",
 				       "read", (unsigned long long)e->old, (unsigned long long)e->head,
-				       (unsigned long long)e->size, e->pid,
+				       (unsigned long long)e->size, by,
 				       e->ring_cpu < 0 ? "?" : "cpu ", e->ring_cpu < 0 ? 0 : e->ring_cpu,
 				       (unsigned long long)e->drained);
 				if (e->latency)
@@ -207,8 +231,8 @@ static int aux_ftrace(const char *text, const char *perf, uint64_t aux_size, boo
 		       "unread backlog %llu bytes at %.6f s",
 		       g->cpu, (unsigned long long)g->writes, a, (unsigned long long)g->reads, b,
 		       (unsigned long long)g->peak_backlog, (double)g->peak_time / 1e9);
-		if (aux_size)
-			printf(" (ring %llu bytes)", (unsigned long long)aux_size);
+		if (g->aux_size)
+			printf(" (ring %llu bytes)", (unsigned long long)g->aux_size);
 		if (g->overflows)
 			printf("; %llu overflow(s), the first at %.6f s: the consumer was late",
 			       (unsigned long long)g->overflows, (double)g->first_overflow_time / 1e9);

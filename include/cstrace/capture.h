@@ -568,6 +568,7 @@ struct cst_aux_ft_event {
 	bool overflow;      /* write: the backlog reached the ring size */
 	uint64_t drained;   /* read: the writes it took */
 	uint64_t latency;   /* read: ns since the consumer's wake-up (0: none seen) */
+	bool from_log;      /* read: from cstrace's consumer log, not from ftrace */
 	uint32_t target;    /* wake/switch: the task woken or switched to */
 	int target_cpu;     /* wake: the CPU it was woken on (-1 unknown) */
 	bool waking;        /* sched_waking (else sched_wakeup) */
@@ -582,16 +583,21 @@ struct cst_aux_ft_ring {
 	uint64_t overflows, first_overflow_time; /* until the next read: one overflow */
 	uint64_t max_latency;
 	uint64_t first_head, last_head;
+	uint64_t aux_size;  /* the ring's size (--aux-size, or the consumer log's), 0 unknown */
 };
 
 struct cst_aux_ftrace;
 
+struct cst_aux_timeline;
+
 /** Read the ftrace text @path; pair with @perf's records when given (NULL: the text
- *  alone); @aux_size (0 unknown) finds overflows. Errors (logged): -cste_not_found,
- *  -cste_io, -cste_no_trace (no event of ours), -cste_nomem. */
+ *  alone); add the consumer's reads of @consumer (cstrace's consumer log, NULL: none)
+ *  on the kernel's clock; @aux_size (0: the log's ring sizes, else unknown) finds
+ *  overflows. Errors (logged): -cste_not_found, -cste_io, -cste_no_trace (no event of
+ *  ours), -cste_nomem. */
 int cst_aux_ftrace_build(struct cst_aux_ftrace **out, const char *path,
-			 const struct cst_aux_report *perf, uint64_t aux_size,
-			 const struct cst_log *log);
+			 const struct cst_aux_report *perf, const struct cst_aux_timeline *consumer,
+			 uint64_t aux_size, const struct cst_log *log);
 void cst_aux_ftrace_free(struct cst_aux_ftrace *f);
 uint64_t cst_aux_ftrace_nevents(const struct cst_aux_ftrace *f);
 /** Events in time order. */
@@ -658,6 +664,10 @@ struct cst_aux_tl_info {
 	uint64_t duration;   /* ns from the first to the last event */
 	bool ended;          /* the stream's end event was reached */
 	uint64_t end_offset; /* stream offset past its last whole event */
+	/* the kernel's clock (perf sample time, ftrace's local clock) of an event at
+	 * @time: @time + kernel_base, estimated from the AUX records' timestamps */
+	bool has_kernel_time;
+	int64_t kernel_base;
 };
 
 struct cst_aux_timeline;

@@ -38,6 +38,27 @@ check "ftrace alone: the overflow" grep -q "1 overflow(s)" "$TMP/alone"
 check "ftrace alone: no pairing claims" bash -c "! grep -q 'NOT REPORTED\|AUX record' '$TMP/alone'"
 check "ftrace alone: exact bytes" grep -q "^cpu 0: kernel writes 40 (120000 bytes), consumer reads 17 (120000 bytes), peak unread backlog 24000 bytes" "$TMP/alone"
 
+# The kernel's writes from ftrace (at their AUX records' own times: the kernel's clock)
+# and the consumer's reads from cstrace's consumer log (record's perf.data.auxlog) on
+# one axis: the slow consumer of the kernel model, which read every 3 writes.
+quiet "$CSTRACE" replay -q -o "$TMP/sc.data" "$D/slow-consumer.auxlog" || fail "replay slow-consumer"
+cp "$D/slow-consumer.auxlog" "$TMP/sc.data.auxlog"
+python3 "$CSTRACE_SOURCE_DIR/tests/capture/ftrace.py" --kernel-only "$TMP/sc.data" "$TMP/k.ftrace" >"$TMP/want"
+"$CSTRACE" aux --ftrace "$TMP/k.ftrace" "$TMP/sc.data" >"$TMP/out" 2>&1
+check "with the consumer log: exit 0" test $? -eq 0
+check "with the consumer log: said where the reads come from" grep -q "^# the consumer's reads come from $TMP/sc.data.auxlog" "$TMP/out"
+check "with the consumer log: its 9 reads, each draining the 3 writes before it" \
+  bash -c "[ \$(grep -c 'read .*consumer log, ring cpu 0, drained 3 write(s)' '$TMP/out') -eq 9 ]"
+check "with the consumer log: every write reported, the ring size from the log" \
+  grep -q "^cpu 0: kernel writes 27 (73584 bytes), consumer reads 9 (73584 bytes), peak unread backlog 8176 bytes at [0-9.]* s (ring 8192 bytes); 0 write(s) (0 bytes) no AUX record reports; 0 bytes no AUXTRACE record holds$" "$TMP/out"
+check "with the consumer log: reads after the writes they drain" python3 -c '
+import sys
+last_write = 0.0
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) > 2 and f[2] == "write": last_write = float(f[0])
+    if len(f) > 2 and f[2] == "read" and float(f[0]) < last_write: sys.exit(1)' "$TMP/out"
+
 # --probes: the commands that make such a trace
 "$CSTRACE" aux --probes >"$TMP/probes"
 check "probes: kprobe on perf_aux_output_end" grep -q "^echo 'p:cstrace/aux_end perf_aux_output_end old_head=handle->head:x64" "$TMP/probes"

@@ -362,8 +362,14 @@ void kmodel_sched_out(struct kmodel *m)
 	m->running = false;
 }
 
+uint64_t kmodel_now(const struct kmodel *m)
+{
+	return m->clock;
+}
+
 void kmodel_run(struct kmodel *m, uint64_t n)
 {
+	m->clock += n; /* the program runs: a nanosecond a trace byte */
 	if (!m->active) {
 		m->st.untraced += n;
 		return;

@@ -58,6 +58,9 @@ void kmodel_run(struct kmodel *m, uint64_t n);
 void kmodel_set_source(struct kmodel *m, const uint8_t *bytes, uint64_t len);
 /** Flags the sink adds to the next AUX record (COLLISION, PARTIAL). */
 void kmodel_inject_flags(struct kmodel *m, uint64_t flags);
+/** The kernel's clock (perf sample time) in ns: a nanosecond per trace byte run, one
+ *  more per record written. */
+uint64_t kmodel_now(const struct kmodel *m);
 /** poll(): true (and cleared) when the kernel woke the reader. */
 bool kmodel_poll(struct kmodel *m);
 bool kmodel_enabled(const struct kmodel *m);

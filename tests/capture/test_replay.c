@@ -40,15 +40,20 @@ static const struct scenario scenarios[] = {
 	{"snapshot", true, 1 << 13, 4096, 0, false, 0, 40, 3000, 0, 9},
 };
 
+/* The consumer's clock: CLOCK_MONOTONIC on a board, which runs with the kernel's;
+ * here the model's clock from a different origin, each call a little later. */
 struct fake_clock {
+	struct kmodel *m;
 	uint64_t t;
 };
 
 static uint64_t tick(void *ctx)
 {
 	struct fake_clock *c = ctx;
+	uint64_t now = 5000000 + (c->m ? kmodel_now(c->m) : 0);
 
-	return c->t += 1000;
+	c->t = now > c->t ? now : c->t + 100;
+	return c->t;
 }
 
 static const char *tmpdir(void)
@@ -74,7 +79,7 @@ static int capture(const struct scenario *sc, const char *data, const char *stre
 		.sample_type = cst_capture_sample_type(),
 		.flags = CST_PERF_ATTR_SAMPLE_ID_ALL | CST_PERF_ATTR_DISABLED, .ids = &id, .nids = 1,
 	};
-	struct fake_clock clk = {1000000};
+	struct fake_clock clk = {0};
 	struct kmodel_opts ko = {
 		.data_size = 1 << 14, .aux_size = sc->aux_size, .sink_size = sc->sink_size,
 		.overwrite = sc->overwrite, .pid = 42, .tid = 42, .cpu = 0, .id = ETM_ID,
@@ -92,6 +97,8 @@ static int capture(const struct scenario *sc, const char *data, const char *stre
 					   .trcconfigr = 0x1000};
 	if (cst_etm_pmu_etm_info(&pmu, sc->overwrite, &info) < 0)
 		return -1;
+	m = kmodel_new(&ko);
+	clk.m = m;
 	{
 		struct cst_consumer_opts co = {
 			.sz = sizeof(co), .output = data, .aux_log = stream, .writer = &wo,
@@ -102,7 +109,6 @@ static int capture(const struct scenario *sc, const char *data, const char *stre
 		err = cst_consumer_open(&c, &co);
 	}
 	cst_perf_etm_info_fini(&info);
-	m = kmodel_new(&ko);
 	if (err < 0 || !m)
 		return -1;
 	d = kmodel_desc(m);
