@@ -236,7 +236,6 @@ static int take_read(struct cst_aux_timeline *t, const struct cst_auxlog_event *
 			g->reenables++;
 			g->reenable_failures += rd->ctl[i].result < 0;
 		}
-	(void)ev;
 	return 0;
 }
 

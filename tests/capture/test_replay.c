@@ -365,9 +365,11 @@ static void test_scenario(const struct scenario *sc)
 		unlink(cut);
 	}
 	unlink(data);
-	if (!getenv("KEEP")) unlink(stream);
+	if (!getenv("CSTRACE_KEEP_FILES")) /* kept to look at with cstrace aux */
+		unlink(stream);
 	unlink(again);
-	if (!getenv("KEEP")) unlink(stream2);
+	if (!getenv("CSTRACE_KEEP_FILES"))
+		unlink(stream2);
 	snprintf(old, sizeof(old), "%s.old", again);
 	unlink(old);
 }
@@ -410,7 +412,8 @@ static void test_divergence(void)
 	CHECK(res.diverged);
 	CHECK(strstr(log_captured(), "diverged") != NULL);
 	unlink(data);
-	if (!getenv("KEEP")) unlink(stream);
+	if (!getenv("CSTRACE_KEEP_FILES")) /* kept to look at with cstrace aux */
+		unlink(stream);
 	unlink(out);
 }
 
