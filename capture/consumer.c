@@ -142,10 +142,20 @@ int cst_consumer_open(struct cst_consumer **out, const struct cst_consumer_opts 
 	if (c->o.aux_log) {
 		struct cst_auxlog_writer_opts lo = {.sz = sizeof(lo), .log = c->o.log};
 
+		/* the default log (no AUX bytes) is a help, not the job: without it the
+		 * capture goes on; a stream asked for (--aux-log) must be written */
+		if (c->o.aux_log_light)
+			lo.log = NULL;
 		err = cst_auxlog_writer_open(&c->log, c->o.aux_log, &lo);
-		if (err < 0)
+		if (err < 0 && c->o.aux_log_light) {
+			cst_logf(c->o.log, cst_log_warning, "no consumer log: cannot create %s",
+				 c->o.aux_log);
+			err = 0;
+		} else if (err < 0) {
 			goto fail;
-		log_setup(c);
+		} else {
+			log_setup(c);
+		}
 	}
 	*out = c;
 	return 0;

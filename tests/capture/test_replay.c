@@ -109,8 +109,10 @@ static int capture(const struct scenario *sc, const char *data, const char *stre
 		err = cst_consumer_open(&c, &co);
 	}
 	cst_perf_etm_info_fini(&info);
-	if (err < 0 || !m)
+	if (err < 0 || !m) {
+		kmodel_free(m);
 		return -1;
+	}
 	d = kmodel_desc(m);
 	CHECK_EQ_INT(cst_consumer_add_ring(c, &d), 0);
 	for (int i = 1; i <= sc->rounds; i++) {
@@ -460,6 +462,15 @@ static void test_light_log(void)
 		snprintf(out, sizeof(out), "%s.old", data);
 		unlink(out);
 	}
+	/* the default log cannot be written (say -o /dev/null): the capture goes on;
+	 * a stream asked for cannot be: the capture says so and stops */
+	CHECK_EQ_INT(capture(&scenarios[0], data, "/nonexistent-dir/x.auxlog", NULL, true), 0);
+	CHECK(access(data, F_OK) == 0);
+	unlink(data);
+	CHECK(capture(&scenarios[0], data, "/nonexistent-dir/x.auxlog", NULL, false) < 0);
+	unlink(data);
+	snprintf(out, sizeof(out), "%s.old", data);
+	unlink(out);
 }
 
 /* Hostile streams: each gives a one-line error naming the offset, never a crash. */
