@@ -100,14 +100,21 @@ static int aux_stream(const char *path, const char *svg, bool summary_only)
 				       (unsigned long long)e->offset, (unsigned long long)e->size, "-",
 				       cst_aux_flags_words(e->flags, words, sizeof(words)),
 				       (double)e->found / 1e9);
-			else if (e->kind == cst_aux_tl_read)
-				printf("%-12.6f %-8s %-7s 0x%-16llx %-10llu %-10llu %s%s%.1f us after "
-				       "wake-up\n",
+			else if (e->kind == cst_aux_tl_read) {
+				char note[96] = "", over[64] = "";
+
+				if (e->latency)
+					snprintf(note, sizeof(note), "%.1f us after the wake-up",
+						 (double)e->latency / 1e3);
+				if (e->overwritten)
+					snprintf(over, sizeof(over), "%s%llu bytes overwritten before it",
+						 e->latency ? ", " : "",
+						 (unsigned long long)e->overwritten);
+				printf("%-12.6f %-8s %-7s 0x%-16llx %-10llu %-10llu %s%s\n",
 				       (double)e->time / 1e9, who, e->snapshot ? "snap" : "read",
 				       (unsigned long long)e->head, (unsigned long long)e->copied,
-				       (unsigned long long)e->backlog,
-				       e->overwritten ? "overwritten before it, " : "",
-				       e->overwritten ? "" : "", (double)e->latency / 1e3);
+				       (unsigned long long)e->backlog, note, over);
+			}
 			else
 				printf("%-12.6f %-8s %-7s %-18s %-10llu %-10s records dropped from the "
 				       "data ring\n",
