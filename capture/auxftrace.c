@@ -22,6 +22,7 @@ struct cst_aux_ftrace {
 	int nrings;
 	uint64_t lines, skipped;
 	uint64_t aux_size; /* --aux-size, for rings the consumer log does not size */
+	bool paired;       /* writes were matched against a perf.data */
 };
 
 /* "12345.678901" -> ns; false when @s is not a timestamp */
@@ -463,6 +464,7 @@ int cst_aux_ftrace_build(struct cst_aux_ftrace **out, const char *path,
 	}
 	qsort(f->ev, f->nev, sizeof(*f->ev), cmp_time);
 	analyse(f, perf);
+	f->paired = perf != NULL;
 	*out = f;
 	return 0;
 }
@@ -473,6 +475,11 @@ void cst_aux_ftrace_free(struct cst_aux_ftrace *f)
 		return;
 	free(f->ev);
 	free(f);
+}
+
+bool cst_aux_ftrace_paired(const struct cst_aux_ftrace *f)
+{
+	return f && f->paired;
 }
 
 uint64_t cst_aux_ftrace_nevents(const struct cst_aux_ftrace *f)

@@ -4,10 +4,10 @@
  * losses are marked. Every mark has a tooltip with its numbers. */
 #include "cstrace/capture.h"
 
-#include <math.h>
 #include <stdio.h>
 
 #include "cstrace/perfdata.h"
+#include "svg.h"
 
 #define W 1000.0
 #define LEFT 110.0
@@ -16,35 +16,6 @@
 #define AREA 110.0  /* backlog area height */
 #define STRIP 16.0  /* one row of bars */
 #define LANE (AREA + 3 * STRIP + 46.0)
-
-/* A tick step of 1, 2 or 5 times a power of ten giving about @want ticks. */
-static double tick_step(double span, int want)
-{
-	double raw = span / want, p = pow(10, floor(log10(raw)));
-
-	if (raw / p >= 5)
-		return 5 * p;
-	if (raw / p >= 2)
-		return 2 * p;
-	return p;
-}
-
-static void time_unit(double span_ns, double *div, const char **unit)
-{
-	if (span_ns >= 2e9) {
-		*div = 1e9;
-		*unit = "s";
-	} else if (span_ns >= 2e6) {
-		*div = 1e6;
-		*unit = "ms";
-	} else if (span_ns >= 2e3) {
-		*div = 1e3;
-		*unit = "us";
-	} else {
-		*div = 1;
-		*unit = "ns";
-	}
-}
 
 static void lane(FILE *f, const struct cst_aux_timeline *t, int r, double y0, double span)
 {
@@ -151,14 +122,11 @@ int cst_aux_timeline_svg(const struct cst_aux_timeline *t, void *fp)
 {
 	FILE *f = fp;
 	struct cst_aux_tl_info info = cst_aux_timeline_get_info(t);
-	double span = info.duration ? (double)info.duration : 1, div, step;
+	double span = info.duration ? (double)info.duration : 1;
 	double H = TOP + info.nrings * LANE + 70, axis;
-	const char *unit;
 
 	if (!t || !f)
 		return -cste_invalid;
-	time_unit(span, &div, &unit);
-	step = tick_step(span / div, 8);
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		   "font-family=\"sans-serif\" font-size=\"12\">\n"
 		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
@@ -179,20 +147,8 @@ int cst_aux_timeline_svg(const struct cst_aux_timeline *t, void *fp)
 				LEFT + (double)e->time * (W - LEFT - RIGHT) / span, axis,
 				(double)e->time / 1e9);
 	}
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
-		LEFT, axis, W - RIGHT, axis);
-	for (double v = 0; v <= span / div + step / 2; v += step) {
-		double x = LEFT + v * div * (W - LEFT - RIGHT) / span;
-
-		if (x > W - RIGHT + 1)
-			break;
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>"
-			   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g %s</text>\n",
-			x, axis, x, axis + 5, x, axis + 18, v, unit);
-	}
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">time since the capture started (consumer clock; "
-		   "grey ticks: wake-ups)</text>\n",
-		LEFT, axis + 36);
+	cap_svg_time_axis(f, LEFT, W - RIGHT, axis, span,
+			  "time since the capture started (consumer clock; grey ticks: wake-ups)");
 	fprintf(f, "<g transform=\"translate(%.1f,%.1f)\">"
 		   "<rect width=\"12\" height=\"10\" fill=\"#9ecae1\"/><text x=\"16\" y=\"9\">unread "
 		   "backlog</text>"

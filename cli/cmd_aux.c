@@ -29,9 +29,9 @@ static void aux_usage(FILE *out)
 		"\n"
 		"  --aux-size BYTES   the AUX area size used when recording (needed to count\n"
 		"                     wraps; K/M suffixes accepted)\n"
-		"  --timeline FILE    write an SVG: for a stream, one lane per ring with the\n"
-		"                     backlog against the ring size, writes, reads and losses;\n"
-		"                     for perf.data, the head position and chunk sizes\n"
+		"  --timeline FILE    write an SVG: for a stream or --ftrace, one lane per ring\n"
+		"                     with the backlog against the ring size, writes, reads and\n"
+		"                     losses; for perf.data, the head position and chunk sizes\n"
 		"  --summary          the per-CPU summary only\n"
 		"  --ftrace TEXT      the kernel's view from ftrace text (the trace file or\n"
 		"                     trace-cmd report): perf_aux_output_end writes, the\n"
@@ -145,7 +145,8 @@ static int aux_stream(const char *path, const char *svg, bool summary_only)
 }
 
 /* ftrace text, with or without the perf.data it belongs to. */
-static int aux_ftrace(const char *text, const char *perf, uint64_t aux_size, bool summary_only)
+static int aux_ftrace(const char *text, const char *perf, uint64_t aux_size, bool summary_only,
+		      const char *svg)
 {
 	struct cst_aux_report *r = NULL;
 	struct cst_aux_timeline *t = NULL;
@@ -267,9 +268,23 @@ static int aux_ftrace(const char *text, const char *perf, uint64_t aux_size, boo
 				       (unsigned long long)e->unheld_start);
 		}
 	}
+	err = 0;
+	if (svg) {
+		struct cli_out o;
+
+		if (cli_out_open(&o, svg, text, false) < 0) {
+			err = 1;
+		} else if (cst_aux_ftrace_svg(f, o.f) < 0) {
+			cli_out_abort(&o);
+			cli_error("aux: writing %s failed", svg);
+			err = 1;
+		} else if (cli_out_commit(&o) < 0) {
+			err = 1;
+		}
+	}
 	cst_aux_ftrace_free(f);
 	cst_aux_report_free(r);
-	return cli_stdout_done(0);
+	return cli_stdout_done(err);
 }
 
 int cmd_aux(int argc, char **argv)
@@ -325,7 +340,7 @@ int cmd_aux(int argc, char **argv)
 	}
 	if (ftrace && optind >= argc - 1)
 		return aux_ftrace(ftrace, optind < argc ? argv[optind] : NULL, aux_size,
-				  summary_only);
+				  summary_only, svg);
 	if (optind != argc - 1) {
 		aux_usage(stderr);
 		return 2;

@@ -604,6 +604,13 @@ uint64_t cst_aux_ftrace_nevents(const struct cst_aux_ftrace *f);
 const struct cst_aux_ft_event *cst_aux_ftrace_event(const struct cst_aux_ftrace *f, uint64_t i);
 int cst_aux_ftrace_nrings(const struct cst_aux_ftrace *f);
 const struct cst_aux_ft_ring *cst_aux_ftrace_ring(const struct cst_aux_ftrace *f, int i);
+/** True when the writes were paired with a perf.data's AUX records. */
+bool cst_aux_ftrace_paired(const struct cst_aux_ftrace *f);
+/** Draw the view as SVG on @fp (a FILE *), on the kernel's clock: one lane per
+ *  ring with the unread backlog against the ring size, writes and reads as bars,
+ *  unreported writes and overflows marked, wake-ups, a legend. Returns 0,
+ *  -cste_invalid (no event) or -cste_io. */
+int cst_aux_ftrace_svg(const struct cst_aux_ftrace *f, void *fp);
 /** Print the commands that make such a trace (kprobe_events lines for arm64 and
  *  x86-64, the sched tracepoints, trace_marker) on @fp (a FILE *). */
 void cst_aux_ftrace_probes(void *fp);

@@ -31,6 +31,26 @@ for form in line wrapped; do
 done
 check "both forms give the same report" cmp -s "$TMP/line.out" "$TMP/wrapped.out"
 
+# The same drawn: the lane, the loss and the overflow named in the SVG, Chromium renders it.
+python3 "$CSTRACE_SOURCE_DIR/tests/capture/ftrace.py" "$TMP/n.data" 5 20 line \
+  "$TMP/line.ftrace" "$TMP/line.data" >"$TMP/want"
+"$CSTRACE" aux --summary --ftrace "$TMP/line.ftrace" --aux-size 16K --timeline "$TMP/ft.svg" "$TMP/line.data" >/dev/null
+check "timeline: exit 0" test $? -eq 0
+check "timeline: the SVG parses, a bar per write and read" python3 -c '
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+t = [e.findtext(ns + "title") or "" for e in ET.parse(sys.argv[1]).iter(ns + "rect")]
+sys.exit(0 if (sum(x.startswith("write at") for x in t), sum(x.startswith("read at") for x in t)) == (40, 17) else 1)' "$TMP/ft.svg"
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$chromium" ]; then
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/profile" \
+    --dump-dom "file://$TMP/ft.svg" >"$TMP/dom.txt" 2>/dev/null
+  check "timeline: Chromium renders it" grep -q '<svg' "$TMP/dom.txt"
+  check "timeline: the DOM names the CPU lane" grep -q 'cpu 0: 40 kernel writes, 17 consumer reads' "$TMP/dom.txt"
+  check "timeline: the DOM names the loss at its time" grep -q "NOT REPORTED at $(sed -n 's/^removed_time //p' "$TMP/want") s" "$TMP/dom.txt"
+  check "timeline: the DOM names the overflow at its time" grep -q "OVERFLOW at $(sed -n 's/^overflow_time //p' "$TMP/want") s" "$TMP/dom.txt"
+fi
+
 # The text alone: the kernel's and the consumer's sides, no pairing.
 "$CSTRACE" aux --ftrace "$TMP/line.ftrace" --aux-size 16K >"$TMP/alone" 2>&1
 check "ftrace alone: exit 0" test $? -eq 0
