@@ -100,6 +100,13 @@ struct cli_out {
  *  @input (when given) or not a regular file. @private_file: created 0600 (trace
  *  and memory dumps), else as the umask allows. Returns 0 or -1 (message printed). */
 int cli_out_open(struct cli_out *o, const char *path, const char *input, bool private_file);
+/** True when @a and @b name the same existing file (however they are spelt). */
+bool cli_same_file(const char *a, const char *b);
+/** Write all of @path at once through @write(@obj, file) (cli_out_open's rules;
+ *  @write returns < 0 on failure). Returns 0 or -1 (message printed; the
+ *  destination is untouched). */
+int cli_out_write(const char *path, const char *input, int (*write)(const void *obj, FILE *f),
+		  const void *obj);
 /** Flush and move the file into place. Returns 0 or -1 (message printed; the
  *  destination is untouched). */
 int cli_out_commit(struct cli_out *o);

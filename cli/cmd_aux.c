@@ -61,6 +61,16 @@ static const char *ring_name(char *buf, size_t size, const struct cst_aux_tl_rin
 	return buf;
 }
 
+static int timeline_svg(const void *t, FILE *f)
+{
+	return cst_aux_timeline_svg(t, f);
+}
+
+static int ftrace_svg(const void *ft, FILE *f)
+{
+	return cst_aux_ftrace_svg(ft, f);
+}
+
 /* A recorded AUX stream: its events in time order, then a verdict per ring. */
 static int aux_stream(const char *path, const char *svg, bool summary_only)
 {
@@ -126,20 +136,7 @@ static int aux_stream(const char *path, const char *svg, bool summary_only)
 	for (int r = 0; r < info.nrings; r++)
 		printf("%s: %s\n", ring_name(who, sizeof(who), cst_aux_timeline_ring(t, r)),
 		       cst_aux_timeline_verdict(t, r, verdict, sizeof(verdict)));
-	err = 0;
-	if (svg) {
-		struct cli_out o;
-
-		if (cli_out_open(&o, svg, path, false) < 0) {
-			err = 1;
-		} else if (cst_aux_timeline_svg(t, o.f) < 0) {
-			cli_out_abort(&o);
-			cli_error("aux: writing %s failed", svg);
-			err = 1;
-		} else if (cli_out_commit(&o) < 0) {
-			err = 1;
-		}
-	}
+	err = svg && cli_out_write(svg, path, timeline_svg, t) < 0;
 	cst_aux_timeline_free(t);
 	return cli_stdout_done(err);
 }
@@ -268,20 +265,7 @@ static int aux_ftrace(const char *text, const char *perf, uint64_t aux_size, boo
 				       (unsigned long long)e->unheld_start);
 		}
 	}
-	err = 0;
-	if (svg) {
-		struct cli_out o;
-
-		if (cli_out_open(&o, svg, text, false) < 0) {
-			err = 1;
-		} else if (cst_aux_ftrace_svg(f, o.f) < 0) {
-			cli_out_abort(&o);
-			cli_error("aux: writing %s failed", svg);
-			err = 1;
-		} else if (cli_out_commit(&o) < 0) {
-			err = 1;
-		}
-	}
+	err = svg && cli_out_write(svg, text, ftrace_svg, f) < 0;
 	cst_aux_ftrace_free(f);
 	cst_aux_report_free(r);
 	return cli_stdout_done(err);

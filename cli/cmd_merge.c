@@ -3,7 +3,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "cstrace/symbolize.h"
@@ -64,10 +63,7 @@ int cmd_merge(int argc, char **argv)
 	}
 	/* never write over an input, however it is named */
 	for (int i = optind; i < argc; i++) {
-		struct stat a, b;
-
-		if (output && stat(output, &a) == 0 && stat(argv[i], &b) == 0 &&
-		    a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		if (cli_same_file(output, argv[i])) {
 			cli_error("%s: is an input; refusing to overwrite it", output);
 			return 1;
 		}

@@ -5,7 +5,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cstrace/capture.h"
 
@@ -25,15 +24,6 @@ static void replay_usage(FILE *out)
 		"\n"
 		"exit status: 0 replayed, 1 an error (a malformed stream, or a consumer that\n"
 		"did not do what the capture's did), 2 usage.\n");
-}
-
-/* Never write over the stream being read. */
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return a && b && !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
 }
 
 int cmd_replay(int argc, char **argv)
@@ -79,9 +69,10 @@ int cmd_replay(int argc, char **argv)
 		return 2;
 	}
 	stream = argv[optind];
-	if (same_file(stream, o.output) || same_file(stream, o.aux_log)) {
+	/* never write over the stream being read */
+	if (cli_same_file(stream, o.output) || cli_same_file(stream, o.aux_log)) {
 		cli_error("replay: %s is the stream being read; choose another output",
-			  same_file(stream, o.output) ? o.output : o.aux_log);
+			  cli_same_file(stream, o.output) ? o.output : o.aux_log);
 		return 2;
 	}
 	err = cst_replay_run(stream, &o, &res);

@@ -9,9 +9,17 @@
 
 #include "cli.h"
 
+bool cli_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 int cli_out_open(struct cli_out *o, const char *path, const char *input, bool private_file)
 {
-	struct stat a, b;
+	struct stat a;
 	int fd;
 	mode_t mask;
 
@@ -19,8 +27,7 @@ int cli_out_open(struct cli_out *o, const char *path, const char *input, bool pr
 	o->f = stdout;
 	if (!path || !strcmp(path, "-"))
 		return 0;
-	if (input && stat(path, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev &&
-	    a.st_ino == b.st_ino) {
+	if (cli_same_file(path, input)) {
 		cli_error("%s: is the input; refusing to overwrite it", path);
 		return -1;
 	}
@@ -96,4 +103,19 @@ void cli_out_abort(struct cli_out *o)
 	unlink(o->tmp);
 	free(o->tmp);
 	o->tmp = NULL;
+}
+
+int cli_out_write(const char *path, const char *input, int (*write)(const void *obj, FILE *f),
+		  const void *obj)
+{
+	struct cli_out o;
+
+	if (cli_out_open(&o, path, input, false) < 0)
+		return -1;
+	if (write(obj, o.f) < 0) {
+		cli_out_abort(&o);
+		cli_error("%s: writing failed", path);
+		return -1;
+	}
+	return cli_out_commit(&o);
 }
