@@ -237,10 +237,11 @@ static int add_ring(struct replay *p, const struct cst_auxlog_event *ev)
 		return fail(p, ev->offset, "more than %d rings", MAX_RINGS);
 	if (!pow2(page) || page < 4096 || page > (1 << 20) || !pow2(g->data_size) ||
 	    g->data_size > (UINT64_C(1) << 30) || (g->aux_size && !pow2(g->aux_size)) ||
-	    g->aux_size > (UINT64_C(1) << 34))
+	    g->aux_size > (UINT64_C(1) << 30))
 		return fail(p, ev->offset,
 			    "ring %u: expected power-of-two sizes (page %llu, data %llu, AUX %llu "
-			    "bytes; at most 1 GiB of data and 16 GiB of AUX)",
+			    "bytes; at most 1 GiB of each: a stream claiming more would make the replay "
+			    "allocate it)",
 			    g->idx, (unsigned long long)page, (unsigned long long)g->data_size,
 			    (unsigned long long)g->aux_size);
 	if (page + g->data_size > SIZE_MAX || g->aux_size > SIZE_MAX) {

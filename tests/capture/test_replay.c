@@ -511,6 +511,44 @@ static void test_bad_streams(void)
 	unlink(path);
 }
 
+/* A ring claiming a 2 GiB AUX area in a small stream is refused before anything is
+ * allocated (the fuzzer found replay allocating it). */
+static void test_huge_ring(void)
+{
+	const char *src = getenv("CSTRACE_SOURCE_DIR");
+	char in[600], path[512], out[600];
+	struct cst_replay_opts o = {.sz = sizeof(o), .output = out, .log = log_capture()};
+	struct cst_replay_result res;
+	uint64_t len, at = 16;
+	uint8_t *p;
+	FILE *f;
+
+	if (!src)
+		return;
+	snprintf(in, sizeof(in), "%s/testdata/auxlog/normal.auxlog", src);
+	snprintf(path, sizeof(path), "%s/replay-huge-%d.auxlog", tmpdir(), (int)getpid());
+	snprintf(out, sizeof(out), "%s.data", path);
+	p = slurp(in, &len);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	while (at + 24 <= len && cst_le32(p + at) != cst_auxlog_ring)
+		at += cst_le64(p + at + 8);
+	CHECK(at + 24 + 32 <= len);
+	if (at + 24 + 32 <= len)
+		cst_put_le64(p + at + 24 + 24, UINT64_C(1) << 31); /* the ring's AUX size */
+	f = fopen(path, "wb");
+	if (f) {
+		fwrite(p, 1, (size_t)len, f);
+		fclose(f);
+	}
+	free(p);
+	CHECK_EQ_INT(cst_replay_run(path, &o, &res), -cste_format);
+	CHECK(strstr(log_captured(), "at most 1 GiB of each") != NULL);
+	unlink(path);
+	unlink(out);
+}
+
 static int write_testdata(const char *dir)
 {
 	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
@@ -539,5 +577,6 @@ int main(int argc, char **argv)
 	test_divergence();
 	test_light_log();
 	test_bad_streams();
+	test_huge_ring();
 	return test_done();
 }
