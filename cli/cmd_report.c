@@ -276,7 +276,8 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		err = cst_perfetto_alloc(
 			&run.timeline, out.f,
-			&(struct cst_perfetto_opts){.sz = sizeof(struct cst_perfetto_opts), .sym = sym});
+			&(struct cst_perfetto_opts){.sz = sizeof(struct cst_perfetto_opts), .sym = sym,
+						    .perf_clock = cli.has_tc});
 		run.sink = (struct calls_sink){&cli, cst_perfetto_add, run.timeline};
 		if (!err)
 			err = cst_calls_alloc(&run.calls, calls_filtered, &run.sink);

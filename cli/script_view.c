@@ -55,6 +55,7 @@ struct script {
 	struct cst_flow *flow;
 	struct cst_calls *calls;
 	int io_errno; /* a write failed (cli_write_failed) */
+	bool ns;      /* --ns: times to the nanosecond */
 	struct cst_line line; /* the line being built */
 };
 
@@ -76,7 +77,10 @@ static const char script_usage[] =
 	"                       (the call model of report -g: tail calls, signal handlers,\n"
 	"                       longjmp and lost trace marked)\n"
 	"  -F, --fields LIST    fields: comm,pid,tid,cpu,time,id,flags,ip,sym,symoff,dso,\n"
-	"                       addr,srcline,insn,insncnt (perf script -F style)\n"
+	"                       addr,srcline,insn,insncnt (perf script -F style); time is\n"
+	"                       seconds on perf's clock when the trace converts to it\n"
+	"                       (perf.data TIME_CONV), else raw timestamp ticks\n"
+	"  --ns                 times to the nanosecond (default: microseconds)\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n" SYMCLI_HELP
 		TRACE_OPTS_HELP "  -h, --help           this text\n";
 
@@ -134,7 +138,18 @@ static void put_head(struct script *s, const struct cst_elem *e, int32_t pid, ui
 		cst_line_hex(l, e->trace_id, 2, 1, 0);
 		cst_line_char(l, ' ');
 	}
-	if (s->fields & f_time) {
+	if ((s->fields & f_time) && s->cli->has_tc) {
+		/* perf's clock, as perf script prints it: seconds, then micro- or
+		 * nanoseconds */
+		cst_line_udec(l, time / 1000000000, 5);
+		cst_line_char(l, '.');
+		if (s->ns)
+			cst_line_dec(l, (int64_t)(time % 1000000000), 9, 1);
+		else
+			cst_line_dec(l, (int64_t)(time % 1000000000 / 1000), 6, 1);
+		cst_line_str(l, ": ", 0);
+	} else if (s->fields & f_time) {
+		/* raw counter ticks: no clock to convert them with */
 		cst_line_udec(l, time, 12);
 		cst_line_str(l, ": ", 0);
 	}
@@ -400,6 +415,9 @@ static int view_option(void *ctx, int opt, const char *arg)
 	case 'o':
 		v->output = arg;
 		return 0;
+	case 'N':
+		v->s->ns = true;
+		return 0;
 	default:
 		return -1;
 	}
@@ -415,6 +433,7 @@ int script_view_run(int argc, char **argv)
 		{"disasm", no_argument, NULL, 'd'},
 		{"fields", required_argument, NULL, 'F'},
 		{"output", required_argument, NULL, 'o'},
+		{"ns", no_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
 		SYMCLI_LONG,
 		TRACE_OPTS_LONG,

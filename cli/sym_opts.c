@@ -70,6 +70,88 @@ static int parse_list(const char *opt, const char *arg, int32_t *v, int *n)
 	return 1;
 }
 
+/* "S[.FFFFFFFFF]" seconds to ns. */
+static int parse_seconds(const char *s, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000;
+	const char *p = s;
+
+	if (!*p)
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (sec > (UINT64_MAX / 1000000000 - 9) / 10)
+			return -1;
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		if (!p[1])
+			return -1;
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (scale == 1)
+				return -1; /* below a nanosecond */
+			scale /= 10;
+			frac += (uint64_t)(*p - '0') * scale;
+		}
+	}
+	if (*p)
+		return -1;
+	*ns = sec * 1000000000 + frac;
+	return 0;
+}
+
+/* One bound of --time: ticks ("123t") or seconds; "" leaves @v alone. */
+static int time_bound(const char *s, uint64_t *v, int *ticks)
+{
+	size_t n = strlen(s);
+	char buf[64];
+
+	if (!n)
+		return 0;
+	if (n < sizeof(buf) && s[n - 1] == 't') {
+		memcpy(buf, s, n - 1);
+		buf[n - 1] = 0;
+		*ticks |= 1;
+		return cst_parse_u64(buf, v);
+	}
+	*ticks |= 2;
+	return parse_seconds(s, v);
+}
+
+/* --time START,END into the window, in the trace's clock when @session says it
+ * has one; with no session (while parsing options) only the syntax is checked. */
+static int time_window(struct symcli *c, const struct cst_session *session)
+{
+	const char *arg = c->time_arg, *comma = strchr(arg, ',');
+	char a[64] = "", b[64] = "";
+	int ticks = 0;
+
+	if (!comma || (size_t)(comma - arg) >= sizeof(a) || strlen(comma + 1) >= sizeof(b)) {
+		cli_error("--time %s: expected START,END", arg);
+		return -1;
+	}
+	memcpy(a, arg, (size_t)(comma - arg));
+	strcpy(b, comma + 1);
+	c->t0 = 0;
+	c->t1 = UINT64_MAX;
+	if (time_bound(a, &c->t0, &ticks) < 0 || time_bound(b, &c->t1, &ticks) < 0) {
+		cli_error("--time %s: START and END are seconds (1234.5678) or timestamp ticks "
+			  "with a 't' suffix (5000t)", arg);
+		return -1;
+	}
+	if (ticks == 3) {
+		cli_error("--time %s: START and END must both be seconds or both ticks", arg);
+		return -1;
+	}
+	c->time_ticks = ticks == 1;
+	if (session && !c->time_ticks && !c->has_tc) {
+		cli_error("--time %s: this trace's timestamps are counter ticks with no known "
+			  "clock (no perf.data TIME_CONV, or an ETM whose TS_SOURCE is not 1): give "
+			  "the window in ticks, as in --time 5000t,6000t", arg);
+		return -1;
+	}
+	return 0;
+}
+
 int symcli_parse(struct symcli *c, int opt, const char *arg)
 {
 	int t = trace_opts_parse(&c->topts, opt, arg);
@@ -99,25 +181,11 @@ int symcli_parse(struct symcli *c, int opt, const char *arg)
 		return parse_list("--tid", arg, c->tids, &c->ntids);
 	case 0x2006:
 		return parse_list("--cpu", arg, c->cpus, &c->ncpus);
-	case 0x2007: {
-		const char *comma = strchr(arg, ',');
-		char a[64] = "", b[64] = "";
-
-		if (!comma || (size_t)(comma - arg) >= sizeof(a) || strlen(comma + 1) >= sizeof(b)) {
-			cli_error("--time %s: expected START,END", arg);
-			return -1;
-		}
-		memcpy(a, arg, (size_t)(comma - arg));
-		strcpy(b, comma + 1);
-		c->t0 = 0;
-		c->t1 = UINT64_MAX;
-		if ((*a && cst_parse_u64(a, &c->t0) < 0) || (*b && cst_parse_u64(b, &c->t1) < 0)) {
-			cli_error("--time %s: START and END are timestamps", arg);
-			return -1;
-		}
+	case 0x2007:
+		/* checked now, resolved when the trace says what its clock is */
+		c->time_arg = arg;
 		c->has_time = true;
-		return 1;
-	}
+		return time_window(c, NULL) < 0 ? -1 : 1;
 	case 0x2008:
 		return parse_names("--comm", arg, c->comms, &c->ncomms);
 	case 0x2009:
@@ -148,6 +216,9 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 	err = cst_session_open(session, path, &c->topts.session);
 	if (err < 0)
 		return err;
+	c->has_tc = cst_session_time_conv(*session, &c->tc);
+	if (c->has_time && time_window(c, *session) < 0)
+		return -cste_invalid;
 	err = cst_symbolizer_alloc(sym, &c->sopts);
 	if (err < 0) {
 		cli_error("cannot set up symbols: %s", cst_strerror(err));
@@ -232,7 +303,7 @@ bool symcli_keep(struct symcli *c, const struct cst_sym_elem *se)
 				  cst_symbolizer_comm(c->sym, e->tid >= 0 ? e->tid : se->pid)))
 		return false;
 	if (c->has_time) {
-		uint64_t t = c->last_ts[e->trace_id & 0x7f];
+		uint64_t t = c->time_ticks ? c->last_ts[e->trace_id & 0x7f] : symcli_time(c, se);
 
 		if (t < c->t0 || t > c->t1)
 			return false;

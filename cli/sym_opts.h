@@ -19,7 +19,11 @@ struct symcli {
 	int32_t pids[SYMCLI_MAX], tids[SYMCLI_MAX], cpus[SYMCLI_MAX];
 	int npids, ntids, ncpus;
 	bool has_time;
-	uint64_t t0, t1;
+	const char *time_arg;  /* --time as given: resolved once the trace is open */
+	bool time_ticks;       /* its bounds are raw counter ticks (the 't' suffix) */
+	uint64_t t0, t1;       /* the window: ticks, or ns on perf's clock */
+	struct cst_perf_time_conv tc; /* the trace's ticks to perf's clock ... */
+	bool has_tc;                  /* ... when it has one (cst_session_time_conv) */
 	/* --comm, --dsos, --symbols: names (comma lists, kept as given) */
 	char *comms[SYMCLI_MAX], *dsos[SYMCLI_MAX], *symbols[SYMCLI_MAX];
 	int ncomms, ndsos, nsymbols;
@@ -49,7 +53,9 @@ struct symcli {
 	"  --kallsyms FILE      kernel symbols (/proc/kallsyms format)\n"                \
 	"  --vmlinux FILE       kernel ELF for kernel addresses\n"                        \
 	"  --pid/--tid/--cpu L  only these (comma-separated lists)\n"                     \
-	"  --time START,END     only ranges between these timestamps (either may be empty)\n" \
+	"  --time START,END     only ranges between these times (either may be empty):\n" \
+	"                       seconds on perf's clock as perf prints them (perf.data\n" \
+	"                       with TIME_CONV), or raw timestamp ticks with a 't' suffix\n" \
 	"  --comm LIST          only threads with these command names (from COMM sideband)\n" \
 	"  --dsos LIST          only instructions in these binaries (path or base name)\n"  \
 	"  --symbols LIST       only instructions in these functions; call views keep the\n" \
@@ -61,10 +67,14 @@ int symcli_parse(struct symcli *c, int opt, const char *arg);
 /** Open @path as a session and a symbolizer over it, with the --elf files. */
 int symcli_open(struct symcli *c, const char *path, struct cst_session **session,
 		struct cst_symbolizer **sym);
-/** The latest timestamp of @se's trace ID (ranges carry none of their own). */
+/** The time of @se: the latest timestamp of its trace ID (ranges carry none of
+ *  their own), in ns on perf's clock when the trace converts (c->has_tc), else raw
+ *  ticks; 0 before the first timestamp. */
 static inline uint64_t symcli_time(const struct symcli *c, const struct cst_sym_elem *se)
 {
-	return c->last_ts[se->elem->trace_id & 0x7f];
+	uint64_t t = c->last_ts[se->elem->trace_id & 0x7f];
+
+	return t && c->has_tc ? cst_perf_time_from_ticks(&c->tc, t) : t;
 }
 /** True when @se passes the --pid/--tid/--cpu/--time/--comm filters. */
 bool symcli_keep(struct symcli *c, const struct cst_sym_elem *se);

@@ -152,6 +152,12 @@ static int prescan(struct cst_perf_input *in, uint8_t *hw_ids, bool *frames, boo
 				*frames = true;
 			}
 			break;
+		case cst_perf_rec_time_conv:
+			if (!in->has_tc) {
+				in->tc = rec.u.time_conv;
+				in->has_tc = true;
+			}
+			break;
 		case cst_perf_rec_auxtrace:
 			err = add_buf(in, &rec);
 			if (err)
@@ -331,4 +337,24 @@ void dec_perf_input_free(struct cst_perf_input *in)
 	free(in->run);
 	free(in->path);
 	free(in);
+}
+
+/* perf converts trace timestamps to its clock only when every ETM counts the
+ * kernel's counter (TS_SOURCE 1, an ETMv4 or ETE parameter; cs_etm__has_virtual_ts)
+ * and applies TIME_CONV to them; without the record perf's times would all be 0,
+ * so such a file counts as not convertible here. */
+bool dec_perf_input_time_conv(const struct cst_perf_input *in, struct cst_perf_time_conv *tc)
+{
+	if (!in->has_tc || !in->info.nr_cpu)
+		return false;
+	for (uint32_t i = 0; i < in->info.nr_cpu; i++) {
+		const struct cst_perf_etm_cpu *c = &in->info.cpus[i];
+
+		if ((c->magic != CST_PERF_ETMV4_MAGIC && c->magic != CST_PERF_ETE_MAGIC) ||
+		    !c->has_ts_source || c->ts_source != 1)
+			return false;
+	}
+	if (tc)
+		*tc = in->tc;
+	return true;
 }

@@ -26,6 +26,8 @@ int dec_perf_input_dump(struct cst_perf_input *in, const struct cst_trace *trace
 
 /** The order runs deliver elements in: cst_order_time or cst_order_file. */
 enum cst_order dec_perf_input_order(const struct cst_perf_input *in);
+/** The file's TIME_CONV, when perf would apply it to trace timestamps. */
+bool dec_perf_input_time_conv(const struct cst_perf_input *in, struct cst_perf_time_conv *tc);
 
 void dec_perf_input_free(struct cst_perf_input *in);
 

@@ -81,6 +81,8 @@ struct cst_perf_input {
 	int frames_buffer;  /* trace buffer for formatted AUX data, or -1 */
 	int *raw_buffer;    /* per info CPU index: buffer of its raw data, or -1 */
 	bool has_aux;       /* AUX records present (else whole AUXTRACE buffers) */
+	struct cst_perf_time_conv tc; /* the first TIME_CONV record */
+	bool has_tc;
 
 	struct auxbuf *bufs;
 	size_t nbufs, cap_bufs;

@@ -325,6 +325,11 @@ int cst_session_dump(struct cst_session *s, cst_packet_fn fn, void *ctx)
 	return run_buffers(s, no_elements, fn, ctx);
 }
 
+bool cst_session_time_conv(const struct cst_session *s, struct cst_perf_time_conv *tc)
+{
+	return s && s->perf && dec_perf_input_time_conv(s->perf, tc);
+}
+
 int cst_session_get_stats(const struct cst_session *s, struct cst_decoder_stats *stats)
 {
 	if (!s || !stats)

@@ -254,9 +254,18 @@ static int parse_body(struct cst_perf_reader *r, struct cst_perf_record *rec, co
 		rec->u.auxtrace_info.npriv = (uint64_t)(size - 16) / 8;
 		return 0;
 	case cst_perf_rec_time_conv:
+		memset(&rec->u.time_conv, 0, sizeof(rec->u.time_conv));
 		rec->u.time_conv.time_shift = cst_le64(p + 8);
 		rec->u.time_conv.time_mult = cst_le64(p + 16);
 		rec->u.time_conv.time_zero = cst_le64(p + 24);
+		/* newer perf adds the counter's width (cap_user_time_short) */
+		if (size >= 8 + 48) {
+			rec->u.time_conv.time_cycles = cst_le64(p + 32);
+			rec->u.time_conv.time_mask = cst_le64(p + 40);
+			rec->u.time_conv.cap_user_time_zero = p[48] != 0;
+			rec->u.time_conv.cap_user_time_short = p[49] != 0;
+			rec->u.time_conv.has_cycles = true;
+		}
 		return 0;
 	default:
 		/* Kernel records below 64 carry a trailer; perf's own (>= 64) do not. */

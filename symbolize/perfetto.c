@@ -29,6 +29,7 @@ struct cst_perfetto {
 	size_t tcap;
 	struct clock clocks[NIDS];
 	bool any_time;
+	bool perf_clock;           /* times are perf's ns (cst_perfetto_opts) */
 	bool first;                /* no event written yet */
 	bool io_error;
 	struct cst_line line;      /* the slice being built */
@@ -46,6 +47,7 @@ int cst_perfetto_alloc(struct cst_perfetto **out, FILE *f, const struct cst_perf
 		return -cste_nomem;
 	pw->f = f;
 	pw->sym = o.sym;
+	pw->perf_clock = o.perf_clock;
 	pw->first = true;
 	if (fputs("{\"traceEvents\":[", f) == EOF) {
 		free(pw);
@@ -284,7 +286,9 @@ int cst_perfetto_finish(struct cst_perfetto *pw)
 	fprintf(pw->f,
 		"\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"cstrace\","
 		"\"clock\":\"%s\"}}\n",
-		pw->any_time ? "trace timestamps (raw ticks as ns) plus 1 ns per instruction"
-			     : "instructions: 1 ns per instruction");
+		!pw->any_time   ? "instructions: 1 ns per instruction"
+		: pw->perf_clock ? "trace timestamps on perf's clock (TIME_CONV) plus 1 ns per "
+				   "instruction"
+				 : "trace timestamps (raw ticks as ns) plus 1 ns per instruction");
 	return ferror(pw->f) ? -cste_io : 0;
 }

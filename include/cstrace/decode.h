@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cstrace/common.h"
+#include "cstrace/perfdata.h"
 #include "cstrace/source.h"
 
 #ifdef __cplusplus
@@ -445,6 +446,11 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 
 /** Packet listing for `dump`. */
 int cst_session_dump(struct cst_session *s, cst_packet_fn fn, void *ctx);
+
+/** Whether trace timestamps convert to perf's clock (ns): a perf.data with a
+ *  TIME_CONV record whose ETMs all count the kernel's counter (TS_SOURCE 1), which
+ *  is when perf converts them. True with the conversion in @tc (may be NULL). */
+bool cst_session_time_conv(const struct cst_session *s, struct cst_perf_time_conv *tc);
 
 /** Totals of the last run. */
 int cst_session_get_stats(const struct cst_session *s, struct cst_decoder_stats *stats);

@@ -234,6 +234,20 @@ struct cst_perf_sample_id;
 void cst_perf_sample_id_parse(const struct cst_perf_attr *first, const uint8_t *rec,
 			      uint16_t size, uint16_t body, struct cst_perf_sample_id *sid);
 
+/** TIME_CONV: how the timestamp counter (the one ETMs put in trace when their
+ *  TS_SOURCE is 1) maps to perf's clock, copied by perf record from the event's
+ *  mmap page. Older records stop after time_zero (has_cycles false). */
+struct cst_perf_time_conv {
+	uint64_t time_shift, time_mult, time_zero;
+	uint64_t time_cycles, time_mask; /* the counter's low bits only (cap_user_time_short) */
+	bool cap_user_time_zero, cap_user_time_short;
+	bool has_cycles;
+};
+
+/** perf's time in ns of counter value @ticks, computed exactly as perf's
+ *  tsc_to_perf_time (its 16-bit shift, 32-bit multiplier and wrapping included). */
+uint64_t cst_perf_time_from_ticks(const struct cst_perf_time_conv *tc, uint64_t ticks);
+
 /** A record as read. Pointers are valid until the next call on the reader. */
 struct cst_perf_record {
 	uint32_t type;
@@ -261,7 +275,7 @@ struct cst_perf_record {
 		struct { uint64_t size, offset, reference; uint32_t idx, tid, cpu;
 			 uint64_t data_offset; } auxtrace;
 		struct { uint32_t type; const uint8_t *priv; uint64_t npriv; } auxtrace_info;
-		struct { uint64_t time_shift, time_mult, time_zero; } time_conv;
+		struct cst_perf_time_conv time_conv;
 	} u;
 };
 

@@ -772,6 +772,28 @@ static void test_null_args(void)
 	cst_perf_writer_free(NULL);
 }
 
+/* TIME_CONV as perf applies it (tsc_to_perf_time): values worked by hand. */
+static void test_time_conv(void)
+{
+	/* a 50 MHz counter: 20 ns a tick, in the kernel's mult/shift form */
+	struct cst_perf_time_conv tc = {.time_shift = 24, .time_mult = 20u << 24, .time_zero = 1000};
+
+	CHECK_EQ_INT(cst_perf_time_from_ticks(&tc, 0), 1000);
+	CHECK_EQ_INT(cst_perf_time_from_ticks(&tc, 123456789), 1000 + 123456789ull * 20);
+	/* the remainder below the shift counts: 1 tick is 20 ns, not 0 */
+	CHECK_EQ_INT(cst_perf_time_from_ticks(&tc, 1), 1020);
+	/* perf keeps 32 bits of the multiplier */
+	tc.time_mult = (1ull << 32) + (20u << 24);
+	CHECK_EQ_INT(cst_perf_time_from_ticks(&tc, 3), 1060);
+	/* a short counter (cap_user_time_short): a 32-bit value that wrapped after
+	 * time_cycles is put back above it */
+	tc = (struct cst_perf_time_conv){.time_shift = 0, .time_mult = 1, .time_zero = 0,
+					 .time_cycles = 0xfffffff0, .time_mask = 0xffffffff,
+					 .cap_user_time_short = true};
+	CHECK_EQ_INT(cst_perf_time_from_ticks(&tc, 0x10), 0x100000010ull);
+	CHECK_EQ_INT(cst_perf_time_from_ticks(&tc, 0xfffffff8), 0xfffffff8ull);
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -784,6 +806,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(trace_bytes); i++)
 		trace_bytes[i] = (uint8_t)(i * 7 + 3);
 	test_null_args();
+	test_time_conv();
 	test_create_private();
 	test_etm_info_versions();
 	test_etm_info_write_versions();

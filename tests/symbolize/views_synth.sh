@@ -54,8 +54,8 @@ if command -v python3 >/dev/null; then
     T=$("$CSTRACE" decode "$TMP/ts.snap" 2>/dev/null | awk '$3 == "timestamp" {print $4}' |
       awk '{a[NR]=$1} END {print a[int(NR/2)]}')
     all=$(decoded_insns "$TMP/ts.snap")
-    a=$("$CSTRACE" report --format=csv --time ",$T" "$TMP/ts.snap" 2>/dev/null | awk -F, 'NR>1{s+=$1} END{print s+0}')
-    b=$("$CSTRACE" report --format=csv --time "$((T + 1))," "$TMP/ts.snap" 2>/dev/null | awk -F, 'NR>1{s+=$1} END{print s+0}')
+    a=$("$CSTRACE" report --format=csv --time ",${T}t" "$TMP/ts.snap" 2>/dev/null | awk -F, 'NR>1{s+=$1} END{print s+0}')
+    b=$("$CSTRACE" report --format=csv --time "$((T + 1))t," "$TMP/ts.snap" 2>/dev/null | awk -F, 'NR>1{s+=$1} END{print s+0}')
     check "--time: a middle timestamp ($T) splits the trace" test "$a" -gt 0 -a "$b" -gt 0
     check "--time: the two windows add up to all ($a + $b = $all)" test $((a + b)) = "$all"
   fi
