@@ -389,6 +389,36 @@ static int write_snapshot(struct sysfs_run *r)
 	return err;
 }
 
+/* What a run would do, for a dry run: the writes, the sources, the output. */
+static void describe(const struct sysfs_run *r)
+{
+	const struct cst_log *log = r->o->log;
+	const char *root = strcmp(r->root, "/") ? r->root : "";
+
+	cst_logf(log, cst_log_info, "dry run (%s): nothing is written and '%s' is not run",
+		 r->root, r->o->argv[0]);
+	cst_logf(log, cst_log_info, "would write 1 to %s" CS_DIR "/%s/enable_sink", root,
+		 r->o->sink);
+	for (int i = 0; i < r->nsrc; i++) {
+		const struct cst_source_cfg *c = &r->src[i].cfg;
+		char regs[512];
+		size_t n = 0;
+
+		regs[0] = 0;
+		for (const struct cst_source_reg *g = cst_source_regs(c->protocol); g && g->name;
+		     g++)
+			if (n < sizeof(regs))
+				n += (size_t)snprintf(regs + n, sizeof(regs) - n, " %s 0x%08x", g->name,
+						      cst_source_reg_get(c, g));
+		cst_logf(log, cst_log_info, "would write 1 to %s" CS_DIR "/%s/enable_source: cpu %d, "
+			 "%s, trace ID 0x%02x,%s",
+			 root, r->src[i].dev, c->cpu, cst_protocol_name(c->protocol),
+			 cst_source_trace_id(c), regs);
+	}
+	cst_logf(log, cst_log_info, "would read %s/dev/%s into snapshot directory %s", root,
+		 r->o->sink, r->o->outdir);
+}
+
 int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result *res)
 {
 	const struct cst_log *log = opts ? opts->log : NULL;
@@ -438,6 +468,11 @@ int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result 
 	}
 	for (int i = 0; i < r->nsrc; i++)
 		read_source(r->root, &r->src[i]);
+	if (opts->dry_run) {
+		describe(r);
+		res->nsources = r->nsrc;
+		goto out;
+	}
 	{
 		CST_OPTS(cst_snap_writer_opts, wo, .log = opts->log);
 

@@ -29,6 +29,8 @@ static void record_usage(FILE *out)
 		"  -o FILE                    output (perf.data; a directory with --sysfs)\n"
 		"  --root DIR                 read sysfs/procfs below DIR (a fixture tree): implies\n"
 		"                             --dry-run, as no kernel stands behind it\n"
+		"  --run                      with --sysfs --root: do run the command and write\n"
+		"                             below DIR (tests on a fixture tree)\n"
 		"  --dry-run                  print the events and metadata, open nothing\n"
 		"  --sysfs                    sysfs mode: no perf; enable the sink and ETMs in\n"
 		"                             /sys/bus/coresight, read /dev/SINK, write a snapshot\n"
@@ -74,12 +76,12 @@ static int parse_cpus(const char *s, uint64_t *mask)
 }
 
 static int run_sysfs(const char *root, const char *sink, uint64_t mask, const char *out,
-		     char **argv)
+		     char **argv, bool dry_run)
 {
 	struct cli_verb_log rl;
 	struct cst_sysfs_opts so = {.sz = sizeof(so), .log = &rl.log, .root = root, .sink = sink,
 				    .cpu_mask = mask, .outdir = out ? out : "cstrace-snapshot",
-				    .argv = argv};
+				    .argv = argv, .dry_run = dry_run};
 	struct cst_sysfs_result res;
 	int err;
 
@@ -94,6 +96,8 @@ static int run_sysfs(const char *root, const char *sink, uint64_t mask, const ch
 			cli_error("record: %s", cst_strerror(err));
 		return 1;
 	}
+	if (dry_run)
+		return 0;
 	fprintf(stderr,
 		"cstrace: wrote snapshot %s: %llu bytes of trace from %s, %d source(s), %d "
 		"memory image(s)\n",
@@ -108,7 +112,7 @@ static int run_sysfs(const char *root, const char *sink, uint64_t mask, const ch
 int cmd_record(int argc, char **argv)
 {
 	enum { OPT_PER_THREAD = 256, OPT_SNAPSHOT, OPT_ROOT, OPT_SYSFS, OPT_SINK, OPT_SIDEBAND,
-	       OPT_DRY_RUN, OPT_AUX_LOG, OPT_NO_AUX_LOG };
+	       OPT_DRY_RUN, OPT_AUX_LOG, OPT_NO_AUX_LOG, OPT_RUN };
 	static const struct option longopts[] = {
 		{"per-thread", no_argument, NULL, OPT_PER_THREAD},
 		{"snapshot", optional_argument, NULL, OPT_SNAPSHOT},
@@ -117,6 +121,7 @@ int cmd_record(int argc, char **argv)
 		{"sink", required_argument, NULL, OPT_SINK},
 		{"sideband-only", no_argument, NULL, OPT_SIDEBAND},
 		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+		{"run", no_argument, NULL, OPT_RUN},
 		{"aux-log", required_argument, NULL, OPT_AUX_LOG},
 		{"no-aux-log", no_argument, NULL, OPT_NO_AUX_LOG},
 		{"output", required_argument, NULL, 'o'},
@@ -128,7 +133,7 @@ int cmd_record(int argc, char **argv)
 	struct cst_record_result res;
 	const char *sink = NULL;
 	char light[4096];
-	bool sysfs = false, no_log = false;
+	bool sysfs = false, no_log = false, run = false;
 	int c, err;
 
 	cli_verb_log(&rl, "record");
@@ -195,6 +200,9 @@ int cmd_record(int argc, char **argv)
 		case OPT_DRY_RUN:
 			o.dry_run = true;
 			break;
+		case OPT_RUN:
+			run = true;
+			break;
 		case OPT_AUX_LOG:
 			o.aux_log = optarg;
 			no_log = false;
@@ -218,7 +226,14 @@ int cmd_record(int argc, char **argv)
 			cli_error("record --sysfs: give the command to trace after --");
 			return 2;
 		}
-		return run_sysfs(o.root, sink, o.cpu_mask, o.output, argv + optind);
+		/* a fixture root is a dry run unless --run asks for the writes below it */
+		return run_sysfs(o.root, sink, o.cpu_mask, o.output, argv + optind,
+				 o.dry_run || (o.root && strcmp(o.root, "/") && !run));
+	}
+	if (run) {
+		cli_error("record: --run only applies to --sysfs with --root (perf mode cannot "
+			  "open events below a fixture tree)");
+		return 2;
 	}
 	if (!o.aux_log && !no_log) {
 		/* the consumer's own log, next to the file (cstrace aux reads it) */

@@ -446,6 +446,9 @@ struct cst_sysfs_opts {
 	uint64_t cpu_mask;         /* sources to enable; 0 = every ETM */
 	const char *outdir;        /* snapshot directory to create */
 	char *const *argv;         /* the command */
+	bool dry_run;              /* describe the sink, the sources and the files it
+				    * would write through @log (info); write nothing, run
+				    * nothing */
 };
 
 struct cst_sysfs_result {

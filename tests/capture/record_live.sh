@@ -60,7 +60,20 @@ else
   real=0
 fi
 idr=$(cat "$etm/mgmt/etmidr")
-"$CSTRACE" record --sysfs --sink tmc_etf0 --root "$FX" -C 0 -o "$TMP/snap" -- /bin/true 2>"$TMP/sysfs.err"
+# --root promises a dry run: no write below it, no command run, no output
+echo 7 >"$FX/sys/bus/coresight/devices/tmc_etf0/enable_sink"
+"$CSTRACE" record --sysfs --sink tmc_etf0 --root "$FX" -C 0 -o "$TMP/dry" -- \
+  touch "$TMP/ran" 2>"$TMP/dry.err"
+check "sysfs dry run succeeds" test $? -eq 0
+check "dry run: the command did not run" test ! -e "$TMP/ran"
+check "dry run: no output" test ! -e "$TMP/dry"
+check "dry run: the sink was not written" grep -qx 7 "$FX/sys/bus/coresight/devices/tmc_etf0/enable_sink"
+check "dry run: says so" grep -q "dry run" "$TMP/dry.err"
+check "dry run: names the sink write" grep -q "would write 1 to $FX/sys/bus/coresight/devices/tmc_etf0/enable_sink" "$TMP/dry.err"
+check "dry run: the source with its ETMIDR" grep -qi "etm0/enable_source: cpu 0, .*ETMIDR $(printf '0x%08x' "$idr")" "$TMP/dry.err"
+check "dry run: --run only with --sysfs" bash -c "! '$CSTRACE' record --run --root '$FX' -- /bin/true 2>/dev/null"
+# --run: the writes below the fixture and the command, for real
+"$CSTRACE" record --sysfs --run --sink tmc_etf0 --root "$FX" -C 0 -o "$TMP/snap" -- /bin/true 2>"$TMP/sysfs.err"
 check "sysfs record succeeds" test $? -eq 0 || cat "$TMP/sysfs.err" >&2
 for f in snapshot.ini trace.ini cpu_0.ini etm_0.ini tmc_etf0.bin; do
   check "snapshot has $f" test -s "$TMP/snap/$f"
@@ -79,7 +92,7 @@ if [ "$real" = 1 ] && command -v trc_pkt_lister >/dev/null; then
   check "cstrace dump finds the same sync points" bash -c "diff <(grep -o 'Idx:[0-9]*; ID:10;.*A_SYNC' '$TMP/tpl.txt' | cut -d';' -f1) <(grep -o 'Idx:[0-9]*; ID:10;.*A_SYNC' '$TMP/dump.txt' | cut -d';' -f1) && grep -q A_SYNC '$TMP/dump.txt'"
   check "cstrace decode reads the snapshot" bash -c '"$0" decode "$1" | grep -q "timestamp"' "$CSTRACE" "$TMP/snap"
 fi
-"$CSTRACE" record --sysfs --sink tmc_nope --root "$FX" -o "$TMP/snap2" -- /bin/true 2>"$TMP/err"
+"$CSTRACE" record --sysfs --run --sink tmc_nope --root "$FX" -o "$TMP/snap2" -- /bin/true 2>"$TMP/err"
 check "sysfs: unknown sink lists sinks" grep -q "the sinks there are: tmc_etf0" "$TMP/err"
 "$CSTRACE" record --sysfs --root "$FX" -- /bin/true 2>"$TMP/err"
 check "sysfs needs --sink" grep -q "needs --sink" "$TMP/err"
