@@ -207,6 +207,7 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 	/* perf.data lookups apply to symbols too */
 	c->sopts.symfs = c->topts.session.symfs;
 	c->sopts.buildid_dir = c->topts.session.buildid_dir;
+	c->sopts.symdir = c->topts.session.symdir;
 	if (!c->sopts.vmlinux && !c->sopts.kallsyms)
 		c->sopts.vmlinux = c->topts.session.kernel; /* --kernel names kernel code too */
 	/* --elf names a raw dump's code too: no need to give it again as --image */

@@ -33,6 +33,8 @@ void trace_opts_fini(struct trace_opts *t)
 {
 	for (int i = 0; i < t->session.nraw_images; i++)
 		free(t->image_paths[i]);
+	cst_symdir_free(t->symdir);
+	t->symdir = NULL;
 }
 
 /* The option a source came from, to name it in front of what is wrong with it. */
@@ -184,6 +186,9 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 	case 0x100c:
 		t->session.buildid_dir = arg;
 		return 1;
+	case 0x1020:
+		t->symdir_path = arg;
+		return 1;
 	default:
 		return 0;
 	}
@@ -212,6 +217,12 @@ int trace_opts_finish(struct trace_opts *t)
 {
 	if (t->board && load_board_sources(t) < 0)
 		return -1;
+	/* indexed once: decode's code reads and the symbolizer share it */
+	if (t->symdir_path && !t->symdir) {
+		if (cst_symdir_open(&t->symdir, t->symdir_path, &cli_log) < 0)
+			return -1;
+		t->session.symdir = t->symdir;
+	}
 	return 0;
 }
 

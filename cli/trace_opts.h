@@ -18,6 +18,8 @@ struct trace_opts {
 	struct cst_mem_image images[TRACE_OPTS_MAX_IMAGES];
 	char *image_paths[TRACE_OPTS_MAX_IMAGES];
 	const char *board;
+	const char *symdir_path;   /* --symdir, indexed by trace_opts_finish */
+	struct cst_symdir *symdir;
 };
 
 /* Long options to append to a verb's table; values start at 0x1000. */
@@ -37,7 +39,8 @@ struct trace_opts {
 	{"buildid-dir", required_argument, NULL, 0x100c},                   \
 	{"order", required_argument, NULL, 0x100d},                         \
 	{"confine", no_argument, NULL, 0x100e},                             \
-	{"start-offset", required_argument, NULL, 0x100f}
+	{"start-offset", required_argument, NULL, 0x100f},                  \
+	{"symdir", required_argument, NULL, 0x1020}
 
 #define TRACE_OPTS_HELP                                                                   \
 	"  --id LIST            decode only these trace IDs (e.g. 0x10,0x12)\n"            \
@@ -54,6 +57,9 @@ struct trace_opts {
 	"  --symfs DIR          perf.data: find recorded binaries under DIR\n"             \
 	"  --kernel FILE        perf.data: vmlinux or kcore for kernel addresses\n"        \
 	"  --buildid-dir DIR    perf.data: build-id cache (default ~/.debug)\n"             \
+	"  --symdir DIR         perf.data: binaries and debug files in DIR (searched\n"  \
+	"                       recursively), found by build-id, or by name when the\n"  \
+	"                       recording has no build-id (as simpleperf's --symdir)\n"  \
 	"  --order time|file    perf.data: merge CPUs by trace time as perf does (default\n" \
 	"                       when recorded with timestamps), or each AUX record whole\n" \
 	"                       in file order (can decode on past a decoder crash)\n" \

@@ -4,6 +4,7 @@
  * not a system call; pread through a one-block cache is the fallback (kcore, or a
  * file larger than the address space of a 32-bit build). */
 #include "perf_mem.h"
+#include "elf_build_id.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,6 +53,7 @@ struct map {
 struct perf_mem {
 	struct cst_log log;
 	char *symfs, *buildid_dir, *kernel;
+	const struct cst_symdir *symdir;
 	struct mfile *files;
 	int nfiles;
 	size_t cap_files;
@@ -84,6 +86,11 @@ struct perf_mem *dec_perf_mem_alloc(const char *symfs, const char *buildid_dir, 
 	}
 	elf_version(EV_CURRENT);
 	return m;
+}
+
+void dec_perf_mem_set_symdir(struct perf_mem *m, const struct cst_symdir *symdir)
+{
+	m->symdir = symdir;
 }
 
 void dec_perf_mem_free(struct perf_mem *m)
@@ -204,35 +211,6 @@ static void hex_id(const uint8_t *id, uint8_t size, char *out)
 	out[2 * size] = '\0';
 }
 
-/* The GNU build-id note of an ELF, or 0 bytes. */
-static uint8_t elf_build_id(Elf *e, uint8_t out[20])
-{
-	size_t nph = 0;
-
-	if (elf_getphdrnum(e, &nph))
-		return 0;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		Elf_Data *d;
-		size_t off = 0, name_off, desc_off;
-		GElf_Nhdr nh;
-
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		d = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-		while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz) {
-				uint8_t n = nh.n_descsz > 20 ? 20 : (uint8_t)nh.n_descsz;
-
-				memcpy(out, (uint8_t *)d->d_buf + desc_off, n);
-				return n;
-			}
-		}
-	}
-	return 0;
-}
-
 /* Open @path and read its PT_LOADs; with @want_bid, the file's build-id must match.
  * Returns the fd or -1. */
 static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool check_bid)
@@ -257,7 +235,7 @@ static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool 
 	}
 	if (check_bid && f->bid_size) {
 		uint8_t bid[20];
-		uint8_t n = elf_build_id(e, bid);
+		uint8_t n = dec_elf_build_id(e, bid);
 
 		if (n && !cst_build_id_equal(bid, n, f->bid, f->bid_size)) {
 			char want[41], got[41];
@@ -302,8 +280,9 @@ static void map_whole(struct mfile *f)
 	f->size = (uint64_t)st.st_size;
 }
 
-/* Find the file on this host: symfs first, then the build-id cache, then the path
- * as recorded (only if its build-id matches). Warn once when nothing fits. */
+/* Find the file on this host: symfs first, then --symdir, then the build-id cache,
+ * then the path as recorded (only if its build-id matches). Warn once when nothing
+ * fits. */
 static bool resolve(struct perf_mem *m, struct mfile *f)
 {
 	char path[4096], hex[41], shown[256];
@@ -316,6 +295,13 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 	if (m->symfs) {
 		snprintf(path, sizeof(path), "%s/%s", m->symfs, f->name);
 		f->fd = try_open(m, f, path, true);
+	}
+	if (f->fd < 0 && m->symdir) {
+		const char *p = cst_symdir_find(m->symdir, f->name, f->bid, f->bid_size,
+						cst_symdir_code);
+
+		if (p)
+			f->fd = try_open(m, f, p, true);
 	}
 	if (f->fd < 0 && f->bid_size) {
 		hex_id(f->bid, f->bid_size, hex);
@@ -343,11 +329,11 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 		if (f->bid_size)
 			hex_id(f->bid, f->bid_size, hex);
 		cst_logf(&m->log, cst_log_warning,
-			 "%s (build-id %s): not found%s%s nor in the build-id cache; its code "
+			 "%s (build-id %s): not found%s%s%s nor in the build-id cache; its code "
 			 "is not decoded (gaps)",
 			 cst_printable(f->name, shown, sizeof(shown)), f->bid_size ? hex : "unknown",
-			 m->symfs ? " under " : "",
-			 m->symfs ? m->symfs : "");
+			 m->symfs ? " under " : "", m->symfs ? m->symfs : "",
+			 m->symdir ? " in --symdir" : "");
 		return false;
 	}
 	map_whole(f);

@@ -15,6 +15,8 @@ struct perf_mem;
 struct perf_mem *dec_perf_mem_alloc(const char *symfs, const char *buildid_dir, const char *kernel,
 				const struct cst_log *log);
 void dec_perf_mem_free(struct perf_mem *m);
+/** Look in @symdir too (after symfs, before the build-id cache); not copied. */
+void dec_perf_mem_set_symdir(struct perf_mem *m, const struct cst_symdir *symdir);
 
 /** A build-id known for @filename (BUILD_ID feature), used when its MMAP2 has none. */
 int dec_perf_mem_add_build_id(struct perf_mem *m, const char *filename, const uint8_t *id,

@@ -212,6 +212,13 @@ static void open_dso(struct cst_symbolizer *sym, struct dso *dso)
 	join(p, sizeof(p), symfs, dso->path);
 	if (try_elf(dso, p))
 		return;
+	if (sym->opts.symdir) {
+		const char *found = cst_symdir_find(sym->opts.symdir, dso->path, dso->build_id,
+						    dso->build_id_size, cst_symdir_symbols);
+
+		if (found && try_elf(dso, found))
+			return;
+	}
 	/* Nothing with the code: the separate debug file still has symbols and lines. */
 	if (dso->build_id_size) {
 		const char *dirs[2] = {sym->opts.debug_dir, "/usr/lib/debug"};

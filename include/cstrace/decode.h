@@ -367,6 +367,31 @@ enum cst_input_kind {
 	cst_input_raw,      /* a raw sink dump: needs sources in opts */
 };
 
+
+/* ------------------------------------------------------------------------
+ * --symdir: a directory of binaries and debug files found by build-id (and by
+ * base name when the recording has no build-id), as simpleperf's --symdir.
+ * ------------------------------------------------------------------------ */
+
+struct cst_symdir;
+
+/** What a lookup wants: a file with the code, or the one with the most symbols. */
+enum cst_symdir_want { cst_symdir_code, cst_symdir_symbols };
+
+/** Index every regular ELF file below @dir (symlinks not followed; at most 200,000
+ *  files, with a warning beyond). Errors: -cste_invalid, -cste_not_found (not a
+ *  directory, logged), -cste_nomem. */
+int cst_symdir_open(struct cst_symdir **out, const char *dir, const struct cst_log *log);
+void cst_symdir_free(struct cst_symdir *d);
+/** The indexed file for @recorded (a path; its base name is compared) with build-id
+ *  @bid: the one whose build-id matches, or with no build-id recorded, one of the
+ *  same base name; among several, the one that best has what @want asks
+ *  (cst_symdir_code never returns a file without code). NULL when none fits. */
+const char *cst_symdir_find(const struct cst_symdir *d, const char *recorded,
+			    const uint8_t *bid, size_t bid_size, enum cst_symdir_want want);
+/** ELF files indexed. */
+size_t cst_symdir_count(const struct cst_symdir *d);
+
 /** The order of a perf.data file's trace across AUX queues (CPUs). */
 enum cst_order {
 	cst_order_auto = 0, /* as perf 6.1: by time when the recording has timestamps */
@@ -414,6 +439,8 @@ struct cst_session_opts {
 	/* snapshots: refuse one that names files outside its directory (else each
 	 * such file is read and named in a warning) */
 	bool confine;
+	/* perf.data: --symdir, searched for recorded binaries after symfs */
+	const struct cst_symdir *symdir;
 };
 
 struct cst_session;

@@ -31,6 +31,7 @@ struct cst_symbolizer_opts {
 	const char *kallsyms;      /* /proc/kallsyms-format file for kernel addresses */
 	const char *vmlinux;       /* kernel ELF for kernel addresses */
 	bool no_dwarf;             /* symbols only: skip source lines (faster) */
+	const struct cst_symdir *symdir; /* --symdir, searched after symfs */
 };
 
 /** Allocate a symbolizer. @opts may be NULL. Returns 0 and sets *out.
