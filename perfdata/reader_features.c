@@ -75,21 +75,31 @@ static int feat_build_ids(struct cst_perf_features *f, const uint8_t *p, uint64_
 	return 0;
 }
 
+/* The AUXTRACE index. perf writes a u64 count, then {file offset, size} per
+ * AUXTRACE record (size: the record with its payload); simpleperf writes the pairs
+ * alone (size: the record's 48-byte header). An odd number of words is perf's
+ * layout, an even one simpleperf's, the rule simpleperf's own reader uses. */
 static int feat_auxtrace(struct cst_perf_reader *r, const uint8_t *p, uint64_t size)
 {
 	struct cst_perf_features *f = &r->feat;
-	uint64_t nr;
+	uint64_t nr, first;
 
-	if (size < 8)
+	if (size % 8)
 		return -cste_format;
-	nr = cst_le64(p);
-	if (nr > (size - 8) / 16)
-		return -cste_format;
+	if ((size / 8) % 2) {
+		nr = cst_le64(p);
+		if (nr > (size - 8) / 16)
+			return -cste_format;
+		first = 8;
+	} else {
+		nr = size / 16;
+		first = 0;
+	}
 	f->auxtrace_offsets = calloc(nr ? nr : 1, sizeof(uint64_t));
 	if (!f->auxtrace_offsets)
 		return -cste_nomem;
 	for (uint64_t i = 0; i < nr; i++)
-		f->auxtrace_offsets[i] = cst_le64(p + 8 + i * 16);
+		f->auxtrace_offsets[i] = cst_le64(p + first + i * 16);
 	f->nauxtrace = nr;
 	f->has_auxtrace_index = true;
 	return 0;

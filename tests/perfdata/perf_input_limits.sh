@@ -128,6 +128,20 @@ python3 "$CSTRACE_SOURCE_DIR/tests/perfdata/add_feature.py" "$TMP/feat.data" 128
 check "simpleperf features: same instructions" cmp -s "$TMP/idx1.out" "$TMP/feat.out"
 check "simpleperf features: nothing said about them" bash -c "! grep -q 'feature' '$TMP/feat.err'"
 
+# The AUXTRACE index as simpleperf writes it (no count; each size the record's
+# 48-byte header) is read, not called malformed: the same instructions, no word
+# about the index; moving one entry off its record shows the index is read.
+for v in good bad; do
+	cp "$TMP/idx1.data" "$TMP/sp-$v.data"
+	python3 "$CSTRACE_SOURCE_DIR/tests/perfdata/simpleperf_index.py" "$TMP/sp-$v.data" $v ||
+		fail "simpleperf_index.py failed"
+	"$CSTRACE" script --order=time --insn "$TMP/sp-$v.data" >"$TMP/sp-$v.out" 2>"$TMP/sp-$v.err"
+	check "simpleperf index ($v): same instructions" cmp -s "$TMP/idx1.out" "$TMP/sp-$v.out"
+done
+check "simpleperf index: nothing said about it" bash -c "! grep -q -i 'auxtrace' '$TMP/sp-good.err'"
+check "simpleperf index with an entry off its record: said" \
+	grep -q "AUXTRACE index entry 0 does not point at an AUXTRACE record" "$TMP/sp-bad.err"
+
 # Recorded names holding terminal escapes (a file name with ESC [31m, a command
 # setting the window title) are shown with \xNN for control characters, on
 # stdout and stderr alike; they reached the terminal raw.
