@@ -28,8 +28,8 @@ static int add_segments(struct cst_trace *trace, Elf *e, const char *path, uint6
 
 		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		if (first && moved)
-			bias = (int64_t)(addr - ph.p_vaddr);
+		if (first)
+			bias = (int64_t)cst_elf_place_bias(moved, addr, ph.p_vaddr);
 		first = false;
 		if (!ph.p_filesz)
 			continue; /* bss: no bytes in the file */

@@ -138,8 +138,9 @@ int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_
 	if (!sp || !dso)
 		return -cste_nomem;
 	if (m->elf_vaddr && dso->kind == dso_elf) {
-		/* at link addresses, or the first segment moved to m->addr */
-		uint64_t bias = dso->nsegs && m->addr ? m->addr - dso->segs[0].vaddr : 0;
+		uint64_t bias = dso->nsegs ? cst_elf_place_bias(m->elf_placed, m->addr,
+								 dso->segs[0].vaddr)
+					   : 0;
 
 		for (uint32_t i = 0; i < dso->nsegs; i++) {
 			const struct sym_segment *s = &dso->segs[i];
@@ -176,10 +177,13 @@ int cst_symbolizer_add_elf_spec(struct cst_symbolizer *sym, const char *spec, in
 				    .elf_vaddr = true};
 	char path[4096];
 	struct dso *dso;
+	int placed;
 
 	if (!sym || !spec)
 		return -cste_invalid;
-	if (cst_parse_file_at(spec, path, sizeof(path), &m.addr) < 0) {
+	placed = cst_parse_file_at(spec, path, sizeof(path), &m.addr);
+	m.elf_placed = placed == 1;
+	if (placed < 0) {
 		cst_logf(&sym->log, cst_log_error, "%s: expected FILE[@ADDR] (ADDR a number)", spec);
 		return -cste_format;
 	}

@@ -245,6 +245,15 @@ int cst_parse_u64(const char *s, uint64_t *out);
  *  does not fit or ADDR is not a number. */
 int cst_parse_file_at(const char *spec, char *path, size_t size, uint64_t *addr);
 
+/** Where "FILE@ADDR" puts an ELF, for its code (decode) and its symbols alike:
+ *  every PT_LOAD moves by the bias returned, which takes the first PT_LOAD (link
+ *  address @first_vaddr) to @addr; "FILE" (@placed 0, cst_parse_file_at's 0) stays
+ *  at its link addresses, bias 0. "FILE@0" moves it to 0. */
+static inline uint64_t cst_elf_place_bias(int placed, uint64_t addr, uint64_t first_vaddr)
+{
+	return placed ? addr - first_vaddr : 0;
+}
+
 #ifdef __cplusplus
 }
 #endif

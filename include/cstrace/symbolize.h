@@ -53,8 +53,10 @@ struct cst_sym_mapping {
 	const uint8_t *build_id;   /* optional: the build-id recorded with the mapping */
 	uint32_t build_id_size;
 	bool raw;                  /* plain bytes (memory dump), not necessarily an ELF */
-	bool elf_vaddr;            /* place an ELF at its own link addresses (addr ignored
-				      unless non-zero: then the load bias is addr) */
+	bool elf_vaddr;            /* place an ELF by its program headers: at its link
+				    * addresses, or with elf_placed ... */
+	bool elf_placed;           /* ... every segment moved so that the first PT_LOAD
+				    * starts at addr (--elf FILE@ADDR, cst_elf_place_bias) */
 };
 
 /** Add a mapping. A later mapping replaces what it overlaps (as mmap does).

@@ -67,6 +67,14 @@ etm="$etm,trcidr1=$(reg TRCIDR1),trcidr2=$(reg TRCIDR2),core=Cortex-A53"
 check "raw dump + --elf: report" quiet "$CSTRACE" report --format=csv --etmv4 "$etm" \
   --elf "$bin" -o "$TMP/raw.csv" "$TMP/r.snap/cstrace.bin"
 check "raw dump + --elf: the same profile as the snapshot" cmp -s "$TMP/all.csv" "$TMP/raw.csv"
+# placed at its own first segment's address: the same (decode places the code and
+# the symbolizer the symbols by one rule)
+first=$(aarch64-linux-gnu-readelf -lW "$bin" 2>/dev/null | awk '$1 == "LOAD" {print $3; exit}')
+if [ -n "$first" ]; then
+  check "raw dump + --elf FILE@$first: report" quiet "$CSTRACE" report --format=csv --etmv4 "$etm" \
+    --elf "$bin@$first" -o "$TMP/raw-at.csv" "$TMP/r.snap/cstrace.bin"
+  check "raw dump + --elf FILE@$first: the same profile" cmp -s "$TMP/all.csv" "$TMP/raw-at.csv"
+fi
 # without any code, trace decodes to gaps only: report and script say why and exit
 # 1 (report printed "0 instructions executed" and exited 0)
 for v in report script "script --raw"; do
