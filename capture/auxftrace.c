@@ -6,6 +6,7 @@
  * hold its bytes; each read drains writes; a backlog reaching the ring size is an
  * overflow. ftrace's clock and perf's sample time are both the kernel's local clock. */
 #include "cstrace/capture.h"
+#include "auxftrace_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -185,33 +186,13 @@ static int cmp_time(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* Bytes of [s, e) that no AUXTRACE chunk of @cpu holds. */
-static uint64_t unheld(const struct cst_aux_report *r, int cpu, uint64_t s, uint64_t e,
-		       uint64_t *first)
-{
-	struct cst_aux_report_info ri = cst_aux_report_get_info(r);
-	uint64_t held = 0;
-
-	for (uint64_t i = 0; i < ri.nchunks; i++) {
-		const struct cst_aux_chunk_info *c = cst_aux_report_chunk(r, i);
-		uint64_t a, b;
-
-		if (c->cpu != cpu)
-			continue;
-		a = c->offset > s ? c->offset : s;
-		b = c->offset + c->data_size < e ? c->offset + c->data_size : e;
-		if (b > a)
-			held += b - a;
-	}
-	*first = s;
-	return e - s > held ? e - s - held : 0;
-}
-
 /* Pair writes with AUX records, reads with rings, and follow each ring's backlog. */
-static void analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r)
+static int analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r)
 {
-	struct cst_aux_report_info ri = r ? cst_aux_report_get_info(r) : (struct cst_aux_report_info){0};
-	bool *used = r ? calloc(ri.nrecs + 1, 1) : NULL;
+	struct ft_recs recs = {0};
+	struct ft_chunks chunks = {0};
+	struct ft_heads heads[MAX_RINGS] = {{0}};
+	int err = 0;
 	uint64_t tail[MAX_RINGS] = {0};
 	bool have_tail[MAX_RINGS] = {false}, over[MAX_RINGS] = {false};
 	uint64_t wake_time = 0;
@@ -223,7 +204,9 @@ static void analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r)
 			consumer = f->ev[i].pid;
 			break;
 		}
-	for (size_t i = 0; i < f->nev; i++) {
+	if (r && ((err = ft_recs_build(&recs, r)) || (err = ft_chunks_build(&chunks, r))))
+		goto out;
+	for (size_t i = 0; i < f->nev && !err; i++) {
 		struct cst_aux_ft_event *e = &f->ev[i];
 		struct cst_aux_ft_ring *g;
 		int ri_;
@@ -262,10 +245,7 @@ static void analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r)
 			e->ring_cpu = g->cpu;
 			g->reads++;
 			g->read_bytes += e->size;
-			for (size_t j = 0; j < i; j++)
-				if (f->ev[j].kind == cst_aux_ft_write && f->ev[j].cpu == g->cpu &&
-				    f->ev[j].head > e->old && f->ev[j].head <= e->head)
-					e->drained++;
+			e->drained = ft_heads_between(&heads[best], e->old, e->head);
 			if (woke && consumer && e->pid == consumer && !e->from_log) {
 				e->latency = e->time - wake_time;
 				if (e->latency > g->max_latency)
@@ -287,6 +267,7 @@ static void analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r)
 			g->first_head = e->old;
 		}
 		g->last_head = e->head;
+		err = ft_heads_add(&heads[ri_], e->head);
 		e->ring_cpu = g->cpu;
 		g->writes++;
 		g->write_bytes += e->size;
@@ -304,25 +285,22 @@ static void analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r)
 		}
 		if (!r)
 			continue;
-		for (uint64_t k = 0; k < ri.nrecs; k++) {
-			const struct cst_aux_rec_info *a = cst_aux_report_rec(r, k);
-
-			if (!used[k] && a->cpu == e->cpu && a->aux_offset == e->old &&
-			    a->aux_size == e->size) {
-				used[k] = true;
-				e->rec = (int64_t)k;
-				break;
-			}
-		}
+		e->rec = ft_recs_take(&recs, e->cpu, e->old, e->size);
 		if (e->rec < 0) {
 			g->unreported++;
 			g->unreported_bytes += e->size;
 		} else {
-			e->unheld = unheld(r, e->cpu, e->old, e->head, &e->unheld_start);
+			e->unheld = ft_chunks_unheld(&chunks, e->cpu, e->old, e->head);
+			e->unheld_start = e->old;
 			g->unheld_bytes += e->unheld;
 		}
 	}
-	free(used);
+out:
+	ft_recs_free(&recs);
+	ft_chunks_free(&chunks);
+	for (int k = 0; k < MAX_RINGS; k++)
+		free(heads[k].v);
+	return err;
 }
 
 /* The consumer's reads from cstrace's consumer log, moved onto the kernel's clock, and
@@ -463,7 +441,11 @@ int cst_aux_ftrace_build(struct cst_aux_ftrace **out, const char *path,
 		return -cste_nomem;
 	}
 	qsort(f->ev, f->nev, sizeof(*f->ev), cmp_time);
-	analyse(f, perf);
+	err = analyse(f, perf);
+	if (err) {
+		cst_aux_ftrace_free(f);
+		return err;
+	}
 	f->paired = perf != NULL;
 	*out = f;
 	return 0;

@@ -90,4 +90,30 @@ printf '# tracer: nop\n  bash-1 [000] d..1. 1.000000: sys_enter: NR 1\n' >"$TMP/
 "$CSTRACE" aux --ftrace "$TMP/none.ftrace" 2>"$TMP/err" >/dev/null
 check "no events: exit 1" test $? -eq 1
 check "no events: one line naming the file" bash -c "[ \$(wc -l <'$TMP/err') -eq 1 ] && grep -q 'none.ftrace: no perf_aux_output_end' '$TMP/err'"
+# A long recording: 200k writes and 100k reads. Counting each read's drained writes
+# scanned every earlier event (about 75 s here); sorted per-ring heads make it a
+# second or two, well inside a bound a quadratic walk cannot meet. Times are for
+# native speed: an emulated run (a cross build's tests) scales them.
+scale=${CSTRACE_TIME_SCALE:-1}
+python3 - "$TMP/big.ftrace" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("# tracer: nop\n")
+    t, head, tail = 100.0, 0, 0
+    for i in range(200000):
+        t += 0.0001
+        f.write("         prog-77 [000] d..1. %.6f: aux_end: (perf_aux_output_end+0x0/0x1c8) "
+                "old_head=0x%x size=0x100\n" % (t, head))
+        head += 0x100
+        if i % 2:
+            f.write("    cstrace-4242 [001] d..1. %.6f: tracing_mark_write: __auxtrace_mmap__read: "
+                    "old_offset=0x%x head_offset=0x%x size=0x%x\n" % (t + 0.00003, tail, head, head - tail))
+            tail = head
+PY
+timeout $((30 * scale)) "$CSTRACE" aux --ftrace "$TMP/big.ftrace" --aux-size 64K >"$TMP/big.out" 2>&1
+check "200k writes: done within $((30 * scale)) s" test $? -eq 0
+check "200k writes: each read drained two" \
+  test "$(grep -c 'ring cpu 0, drained 2 write(s)' "$TMP/big.out")" -eq 100000
+check "200k writes: the summary counts them all" \
+  grep -q "^cpu 0: kernel writes 200000 (51200000 bytes), consumer reads 100000" "$TMP/big.out"
 finish
