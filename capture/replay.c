@@ -225,12 +225,39 @@ static bool pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
+/* Map a ring the way the capture had it mapped (sizes and heads as @g gives them:
+ * a stream's ring, or one rebuilt from a perf.data) and hand it to consumer @c,
+ * whose reads and controls go to @ops. @r owns the buffers either way. */
+static int rring_map(struct rring *r, const struct cst_auxlog_ring *g, uint64_t page,
+		     struct cst_consumer *c, const struct cst_ring_ops *ops)
+{
+	struct cst_ring_desc d;
+
+	r->idx = g->idx;
+	r->page = page;
+	r->data_size = g->data_size;
+	r->aux_size = g->aux_size;
+	r->base = calloc(1, (size_t)(page + g->data_size));
+	r->aux = g->aux_size ? calloc(1, (size_t)g->aux_size) : NULL;
+	if (!r->base || (g->aux_size && !r->aux))
+		return -cste_nomem;
+	cst_put_le64(r->base + CST_MMAP_DATA_HEAD, g->data_head);
+	cst_put_le64(r->base + CST_MMAP_DATA_TAIL, g->data_tail);
+	cst_put_le64(r->base + CST_MMAP_AUX_HEAD, g->aux_head);
+	cst_put_le64(r->base + CST_MMAP_AUX_TAIL, g->aux_tail);
+	d = (struct cst_ring_desc){
+		.sz = sizeof(d), .base = r->base, .page_size = page, .data_size = g->data_size,
+		.aux = r->aux, .aux_size = g->aux_size, .overwrite = g->overwrite, .idx = g->idx,
+		.tid = g->tid, .cpu = g->cpu, .ops = ops, .ops_ctx = r,
+	};
+	return cst_consumer_add_ring(c, &d);
+}
+
 static int add_ring(struct replay *p, const struct cst_auxlog_event *ev)
 {
 	const struct cst_auxlog_ring *g = &ev->u.ring;
 	struct rring *r = &p->rings[p->nrings];
 	uint64_t page = p->session.page_size;
-	struct cst_ring_desc d;
 	int err;
 
 	if (p->nrings >= MAX_RINGS)
@@ -253,25 +280,8 @@ static int add_ring(struct replay *p, const struct cst_auxlog_event *ev)
 	for (int i = 0; i < p->nrings; i++)
 		if (p->rings[i].idx == g->idx)
 			return fail(p, ev->offset, "ring %u appears twice", g->idx);
-	r->idx = g->idx;
-	r->page = page;
-	r->data_size = g->data_size;
-	r->aux_size = g->aux_size;
-	r->base = calloc(1, (size_t)(page + g->data_size));
-	r->aux = g->aux_size ? calloc(1, (size_t)g->aux_size) : NULL;
 	p->nrings++; /* counted now so that the end frees it */
-	if (!r->base || (g->aux_size && !r->aux))
-		return -cste_nomem;
-	cst_put_le64(r->base + CST_MMAP_DATA_HEAD, g->data_head);
-	cst_put_le64(r->base + CST_MMAP_DATA_TAIL, g->data_tail);
-	cst_put_le64(r->base + CST_MMAP_AUX_HEAD, g->aux_head);
-	cst_put_le64(r->base + CST_MMAP_AUX_TAIL, g->aux_tail);
-	d = (struct cst_ring_desc){
-		.sz = sizeof(d), .base = r->base, .page_size = page, .data_size = g->data_size,
-		.aux = r->aux, .aux_size = g->aux_size, .overwrite = g->overwrite, .idx = g->idx,
-		.tid = g->tid, .cpu = g->cpu, .ops = &replay_ops, .ops_ctx = r,
-	};
-	err = cst_consumer_add_ring(p->c, &d);
+	err = rring_map(r, g, page, p->c, &replay_ops);
 	if (err == -cste_invalid)
 		return fail(p, ev->offset, "ring %u cannot be consumed (sizes or mode)", g->idx);
 	return err < 0 ? err : 0;
@@ -647,27 +657,17 @@ static int recap_add_rings(struct recap *q, struct cst_consumer *c)
 {
 	for (int i = 0; i < q->nrings; i++) {
 		struct recap_ring *g = &q->rings[i];
-		struct rring *r = &g->r;
-		struct cst_ring_desc d;
-		int err;
-
-		r->page = 4096;
-		r->data_size = pow2_above(2 * g->max_round + 8);
-		/* snapshot mode: a chunk is the whole area when it has wrapped */
-		r->aux_size = q->snapshot ? pow2_above(g->max_chunk) : pow2_above(2 * g->max_chunk + 1);
-		r->base = calloc(1, (size_t)(r->page + r->data_size));
-		r->aux = calloc(1, (size_t)r->aux_size);
-		if (!r->base || !r->aux)
-			return -cste_nomem;
-		cst_put_le64(r->base + CST_MMAP_AUX_HEAD, g->aux_first);
-		cst_put_le64(r->base + CST_MMAP_AUX_TAIL, g->aux_first);
-		d = (struct cst_ring_desc){
-			.sz = sizeof(d), .base = r->base, .page_size = r->page,
-			.data_size = r->data_size, .aux = r->aux, .aux_size = r->aux_size,
-			.overwrite = q->snapshot, .idx = r->idx, .tid = g->tid, .cpu = g->cpu,
-			.ops = &ok_ops, .ops_ctx = r,
+		/* rings just big enough for the file's largest round and chunk; snapshot
+		 * mode: a chunk is the whole area when it has wrapped */
+		struct cst_auxlog_ring ring = {
+			.idx = g->r.idx, .cpu = g->cpu, .tid = g->tid, .overwrite = q->snapshot,
+			.data_size = pow2_above(2 * g->max_round + 8),
+			.aux_size = q->snapshot ? pow2_above(g->max_chunk)
+						: pow2_above(2 * g->max_chunk + 1),
+			.aux_head = g->aux_first, .aux_tail = g->aux_first,
 		};
-		err = cst_consumer_add_ring(c, &d);
+		int err = rring_map(&g->r, &ring, 4096, c, &ok_ops);
+
 		if (err < 0)
 			return err;
 	}
