@@ -9,9 +9,18 @@
  * symbolizer's own string for it). Returns 0 or -cste_invalid. */
 int sym_afdo_ranges(struct cst_afdo *p, const char *dso,
 		    void (*fn)(void *ctx, uint64_t first, uint64_t last, uint64_t n), void *ctx);
+/* Call @fn(ctx, a, b, count) for each range (first, last) or, with @branch, each
+ * branch (from, to) of @dso that its profgen profile holds (those above its load
+ * @base, no branch to another binary), sorted, in link addresses.
+ * Returns 0 or -cste_nomem. */
+int sym_afdo_profgen_counts(struct cst_afdo *p, const char *dso, uint64_t base, bool branch,
+			    void (*fn)(void *ctx, uint64_t a, uint64_t b, uint64_t n), void *ctx);
 /* The profile has ranges in @dso. */
 bool sym_afdo_has(const struct cst_afdo *p, const char *dso);
 struct cst_symbolizer *sym_afdo_symbolizer(struct cst_afdo *p);
+/* The binary of the profile that @dso names (path or base name), an ELF: its
+ * symbolizer string, with @info filled; NULL if none (or out of memory). */
+const char *sym_afdo_find_dso(struct cst_afdo *p, const char *dso, struct cst_sym_dso_info *info);
 
 /* Line coverage (coverage.c): every code-owning line of every function with
  * debug information in the profile's binaries and how often it ran, sorted by
