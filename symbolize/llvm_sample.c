@@ -28,19 +28,6 @@
 /* GCC's discriminator of an inlined call (elfutils' dwarf.h does not name it) */
 #define AT_GNU_DISCRIMINATOR 0x2136
 
-enum { k_node, k_line, k_target };
-
-/* One function profile (node), body location (line) or call target. */
-struct rec {
-	const char *name;          /* node: the function; target: the callee */
-	uint64_t n;                /* node: total samples; line: body samples; target: calls */
-	uint64_t head;             /* node: head samples */
-	uint32_t parent;           /* node: parent node + 1 (0: top level); line: its node;
-				    * target: its line */
-	uint32_t off, disc;        /* node: call site in the parent; line: the location */
-	uint8_t kind;
-};
-
 /* One address range of a DWARF function (LLVM's FuncRange). */
 struct frange {
 	uint64_t start, end;
@@ -62,78 +49,12 @@ struct lsample {
 	bool *filled;              /* per function: its instructions were zero-filled */
 	struct sym_addr_count *acc; /* per instruction: how often it ran */
 	size_t nacc, acccap;
-	struct rec *r;
-	uint32_t nr;
-	size_t rcap;
-	uint32_t *index;           /* open addressing over r: index + 1, 0 empty */
-	uint32_t icap;
+	struct sym_sp_tree t;      /* the profile being built */
 	bool fs;                   /* flow-sensitive discriminators (clang's FS-AFDO) */
 	char **owned;              /* canonical callee names made here */
 	size_t nowned, ocap;
 	int err;
 };
-
-/* ---- the profile tree: one hashed table of nodes, lines and targets ---- */
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (s && *s)
-		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
-	return h;
-}
-
-static uint64_t rec_hash(uint8_t kind, uint32_t parent, uint32_t off, uint32_t disc,
-			 const char *name)
-{
-	uint64_t h = str_hash(name) ^ (uint64_t)kind * 0x9e3779b97f4a7c15ull ^
-		     (uint64_t)parent * 0xc2b2ae3d27d4eb4full ^
-		     ((uint64_t)off << 32 | disc) * 0x165667b19e3779f9ull;
-
-	return h ^ (h >> 29);
-}
-
-static uint64_t index_hash(const void *ctx, uint32_t i)
-{
-	const struct rec *r = &((const struct lsample *)ctx)->r[i];
-
-	return rec_hash(r->kind, r->parent, r->off, r->disc, r->name);
-}
-
-/* The record of that key, made (zeroed) if new: its index, or UINT32_MAX when
- * out of memory. */
-static uint32_t rec_get(struct lsample *c, uint8_t kind, uint32_t parent, uint32_t off,
-			uint32_t disc, const char *name)
-{
-	uint64_t h;
-
-	if (c->err)
-		return UINT32_MAX;
-	if (c->nr * 2 >= c->icap &&
-	    cst_index_grow(&c->index, &c->icap, 1024, c->nr, index_hash, c) < 0)
-		goto nomem;
-	for (h = rec_hash(kind, parent, off, disc, name);; h++) {
-		uint32_t i = c->index[h & (c->icap - 1)];
-		const struct rec *r;
-
-		if (!i)
-			break;
-		r = &c->r[i - 1];
-		if (r->kind == kind && r->parent == parent && r->off == off && r->disc == disc &&
-		    (r->name == name || (r->name && name && !strcmp(r->name, name))))
-			return i - 1;
-	}
-	if (CST_GROW(c->r, c->rcap, (size_t)c->nr + 1) < 0)
-		goto nomem;
-	c->r[c->nr] = (struct rec){.name = name, .parent = parent, .off = off, .disc = disc,
-				   .kind = kind};
-	c->index[h & (c->icap - 1)] = ++c->nr;
-	return c->nr - 1;
-nomem:
-	c->err = -cste_nomem;
-	return UINT32_MAX;
-}
 
 /* ---- LLVM's reading of DWARF ---- */
 
@@ -255,17 +176,17 @@ static int frames_at(struct lsample *c, uint64_t a, struct frame *fr)
 /* The profile of the innermost frame, each profile on the way getting @total. */
 static uint32_t leaf_node(struct lsample *c, const struct frame *fr, int n, uint64_t total)
 {
-	uint32_t node = rec_get(c, k_node, 0, 0, 0, fr[0].name);
+	uint32_t node = sym_sp_get(&c->t, sym_sp_node, 0, 0, 0, fr[0].name);
 
 	if (node == UINT32_MAX)
 		return node;
-	c->r[node].n += total;
+	c->t.r[node].n += total;
 	for (int i = 1; i < n; i++) {
-		node = rec_get(c, k_node, node + 1, fr[i - 1].off, base_disc(c, fr[i - 1].disc),
+		node = sym_sp_get(&c->t, sym_sp_node, node + 1, fr[i - 1].off, base_disc(c, fr[i - 1].disc),
 			       fr[i].name);
 		if (node == UINT32_MAX)
 			return node;
-		c->r[node].n += total;
+		c->t.r[node].n += total;
 	}
 	return node;
 }
@@ -485,15 +406,15 @@ static void on_branch(void *ctx, uint64_t from, uint64_t to, uint64_t n)
 		uint32_t line, t;
 
 		node = leaf_node(c, fr, nf, 0);
-		line = rec_get(c, k_line, node, fr[nf - 1].off, base_disc(c, fr[nf - 1].disc), NULL);
-		t = line == UINT32_MAX ? line : rec_get(c, k_target, line, 0, 0, name);
+		line = sym_sp_get(&c->t, sym_sp_line, node, fr[nf - 1].off, base_disc(c, fr[nf - 1].disc), NULL);
+		t = line == UINT32_MAX ? line : sym_sp_get(&c->t, sym_sp_target, line, 0, 0, name);
 		if (t == UINT32_MAX)
 			return;
-		c->r[t].n += n;
+		c->t.r[t].n += n;
 	}
-	node = rec_get(c, k_node, 0, 0, 0, name);
+	node = sym_sp_get(&c->t, sym_sp_node, 0, 0, 0, name);
 	if (node != UINT32_MAX)
-		c->r[node].head += n;
+		c->t.r[node].head += n;
 }
 
 /* Each instruction's count into the profiles of its inline chain. */
@@ -512,141 +433,12 @@ static void add_bodies(struct lsample *c)
 			continue; /* no function of DWARF's: LLVM leaves it out */
 		node = leaf_node(c, fr, nf, n * sym_dso_insn_size(c->dso, a));
 		line = node == UINT32_MAX ? node
-					  : rec_get(c, k_line, node, fr[nf - 1].off,
+					  : sym_sp_get(&c->t, sym_sp_line, node, fr[nf - 1].off,
 						    base_disc(c, fr[nf - 1].disc), NULL);
 		body = n * dup_factor(c, fr[nf - 1].disc);
-		if (line != UINT32_MAX && c->r[line].n < body)
-			c->r[line].n = body;
+		if (line != UINT32_MAX && c->t.r[line].n < body)
+			c->t.r[line].n = body;
 	}
-}
-
-/* A top-level location counts at least the calls made from it (llvm-profgen's
- * updateCallsiteSamples). */
-static void raise_to_calls(struct lsample *c)
-{
-	uint64_t *sum = calloc((size_t)c->nr + 1, sizeof(*sum));
-
-	if (!sum) {
-		c->err = -cste_nomem;
-		return;
-	}
-	for (uint32_t i = 0; i < c->nr; i++)
-		if (c->r[i].kind == k_target)
-			sum[c->r[i].parent] += c->r[i].n;
-	for (uint32_t i = 0; i < c->nr; i++)
-		if (c->r[i].kind == k_line && !c->r[c->r[i].parent].parent && sum[i] > c->r[i].n)
-			c->r[i].n = sum[i];
-	free(sum);
-}
-
-/* ---- writing ---- */
-
-struct order {
-	const struct rec *base;
-	const struct rec **v[3];   /* per kind: the records, by parent then key */
-	uint32_t n[3];
-};
-
-static int by_key(const void *x, const void *y)
-{
-	const struct rec *a = *(const struct rec *const *)x, *b = *(const struct rec *const *)y;
-
-	if (a->parent != b->parent)
-		return a->parent < b->parent ? -1 : 1;
-	if (a->kind == k_node && !a->parent && a->n != b->n) /* top level: most samples first */
-		return a->n > b->n ? -1 : 1;
-	if (a->kind == k_target && a->n != b->n) /* targets: most calls first */
-		return a->n > b->n ? -1 : 1;
-	if (a->off != b->off)
-		return a->off < b->off ? -1 : 1;
-	if (a->disc != b->disc)
-		return a->disc < b->disc ? -1 : 1;
-	return a->name && b->name ? strcmp(a->name, b->name) : 0;
-}
-
-/* The first of kind @k's sorted records with parent @parent. */
-static uint32_t group(const struct order *o, int k, uint32_t parent)
-{
-	uint32_t lo = 0, hi = o->n[k];
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (o->v[k][mid]->parent < parent)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static void put_loc(FILE *f, int indent, uint32_t off, uint32_t disc)
-{
-	fprintf(f, "%*s%" PRIu32, indent, "", off);
-	if (disc)
-		fprintf(f, ".%" PRIu32, disc);
-	fputs(": ", f);
-}
-
-/* Names llvm-profgen leaves out, with what is inlined in them: C++ initialisers
- * that several copies in one binary share after their suffixes are cut. */
-static bool ambiguous(const char *name)
-{
-	return !strncmp(name, "__cxx_global_var_init", 21) || !strncmp(name, "__tls_init", 10);
-}
-
-/* A profile as LLVM's text writer puts it: "name:total[:head]", its body lines
- * ("offset[.discriminator]: count callee:calls...") one space deeper, then its
- * inlinees, each after the location it was inlined at. */
-static void put_node(const struct order *o, FILE *f, const struct rec *x, int depth)
-{
-	uint32_t id = (uint32_t)(x - o->base);
-
-	fprintf(f, "%s:%" PRIu64, x->name, x->n);
-	if (!depth)
-		fprintf(f, ":%" PRIu64, x->head);
-	fputc('\n', f);
-	for (uint32_t i = group(o, k_line, id); i < o->n[k_line] && o->v[k_line][i]->parent == id;
-	     i++) {
-		const struct rec *line = o->v[k_line][i];
-		uint32_t lid = (uint32_t)(line - o->base);
-
-		put_loc(f, depth + 1, line->off, line->disc);
-		fprintf(f, "%" PRIu64, line->n);
-		for (uint32_t t = group(o, k_target, lid);
-		     t < o->n[k_target] && o->v[k_target][t]->parent == lid; t++)
-			fprintf(f, " %s:%" PRIu64, o->v[k_target][t]->name, o->v[k_target][t]->n);
-		fputc('\n', f);
-	}
-	for (uint32_t i = group(o, k_node, id + 1);
-	     i < o->n[k_node] && o->v[k_node][i]->parent == id + 1; i++) {
-		if (ambiguous(o->v[k_node][i]->name))
-			continue;
-		put_loc(f, depth + 1, o->v[k_node][i]->off, o->v[k_node][i]->disc);
-		put_node(o, f, o->v[k_node][i], depth + 1);
-	}
-}
-
-static int write_profile(const struct lsample *c, FILE *f)
-{
-	struct order o = {c->r, {NULL, NULL, NULL}, {0, 0, 0}};
-	int err = 0;
-
-	for (int k = 0; k < 3 && !err; k++) {
-		o.v[k] = malloc(((size_t)c->nr + 1) * sizeof(*o.v[k]));
-		if (!o.v[k])
-			err = -cste_nomem;
-	}
-	for (uint32_t i = 0; i < c->nr && !err; i++)
-		o.v[c->r[i].kind][o.n[c->r[i].kind]++] = &c->r[i];
-	for (int k = 0; k < 3 && !err; k++)
-		qsort(o.v[k], o.n[k], sizeof(*o.v[k]), by_key);
-	for (uint32_t i = 0; i < o.n[k_node] && !err && !o.v[k_node][i]->parent; i++)
-		if (!ambiguous(o.v[k_node][i]->name))
-			put_node(&o, f, o.v[k_node][i], 0);
-	for (int k = 0; k < 3; k++)
-		free(o.v[k]);
-	return err ? err : ferror(f) ? -cste_io : 0;
 }
 
 static struct dso *dso_named(struct cst_symbolizer *sym, const char *name)
@@ -682,11 +474,11 @@ int cst_afdo_write_llvm_sample(struct cst_afdo *p, FILE *f, const char *dso)
 	if (!err && !c.err)
 		err = sym_afdo_profgen_counts(p, name, info.base, true, on_branch, &c);
 	if (!err && !c.err) {
-		raise_to_calls(&c);
-		err = write_profile(&c, f);
+		sym_sp_raise_to_calls(&c.t);
+		err = sym_sp_write(&c.t, f);
 	}
 	if (!err)
-		err = c.err;
+		err = c.err ? c.err : c.t.err;
 	for (size_t i = 0; i < c.nowned; i++)
 		free(c.owned[i]);
 	free(c.owned);
@@ -695,7 +487,6 @@ int cst_afdo_write_llvm_sample(struct cst_afdo *p, FILE *f, const char *dso)
 	free(c.first);
 	free(c.filled);
 	free(c.acc);
-	free(c.r);
-	free(c.index);
+	sym_sp_free(&c.t);
 	return err;
 }

@@ -11,7 +11,7 @@ binary. Only code inside the binary's loadable segments counts (static binaries:
 runtime addresses are the binary's own). The profile must hold exactly these
 counts; the profgen file the same, less the load base, without targets outside.
 """
-import argparse, collections, os, re, subprocess, sys
+import argparse, collections, os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemu_run  # noqa: E402
@@ -25,12 +25,7 @@ ap.add_argument("--autofdo", required=True)
 ap.add_argument("--profgen")
 args = ap.parse_args()
 
-segs = []
-for line in subprocess.run([args.readelf, "-lW", args.binary], capture_output=True, text=True,
-                           check=True).stdout.splitlines():
-    p = line.split()
-    if p and p[0] == "LOAD":
-        segs.append((int(p[2], 16), int(p[2], 16) + int(p[5], 16)))
+segs = qemu_run.load_segments(args.readelf, args.binary)
 base = min(s[0] for s in segs)
 inside = lambda a: any(lo <= a < hi for lo, hi in segs)
 

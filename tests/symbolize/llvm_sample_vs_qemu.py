@@ -29,12 +29,7 @@ ap.add_argument("--profile", required=True)
 ap.add_argument("--expect", default="", help="comma-separated functions that must be in it")
 args = ap.parse_args()
 
-segs = []
-for line in subprocess.run([args.readelf, "-lW", args.binary], capture_output=True, text=True,
-                           check=True).stdout.splitlines():
-    p = line.split()
-    if p and p[0] == "LOAD":
-        segs.append((int(p[2], 16), int(p[2], 16) + int(p[5], 16)))
+segs = qemu_run.load_segments(args.readelf, args.binary)
 inside = lambda a: a is not None and any(lo <= a < hi for lo, hi in segs)
 
 disasm = qemu_run.disassembly(args.objdump, args.binary)

@@ -12,6 +12,17 @@ def truth_files(path):
     return out
 
 
+def load_segments(readelf, binary):
+    """The binary's PT_LOAD segments as (start, end) addresses."""
+    segs = []
+    for line in subprocess.run([readelf, "-lW", binary], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        p = line.split()
+        if p and p[0] == "LOAD":
+            segs.append((int(p[2], 16), int(p[2], 16) + int(p[5], 16)))
+    return segs
+
+
 def disassembly(objdump, binary):
     """addr -> (size, mnemonic without a .w/.n width suffix, operands), from objdump -d."""
     insn = {}
