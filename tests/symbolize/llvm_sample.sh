@@ -119,5 +119,13 @@ if [ -f "$TMP/A64-inline.sample" ]; then
   check "--dso naming no binary of the trace is refused" bash -c \
     "! '$CSTRACE' report --format=llvm-sample --dso nosuch --elf '$progs/aarch64/inline' '$TMP/A64-inline.snap' 2>/dev/null"
 fi
+bin=$progs/aarch64/a64_loop # built without -g
+if [ -x "$bin" ] && command -v qemu-aarch64 >/dev/null; then
+  check "a64_loop: synth" quiet "$CSTRACE" synth --arch aarch64 --core cortex-a53 \
+    -o "$TMP/nodwarf.snap" -- "$bin"
+  check "a binary without DWARF is refused, saying so, and no file is left" bash -c \
+    "! '$CSTRACE' report --format=llvm-sample --dso a64_loop --elf '$bin' -o '$TMP/nodwarf.txt' \
+      '$TMP/nodwarf.snap' 2>'$TMP/err' && grep -q 'no DWARF found' '$TMP/err' && [ ! -e '$TMP/nodwarf.txt' ]"
+fi
 [ "$checks" -gt 0 ] || skip "no test programs or QEMU"
 finish
