@@ -26,6 +26,7 @@ enum rep_format {
 	rep_perfetto,
 	rep_autofdo,
 	rep_profgen,
+	rep_llvm_sample,
 	rep_lcov,
 	rep_coverage,
 	rep_html,
@@ -65,9 +66,11 @@ static const char report_usage[] =
 	"                       perfetto (a timeline of calls per thread for ui.perfetto.dev),\n"
 	"                       autofdo (AutoFDO text profile, as simpleperf inject writes),\n"
 	"                       profgen (llvm-profgen's unsymbolized profile of --dso),\n"
+	"                       llvm-sample (LLVM's sample profile text of --dso, as\n"
+	"                       llvm-profgen makes it: clang -fprofile-sample-use reads it)\n"
 	"                       lcov (line coverage for genhtml), coverage (per-file table),\n"
 	"                       html (one page: functions, call graph, flame graph, coverage)\n"
-	"  --dso NAME           profgen: the binary (path or base name)\n"
+	"  --dso NAME           profgen, llvm-sample: the binary (path or base name)\n"
 	"  -g, --call-graph     the caller -> callee tree with children, self and call counts\n"
 	"                       (text, or json: nested nodes)\n"
 	"  --children           add each function's children column (instructions in it and\n"
@@ -144,7 +147,7 @@ struct report_args {
 	bool stats;
 	bool call_graph, children;
 	double percent_limit;
-	const char *dso;           /* --dso: the binary of a profgen profile */
+	const char *dso;           /* --dso: the binary of a profgen or llvm-sample profile */
 };
 
 static int report_option(void *ctx, int opt, const char *arg)
@@ -171,6 +174,8 @@ static int report_option(void *ctx, int opt, const char *arg)
 			r->format = rep_autofdo;
 		else if (!strcmp(arg, "profgen"))
 			r->format = rep_profgen;
+		else if (!strcmp(arg, "llvm-sample"))
+			r->format = rep_llvm_sample;
 		else if (!strcmp(arg, "lcov"))
 			r->format = rep_lcov;
 		else if (!strcmp(arg, "coverage"))
@@ -179,7 +184,7 @@ static int report_option(void *ctx, int opt, const char *arg)
 			r->format = rep_html;
 		else {
 			cli_error("--format %s: expected text, json, csv, folded, flamegraph, perfetto, "
-				  "autofdo, profgen, lcov, coverage or html",
+				  "autofdo, profgen, llvm-sample, lcov, coverage or html",
 				  arg);
 			return -1;
 		}
@@ -261,8 +266,9 @@ int cmd_report(int argc, char **argv)
 		cli_error("--children: needs sym in --sort (children are per function)");
 		goto out;
 	}
-	if (args.format == rep_profgen && !args.dso) {
-		cli_error("--format=profgen: name the binary with --dso NAME");
+	if ((args.format == rep_profgen || args.format == rep_llvm_sample) && !args.dso) {
+		cli_error("--format=%s: name the binary with --dso NAME",
+			  args.format == rep_profgen ? "profgen" : "llvm-sample");
 		goto out;
 	}
 	calls_needed = args.call_graph || args.children || args.format == rep_folded ||
@@ -282,7 +288,8 @@ int cmd_report(int argc, char **argv)
 		if (!err)
 			err = cst_calls_alloc(&run.calls, calls_filtered, &run.sink);
 	} else if (!err && (args.format == rep_autofdo || args.format == rep_profgen ||
-			    args.format == rep_lcov || args.format == rep_coverage)) {
+			    args.format == rep_llvm_sample || args.format == rep_lcov ||
+			    args.format == rep_coverage)) {
 		err = cst_afdo_alloc(&run.afdo, sym);
 	} else if (!err && calls_needed) {
 		err = cst_calltree_alloc(&run.tree);
@@ -343,10 +350,18 @@ int cmd_report(int argc, char **argv)
 		err = cst_afdo_write_lcov(run.afdo, out.f);
 	else if (args.format == rep_coverage)
 		err = cst_afdo_write_coverage(run.afdo, out.f);
-	else if (args.format == rep_profgen) {
-		err = cst_afdo_write_profgen(run.afdo, out.f, args.dso);
-		if (err == -cste_not_found) {
-			cli_error("--dso %s: no ELF binary of that name ran in %s", args.dso, trace);
+	else if (args.format == rep_profgen || args.format == rep_llvm_sample) {
+		err = args.format == rep_profgen
+			      ? cst_afdo_write_profgen(run.afdo, out.f, args.dso)
+			      : cst_afdo_write_llvm_sample(run.afdo, out.f, args.dso);
+		if (err == -cste_not_found || err == -cste_unsupported) {
+			if (err == -cste_not_found)
+				cli_error("--dso %s: no ELF binary of that name ran in %s", args.dso,
+					  trace);
+			else
+				cli_error("--dso %s: no DWARF found for it: a sample profile is made of "
+					  "source lines (build with -g, or give --debug-dir)",
+					  args.dso);
 			cli_out_abort(&out);
 			goto out;
 		}

@@ -331,18 +331,21 @@ int cst_afdo_write_autofdo(struct cst_afdo *p, FILE *f)
 	return ferror(f) ? -cste_io : 0;
 }
 
-int cst_afdo_write_profgen(struct cst_afdo *p, FILE *f, const char *dso)
+/* What a profile relative to @base holds: nothing below it, and no branch to
+ * another binary (floor 1 when the binary is linked at 0: still drops 0 targets). */
+static uint64_t profgen_floor(uint64_t base)
 {
-	struct cst_sym_dso_info info;
+	return base ? base : 1;
+}
+
+const char *sym_afdo_find_dso(struct cst_afdo *p, const char *dso, struct cst_sym_dso_info *info)
+{
 	const char **names;
 	const char *name = NULL;
-	int nd;
+	int nd = dsos(p, &names);
 
-	if (!p || !f || !dso)
-		return -cste_invalid;
-	nd = dsos(p, &names);
 	if (nd < 0)
-		return nd;
+		return NULL;
 	/* the binary the user named: by its path or its base name */
 	for (int d = 0; d < nd && !name; d++) {
 		const char *s = strrchr(names[d], '/');
@@ -351,16 +354,42 @@ int cst_afdo_write_profgen(struct cst_afdo *p, FILE *f, const char *dso)
 			name = names[d];
 	}
 	free(names);
-	if (!name || cst_symbolizer_dso_info(p->sym, name, &info) < 0 || !info.elf)
+	if (!name || cst_symbolizer_dso_info(p->sym, name, info) < 0 || !info->elf)
+		return NULL;
+	return name;
+}
+
+int cst_afdo_write_profgen(struct cst_afdo *p, FILE *f, const char *dso)
+{
+	struct cst_sym_dso_info info;
+	const char *name;
+
+	if (!p || !f || !dso)
+		return -cste_invalid;
+	name = sym_afdo_find_dso(p, dso, &info);
+	if (!name)
 		return -cste_not_found;
 	for (int pass = 0; pass < 2; pass++) {
-		/* floor 1 when the binary is linked at 0: still drops 0 targets */
-		int err = put_counts(p, f, name, pass == 1, info.base ? info.base : 1, info.base);
+		int err = put_counts(p, f, name, pass == 1, profgen_floor(info.base), info.base);
 
 		if (err < 0)
 			return err;
 	}
 	return ferror(f) ? -cste_io : 0;
+}
+
+int sym_afdo_profgen_counts(struct cst_afdo *p, const char *dso, uint64_t base, bool branch,
+			    void (*fn)(void *ctx, uint64_t a, uint64_t b, uint64_t n), void *ctx)
+{
+	const struct count **v;
+	int n = select_counts(p, dso, branch, profgen_floor(base), &v);
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++)
+		fn(ctx, v[i]->a, v[i]->b, v[i]->n);
+	free(v);
+	return 0;
 }
 
 int sym_afdo_ranges(struct cst_afdo *p, const char *dso,

@@ -22,7 +22,6 @@ struct acc {
 
 struct walk {
 	const struct dso *dso;
-	bool thumb_possible;
 	struct acc *acc;
 	int err;
 };
@@ -33,16 +32,12 @@ static void add_range(void *ctx, uint64_t first, uint64_t last, uint64_t n)
 	struct walk *w = ctx;
 
 	for (uint64_t a = first; a <= last && !w->err;) {
-		enum cst_isa isa = cst_isa_a64;
-
 		if (CST_GROW(w->acc->v, w->acc->cap, w->acc->n + 1) < 0) {
 			w->err = -cste_nomem;
 			return;
 		}
 		w->acc->v[w->acc->n++] = (struct sym_addr_count){a, n};
-		if (w->thumb_possible)
-			isa = sym_dso_mapping_kind(w->dso, a) == sym_map_t32 ? cst_isa_t32 : cst_isa_a32;
-		a += sym_insn_size(isa, isa == cst_isa_t32 ? sym_dso_code(w->dso, a, 2) : NULL);
+		a += sym_dso_insn_size(w->dso, a);
 	}
 }
 
@@ -157,7 +152,7 @@ static int dso_lines(struct cst_symbolizer *sym, struct cst_afdo *p, struct dso 
 		     struct sym_cov *c)
 {
 	struct acc acc = {0};
-	struct walk w = {dso, dso->machine == EM_ARM, &acc, 0};
+	struct walk w = {dso, &acc, 0};
 	size_t m = 0;
 	int err;
 

@@ -289,6 +289,7 @@ void sym_dso_free(struct dso *dso)
 	free(dso->segs);
 	free(dso->secs);
 	free(dso->rows);
+	free(dso->cu_ranges);
 	free(dso->debug_file);
 	free(dso->why);
 	free(dso->file);

@@ -33,6 +33,15 @@ struct sym_row {
 	uint64_t addr;
 	const char *file;
 	uint32_t line;             /* 0: no line (end of sequence or compiler-made) */
+	uint32_t discriminator;    /* the row's DWARF discriminator (0: none) */
+};
+
+/* A compile unit's address range (module addresses), for binaries without
+ * .debug_aranges (clang does not write it). */
+struct sym_cu_range {
+	uint64_t lo, hi;
+	Dwarf_Die cu;
+	Dwarf_Addr bias;
 };
 
 /* Arm mapping symbol: code state from @addr on. */
@@ -87,6 +96,9 @@ struct dso {
 	bool dwarf_done, has_dwarf;
 	struct sym_row *rows;
 	uint32_t nrows;
+	struct sym_cu_range *cu_ranges; /* built when libdw's aranges miss an address */
+	uint32_t ncu_ranges;
+	bool cu_ranges_done;
 	char *debug_file;          /* separate debug file dwfl found, if any */
 
 	char *why;                 /* what was looked for, for the warning */
@@ -202,6 +214,13 @@ uint32_t sym_func_slot(const struct sym_func *f, const struct sym_row *row);
 const char *sym_dso_inlined_at(struct dso *dso, uint64_t vaddr);
 int sym_dso_inline_chain(struct cst_symbolizer *sym, struct dso *dso, uint64_t vaddr,
 		     const struct sym_func *f, struct cst_sym_frame *frames, int max);
+/* The concrete DIEs of the inline chain at @vaddr, innermost first: each
+ * DW_TAG_inlined_subroutine, then the DW_TAG_subprogram holding them (at most
+ * @max). Returns how many (0: no DWARF function covers the address). */
+int sym_dso_inline_dies(struct dso *dso, uint64_t vaddr, Dwarf_Die *dies, int max);
+/* The last line-table row at or below @vaddr, line 0 rows included; NULL
+ * outside every sequence. */
+const struct sym_row *sym_dso_row_at(const struct dso *dso, uint64_t vaddr);
 
 /* space.c */
 struct space *sym_space_get(struct cst_symbolizer *sym, int32_t pid, bool create);
@@ -228,6 +247,17 @@ static inline unsigned sym_insn_size(enum cst_isa isa, const uint8_t *p)
 	if (!p)
 		return 2;
 	return cst_t32_insn_size(cst_le16(p));
+}
+
+/* Size of the instruction at link address @a of @dso: A64 always 4; in an Arm
+ * binary the mapping symbols tell T32 from A32 (data counts as A32). */
+static inline unsigned sym_dso_insn_size(const struct dso *dso, uint64_t a)
+{
+	if (dso->machine != EM_ARM)
+		return 4;
+	if (sym_dso_mapping_kind(dso, a) != sym_map_t32)
+		return 4;
+	return sym_insn_size(cst_isa_t32, sym_dso_code(dso, a, 2));
 }
 
 /* range.c */

@@ -42,11 +42,13 @@ static void load_rows(struct cst_symbolizer *sym, struct dso *dso)
 			Dwarf_Addr a;
 			bool end = false;
 			int line = 0;
+			unsigned disc = 0;
 
 			if (!l || dwarf_lineaddr(l, &a) != 0)
 				continue;
 			dwarf_lineendsequence(l, &end);
 			dwarf_lineno(l, &line);
+			dwarf_linediscriminator(l, &disc);
 			if (n == cap) {
 				size_t c = cap ? cap * 2 : 4096;
 				struct sym_row *r = realloc(rows, c * sizeof(*r));
@@ -63,6 +65,7 @@ static void load_rows(struct cst_symbolizer *sym, struct dso *dso)
 			rows[n].addr = a + cubias - dso->bias;
 			rows[n].file = end ? NULL : dwarf_linesrc(l, NULL, NULL);
 			rows[n].line = end || line < 0 ? 0 : (uint32_t)line;
+			rows[n].discriminator = end ? 0 : disc;
 			n++;
 		}
 	}
@@ -158,6 +161,14 @@ const struct sym_row *sym_dso_find_row(const struct dso *dso, uint64_t vaddr)
 	return &dso->rows[lo - 1];
 }
 
+const struct sym_row *sym_dso_row_at(const struct dso *dso, uint64_t vaddr)
+{
+	uint32_t i = vaddr == UINT64_MAX ? dso->nrows : sym_dso_row_index(dso, vaddr + 1);
+
+	/* an end of sequence (no file) closes the code before it: no row here */
+	return i && i < dso->nrows && dso->rows[i - 1].file ? &dso->rows[i - 1] : NULL;
+}
+
 uint32_t sym_dso_row_index(const struct dso *dso, uint64_t vaddr)
 {
 	uint32_t lo = 0, hi = dso->nrows;
@@ -244,12 +255,71 @@ static const char *die_name(Dwarf_Die *die)
 	return name;
 }
 
+static int cmp_cu_range(const void *a, const void *b)
+{
+	const struct sym_cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Every compile unit's ranges, sorted: libdw finds a unit by .debug_aranges
+ * only, which clang does not write. */
+static void load_cu_ranges(struct dso *dso)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr cubias;
+	size_t cap = 0;
+
+	dso->cu_ranges_done = true;
+	while ((cu = dwfl_module_nextcu(dso->mod, cu, &cubias))) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+			if (hi <= lo)
+				continue;
+			if (CST_GROW(dso->cu_ranges, cap, (size_t)dso->ncu_ranges + 1) < 0)
+				return;
+			dso->cu_ranges[dso->ncu_ranges++] =
+				(struct sym_cu_range){lo + cubias, hi + cubias, *cu, cubias};
+		}
+	}
+	qsort(dso->cu_ranges, dso->ncu_ranges, sizeof(*dso->cu_ranges), cmp_cu_range);
+}
+
+/* The compile unit holding module address @a, by its own ranges. */
+static Dwarf_Die *cu_by_ranges(struct dso *dso, uint64_t a, Dwarf_Addr *cubias)
+{
+	uint32_t lo = 0, hi;
+
+	if (!dso->cu_ranges_done)
+		load_cu_ranges(dso);
+	hi = dso->ncu_ranges;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (dso->cu_ranges[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges of units may overlap: look back a little past ones ending early */
+	for (uint32_t i = lo; i-- && lo - i <= 64;)
+		if (a < dso->cu_ranges[i].hi) {
+			*cubias = dso->cu_ranges[i].bias;
+			return &dso->cu_ranges[i].cu;
+		}
+	return NULL;
+}
+
 /* Scopes at @vaddr: returns the count and sets *scopes (caller frees). */
 static int scopes_at(struct dso *dso, uint64_t vaddr, Dwarf_Die **scopes)
 {
 	Dwarf_Addr cubias;
 	Dwarf_Die *cu = dwfl_module_addrdie(dso->mod, vaddr + dso->bias, &cubias);
 
+	if (!cu)
+		cu = cu_by_ranges(dso, vaddr + dso->bias, &cubias);
 	if (!cu)
 		return 0;
 	return dwarf_getscopes(cu, vaddr + dso->bias - cubias, scopes);
@@ -294,44 +364,55 @@ static const char *call_file(Dwarf_Die *die)
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
-int sym_dso_inline_chain(struct cst_symbolizer *sym, struct dso *dso, uint64_t vaddr,
-		     const struct sym_func *f, struct cst_sym_frame *frames, int max)
+int sym_dso_inline_dies(struct dso *dso, uint64_t vaddr, Dwarf_Die *dies, int max)
 {
-	const struct sym_row *row = dso->has_dwarf ? sym_dso_find_row(dso, vaddr) : NULL;
-	const char *file = row ? row->file : NULL;
-	int line = row ? (int)row->line : 0;
 	Dwarf_Die *scopes = NULL;
 	int n = dso->has_dwarf ? scopes_at(dso, vaddr, &scopes) : 0, k = 0;
 
 	for (int i = 0; i < n && k < max; i++) {
 		int tag = dwarf_tag(&scopes[i]);
-		Dwarf_Attribute attr;
-		Dwarf_Word cl = 0;
 		Dwarf_Die *outer = NULL;
+		int m;
 
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		frames[k].func = die_name(&scopes[i]);
-		frames[k].file = file;
-		frames[k].line = line;
-		k++;
+		dies[k++] = scopes[i];
 		if (tag == DW_TAG_subprogram)
 			break;
-		/* the caller's position is where this inline was called */
-		file = call_file(&scopes[i]);
-		line = dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &cl) == 0
-			       ? (int)cl
-			       : 0;
 		/* getscopes lists the inline's abstract scopes above it, not its
 		 * caller's: restart from the concrete DIE's own parents */
-		int m = dwarf_getscopes_die(&scopes[i], &outer);
-
+		m = dwarf_getscopes_die(&scopes[i], &outer);
 		free(scopes);
 		scopes = outer;
 		n = m > 0 ? m : 0;
 		i = 0; /* outer[0] is the inline itself */
 	}
 	free(scopes);
+	return k;
+}
+
+int sym_dso_inline_chain(struct cst_symbolizer *sym, struct dso *dso, uint64_t vaddr,
+		     const struct sym_func *f, struct cst_sym_frame *frames, int max)
+{
+	const struct sym_row *row = dso->has_dwarf ? sym_dso_find_row(dso, vaddr) : NULL;
+	const char *file = row ? row->file : NULL;
+	int line = row ? (int)row->line : 0;
+	Dwarf_Die dies[32];
+	int k = sym_dso_inline_dies(dso, vaddr, dies, max < 32 ? max : 32);
+
+	for (int i = 0; i < k; i++) {
+		Dwarf_Attribute attr;
+		Dwarf_Word cl = 0;
+
+		frames[i].func = die_name(&dies[i]);
+		frames[i].file = file;
+		frames[i].line = line;
+		/* the caller's position is where this inline was called */
+		file = call_file(&dies[i]);
+		line = dwarf_formudata(dwarf_attr(&dies[i], DW_AT_call_line, &attr), &cl) == 0
+			       ? (int)cl
+			       : 0;
+	}
 	if (!k && max > 0 && (f || file)) {
 		frames[0].func = f ? f->pub.name : NULL;
 		frames[0].file = file;

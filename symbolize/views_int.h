@@ -9,9 +9,18 @@
  * symbolizer's own string for it). Returns 0 or -cste_invalid. */
 int sym_afdo_ranges(struct cst_afdo *p, const char *dso,
 		    void (*fn)(void *ctx, uint64_t first, uint64_t last, uint64_t n), void *ctx);
+/* Call @fn(ctx, a, b, count) for each range (first, last) or, with @branch, each
+ * branch (from, to) of @dso that its profgen profile holds (those above its load
+ * @base, no branch to another binary), sorted, in link addresses.
+ * Returns 0 or -cste_nomem. */
+int sym_afdo_profgen_counts(struct cst_afdo *p, const char *dso, uint64_t base, bool branch,
+			    void (*fn)(void *ctx, uint64_t a, uint64_t b, uint64_t n), void *ctx);
 /* The profile has ranges in @dso. */
 bool sym_afdo_has(const struct cst_afdo *p, const char *dso);
 struct cst_symbolizer *sym_afdo_symbolizer(struct cst_afdo *p);
+/* The binary of the profile that @dso names (path or base name), an ELF: its
+ * symbolizer string, with @info filled; NULL if none (or out of memory). */
+const char *sym_afdo_find_dso(struct cst_afdo *p, const char *dso, struct cst_sym_dso_info *info);
 
 /* Line coverage (coverage.c): every code-owning line of every function with
  * debug information in the profile's binaries and how often it ran, sorted by
@@ -69,6 +78,38 @@ int sym_afdo_branches(struct cst_afdo *p, const char *dso,
 struct dso;
 int sym_cov_branches(struct cst_afdo *p, struct dso *dso, struct sym_func *f,
 		     uint64_t (*executed)(void *ctx, uint64_t addr), void *ctx, struct sym_cov *c);
+
+/* sample_tree.c: an LLVM sample profile being built. Each record is a function
+ * profile (node), a body location of one (line) or a call target of a line. */
+enum { sym_sp_node, sym_sp_line, sym_sp_target };
+struct sym_sp_rec {
+	const char *name;          /* node: the function; target: the callee */
+	uint64_t n;                /* node: total samples; line: body samples; target: calls */
+	uint64_t head;             /* node: head samples */
+	uint32_t parent;           /* node: parent node + 1 (0: top level); line: its node;
+				    * target: its line */
+	uint32_t off, disc;        /* node: call site in the parent; line: the location */
+	uint8_t kind;
+};
+struct sym_sp_tree {
+	struct sym_sp_rec *r;
+	uint32_t n;
+	size_t cap;
+	uint32_t *index;           /* open addressing over r: index + 1, 0 empty */
+	uint32_t icap;
+	int err;                   /* the first failure (-cste_nomem) */
+};
+/* The record of that key, made (zeroed) if new: its index, or UINT32_MAX once
+ * out of memory. @name must live as long as the tree. */
+uint32_t sym_sp_get(struct sym_sp_tree *t, uint8_t kind, uint32_t parent, uint32_t off,
+		    uint32_t disc, const char *name);
+/* A top-level location counts at least the calls made from it (llvm-profgen's
+ * updateCallsiteSamples). */
+void sym_sp_raise_to_calls(struct sym_sp_tree *t);
+/* LLVM's text format: functions by total (most first), then name. Errors:
+ * the tree's, -cste_nomem, -cste_io. */
+int sym_sp_write(const struct sym_sp_tree *t, FILE *f);
+void sym_sp_free(struct sym_sp_tree *t);
 
 /* Write @s with XML's special characters escaped (SVG and HTML views). */
 void sym_put_xml(FILE *f, const char *s);

@@ -538,6 +538,14 @@ int cst_afdo_write_autofdo(struct cst_afdo *p, FILE *f);
  *  load base. Errors: -cste_invalid, -cste_not_found (no such ELF in the
  *  profile), -cste_nomem, -cste_io. */
 int cst_afdo_write_profgen(struct cst_afdo *p, FILE *f, const char *dso);
+/** LLVM's sample profile, text format (clang -fprofile-sample-use reads it), of the
+ *  binary @dso, computed from the counts cst_afdo_write_profgen writes by
+ *  llvm-profgen's rules: per DWARF function "name:total:head", body lines
+ *  "offset[.discriminator]: count [callee:calls]..." (offset: line less the
+ *  function's DW_AT_decl_line), inlined functions nested under their call sites.
+ *  Errors: -cste_invalid, -cste_not_found (no such ELF in the profile),
+ *  -cste_unsupported (it has no DWARF), -cste_nomem, -cste_io. */
+int cst_afdo_write_llvm_sample(struct cst_afdo *p, FILE *f, const char *dso);
 /** Line coverage as lcov's tracefile (genhtml reads it): per source file the
  *  functions (FN, FNDA = times entered), every line of each function with debug
  *  information and how often it ran (DA: its most executed instruction, summed

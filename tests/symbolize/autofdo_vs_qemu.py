@@ -11,7 +11,7 @@ binary. Only code inside the binary's loadable segments counts (static binaries:
 runtime addresses are the binary's own). The profile must hold exactly these
 counts; the profgen file the same, less the load base, without targets outside.
 """
-import argparse, collections, os, re, subprocess, sys
+import argparse, collections, os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemu_run  # noqa: E402
@@ -25,41 +25,12 @@ ap.add_argument("--autofdo", required=True)
 ap.add_argument("--profgen")
 args = ap.parse_args()
 
-segs = []
-for line in subprocess.run([args.readelf, "-lW", args.binary], capture_output=True, text=True,
-                           check=True).stdout.splitlines():
-    p = line.split()
-    if p and p[0] == "LOAD":
-        segs.append((int(p[2], 16), int(p[2], 16) + int(p[5], 16)))
+segs = qemu_run.load_segments(args.readelf, args.binary)
 base = min(s[0] for s in segs)
 inside = lambda a: any(lo <= a < hi for lo, hi in segs)
 
-WAYPOINT = re.compile(r"^(b|bl|blr|br|ret|cbz|cbnz|tbz|tbnz|isb|svc|bx|blx|b\.\w+|"
-                      r"braa|brab|blraa|blrab|retaa|retab|tbb|tbh|eret)$")
-UNCOND = {"b", "bl", "blr", "br", "ret", "bx", "blx", "braa", "brab", "blraa", "blrab", "retaa", "retab"}
-insn = {}
-for a, (size, m, ops) in qemu_run.disassembly(args.objdump, args.binary).items():
-    writes_pc = bool(re.match(r"(pop|ldm)", m) and "pc" in ops) or \
-        bool(re.match(r"(ldr|mov|add|sub)", m) and ops.strip().startswith("pc,"))
-    cond_b = re.fullmatch(r"(b|bl|blx|bx)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)", m)
-    way = bool(WAYPOINT.match(m)) or writes_pc or bool(cond_b)
-    branch = way and m not in ("isb", "svc", "eret")
-    insn[a] = (size, m in ("svc", "swi"), branch, m in UNCOND)
-
-ranges, branches = collections.Counter(), collections.Counter()
-for addrs in qemu_run.truth_files(args.truth):
-    start = addrs[0] if addrs else None
-    for k, a in enumerate(addrs):
-        size, syscall, branch, uncond = insn.get(a, (4, False, False, False))
-        b = addrs[k + 1] if k + 1 < len(addrs) else None
-        taken = b is not None and branch and (b != a + size or uncond)
-        if b is not None and not taken and not syscall and b == a + size:
-            continue  # the range goes on (past not-taken branches and ISBs)
-        if inside(start) and inside(a):
-            ranges[(start, a)] += 1
-        if taken and inside(a):
-            branches[(a, b if inside(b) else 0)] += 1
-        start = b
+disasm = qemu_run.disassembly(args.objdump, args.binary)
+ranges, branches = qemu_run.profile_counts(disasm, qemu_run.truth_files(args.truth), inside)
 
 
 def read_profile(path, sections):

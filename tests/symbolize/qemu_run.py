@@ -1,6 +1,6 @@
 """What the *_vs_qemu.py checks share: QEMU's executed addresses of a synth run,
 the binary's disassembly, and a failure counter."""
-import glob, os, re, subprocess, sys
+import collections, glob, os, re, subprocess, sys
 
 
 def truth_files(path):
@@ -10,6 +10,17 @@ def truth_files(path):
     for p in [path] + sorted(glob.glob(path + ".[0-9]*")):
         out.append([int(l, 16) & ~1 for l in open(p) if l.strip()])
     return out
+
+
+def load_segments(readelf, binary):
+    """The binary's PT_LOAD segments as (start, end) addresses."""
+    segs = []
+    for line in subprocess.run([readelf, "-lW", binary], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        p = line.split()
+        if p and p[0] == "LOAD":
+            segs.append((int(p[2], 16), int(p[2], 16) + int(p[5], 16)))
+    return segs
 
 
 def disassembly(objdump, binary):
@@ -30,6 +41,43 @@ def disassembly(objdump, binary):
         ops = text[len(words[0]):].strip() if words else ""
         insn[a] = (len(f[1].replace(" ", "")) // 2, m, ops)
     return insn
+
+
+WAYPOINT = re.compile(r"^(b|bl|blr|br|ret|cbz|cbnz|tbz|tbnz|isb|svc|bx|blx|b\.\w+|"
+                      r"braa|brab|blraa|blrab|retaa|retab|tbb|tbh|eret)$")
+UNCOND = {"b", "bl", "blr", "br", "ret", "bx", "blx", "braa", "brab", "blraa", "blrab", "retaa", "retab"}
+
+
+def profile_counts(disasm, threads, inside):
+    """QEMU's run cut as sample profiles count it: (ranges, branches) Counters.
+    A range ends after every taken branch, every system call, and wherever
+    execution jumps without a branch (an exception); not-taken branches and ISBs
+    stay inside one. A range counts once for (first, last) instruction; a taken
+    branch for (branch, target), the target 0 when @inside rejects it. Only code
+    @inside counts."""
+    insn = {}
+    for a, (size, m, ops) in disasm.items():
+        writes_pc = bool(re.match(r"(pop|ldm)", m) and "pc" in ops) or \
+            bool(re.match(r"(ldr|mov|add|sub)", m) and ops.strip().startswith("pc,"))
+        cond_b = re.fullmatch(r"(b|bl|blx|bx)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)", m)
+        way = bool(WAYPOINT.match(m)) or writes_pc or bool(cond_b)
+        branch = way and m not in ("isb", "svc", "eret")
+        insn[a] = (size, m in ("svc", "swi"), branch, m in UNCOND)
+    ranges, branches = collections.Counter(), collections.Counter()
+    for addrs in threads:
+        start = addrs[0] if addrs else None
+        for k, a in enumerate(addrs):
+            size, syscall, branch, uncond = insn.get(a, (4, False, False, False))
+            b = addrs[k + 1] if k + 1 < len(addrs) else None
+            taken = b is not None and branch and (b != a + size or uncond)
+            if b is not None and not taken and not syscall and b == a + size:
+                continue  # the range goes on (past not-taken branches and ISBs)
+            if inside(start) and inside(a):
+                ranges[(start, a)] += 1
+            if taken and inside(a):
+                branches[(a, b if inside(b) else 0)] += 1
+            start = b
+    return ranges, branches
 
 
 class Failures:
