@@ -300,6 +300,9 @@ int cmd_report(int argc, char **argv)
 		if (!err && args.format == rep_html)
 			err = cst_afdo_alloc(&run.afdo, sym);
 	}
+	/* --dsos/--symbols narrow profiles and coverage as they narrow the table */
+	if (!err && run.afdo && symcli_piece_filters(&cli))
+		err = cst_afdo_set_filter(run.afdo, symcli_name_keep, &cli);
 	if (err < 0) {
 		cli_error("%s", cst_strerror(err));
 		goto out;

@@ -244,14 +244,21 @@ static bool name_in(char *const *v, int n, const char *name)
 	return false;
 }
 
-bool symcli_piece_keep(const struct symcli *c, const struct cst_sym_piece *pc)
+bool symcli_name_keep(void *ctx, const char *dso, const char *func)
 {
-	const char *dso = pc->loc.dso, *base = dso ? strrchr(dso, '/') : NULL;
+	const struct symcli *c = ctx;
+	const char *base = dso ? strrchr(dso, '/') : NULL;
 
 	if (c->ndsos && !name_in(c->dsos, c->ndsos, dso) &&
 	    !name_in(c->dsos, c->ndsos, base ? base + 1 : dso))
 		return false;
-	return name_in(c->symbols, c->nsymbols, pc->loc.func ? pc->loc.func->name : "[unknown]");
+	return name_in(c->symbols, c->nsymbols, func);
+}
+
+bool symcli_piece_keep(const struct symcli *c, const struct cst_sym_piece *pc)
+{
+	return symcli_name_keep((void *)c, pc->loc.dso,
+				pc->loc.func ? pc->loc.func->name : "[unknown]");
 }
 
 const struct cst_sym_elem *symcli_pieces(struct symcli *c, const struct cst_sym_elem *se,

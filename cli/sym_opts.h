@@ -78,6 +78,9 @@ static inline uint64_t symcli_time(const struct symcli *c, const struct cst_sym_
 }
 /** True when @se passes the --pid/--tid/--cpu/--time/--comm filters. */
 bool symcli_keep(struct symcli *c, const struct cst_sym_elem *se);
+/** True when function @func of binary @dso passes --dsos and --symbols (a
+ *  cst_afdo_keep_fn; @ctx the struct symcli). */
+bool symcli_name_keep(void *ctx, const char *dso, const char *func);
 /** True when the piece passes --dsos and --symbols. */
 bool symcli_piece_keep(const struct symcli *c, const struct cst_sym_piece *pc);
 /** @se with only the pieces --dsos and --symbols keep (its instruction count

@@ -39,7 +39,19 @@ struct cst_afdo {
 	uint32_t *index;           /* open addressing: count + 1, 0 empty */
 	uint32_t icap;
 	int err;
+	cst_afdo_keep_fn keep;     /* --dsos/--symbols: what counts, NULL all */
+	void *keep_ctx;
 };
+
+bool sym_afdo_keeps(const struct cst_afdo *p, const char *dso, const char *func)
+{
+	return !p->keep || p->keep(p->keep_ctx, dso, func ? func : "[unknown]");
+}
+
+static bool piece_kept(const struct cst_afdo *p, const struct cst_sym_piece *pc)
+{
+	return sym_afdo_keeps(p, pc->loc.dso, pc->loc.func ? pc->loc.func->name : NULL);
+}
 
 static uint64_t hash(const char *dso, uint64_t a, uint64_t b, bool branch)
 {
@@ -118,6 +130,9 @@ static int flow_event(void *ctx, const struct cst_flow_event *ev)
 		return 0;
 	if (!last_insn(&ev->from->elem, ev->from->pieces, ev->from->npieces, &dso, &from))
 		return 0;
+	/* a branch belongs to the function it leaves */
+	if (!piece_kept(p, &ev->from->pieces[ev->from->npieces - 1]))
+		return 0;
 	to = &ev->to->pieces[0];
 	/* a branch into another binary (a call into a library) has no target here */
 	return bump(p, dso, from, to->loc.dso == dso && in_binary(to) ? to->loc.vaddr : 0, true);
@@ -136,6 +151,15 @@ int cst_afdo_alloc(struct cst_afdo **out, struct cst_symbolizer *sym)
 	}
 	p->sym = sym;
 	*out = p;
+	return 0;
+}
+
+int cst_afdo_set_filter(struct cst_afdo *p, cst_afdo_keep_fn keep, void *ctx)
+{
+	if (!p)
+		return -cste_invalid;
+	p->keep = keep;
+	p->keep_ctx = ctx;
 	return 0;
 }
 
@@ -186,20 +210,23 @@ int cst_afdo_add(void *ctx, const struct cst_sym_elem *se, uint64_t time)
 	e = se->elem;
 	r = &p->cur[e->trace_id & (NIDS - 1)];
 	if (e->type == cst_elem_instr_range && e->num_insns) {
-		/* the runs of pieces in one binary (a range rarely leaves one) */
+		/* the runs of pieces in one binary (a range rarely leaves one), and of
+		 * pieces the filter keeps or drops */
 		while (i < se->npieces) {
 			const struct cst_sym_piece *first = &se->pieces[i];
+			bool keep = piece_kept(p, first);
 			uint32_t k = i;
 			uint64_t last, end;
 
-			while (k + 1 < se->npieces && se->pieces[k + 1].loc.dso == first->loc.dso)
+			while (k + 1 < se->npieces && se->pieces[k + 1].loc.dso == first->loc.dso &&
+			       piece_kept(p, &se->pieces[k + 1]) == keep)
 				k++;
 			end = k + 1 == se->npieces ? e->end : se->pieces[k + 1].start;
 			/* a run into the next binary ends where that one starts */
 			last = vaddr_in(&se->pieces[k], k + 1 == se->npieces
 								? e->end - e->last_size
 								: end - (e->isa == cst_isa_t32 ? 2 : 4));
-			if (!in_binary(first)) {
+			if (!in_binary(first) || !keep) {
 				if (flush(p, r) < 0)
 					return -cste_nomem;
 			} else if (extend(p, r, first->loc.dso, first->start, first->loc.vaddr, last,

@@ -170,6 +170,8 @@ static int dso_lines(struct cst_symbolizer *sym, struct cst_afdo *p, struct dso 
 		const struct sym_row *entry;
 		size_t first = c->nlines;
 
+		if (!sym_afdo_keeps(p, dso->short_name, f->pub.name))
+			continue; /* --dsos/--symbols left it out */
 		sym_func_load_slots(dso, f);
 		if (!f->pub.nlines)
 			continue;

@@ -17,6 +17,8 @@ int sym_afdo_profgen_counts(struct cst_afdo *p, const char *dso, uint64_t base, 
 			    void (*fn)(void *ctx, uint64_t a, uint64_t b, uint64_t n), void *ctx);
 /* The profile has ranges in @dso. */
 bool sym_afdo_has(const struct cst_afdo *p, const char *dso);
+/* Whether the profile's filter keeps function @func (NULL: none) of @dso. */
+bool sym_afdo_keeps(const struct cst_afdo *p, const char *dso, const char *func);
 struct cst_symbolizer *sym_afdo_symbolizer(struct cst_afdo *p);
 /* The binary of the profile that @dso names (path or base name), an ELF: its
  * symbolizer string, with @info filled; NULL if none (or out of memory). */

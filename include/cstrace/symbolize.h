@@ -519,6 +519,14 @@ struct cst_afdo;
 int cst_afdo_alloc(struct cst_afdo **out, struct cst_symbolizer *sym);
 /** Free @p (NULL is ignored). */
 void cst_afdo_free(struct cst_afdo *p);
+/** What a function filter keeps: @dso as cst_sym_loc.dso names the binary, @func the
+ *  function's name ("[unknown]" outside any). */
+typedef bool (*cst_afdo_keep_fn)(void *ctx, const char *dso, const char *func);
+/** Narrow the profile to the functions @keep keeps (report --dsos/--symbols): only
+ *  their instructions count in ranges, only branches leaving them count, and line
+ *  coverage lists only them. Call before the first cst_afdo_add; NULL keeps all.
+ *  Errors: -cste_invalid. */
+int cst_afdo_set_filter(struct cst_afdo *p, cst_afdo_keep_fn keep, void *ctx);
 /** Account one symbolized element seen at @time. A range is what ran between two
  *  taken branches (decoded ranges that went on are joined; an exception or lost
  *  trace also ends one), counted once per binary it runs through, from its first

@@ -86,6 +86,40 @@ done
 "$CSTRACE" report --etmv4 "$etm" --elf "$bin@zz" "$TMP/r.snap/cstrace.bin" >/dev/null 2>"$TMP/err"
 check "raw dump + --elf FILE@zz: refused" test $? -ne 0
 check "raw dump + --elf FILE@zz: says what was expected" grep -q "expected FILE\[@ADDR\]" "$TMP/err"
+# --symbols and --dsos narrow profiles and coverage too: the profile of fib is the
+# full profile's ranges and addresses that lie in fib (nm's bounds) and its
+# branches that leave fib, nothing else; coverage lists fib alone
+fib=$(aarch64-linux-gnu-nm -S "$bin" 2>/dev/null | awk '$4 == "fib" {print $1, $2}')
+if [ -n "$fib" ]; then
+  check "autofdo: whole" quiet "$CSTRACE" report --format=autofdo -o "$TMP/all.afdo" "${o[@]}"
+  check "autofdo --symbols fib" quiet "$CSTRACE" report --format=autofdo --symbols fib \
+    -o "$TMP/fib.afdo" "${o[@]}"
+  check "autofdo --symbols fib: fib's part of the whole profile, exactly" python3 - \
+    "$TMP/all.afdo" "$TMP/fib.afdo" $fib <<'PY'
+import sys
+def sections(path):
+    lines = [l.strip() for l in open(path) if l.strip() and not l.startswith("//")]
+    out, i = [], 0
+    while i < len(lines):
+        n = int(lines[i]); out.append(lines[i + 1:i + 1 + n]); i += 1 + n
+    return out
+whole, part = sections(sys.argv[1]), sections(sys.argv[2])
+lo = int(sys.argv[3], 16); hi = lo + int(sys.argv[4], 16)
+inside = lambda a: lo <= int(a, 16) < hi
+want = [[l for l in whole[0] if all(inside(x) for x in l.split(":")[0].split("-"))],
+        [l for l in whole[1] if inside(l.split(":")[0])],
+        [l for l in whole[2] if inside(l.split("->")[0])]]
+assert want[0] and want[2], "fib has ranges and branches in the whole profile"
+assert part == want, (part, want)
+PY
+  check "lcov --symbols fib" quiet "$CSTRACE" report --format=lcov --symbols fib -o "$TMP/fib.info" "${o[@]}"
+  check "lcov --symbols fib: fib's function record alone" \
+    bash -c "[ \"\$(grep '^FN:' '$TMP/fib.info' | cut -d, -f2)\" = fib ]"
+  check "coverage --symbols fib: one function" \
+    bash -c "'$CSTRACE' report --format=coverage --symbols fib ${o[*]} | grep -q ' 1/1 '"
+  check "autofdo --dsos other: no binary" \
+    bash -c "! '$CSTRACE' report --format=autofdo --dsos other ${o[*]} | grep -q '^//'"
+fi
 # script -o appears whole and only on success, never over its input
 "$CSTRACE" script "${o[@]}" > "$TMP/script.stdout" 2>/dev/null
 check "script -o: the same bytes as standard output" bash -c \
