@@ -8,10 +8,13 @@ usage: time_conv.py IN OUT SHIFT MULT ZERO [CYCLES MASK]   (CYCLES MASK: a short
 With --ticks-to-ns SHIFT MULT ZERO [CYCLES MASK] it reads tick values on standard
 input and prints perf's time of each in ns instead (tsc_to_perf_time, written out
 here on its own for the tests to compare with)."""
+import os
 import struct
 import sys
 
-FEAT_AUXTRACE = 18
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pdfile import data_section, move_features  # noqa: E402
+
 AUXTRACE_INFO, AUXTRACE, TIME_CONV = 70, 71, 79
 ETMV4_MAGIC, ETE_MAGIC = 0x4040404040404040, 0x5050505050505050
 M64 = (1 << 64) - 1
@@ -36,7 +39,7 @@ shift, mult, zero = (int(x, 0) for x in sys.argv[3:6])
 short = len(sys.argv) > 6
 cycles, mask = (int(x, 0) for x in sys.argv[6:8]) if short else (0, 0)
 b = bytearray(open(src, "rb").read())
-data_off, data_size = struct.unpack_from("<QQ", b, 40)
+data_off, data_size = data_section(b)
 
 # find AUXTRACE_INFO, set TS_SOURCE (the 8th ETMv4 parameter, the 9th of ETE)
 pos, at, patched = data_off, None, 0
@@ -66,22 +69,6 @@ if at is None or not patched:
 rec = struct.pack("<IHHQQQQQBB6x", TIME_CONV, 0, 56, shift, mult, zero, cycles, mask,
                   1, 1 if short else 0)
 n = len(rec)
-table = data_off + data_size
-bits = struct.unpack_from("<4Q", b, 72)
-nfeat = 0
-for bit in range(256):
-    if not (bits[bit // 64] >> (bit % 64)) & 1:
-        continue
-    ent = table + 16 * nfeat
-    off, size = struct.unpack_from("<QQ", b, ent)
-    if bit == FEAT_AUXTRACE:  # u64 count, then {file offset, size} per AUXTRACE record
-        cnt = struct.unpack_from("<Q", b, off)[0]
-        for i in range(cnt):
-            p = off + 8 + 16 * i
-            o = struct.unpack_from("<Q", b, p)[0]
-            if o >= at:
-                struct.pack_into("<Q", b, p, o + n)
-    struct.pack_into("<Q", b, ent, off + n)
-    nfeat += 1
+move_features(b, n, index_from=at)
 struct.pack_into("<Q", b, 48, data_size + n)
 open(dst, "wb").write(bytes(b[:at]) + rec + bytes(b[at:]))

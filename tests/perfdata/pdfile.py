@@ -1,0 +1,39 @@
+"""What the scripts that rewrite perf.data files share: the data section, the
+feature table (one {offset, size} entry per set bit, after the data section) and
+moving the feature sections, with the AUXTRACE index's record offsets, when bytes
+are put in before them."""
+import struct
+
+FEAT_AUXTRACE = 18
+
+
+def data_section(b):
+    """(offset, size) of the data section."""
+    return struct.unpack_from("<QQ", b, 40)
+
+
+def features(b):
+    """(bit, table entry position, section offset, section size) of each feature."""
+    data_off, data_size = data_section(b)
+    bits = struct.unpack_from("<4Q", b, 72)
+    table, k = data_off + data_size, 0
+    for bit in range(256):
+        if (bits[bit // 64] >> (bit % 64)) & 1:
+            ent = table + 16 * k
+            off, size = struct.unpack_from("<QQ", b, ent)
+            yield bit, ent, off, size
+            k += 1
+
+
+def move_features(b, delta, index_from=0):
+    """Feature sections move on by @delta; so do the AUXTRACE index's record offsets
+    at or after @index_from (perf's layout: a count, then {offset, size} pairs)."""
+    for bit, ent, off, _size in list(features(b)):
+        if bit == FEAT_AUXTRACE:
+            n = struct.unpack_from("<Q", b, off)[0]
+            for i in range(n):
+                pos = off + 8 + 16 * i
+                o = struct.unpack_from("<Q", b, pos)[0]
+                if o >= index_from:
+                    struct.pack_into("<Q", b, pos, o + delta)
+        struct.pack_into("<Q", b, ent, off + delta)
