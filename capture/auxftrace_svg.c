@@ -7,19 +7,12 @@
 
 #include "svg.h"
 
-#define W 1000.0
-#define LEFT 110.0
-#define RIGHT 30.0
-#define TOP 56.0
-#define AREA 110.0
-#define STRIP 16.0
-#define LANE (AREA + 3 * STRIP + 46.0)
-
 static void ft_lane(FILE *f, const struct cst_aux_ftrace *ft, int r, double y0, uint64_t t0,
 		    double span)
 {
 	const struct cst_aux_ft_ring *g = cst_aux_ftrace_ring(ft, r);
-	double scale = (W - LEFT - RIGHT) / span, base = y0 + AREA, top, maxw = 1, maxr = 1;
+	double scale = (CAP_SVG_W - CAP_SVG_LEFT - CAP_SVG_RIGHT) / span;
+	double base = y0 + CAP_SVG_AREA, top, maxw = 1, maxr = 1;
 	double py = base, prev_y = base;
 	uint64_t n = cst_aux_ftrace_nevents(ft);
 
@@ -39,25 +32,17 @@ static void ft_lane(FILE *f, const struct cst_aux_ftrace *ft, int r, double y0, 
 	fprintf(f, "<text x=\"10\" y=\"%.1f\" font-weight=\"bold\">cpu %d: %llu kernel writes, "
 		   "%llu consumer reads</text>\n",
 		y0 - 8, g->cpu, (unsigned long long)g->writes, (unsigned long long)g->reads);
-	if (g->aux_size)
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\" "
-			   "stroke-dasharray=\"6,3\"/><text x=\"10\" y=\"%.1f\">ring size</text>\n",
-			LEFT, base - AREA * (double)g->aux_size / top, W - RIGHT,
-			base - AREA * (double)g->aux_size / top,
-			base - AREA * (double)g->aux_size / top + 4);
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>"
-		   "<text x=\"10\" y=\"%.1f\">unread</text>\n",
-		LEFT, base, W - RIGHT, base, base - AREA / 2);
+	cap_svg_lane_frame(f, base, g->aux_size, top);
 	/* the backlog: a step up at each write, down to nothing at each read */
 	fprintf(f, "<polyline fill=\"none\" stroke=\"#3182bd\" stroke-width=\"1.5\" points=\"%.1f,%.1f",
-		LEFT, base);
+		CAP_SVG_LEFT, base);
 	for (uint64_t i = 0; i < n; i++) {
 		const struct cst_aux_ft_event *e = cst_aux_ftrace_event(ft, i);
-		double x = LEFT + (double)(e->time - t0) * scale;
+		double x = CAP_SVG_LEFT + (double)(e->time - t0) * scale;
 
 		if (e->ring_cpu != g->cpu || (e->kind != cst_aux_ft_write && e->kind != cst_aux_ft_read))
 			continue;
-		py = e->kind == cst_aux_ft_write ? base - AREA * (double)e->backlog / top : base;
+		py = e->kind == cst_aux_ft_write ? base - CAP_SVG_AREA * (double)e->backlog / top : base;
 		fprintf(f, " %.1f,%.1f %.1f,%.1f", x, prev_y, x, py); /* a step at x */
 		prev_y = py;
 	}
@@ -66,39 +51,39 @@ static void ft_lane(FILE *f, const struct cst_aux_ftrace *ft, int r, double y0, 
 		g->cpu);
 	fprintf(f, "<text x=\"10\" y=\"%.1f\">kernel writes</text><text x=\"10\" y=\"%.1f\">"
 		   "consumer reads</text><text x=\"10\" y=\"%.1f\">losses</text>\n",
-		base + STRIP, base + 2 * STRIP, base + 3 * STRIP);
+		base + CAP_SVG_STRIP, base + 2 * CAP_SVG_STRIP, base + 3 * CAP_SVG_STRIP);
 	for (uint64_t i = 0; i < n; i++) {
 		const struct cst_aux_ft_event *e = cst_aux_ftrace_event(ft, i);
-		double x = LEFT + (double)(e->time - t0) * scale, h;
+		double x = CAP_SVG_LEFT + (double)(e->time - t0) * scale, h;
 		double ts = (double)e->time / 1e9;
 
 		if (e->ring_cpu != g->cpu)
 			continue;
 		if (e->kind == cst_aux_ft_write) {
-			h = 2 + (STRIP - 4) * (double)e->size / maxw;
+			h = 2 + (CAP_SVG_STRIP - 4) * (double)e->size / maxw;
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"2\" height=\"%.1f\" "
 				   "fill=\"#31a354\"><title>write at %.6f s: heads 0x%llx to 0x%llx, "
 				   "%llu bytes, %llu unread</title></rect>\n",
-				x - 1, base + STRIP + 2 - h, h, ts, (unsigned long long)e->old,
+				x - 1, base + CAP_SVG_STRIP + 2 - h, h, ts, (unsigned long long)e->old,
 				(unsigned long long)e->head, (unsigned long long)e->size,
 				(unsigned long long)e->backlog);
 			if (e->rec < 0 && cst_aux_ftrace_paired(ft))
 				fprintf(f, "<path d=\"M%.1f %.1f l5 10 l-10 0 z\" fill=\"#d62728\">"
 					   "<title>NOT REPORTED at %.6f s: no AUX record reports the "
 					   "write 0x%llx to 0x%llx</title></path>\n",
-					x, base + 2 * STRIP + 4, ts, (unsigned long long)e->old,
+					x, base + 2 * CAP_SVG_STRIP + 4, ts, (unsigned long long)e->old,
 					(unsigned long long)e->head);
 			if (e->overflow)
 				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#ff7f0e\">"
 					   "<title>OVERFLOW at %.6f s: %llu bytes unread, the ring "
 					   "is full</title></circle>\n",
-					x, base + 3 * STRIP - 4, ts, (unsigned long long)e->backlog);
+					x, base + 3 * CAP_SVG_STRIP - 4, ts, (unsigned long long)e->backlog);
 		} else if (e->kind == cst_aux_ft_read) {
-			h = 2 + (STRIP - 4) * (double)e->size / maxr;
+			h = 2 + (CAP_SVG_STRIP - 4) * (double)e->size / maxr;
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"%.1f\" "
 				   "fill=\"#3182bd\"><title>read at %.6f s: %llu bytes, %llu write(s) "
 				   "drained%s</title></rect>\n",
-				x - 1.5, base + 2 * STRIP + 2 - h, h, ts, (unsigned long long)e->size,
+				x - 1.5, base + 2 * CAP_SVG_STRIP + 2 - h, h, ts, (unsigned long long)e->size,
 				(unsigned long long)e->drained,
 				e->from_log ? " (cstrace's consumer log)" : "");
 		}
@@ -110,7 +95,7 @@ int cst_aux_ftrace_svg(const struct cst_aux_ftrace *ft, void *fp)
 	FILE *f = fp;
 	uint64_t n = cst_aux_ftrace_nevents(ft), t0, t1;
 	int nr = cst_aux_ftrace_nrings(ft);
-	double span, H = TOP + nr * LANE + 70, axis = TOP + nr * LANE;
+	double span, H = CAP_SVG_TOP + nr * CAP_SVG_LANE + 70, axis = CAP_SVG_TOP + nr * CAP_SVG_LANE;
 
 	if (!ft || !f || !n)
 		return -cste_invalid;
@@ -122,12 +107,13 @@ int cst_aux_ftrace_svg(const struct cst_aux_ftrace *ft, void *fp)
 		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
 		   "<text x=\"10\" y=\"22\" font-size=\"15\">AUX rings from ftrace: the kernel's "
 		   "writes, the consumer's reads, what stayed unread (from %.6f s)</text>\n",
-		W, H, (double)t0 / 1e9);
+		CAP_SVG_W, H, (double)t0 / 1e9);
 	for (int r = 0; r < nr; r++)
-		ft_lane(f, ft, r, TOP + 14 + r * LANE, t0, span);
+		ft_lane(f, ft, r, CAP_SVG_TOP + 14 + r * CAP_SVG_LANE, t0, span);
 	for (uint64_t i = 0; i < n; i++) {
 		const struct cst_aux_ft_event *e = cst_aux_ftrace_event(ft, i);
-		double x = LEFT + (double)(e->time - t0) * (W - LEFT - RIGHT) / span;
+		double x = CAP_SVG_LEFT +
+			   (double)(e->time - t0) * (CAP_SVG_W - CAP_SVG_LEFT - CAP_SVG_RIGHT) / span;
 
 		if (e->kind == cst_aux_ft_wake)
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
@@ -135,7 +121,7 @@ int cst_aux_ftrace_svg(const struct cst_aux_ftrace *ft, void *fp)
 				x, axis - 6, x, axis, e->waking ? "sched_waking" : "sched_wakeup",
 				e->target, (double)e->time / 1e9);
 	}
-	cap_svg_time_axis(f, LEFT, W - RIGHT, axis, span,
+	cap_svg_time_axis(f, CAP_SVG_LEFT, CAP_SVG_W - CAP_SVG_RIGHT, axis, span,
 			  "time (the kernel's clock, from the first event; grey ticks: wake-ups)");
 	fprintf(f, "<g transform=\"translate(%.1f,%.1f)\">"
 		   "<line x1=\"0\" y1=\"5\" x2=\"14\" y2=\"5\" stroke=\"#3182bd\" stroke-width=\"2\"/>"
@@ -150,6 +136,6 @@ int cst_aux_ftrace_svg(const struct cst_aux_ftrace *ft, void *fp)
 		   "overflow</text>"
 		   "<line x1=\"520\" y1=\"5\" x2=\"540\" y2=\"5\" stroke=\"#444\" "
 		   "stroke-dasharray=\"6,3\"/><text x=\"545\" y=\"9\">ring size</text></g>\n</svg>\n",
-		LEFT, axis + 46);
+		CAP_SVG_LEFT, axis + 46);
 	return ferror(f) ? -cste_io : 0;
 }

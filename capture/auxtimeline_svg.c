@@ -9,20 +9,12 @@
 #include "cstrace/perfdata.h"
 #include "svg.h"
 
-#define W 1000.0
-#define LEFT 110.0
-#define RIGHT 30.0
-#define TOP 56.0
-#define AREA 110.0  /* backlog area height */
-#define STRIP 16.0  /* one row of bars */
-#define LANE (AREA + 3 * STRIP + 46.0)
-
 static void lane(FILE *f, const struct cst_aux_timeline *t, int r, double y0, double span)
 {
 	const struct cst_aux_tl_ring *g = cst_aux_timeline_ring(t, r);
 	struct cst_aux_tl_info info = cst_aux_timeline_get_info(t);
-	double scale = (W - LEFT - RIGHT) / span, base = y0 + AREA;
-	double top = 1, maxw = 1, maxr = 1, px = LEFT;
+	double scale = (CAP_SVG_W - CAP_SVG_LEFT - CAP_SVG_RIGHT) / span, base = y0 + CAP_SVG_AREA;
+	double top = 1, maxw = 1, maxr = 1, px = CAP_SVG_LEFT;
 	char who[64];
 
 	if (g->cpu != UINT32_MAX)
@@ -44,25 +36,18 @@ static void lane(FILE *f, const struct cst_aux_timeline *t, int r, double y0, do
 		   "%s mode</text>\n",
 		y0 - 8, g->idx, who, (unsigned long long)(g->aux_size / 1024),
 		g->overwrite ? "snapshot" : "normal");
-	/* the ring's size and the zero line */
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\" "
-		   "stroke-dasharray=\"6,3\"/>\n<text x=\"10\" y=\"%.1f\">ring size</text>\n",
-		LEFT, base - AREA * (double)g->aux_size / top, W - RIGHT,
-		base - AREA * (double)g->aux_size / top, base - AREA * (double)g->aux_size / top + 4);
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n"
-		   "<text x=\"10\" y=\"%.1f\">unread</text>\n",
-		LEFT, base, W - RIGHT, base, base - AREA / 2);
+	cap_svg_lane_frame(f, base, g->aux_size, top);
 	/* backlog: rises from the previous read to what the next read found, then drops */
 	fprintf(f, "<polygon fill=\"#9ecae1\" fill-opacity=\"0.8\" stroke=\"#3182bd\" points=\"%.1f,%.1f",
-		LEFT, base);
+		CAP_SVG_LEFT, base);
 	for (uint64_t i = 0; i < info.nevents; i++) {
 		const struct cst_aux_tl_event *e = cst_aux_timeline_event(t, i);
-		double x = LEFT + (double)e->time * scale;
+		double x = CAP_SVG_LEFT + (double)e->time * scale;
 
 		if (e->ring != r || e->kind != cst_aux_tl_read)
 			continue;
 		fprintf(f, " %.1f,%.1f %.1f,%.1f %.1f,%.1f", px, base, x,
-			base - AREA * (double)e->backlog / top, x, base);
+			base - CAP_SVG_AREA * (double)e->backlog / top, x, base);
 		px = x;
 	}
 	fprintf(f, " %.1f,%.1f\"><title>unread AUX bytes (backlog) of ring %u</title></polygon>\n",
@@ -70,50 +55,50 @@ static void lane(FILE *f, const struct cst_aux_timeline *t, int r, double y0, do
 	/* rows: writes, reads, losses */
 	fprintf(f, "<text x=\"10\" y=\"%.1f\">kernel writes</text>\n<text x=\"10\" y=\"%.1f\">"
 		   "consumer reads</text>\n<text x=\"10\" y=\"%.1f\">losses</text>\n",
-		base + STRIP, base + 2 * STRIP, base + 3 * STRIP);
+		base + CAP_SVG_STRIP, base + 2 * CAP_SVG_STRIP, base + 3 * CAP_SVG_STRIP);
 	for (uint64_t i = 0; i < info.nevents; i++) {
 		const struct cst_aux_tl_event *e = cst_aux_timeline_event(t, i);
-		double x = LEFT + (double)e->time * scale, h;
+		double x = CAP_SVG_LEFT + (double)e->time * scale, h;
 		char words[64];
 
 		if (e->ring != r)
 			continue;
 		if (e->kind == cst_aux_tl_write) {
-			h = 2 + (STRIP - 4) * (double)e->size / maxw;
+			h = 2 + (CAP_SVG_STRIP - 4) * (double)e->size / maxw;
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"2\" height=\"%.1f\" "
 				   "fill=\"#31a354\"><title>write at %.6f s: AUX 0x%llx, %llu bytes, "
 				   "%s</title></rect>\n",
-				x - 1, base + STRIP + 2 - h, h, (double)e->time / 1e9,
+				x - 1, base + CAP_SVG_STRIP + 2 - h, h, (double)e->time / 1e9,
 				(unsigned long long)e->offset, (unsigned long long)e->size,
 				cst_aux_flags_words(e->flags, words, sizeof(words)));
 			if (e->flags & CST_PERF_AUX_TRUNCATED)
 				fprintf(f, "<path d=\"M%.1f %.1f l5 10 l-10 0 z\" fill=\"#d62728\">"
 					   "<title>TRUNCATED at %.6f s: the sink dropped trace</title>"
 					   "</path>\n",
-					x, base + 2 * STRIP + 4, (double)e->time / 1e9);
+					x, base + 2 * CAP_SVG_STRIP + 4, (double)e->time / 1e9);
 			if (e->flags & (CST_PERF_AUX_COLLISION | CST_PERF_AUX_PARTIAL))
 				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#ff7f0e\">"
 					   "<title>%s</title></circle>\n",
-					x, base + 3 * STRIP - 4, words);
+					x, base + 3 * CAP_SVG_STRIP - 4, words);
 		} else if (e->kind == cst_aux_tl_read) {
-			h = 2 + (STRIP - 4) * (double)e->copied / maxr;
+			h = 2 + (CAP_SVG_STRIP - 4) * (double)e->copied / maxr;
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"%.1f\" "
 				   "fill=\"#3182bd\"><title>read at %.6f s: %llu bytes copied, %llu "
 				   "unread found, %.1f us after the wake-up</title></rect>\n",
-				x - 1.5, base + 2 * STRIP + 2 - h, h, (double)e->time / 1e9,
+				x - 1.5, base + 2 * CAP_SVG_STRIP + 2 - h, h, (double)e->time / 1e9,
 				(unsigned long long)e->copied, (unsigned long long)e->backlog,
 				(double)e->latency / 1e3);
 			if (e->overwritten)
 				fprintf(f, "<path d=\"M%.1f %.1f l5 10 l-10 0 z\" fill=\"#ff7f0e\">"
 					   "<title>snapshot at %.6f s: %llu bytes overwritten before "
 					   "it</title></path>\n",
-					x, base + 2 * STRIP + 4, (double)e->time / 1e9,
+					x, base + 2 * CAP_SVG_STRIP + 4, (double)e->time / 1e9,
 					(unsigned long long)e->overwritten);
 		} else if (e->kind == cst_aux_tl_lost) {
 			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#9467bd\" "
 				   "text-anchor=\"middle\">x<title>LOST: %llu record(s) dropped from "
 				   "the data ring</title></text>\n",
-				x, base + 3 * STRIP + 2, (unsigned long long)e->lost);
+				x, base + 3 * CAP_SVG_STRIP + 2, (unsigned long long)e->lost);
 		}
 	}
 }
@@ -123,7 +108,7 @@ int cst_aux_timeline_svg(const struct cst_aux_timeline *t, void *fp)
 	FILE *f = fp;
 	struct cst_aux_tl_info info = cst_aux_timeline_get_info(t);
 	double span = info.duration ? (double)info.duration : 1;
-	double H = TOP + info.nrings * LANE + 70, axis;
+	double H = CAP_SVG_TOP + info.nrings * CAP_SVG_LANE + 70, axis;
 
 	if (!t || !f)
 		return -cste_invalid;
@@ -132,22 +117,22 @@ int cst_aux_timeline_svg(const struct cst_aux_timeline *t, void *fp)
 		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
 		   "<text x=\"10\" y=\"22\" font-size=\"15\">AUX rings over time: what the kernel "
 		   "wrote, what the consumer read, what stayed unread%s</text>\n",
-		W, H, info.ended ? "" : " (the stream stops early: the capture did not finish)");
+		CAP_SVG_W, H, info.ended ? "" : " (the stream stops early: the capture did not finish)");
 	for (int r = 0; r < info.nrings; r++)
-		lane(f, t, r, TOP + 14 + r * LANE, span);
+		lane(f, t, r, CAP_SVG_TOP + 14 + r * CAP_SVG_LANE, span);
 	/* wake-ups along the axis, then the axis with units */
-	axis = TOP + info.nrings * LANE;
+	axis = CAP_SVG_TOP + info.nrings * CAP_SVG_LANE;
 	for (uint64_t i = 0; i < info.nevents; i++) {
 		const struct cst_aux_tl_event *e = cst_aux_timeline_event(t, i);
 
 		if (e->kind == cst_aux_tl_wake)
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 				   "stroke=\"#bbb\"><title>wake-up at %.6f s</title></line>\n",
-				LEFT + (double)e->time * (W - LEFT - RIGHT) / span, axis - 6,
-				LEFT + (double)e->time * (W - LEFT - RIGHT) / span, axis,
+				CAP_SVG_LEFT + (double)e->time * (CAP_SVG_W - CAP_SVG_LEFT - CAP_SVG_RIGHT) / span, axis - 6,
+				CAP_SVG_LEFT + (double)e->time * (CAP_SVG_W - CAP_SVG_LEFT - CAP_SVG_RIGHT) / span, axis,
 				(double)e->time / 1e9);
 	}
-	cap_svg_time_axis(f, LEFT, W - RIGHT, axis, span,
+	cap_svg_time_axis(f, CAP_SVG_LEFT, CAP_SVG_W - CAP_SVG_RIGHT, axis, span,
 			  "time since the capture started (consumer clock; grey ticks: wake-ups)");
 	fprintf(f, "<g transform=\"translate(%.1f,%.1f)\">"
 		   "<rect width=\"12\" height=\"10\" fill=\"#9ecae1\"/><text x=\"16\" y=\"9\">unread "
@@ -164,6 +149,6 @@ int cst_aux_timeline_svg(const struct cst_aux_timeline *t, void *fp)
 		   "LOST</text>"
 		   "<line x1=\"590\" y1=\"5\" x2=\"610\" y2=\"5\" stroke=\"#444\" "
 		   "stroke-dasharray=\"6,3\"/><text x=\"615\" y=\"9\">ring size</text></g>\n</svg>\n",
-		LEFT, axis + 46);
+		CAP_SVG_LEFT, axis + 46);
 	return ferror(f) ? -cste_io : 0;
 }

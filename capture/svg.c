@@ -55,3 +55,16 @@ void cap_svg_time_axis(FILE *f, double x0, double x1, double y, double span_ns,
 	}
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", x0, y + 36, label);
 }
+
+void cap_svg_lane_frame(FILE *f, double base, uint64_t ring_size, double top)
+{
+	double y = base - CAP_SVG_AREA * (double)ring_size / (top > 0 ? top : 1);
+
+	if (ring_size)
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\" "
+			   "stroke-dasharray=\"6,3\"/>\n<text x=\"10\" y=\"%.1f\">ring size</text>\n",
+			CAP_SVG_LEFT, y, CAP_SVG_W - CAP_SVG_RIGHT, y, y + 4);
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n"
+		   "<text x=\"10\" y=\"%.1f\">unread</text>\n",
+		CAP_SVG_LEFT, base, CAP_SVG_W - CAP_SVG_RIGHT, base, base - CAP_SVG_AREA / 2);
+}
