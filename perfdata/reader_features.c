@@ -76,8 +76,8 @@ static int feat_build_ids(struct cst_perf_features *f, const uint8_t *p, uint64_
 }
 
 /* The AUXTRACE index. perf writes a u64 count, then {file offset, size} per
- * AUXTRACE record (size: the record with its payload); simpleperf writes the pairs
- * alone (size: the record's 48-byte header). An odd number of words is perf's
+ * AUXTRACE record (size: the record's 48-byte header, not its payload); simpleperf
+ * writes the pairs alone. An odd number of words is perf's
  * layout, an even one simpleperf's, the rule simpleperf's own reader uses. */
 static int feat_auxtrace(struct cst_perf_reader *r, const uint8_t *p, uint64_t size)
 {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Rewrite the AUXTRACE index (feature 18) of perf.data FILE in place into the
 layout simpleperf writes: no leading count, then {file offset, 48} per AUXTRACE
-record (the record header's size; perf gives the size with the payload). With
+record (48: the record header's size, as in perf's layout). With
 'bad', the first offset is moved 8 bytes, off its record.
 usage: simpleperf_index.py FILE [bad]"""
 import os
