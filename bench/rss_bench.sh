@@ -6,10 +6,12 @@
 # input); perf script on the same perf.data is the peer (up to 256 MiB). Prints one
 # row per input and command: size, wall time, peak RSS.
 # usage: bench/rss_bench.sh [path/to/cstrace] [sizes in MiB, e.g. "64 256 1024"]
+#                           [commands, e.g. "decode --format=none|report"]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 CSTRACE=${1:-$here/build/cstrace}
 SIZES=${2:-64 256 1024}
+CMDS=${3:-decode --format=none|dump|script --raw|report}
 build=$(cd "$(dirname "$CSTRACE")" && pwd)
 prog=$build/testdata/aarch64/bigloop
 [ -x "$prog" ] || { echo "SKIP: $prog not built"; exit 0; }
@@ -31,7 +33,8 @@ for mib in $SIZES; do
 	for input in snapshot perf.data; do
 		f=$tmp/g.snap
 		[ $input = perf.data ] && f=$tmp/g.data
-		for cmd in "decode --format=none" "dump" "script --raw" "report"; do
+		IFS='|' read -r -a cmds <<<"$CMDS"
+		for cmd in "${cmds[@]}"; do
 			/usr/bin/time -f "%e %M" -o "$tmp/time" $CSTRACE $cmd "$f" >/dev/null 2>&1 || true
 			read -r t rss <"$tmp/time"
 			printf '%-10s %-8s %-40s %9.1fs %8.1f MiB\n' $input "$mib" "cstrace $cmd" "$t" \

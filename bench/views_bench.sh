@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cost of the call views: `cstrace report` with each view against `cstrace report`
+# Cost of the views: `cstrace report` with each view against `cstrace report`
 # alone (the peer) on the same trace, runs interleaved so that machine load hits all
 # alike. CPU time (user + sys), best of N. The goal (docs/performance.md): any view
 # at most 1.3x report alone.
@@ -13,11 +13,13 @@ trap 'rm -rf "$tmp"' EXIT
 
 . "$(dirname "$0")/lib.sh"
 
-table() { # name trace [options...]
-  local name=$1 trace=$2; shift 2
+table() { # name trace dso [options...]
+  local name=$1 trace=$2 dso=$3; shift 3
   local labels=("cstrace report (peer)" "cstrace report -g" "cstrace report --children"
     "cstrace report --format=folded" "cstrace report --format=flamegraph"
-    "cstrace report --format=perfetto" "cstrace script --call-trace")
+    "cstrace report --format=perfetto" "cstrace script --call-trace"
+    "cstrace report --format=autofdo" "cstrace report --format=llvm-sample"
+    "cstrace report --format=lcov" "cstrace report --format=html")
   local -a cmds cpu wall
   cmds[0]="$cstrace report $* $trace"
   cmds[1]="$cstrace report -g $* $trace"
@@ -26,6 +28,10 @@ table() { # name trace [options...]
   cmds[4]="$cstrace report --format=flamegraph -o $tmp/f.svg $* $trace"
   cmds[5]="$cstrace report --format=perfetto -o $tmp/t.json $* $trace"
   cmds[6]="$cstrace script --call-trace $* $trace"
+  cmds[7]="$cstrace report --format=autofdo $* $trace"
+  cmds[8]="$cstrace report --format=llvm-sample --dso $dso $* $trace"
+  cmds[9]="$cstrace report --format=lcov $* $trace"
+  cmds[10]="$cstrace report --format=html -o $tmp/r.html $* $trace"
   best_of "$runs" cmds cpu wall
   echo
   echo "$name (CPU time, best of $runs, interleaved)"
@@ -50,10 +56,10 @@ aarch64-linux-gnu-gcc -g -O1 -static -Wl,--build-id -o "$tmp/bigloop" "$here/../
 "$cstrace" synth --plugin --buffer-size 64M --arch aarch64 -o "$tmp/bigloop.snap" -- \
   "$tmp/bigloop" 2000000 >/dev/null 2>&1
 table "synth bigloop 2000000 (A64, static, -g: a call every ~12 instructions)" \
-  "$tmp/bigloop.snap" --elf "$tmp/bigloop"
+  "$tmp/bigloop.snap" bigloop --elf "$tmp/bigloop"
 aarch64-linux-gnu-gcc -g -O2 -fno-optimize-sibling-calls -static -Wl,--build-id \
   -o "$tmp/callheavy" "$here/src/callheavy.c"
 "$cstrace" synth --plugin --buffer-size 64M --arch aarch64 -o "$tmp/callheavy.snap" -- \
   "$tmp/callheavy" 50000 24 >/dev/null 2>&1
 table "synth callheavy 50000 24 (A64: qsort callbacks, recursion 24 deep, mutual recursion 120 deep)" \
-  "$tmp/callheavy.snap" --elf "$tmp/callheavy"
+  "$tmp/callheavy.snap" callheavy --elf "$tmp/callheavy"
