@@ -43,9 +43,10 @@ fuzz_blame() {
 fuzz_run() {
 	local fuzz=$1 secs=$2 corpus=$3 c who last ours=0 upstream=0
 	shift 3
-	mkdir -p "$TMP/crashes"
+	mkdir -p "$TMP/crashes" "$TMP/work"
 	checks=$((checks + 1))
-	env ASAN_OPTIONS="$FUZZ_ASAN_OPTIONS" "$fuzz" -fork=1 -ignore_crashes=1 \
+	# TMPDIR: where targets that need files put them (gone with $TMP)
+	env ASAN_OPTIONS="$FUZZ_ASAN_OPTIONS" TMPDIR="$TMP/work" "$fuzz" -fork=1 -ignore_crashes=1 \
 		-ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$secs" -timeout=10 \
 		-rss_limit_mb=2048 -artifact_prefix="$TMP/crashes/" "$@" "$corpus" \
 		>"$TMP/fuzz.log" 2>&1
@@ -56,7 +57,7 @@ fuzz_run() {
 	done
 	for c in "$TMP"/crashes/crash-* "$TMP"/crashes/leak-*; do
 		[ -f "$c" ] || continue
-		env ASAN_OPTIONS="$FUZZ_ASAN_OPTIONS" "$fuzz" "$c" >"$TMP/replay.log" 2>&1
+		env ASAN_OPTIONS="$FUZZ_ASAN_OPTIONS" TMPDIR="$TMP/work" "$fuzz" "$c" >"$TMP/replay.log" 2>&1
 		who=$(fuzz_blame "$TMP/replay.log")
 		if [ "$who" = upstream ]; then
 			upstream=$((upstream + 1))

@@ -5,6 +5,7 @@
  * profile ends up in a path, a file or a finding). */
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,8 @@ static void use(const struct cst_board *b, const uint8_t *data, size_t size)
 	struct cst_board_sources_opts o = {.sz = sizeof(o), .with_stm = true};
 	struct cst_doctor_opts d = {.sz = sizeof(d), .board = b};
 	struct cst_sysroot *root;
-	char dir[64];
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX];
 
 	cst_board_sources(b, NULL, cfgs, 8);
 	cst_board_sources(b, &o, cfgs, 8);
@@ -51,9 +53,9 @@ static void use(const struct cst_board *b, const uint8_t *data, size_t size)
 		cst_board_device_by_name(b, b->devices[i].name);
 	}
 	cst_board_device_by_name(b, "");
-	/* the fixture tree: a fresh directory per input, removed after */
-	snprintf(dir, sizeof(dir), "%s/cst-fuzz-board.XXXXXX",
-		 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
+	/* the fixture tree: a fresh directory per input, removed after (under $TMPDIR,
+	 * which fuzz_run.sh removes with what a crashed job left) */
+	snprintf(dir, sizeof(dir), "%s/cst-fuzz-board.XXXXXX", tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
 		return;
 	if (cst_board_fixture_write(b, dir, NULL) == 0 && (root = cst_sysroot_alloc(dir))) {

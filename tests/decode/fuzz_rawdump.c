@@ -16,17 +16,14 @@
 
 #include "cstrace/boards.h"
 #include "cstrace/decode.h"
+#include "fuzz_sink.h"
 
 static struct cst_source_cfg srcs[6];
 static int nsrcs;
 static struct cst_source_cfg board_srcs[8];
 static int nboard;
 
-static void quiet(void *ctx, enum cst_log_level level, const char *msg)
-{
-}
-
-static const struct cst_log log_quiet = {quiet, NULL};
+static const struct cst_log log_quiet = {fuzz_quiet, NULL};
 
 static void add(enum cst_protocol p, const char *spec)
 {
@@ -50,21 +47,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		nboard = nboard < 0 ? 0 : nboard > 8 ? 8 : nboard;
 		cst_board_free(b);
 	}
-	return 0;
-}
-
-static int count(void *ctx, const struct cst_elem *e)
-{
-	char line[1024];
-
-	cst_elem_format_text(e, line, sizeof(line));
-	++*(uint64_t *)ctx;
-	return 0;
-}
-
-static int count_packet(void *ctx, const struct cst_packet *p)
-{
-	++*(uint64_t *)ctx;
 	return 0;
 }
 
@@ -99,9 +81,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cst_session_open(&s, path, &o))
 		return 0;
 	if (data[0] & 4)
-		cst_session_dump(s, count_packet, &n);
+		cst_session_dump(s, fuzz_packet, &n);
 	else
-		cst_session_run(s, count, NULL, &n);
+		cst_session_run(s, fuzz_elem, NULL, &n);
 	{
 		/* the same buffer through a small read window */
 		struct cst_decoder_opts d = {.sz = sizeof(d), .log = &log_quiet,
@@ -109,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct cst_decoder *dec = cst_decoder_alloc(cst_session_trace(s), 0, &d, NULL);
 
 		if (dec) {
-			cst_decoder_set_elem_cb(dec, count, &n);
+			cst_decoder_set_elem_cb(dec, fuzz_elem, &n);
 			cst_decoder_run(dec);
 			cst_decoder_free(dec);
 		}

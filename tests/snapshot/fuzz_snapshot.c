@@ -6,6 +6,7 @@
  * from the input. fuzz_seed.sh turns a real snapshot into this form. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +14,12 @@
 #include <unistd.h>
 
 #include "cstrace/decode.h"
+#include "../decode/fuzz_sink.h"
 
 #define MAX_FILES 24
 #define MAX_NAME 40
 
-static char dir[64];
+static char dir[PATH_MAX];
 
 static void clear_dir(void)
 {
@@ -47,7 +49,7 @@ static void clean_name(const uint8_t *p, size_t n, char *out)
 
 static void write_file(const char *name, const uint8_t *p, size_t n)
 {
-	char path[128];
+	char path[PATH_MAX + 64];
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -87,46 +89,29 @@ static void write_dir(const uint8_t *data, size_t size)
 	}
 }
 
-static int count(void *ctx, const struct cst_elem *e)
-{
-	char line[1024];
-
-	cst_elem_format_text(e, line, sizeof(line));
-	++*(uint64_t *)ctx;
-	return 0;
-}
-
-static int count_packet(void *ctx, const struct cst_packet *p)
-{
-	++*(uint64_t *)ctx;
-	return 0;
-}
-
-static void quiet(void *ctx, enum cst_log_level level, const char *msg)
-{
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct cst_log log = {quiet, NULL};
+	static const struct cst_log log = {fuzz_quiet, NULL};
 	struct cst_session_opts o = {.sz = sizeof(o), .log = &log, .kind = cst_input_snapshot,
 				     .buffer = "all", .confine = true};
 	struct cst_session *s;
 	uint64_t n = 0;
 
 	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "%s/cst-fuzz-snap.XXXXXX",
-			 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
+		/* under $TMPDIR, which fuzz_run.sh removes with what the jobs left */
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(dir, sizeof(dir), "%s/cst-fuzz-snap.XXXXXX", tmp ? tmp : "/tmp");
 		if (!mkdtemp(dir))
 			abort();
 	}
 	clear_dir();
 	write_dir(data, size);
 	if (cst_session_open(&s, dir, &o) == 0) {
-		cst_session_run(s, count, NULL, &n);
-		cst_session_dump(s, count_packet, &n);
+		cst_session_run(s, fuzz_elem, NULL, &n);
+		cst_session_dump(s, fuzz_packet, &n);
 		cst_session_free(s);
 	}
 	return 0;
