@@ -455,8 +455,6 @@ static int enter_section(struct parse *p, const char *section)
 
 		if (strcmp(kind, bdev_names[t]))
 			continue;
-		if (cst_board_device_by_name(b, name) >= 0)
-			return fail(p, "device '%s' is defined twice", name);
 		if (strlen(name) >= sizeof(b->devices[0].source.name))
 			return fail(p, "device name '%s' is longer than %zu characters", name,
 				    sizeof(b->devices[0].source.name) - 1);
@@ -545,6 +543,43 @@ static int handler(void *user, const char *section, const char *name, const char
 
 /* Checks that need the whole file: required keys, and defaults taken from
  * other sections (an ETM's core from its CPU). */
+struct dev_name {
+	const char *name;
+	int idx;
+};
+
+static int cmp_dev_name(const void *a, const void *b)
+{
+	const struct dev_name *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->idx - y->idx;
+}
+
+/* A device defined twice, named at its second definition. Found by sorting the
+ * names, not by a search per device: that was quadratic in a profile of many
+ * devices (tests: resource_bounds). */
+static int check_twice(struct parse *p)
+{
+	struct cst_board *b = p->b;
+	struct dev_name *v = malloc((size_t)b->ndevices * sizeof(*v));
+	int twice = -1;
+
+	if (!v)
+		return fail(p, "out of memory");
+	for (int i = 0; i < b->ndevices; i++)
+		v[i] = (struct dev_name){b->devices[i].name, i};
+	qsort(v, (size_t)b->ndevices, sizeof(*v), cmp_dev_name);
+	for (int i = 1; i < b->ndevices; i++)
+		if (!strcmp(v[i - 1].name, v[i].name) && (twice < 0 || v[i].idx < twice))
+			twice = v[i].idx;
+	free(v);
+	if (twice < 0)
+		return 1;
+	p->line = p->dev_line[twice];
+	return fail(p, "device '%s' is defined twice", b->devices[twice].name);
+}
+
 static int finish(struct parse *p)
 {
 	struct cst_board *b = p->b;
@@ -557,6 +592,8 @@ static int finish(struct parse *p)
 		p->line = 1;
 		return fail(p, "the profile lists no devices");
 	}
+	if (!check_twice(p))
+		return 0;
 	for (int i = 0; i < b->ndevices; i++) {
 		struct cst_board_device *d = &b->devices[i];
 		const struct cst_core_info *core;

@@ -48,8 +48,10 @@ void cli_note_input(const char *path)
 		snprintf(note->input, sizeof(note->input), "%s", path);
 }
 
-/* A crash in cstrace's own code, on purpose: the test of the blame below. */
-static void __attribute__((noinline)) crash_in_cstrace(void)
+/* A crash in cstrace's own code, on purpose: the test of the blame below. A real
+ * SIGSEGV even on a sanitized build (scripts/sanitize.sh), where UBSan would stop
+ * the null store before it faults. */
+static void __attribute__((noinline, no_sanitize("undefined"))) crash_in_cstrace(void)
 {
 	volatile int *volatile p = NULL;
 

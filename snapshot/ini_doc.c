@@ -3,6 +3,7 @@
  * several "[dump]" sections in a row keep each dump apart. */
 #include "ini_doc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <stdio.h>
@@ -25,9 +26,46 @@ static struct ini_section *add_section(struct ini_doc *doc, const char *name)
 	return s;
 }
 
+/* FNV-1a of the key in lower case: look-ups ignore case. */
+static size_t key_hash(const char *key)
+{
+	size_t h = 2166136261u;
+
+	for (; *key; key++)
+		h = (h ^ (unsigned char)tolower((unsigned char)*key)) * 16777619u;
+	return h;
+}
+
+/* The slot holding @key, or the empty slot where it would go. */
+static unsigned *key_slot(const struct ini_section *s, const char *key)
+{
+	size_t mask = s->nslots - 1, i = key_hash(key) & mask;
+
+	while (s->slots[i] && strcasecmp(s->kv[s->slots[i] - 1].key, key))
+		i = (i + 1) & mask;
+	return &s->slots[i];
+}
+
+/* Keep the index at most half full. */
+static int index_grow(struct ini_section *s)
+{
+	size_t n = s->nslots ? s->nslots * 2 : 16;
+
+	if ((size_t)s->nkv + 1 <= s->nslots / 2)
+		return 0;
+	free(s->slots);
+	s->slots = calloc(n, sizeof(*s->slots));
+	s->nslots = s->slots ? n : 0;
+	if (!s->slots)
+		return -1;
+	for (int k = 0; k < s->nkv; k++)
+		*key_slot(s, s->kv[k].key) = (unsigned)k + 1;
+	return 0;
+}
+
 static int add_kv(struct ini_section *s, const char *key, const char *value)
 {
-	if (CST_GROW(s->kv, s->cap, (size_t)s->nkv + 1) < 0)
+	if (CST_GROW(s->kv, s->cap, (size_t)s->nkv + 1) < 0 || index_grow(s) < 0)
 		return -1;
 	s->kv[s->nkv].key = strdup(key);
 	s->kv[s->nkv].value = strdup(value);
@@ -36,6 +74,7 @@ static int add_kv(struct ini_section *s, const char *key, const char *value)
 		free(s->kv[s->nkv].value);
 		return -1;
 	}
+	*key_slot(s, key) = (unsigned)s->nkv + 1;
 	s->nkv++;
 	return 0;
 }
@@ -118,6 +157,7 @@ void snap_ini_doc_fini(struct ini_doc *doc)
 			free(s->kv[k].value);
 		}
 		free(s->kv);
+		free(s->slots);
 		free(s->name);
 	}
 	free(doc->sections);
@@ -135,12 +175,12 @@ const struct ini_section *snap_ini_doc_section(const struct ini_doc *doc, const 
 
 const char *snap_ini_section_get(const struct ini_section *sec, const char *key)
 {
-	if (!sec)
+	unsigned k;
+
+	if (!sec || !sec->nslots)
 		return NULL;
-	for (int k = 0; k < sec->nkv; k++)
-		if (!strcasecmp(sec->kv[k].key, key))
-			return sec->kv[k].value;
-	return NULL;
+	k = *key_slot(sec, key);
+	return k ? sec->kv[k - 1].value : NULL;
 }
 
 const char *snap_ini_doc_get(const struct ini_doc *doc, const char *section, const char *key)

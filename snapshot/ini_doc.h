@@ -15,6 +15,11 @@ struct ini_section {
 	struct ini_kv *kv;
 	int nkv;
 	size_t cap;
+	/* open-addressed index of the keys (kv index + 1; 0 = empty), so that a
+	 * section of many keys ([device_list] of a big system, or a hostile one) is
+	 * read in linear time: each new key is looked up before it is added */
+	unsigned *slots;
+	size_t nslots;
 };
 
 struct ini_doc {

@@ -194,6 +194,11 @@ static void test_malformed(void)
 	expect_error("[board]\nname = t\n[cpu 0]\ncore = Cortex-Z9\n[etm e0]\nbase = 0x1000\n"
 		     "cpu = 0\nprotocol = etmv3\n",
 		     5, "core 'Cortex-Z9' is not one cstrace knows");
+	/* a device defined twice: named at its second header (found by sorting the
+	 * names once the file is read: a search per device was quadratic) */
+	expect_error(GOOD_HEAD "[cti a]\nbase = 0x1000\n[cti b]\nbase = 0x2000\n[cti a]\n"
+			       "base = 0x3000\n",
+		     9, "device 'a' is defined twice");
 	/* a required key missing: reported at the section's line */
 	expect_error(GOOD_HEAD "[etf f]\ncapacity = 4K\n", 5, "no base address");
 	expect_error(GOOD_HEAD "[etm e0]\nbase = 0x1000\n[etf f]\nbase = 0x1000\n", 8,
