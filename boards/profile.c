@@ -51,6 +51,7 @@ struct parse {
 	int cpu;         /* current cpu entry, or -1 */
 	int issue;       /* current issue, or -1 */
 	int *dev_line;   /* line where each device's section starts */
+	int *base_line;  /* line of each device's base (0: none yet) */
 	bool cont;       /* the line being parsed is an indented continuation */
 	/* The text value set last, which a continuation extends: kept as the array
 	 * it lives in (NULL: the board itself) and a byte offset into it, never as
@@ -99,14 +100,20 @@ static int fail(struct parse *p, const char *fmt, ...)
 	return 0;
 }
 
+/* Room for element @n (zeroed) of an array that only grows one at a time through
+ * here: its capacity is the power of two at or above its length, so it is
+ * reallocated at 1, 2, 4, 8... elements, not at every one (which copied the array
+ * each time: quadratic in a profile of many devices). */
 static int grow(void **arr, int n, size_t elem)
 {
-	void *a = realloc(*arr, (size_t)(n + 1) * elem);
+	if (n == 0 || !(n & (n - 1))) {
+		void *a = realloc(*arr, (size_t)(n ? 2 * n : 1) * elem);
 
-	if (!a)
-		return -1;
-	memset((char *)a + (size_t)n * elem, 0, elem);
-	*arr = a;
+		if (!a)
+			return -1;
+		*arr = a;
+	}
+	memset((char *)*arr + (size_t)n * elem, 0, elem);
 	return 0;
 }
 
@@ -279,10 +286,7 @@ static int handle_device(struct parse *p, const char *k, const char *v)
 	if (!strcmp(k, "base")) {
 		if (cst_parse_u64(v, &d->base) < 0)
 			return fail(p, "base '%s' is not an address", v);
-		for (int i = 0; i < p->b->ndevices; i++)
-			if (i != p->dev && p->b->devices[i].base == d->base)
-				return fail(p, "base 0x%llx is already used by %s",
-					    (unsigned long long)d->base, p->b->devices[i].name);
+		p->base_line[p->dev] = p->line; /* shared bases: check_bases, at the end */
 		return 1;
 	}
 	if (!strcmp(k, "node"))
@@ -459,7 +463,8 @@ static int enter_section(struct parse *p, const char *section)
 			return fail(p, "device name '%s' is longer than %zu characters", name,
 				    sizeof(b->devices[0].source.name) - 1);
 		if (grow((void **)&b->devices, b->ndevices, sizeof(*b->devices)) < 0 ||
-		    grow((void **)&p->dev_line, b->ndevices, sizeof(int)) < 0)
+		    grow((void **)&p->dev_line, b->ndevices, sizeof(int)) < 0 ||
+		    grow((void **)&p->base_line, b->ndevices, sizeof(int)) < 0)
 			return fail(p, "out of memory");
 		d = &b->devices[b->ndevices];
 		d->type = (enum cst_bdev_type)t;
@@ -546,6 +551,7 @@ static int handler(void *user, const char *section, const char *name, const char
 struct dev_name {
 	const char *name;
 	int idx;
+	uint64_t base;
 };
 
 static int cmp_dev_name(const void *a, const void *b)
@@ -568,7 +574,7 @@ static int check_twice(struct parse *p)
 	if (!v)
 		return fail(p, "out of memory");
 	for (int i = 0; i < b->ndevices; i++)
-		v[i] = (struct dev_name){b->devices[i].name, i};
+		v[i] = (struct dev_name){b->devices[i].name, i, 0};
 	qsort(v, (size_t)b->ndevices, sizeof(*v), cmp_dev_name);
 	for (int i = 1; i < b->ndevices; i++)
 		if (!strcmp(v[i - 1].name, v[i].name) && (twice < 0 || v[i].idx < twice))
@@ -578,6 +584,43 @@ static int check_twice(struct parse *p)
 		return 1;
 	p->line = p->dev_line[twice];
 	return fail(p, "device '%s' is defined twice", b->devices[twice].name);
+}
+
+static int cmp_dev_base(const void *a, const void *b)
+{
+	const struct dev_name *x = a, *y = b;
+	uint64_t bx = x->base, by = y->base;
+
+	if (bx != by)
+		return bx < by ? -1 : 1;
+	return x->idx - y->idx;
+}
+
+/* Two devices at one base, named at the later one's base line; sorted, as
+ * check_twice, not searched per device. */
+static int check_bases(struct parse *p)
+{
+	struct cst_board *b = p->b;
+	struct dev_name *v = malloc((size_t)b->ndevices * sizeof(*v));
+	int n = 0, later = -1, earlier = -1;
+
+	if (!v)
+		return fail(p, "out of memory");
+	for (int i = 0; i < b->ndevices; i++)
+		if (p->base_line[i])
+			v[n++] = (struct dev_name){b->devices[i].name, i, b->devices[i].base};
+	qsort(v, (size_t)n, sizeof(*v), cmp_dev_base);
+	for (int i = 1; i < n; i++)
+		if (v[i - 1].base == v[i].base && (later < 0 || v[i].idx < later)) {
+			later = v[i].idx;
+			earlier = v[i - 1].idx;
+		}
+	free(v);
+	if (later < 0)
+		return 1;
+	p->line = p->base_line[later];
+	return fail(p, "base 0x%llx is already used by %s", (unsigned long long)b->devices[later].base,
+		    b->devices[earlier].name);
 }
 
 static int finish(struct parse *p)
@@ -592,7 +635,7 @@ static int finish(struct parse *p)
 		p->line = 1;
 		return fail(p, "the profile lists no devices");
 	}
-	if (!check_twice(p))
+	if (!check_twice(p) || !check_bases(p))
 		return 0;
 	for (int i = 0; i < b->ndevices; i++) {
 		struct cst_board_device *d = &b->devices[i];
@@ -731,6 +774,7 @@ int cst_board_load(struct cst_board **out, const char *path, const struct cst_lo
 	if (!p.err[0])
 		finish(&p);
 	free(p.dev_line);
+	free(p.base_line);
 	if (p.err[0]) {
 		cst_logf(log, cst_log_error, "%s:%d: %s", path, p.err_line, p.err);
 		cst_board_free(p.b);

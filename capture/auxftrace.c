@@ -204,7 +204,7 @@ static int analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r)
 			consumer = f->ev[i].pid;
 			break;
 		}
-	if (r && ((err = ft_recs_build(&recs, r)) || (err = ft_chunks_build(&chunks, r))))
+	if (r && ((err = cap_ft_recs_build(&recs, r)) || (err = cap_ft_chunks_build(&chunks, r))))
 		goto out;
 	for (size_t i = 0; i < f->nev && !err; i++) {
 		struct cst_aux_ft_event *e = &f->ev[i];
@@ -245,7 +245,7 @@ static int analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r)
 			e->ring_cpu = g->cpu;
 			g->reads++;
 			g->read_bytes += e->size;
-			e->drained = ft_heads_between(&heads[best], e->old, e->head);
+			e->drained = cap_ft_heads_between(&heads[best], e->old, e->head);
 			if (woke && consumer && e->pid == consumer && !e->from_log) {
 				e->latency = e->time - wake_time;
 				if (e->latency > g->max_latency)
@@ -267,7 +267,7 @@ static int analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r)
 			g->first_head = e->old;
 		}
 		g->last_head = e->head;
-		err = ft_heads_add(&heads[ri_], e->head);
+		err = cap_ft_heads_add(&heads[ri_], e->head);
 		e->ring_cpu = g->cpu;
 		g->writes++;
 		g->write_bytes += e->size;
@@ -285,19 +285,19 @@ static int analyse(struct cst_aux_ftrace *f, const struct cst_aux_report *r)
 		}
 		if (!r)
 			continue;
-		e->rec = ft_recs_take(&recs, e->cpu, e->old, e->size);
+		e->rec = cap_ft_recs_take(&recs, e->cpu, e->old, e->size);
 		if (e->rec < 0) {
 			g->unreported++;
 			g->unreported_bytes += e->size;
 		} else {
-			e->unheld = ft_chunks_unheld(&chunks, e->cpu, e->old, e->head);
+			e->unheld = cap_ft_chunks_unheld(&chunks, e->cpu, e->old, e->head);
 			e->unheld_start = e->old;
 			g->unheld_bytes += e->unheld;
 		}
 	}
 out:
-	ft_recs_free(&recs);
-	ft_chunks_free(&chunks);
+	cap_ft_recs_free(&recs);
+	cap_ft_chunks_free(&chunks);
 	for (int k = 0; k < MAX_RINGS; k++)
 		free(heads[k].v);
 	return err;

@@ -16,7 +16,7 @@ static int cmp_rec(const void *a, const void *b)
 	return x->k < y->k ? -1 : x->k > y->k;
 }
 
-int ft_recs_build(struct ft_recs *x, const struct cst_aux_report *r)
+int cap_ft_recs_build(struct ft_recs *x, const struct cst_aux_report *r)
 {
 	struct cst_aux_report_info ri = cst_aux_report_get_info(r);
 
@@ -33,7 +33,7 @@ int ft_recs_build(struct ft_recs *x, const struct cst_aux_report *r)
 	return 0;
 }
 
-int64_t ft_recs_take(struct ft_recs *x, int cpu, uint64_t off, uint64_t size)
+int64_t cap_ft_recs_take(struct ft_recs *x, int cpu, uint64_t off, uint64_t size)
 {
 	struct ft_rec key = {cpu, off, size, 0, false};
 	size_t lo = 0, hi = x->n;
@@ -56,7 +56,7 @@ int64_t ft_recs_take(struct ft_recs *x, int cpu, uint64_t off, uint64_t size)
 	return -1;
 }
 
-void ft_recs_free(struct ft_recs *x)
+void cap_ft_recs_free(struct ft_recs *x)
 {
 	free(x->v);
 	x->v = NULL;
@@ -72,7 +72,7 @@ static int cmp_chunk(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-int ft_chunks_build(struct ft_chunks *x, const struct cst_aux_report *r)
+int cap_ft_chunks_build(struct ft_chunks *x, const struct cst_aux_report *r)
 {
 	struct cst_aux_report_info ri = cst_aux_report_get_info(r);
 
@@ -95,7 +95,7 @@ int ft_chunks_build(struct ft_chunks *x, const struct cst_aux_report *r)
 	return 0;
 }
 
-uint64_t ft_chunks_unheld(const struct ft_chunks *x, int cpu, uint64_t s, uint64_t e)
+uint64_t cap_ft_chunks_unheld(const struct ft_chunks *x, int cpu, uint64_t s, uint64_t e)
 {
 	size_t lo = 0, hi = x->n;
 	uint64_t held = 0;
@@ -120,14 +120,14 @@ uint64_t ft_chunks_unheld(const struct ft_chunks *x, int cpu, uint64_t s, uint64
 	return e - s > held ? e - s - held : 0;
 }
 
-void ft_chunks_free(struct ft_chunks *x)
+void cap_ft_chunks_free(struct ft_chunks *x)
 {
 	free(x->v);
 	x->v = NULL;
 	x->n = 0;
 }
 
-int ft_heads_add(struct ft_heads *h, uint64_t head)
+int cap_ft_heads_add(struct ft_heads *h, uint64_t head)
 {
 	if (CST_GROW(h->v, h->cap, h->n + 1) < 0)
 		return -cste_nomem;
@@ -153,7 +153,7 @@ static size_t upto(const struct ft_heads *h, uint64_t x)
 	return lo;
 }
 
-uint64_t ft_heads_between(const struct ft_heads *h, uint64_t old, uint64_t head)
+uint64_t cap_ft_heads_between(const struct ft_heads *h, uint64_t old, uint64_t head)
 {
 	uint64_t n = 0;
 
