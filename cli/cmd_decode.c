@@ -38,12 +38,10 @@ static const char decode_usage[] =
 	"\n"
 	"exit status: 0 decoded, 1 nothing could be decoded or an error, 2 usage.\n";
 
-static int on_elem(void *ctx, const struct cst_elem *e)
+static int print_elem(struct decode_out *o, const struct cst_elem *e)
 {
-	struct decode_out *o = ctx;
 	int n = 0;
 
-	trace_opts_note_elem(e);
 	switch (o->format) {
 	case out_none:
 		return 0;
@@ -68,6 +66,24 @@ static int on_elem(void *ctx, const struct cst_elem *e)
 		return -cste_io; /* stop: the reader went away or the disk is full */
 	}
 	return 0;
+}
+
+/* One element, printed whole under the stream's lock: a decoding thread that
+ * crashes flushes whole elements only (cli_note_printed). */
+static int on_elem(void *ctx, const struct cst_elem *e)
+{
+	struct decode_out *o = ctx;
+	int ret;
+
+	flockfile(o->f);
+	if (trace_opts_note_elem(e)) {
+		ret = 0; /* printed before a crash on threads */
+	} else {
+		ret = print_elem(o, e);
+		cli_note_printed();
+	}
+	funlockfile(o->f);
+	return ret;
 }
 
 /* What decode's own options ask for. */
@@ -162,6 +178,11 @@ int cmd_decode(int argc, char **argv)
 			" ranges, %" PRIu64 " instructions, %" PRIu64 " gaps (%" PRIu64
 			" inaccessible memory)\n",
 			st.bytes, st.elements, st.ranges, st.instructions, st.gaps, st.nacc);
+	if (stats && st.chunks > 1)
+		fprintf(stderr,
+			"cstrace: on %u threads: %" PRIu64 " chunks, %" PRIu64
+			" decoded apart (the others by the decoder before them)\n",
+			topts.session.threads, st.chunks, st.chunks_apart);
 	if (!topts.session.start_offset && !cli_check_decoded(trace, &st))
 		goto out;
 	status = 0;

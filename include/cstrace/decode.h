@@ -296,6 +296,10 @@ struct cst_decoder_stats {
 	uint64_t frame_ids[2]; /* formatted data: the trace IDs its frames named while
 				  the decoder had no sync (bit n: ID n), to tell a
 				  source given the wrong ID */
+	/* decoding on threads (cst_session_opts threads): the chunks buffers were cut
+	 * into, and how many of them the output took from their own decoder (the
+	 * others were decoded by the decoder of the chunk before) */
+	uint64_t chunks, chunks_apart;
 };
 
 struct cst_decoder;
@@ -413,6 +417,13 @@ struct cst_session_opts {
 	/* snapshots: refuse one that names files outside its directory (else each
 	 * such file is read and named in a warning) */
 	bool confine;
+	/* Decode on this many threads (0 or 1: the calling thread only). A snapshot or
+	 * raw buffer of one trace source, in 16-byte frames or unformatted, is cut into
+	 * chunks of about @chunk_size bytes (0: 64 KiB) decoded side by side and joined
+	 * where their decoders agree, so that the elements, their order and the totals
+	 * are exactly those of one thread; other inputs decode on one thread. */
+	unsigned threads;
+	uint64_t chunk_size;
 };
 
 struct cst_session;

@@ -1,0 +1,114 @@
+/* Internal to decode/: one trace stream decoded on several threads (split.c, the
+ * workers; split_join.c, their element lists and the in-order replay).
+ *
+ * The buffer is cut into chunks. A worker decodes a chunk with its own OpenCSD
+ * tree from the chunk's start; what it produces before it first has sync is
+ * thrown away, and it publishes the offset of its first synced element and the
+ * elements that follow (the "head"). The worker of the chunk before decodes on
+ * past its own end until its elements reach that offset, and then compares what
+ * it decodes from there with the head: only when they agree element for element
+ * does it stop and the stream go on with the next worker's elements. If they
+ * differ, if the next chunk holds no sync, or if no worker has started it yet,
+ * the worker takes that chunk over and decodes it itself, as a serial decoder
+ * would. Any decoder error (corrupt trace) makes the whole buffer decode serially:
+ * OpenCSD 1.3.3 keeps its last error in one process-wide logger. */
+#ifndef CSTRACE_DECODE_SPLIT_H
+#define CSTRACE_DECODE_SPLIT_H
+
+#include "decoder_int.h"
+
+#include <pthread.h>
+
+/* elements of a synced chunk compared with the decode of the chunk before */
+#define SPLIT_VERIFY 64
+#define SPLIT_BLOCK 2048
+
+/* An element held for the in-order replay, with the OpenCSD element behind it. */
+struct split_entry {
+	struct cst_elem e;
+	ocsd_generic_trace_elem o;
+	bool has_o;
+};
+
+struct split_block {
+	struct split_block *next;
+	unsigned n;
+	struct split_entry v[SPLIT_BLOCK];
+};
+
+enum chunk_state {
+	chunk_unclaimed, /* no worker yet */
+	chunk_running,   /* its worker looks for sync and its head */
+	chunk_published, /* sync and head known */
+	chunk_none,      /* no usable sync in the chunk: the worker before takes it */
+	chunk_taken,     /* decoded by the worker of an earlier chunk */
+};
+
+struct split_chunk {
+	uint64_t start;
+	enum chunk_state state;
+	bool abandon; /* its worker must stop: an earlier worker took the chunk */
+	uint64_t sync;
+	struct split_entry head[SPLIT_VERIFY];
+	/* the element list of the worker that started here, as it grows */
+	struct split_block *first, *last;
+	bool done;   /* the list is complete; the stream goes on with chunk `next` */
+	size_t next; /* nchunks: the end */
+	int ret;     /* an error or stop value ending the list */
+};
+
+struct split {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	const struct cst_trace *trace;
+	int buffer;
+	struct cst_decoder_opts dopts;
+	int fd;
+	uint64_t begin, end;
+	enum cst_buffer_format format;
+	uint8_t trace_id;
+	struct split_chunk *chunks;
+	size_t nchunks;
+	size_t next_start; /* the next chunk an idle thread may start */
+	size_t replaying;  /* the chunk whose list is being replayed */
+	size_t ahead;      /* chunks started at most this far past `replaying` */
+	bool abort;        /* stop all workers */
+	bool serial;       /* a decoder error: decode the buffer serially instead */
+	struct cst_decoder *dec0;
+	uint64_t frame_ids[2]; /* what the first chunk's decoder saw before sync */
+};
+
+/* split_join.c: append @e to a list being filled by one worker (@cur is its
+ * private block, published to @c when full or on flush). */
+int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block **cur,
+		     const struct cst_elem *e);
+void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block **cur);
+/* Whether two elements are the same (every field a view can print). */
+bool dec_split_same(const struct split_entry *a, const struct cst_elem *b);
+/* Copy @e into @to, with the OpenCSD element behind it. */
+void dec_split_copy(struct split_entry *to, const struct cst_elem *e);
+/* Replay the lists in stream order into @fn; counts into @stats. Returns 0, the
+ * callback's stop value or an error; *delivered tells how many elements went out. */
+int dec_split_replay(struct split *sp, cst_elem_fn fn, void *ctx,
+		     struct cst_decoder_stats *stats, uint64_t *delivered);
+void dec_split_free_lists(struct split *sp);
+
+enum split_outcome {
+	split_unsplittable, /* not one source in frames or unformatted: @dec0 untouched */
+	split_done,         /* decoded (or failed) on threads: @dec0 freed */
+	split_serial,       /* a decoder error: decode serially, past *delivered elements;
+			       @dec0 freed, and its span's messages told already */
+};
+
+/* Decode @dec0's buffer (a decoder just made for it, with the elements callback
+ * left to this) on @threads threads in chunks of about @chunk bytes, delivering to
+ * @fn exactly what cst_decoder_run would. Counts into @stats. Returns 0, a stop
+ * value of @fn or an error. */
+int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk, cst_elem_fn fn,
+		  void *ctx, struct cst_decoder_stats *stats, enum split_outcome *outcome,
+		  uint64_t *delivered);
+
+/* split.c: the worker threads */
+void *dec_split_worker(void *arg);
+
+#endif
