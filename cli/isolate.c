@@ -83,10 +83,10 @@ void cli_note_threaded(bool threaded)
 		note->threaded = threaded;
 }
 
-void cli_note_printed(void)
+void cli_note_printed(uint64_t nelems)
 {
 	if (note)
-		note->printed++;
+		note->printed += nelems;
 }
 
 static uint64_t env_u64(const char *name)

@@ -272,14 +272,26 @@ int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
 	return 0;
 }
 
-bool trace_opts_note_elem(const struct cst_elem *e)
+bool trace_opts_skip(uint64_t nelems)
 {
-	/* end of trace carries no position of its own (OpenCSD gives it index 0) */
-	if (offsets_noted && e->type != cst_elem_eot)
-		cli_note_offset(e->offset);
-	if (skip_left > 0) {
-		skip_left--;
+	/* a restarted child decodes on one thread: one element at a time */
+	if (skip_left > 0 && (uint64_t)skip_left >= nelems) {
+		skip_left -= (int64_t)nelems;
 		return true;
 	}
 	return false;
+}
+
+void trace_opts_note_offset(uint64_t offset)
+{
+	if (offsets_noted)
+		cli_note_offset(offset);
+}
+
+bool trace_opts_note_elem(const struct cst_elem *e)
+{
+	/* end of trace carries no position of its own (OpenCSD gives it index 0) */
+	if (e->type != cst_elem_eot)
+		trace_opts_note_offset(e->offset);
+	return trace_opts_skip(1);
 }

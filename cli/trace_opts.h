@@ -85,5 +85,10 @@ int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
  *  Returns true for an element a child restarted after a crash on threads printed
  *  already (cli_skip_elements): leave it out. */
 bool trace_opts_note_elem(const struct cst_elem *e);
+/** The same in two steps for @nelems elements printed at once
+ *  (cst_session_run_lines): whether to leave them out, and, once printed, the
+ *  offset of the last. */
+bool trace_opts_skip(uint64_t nelems);
+void trace_opts_note_offset(uint64_t offset);
 
 #endif

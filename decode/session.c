@@ -293,8 +293,27 @@ static void skip_log(void *ctx, enum cst_log_level level, const char *msg)
 
 /* Decode buffer @b into @elem_fn (elements) or @pkt_fn (packets), on threads when
  * asked and possible. */
+/* Printing elements as they come (cst_session_run_lines on one thread). */
+struct lines {
+	cst_elem_print_fn print;
+	void *print_ctx;
+	cst_lines_fn write;
+	void *write_ctx;
+	char line[SPLIT_LINE];
+};
+
+static int print_elem(void *ctx, const struct cst_elem *e)
+{
+	struct lines *l = ctx;
+	int n = l->print(l->print_ctx, e, l->line, sizeof(l->line));
+
+	return l->write(l->write_ctx, l->line, n > 0 ? (size_t)n : 0, 1, e->offset,
+			e->type != cst_elem_eot);
+}
+
 static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dopts,
-		      cst_elem_fn elem_fn, cst_packet_fn pkt_fn, void *ctx, bool *no_decoder)
+		      cst_elem_fn elem_fn, cst_packet_fn pkt_fn, void *ctx,
+		      struct lines *lines, bool *no_decoder)
 {
 	struct skip k = {.fn = elem_fn, .ctx = ctx, .log = s->opts.log};
 	struct cst_log klog = {skip_log, &k};
@@ -308,9 +327,13 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 	if (!dec)
 		return err;
 	if (!pkt_fn && s->opts.threads > 1) {
+		struct split_out out = {elem_fn, ctx, lines ? lines->write : NULL,
+					lines ? lines->write_ctx : NULL};
+
 		ret = dec_split_run(dec, s->opts.threads,
-				    s->opts.chunk_size ? s->opts.chunk_size : DEFAULT_CHUNK, elem_fn,
-				    ctx, &st, &how, &k.left);
+				    s->opts.chunk_size ? s->opts.chunk_size : DEFAULT_CHUNK, &out,
+				    lines ? lines->print : NULL, lines ? lines->print_ctx : NULL,
+				    &st, &how, &k.left);
 		if (how == split_done) {
 			dec_stats_add(&s->stats, &st);
 			return ret;
@@ -338,7 +361,7 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 }
 
 static int run_buffers(struct cst_session *s, cst_elem_fn elem_fn, cst_packet_fn pkt_fn,
-		       void *ctx)
+		       void *ctx, struct lines *lines)
 {
 	int first, last, ret;
 
@@ -354,7 +377,7 @@ static int run_buffers(struct cst_session *s, cst_elem_fn elem_fn, cst_packet_fn
 
 		bool no_decoder;
 
-		ret = run_buffer(s, b, &dopts, elem_fn, pkt_fn, ctx, &no_decoder);
+		ret = run_buffer(s, b, &dopts, elem_fn, pkt_fn, ctx, lines, &no_decoder);
 		/* with several buffers, one without decodable sources is not fatal */
 		if (no_decoder && ret == -cste_no_trace && first != last)
 			continue;
@@ -376,7 +399,28 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 	ret = emit_images(s, sb_fn, ctx);
 	if (ret)
 		return ret;
-	return run_buffers(s, elem_fn, NULL, ctx);
+	return run_buffers(s, elem_fn, NULL, ctx, NULL);
+}
+
+int cst_session_run_lines(struct cst_session *s, cst_elem_print_fn print, void *print_ctx,
+			  cst_lines_fn write, void *write_ctx)
+{
+	struct lines *l;
+	int ret;
+
+	if (!s || !print || !write)
+		return -cste_invalid;
+	l = malloc(sizeof(*l));
+	if (!l)
+		return -cste_nomem;
+	*l = (struct lines){print, print_ctx, write, write_ctx, ""};
+	memset(&s->stats, 0, sizeof(s->stats));
+	if (s->kind == cst_input_perf)
+		ret = dec_perf_input_run(s->perf, s->trace, print_elem, NULL, l, &s->stats);
+	else
+		ret = run_buffers(s, print_elem, NULL, l, l);
+	free(l);
+	return ret;
 }
 
 static int no_elements(void *ctx, const struct cst_elem *e)
@@ -391,7 +435,7 @@ int cst_session_dump(struct cst_session *s, cst_packet_fn fn, void *ctx)
 	memset(&s->stats, 0, sizeof(s->stats));
 	if (s->kind == cst_input_perf)
 		return dec_perf_input_dump(s->perf, s->trace, fn, ctx);
-	return run_buffers(s, no_elements, fn, ctx);
+	return run_buffers(s, no_elements, fn, ctx, NULL);
 }
 
 int cst_session_get_stats(const struct cst_session *s, struct cst_decoder_stats *stats)

@@ -21,7 +21,9 @@
 
 /* elements of a synced chunk compared with the decode of the chunk before */
 #define SPLIT_VERIFY 64
-#define SPLIT_BLOCK 2048
+#define SPLIT_BLOCK 256
+#define SPLIT_BYTES (64u * 1024u)
+#define SPLIT_LINE 4096 /* the longest a print function may make of one element */
 
 /* An element held for the in-order replay, with the OpenCSD element behind it. */
 struct split_entry {
@@ -30,10 +32,17 @@ struct split_entry {
 	bool has_o;
 };
 
+/* A piece of a worker's output: elements (copies), or the bytes a print function
+ * made of them (cst_session_run_lines), with their count and totals. */
 struct split_block {
 	struct split_block *next;
 	unsigned n;
-	struct split_entry v[SPLIT_BLOCK];
+	struct split_entry *v; /* SPLIT_BLOCK elements, or NULL when printing */
+	char *bytes;           /* SPLIT_BYTES, or NULL for elements */
+	size_t len;
+	uint64_t offset; /* of the last element but an end of trace */
+	bool has_offset;
+	struct cst_decoder_stats st;
 };
 
 enum chunk_state {
@@ -76,6 +85,13 @@ struct split {
 	bool serial;       /* a decoder error: decode the buffer serially instead */
 	struct cst_decoder *dec0;
 	uint64_t frame_ids[2]; /* what the first chunk's decoder saw before sync */
+	/* blocks replayed, for workers to fill again: fresh memory for every
+	 * element costs more in page faults than decoding it */
+	struct split_block *spare;
+	size_t nspare;
+	/* printing on the workers (cst_session_run_lines), else NULL */
+	cst_elem_print_fn print;
+	void *print_ctx;
 };
 
 /* split_join.c: append @e to a list being filled by one worker (@cur is its
@@ -87,9 +103,17 @@ void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block
 bool dec_split_same(const struct split_entry *a, const struct cst_elem *b);
 /* Copy @e into @to, with the OpenCSD element behind it. */
 void dec_split_copy(struct split_entry *to, const struct cst_elem *e);
-/* Replay the lists in stream order into @fn; counts into @stats. Returns 0, the
- * callback's stop value or an error; *delivered tells how many elements went out. */
-int dec_split_replay(struct split *sp, cst_elem_fn fn, void *ctx,
+/* What the replay hands the caller: elements to @fn, or printed bytes to @write. */
+struct split_out {
+	cst_elem_fn fn;
+	void *ctx;
+	cst_lines_fn write;
+	void *write_ctx;
+};
+
+/* Replay the lists in stream order; counts into @stats. Returns 0, the callback's
+ * stop value or an error; *delivered tells how many elements went out. */
+int dec_split_replay(struct split *sp, const struct split_out *out,
 		     struct cst_decoder_stats *stats, uint64_t *delivered);
 void dec_split_free_lists(struct split *sp);
 
@@ -102,10 +126,12 @@ enum split_outcome {
 
 /* Decode @dec0's buffer (a decoder just made for it, with the elements callback
  * left to this) on @threads threads in chunks of about @chunk bytes, delivering to
- * @fn exactly what cst_decoder_run would. Counts into @stats. Returns 0, a stop
+ * @out exactly what cst_decoder_run would (with @print set, the workers print each
+ * element and @out->write gets the bytes). Counts into @stats. Returns 0, a stop
  * value of @fn or an error. */
-int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk, cst_elem_fn fn,
-		  void *ctx, struct cst_decoder_stats *stats, enum split_outcome *outcome,
+int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk,
+		  const struct split_out *out, cst_elem_print_fn print, void *print_ctx,
+		  struct cst_decoder_stats *stats, enum split_outcome *outcome,
 		  uint64_t *delivered);
 
 /* split.c: the worker threads */

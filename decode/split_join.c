@@ -17,19 +17,65 @@ void dec_split_copy(struct split_entry *to, const struct cst_elem *e)
 	to->e.ocsd = NULL;
 }
 
+static struct split_block *new_block(struct split *sp)
+{
+	struct split_block *b;
+
+	pthread_mutex_lock(&sp->lock);
+	b = sp->spare;
+	if (b) {
+		sp->spare = b->next;
+		sp->nspare--;
+	}
+	pthread_mutex_unlock(&sp->lock);
+	if (!b) {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return NULL;
+		if (sp->print)
+			b->bytes = malloc(SPLIT_BYTES);
+		else
+			b->v = malloc(SPLIT_BLOCK * sizeof(*b->v));
+		if (!b->bytes && !b->v) {
+			free(b);
+			return NULL;
+		}
+	}
+	b->next = NULL;
+	b->n = 0;
+	b->len = 0;
+	b->has_offset = false;
+	memset(&b->st, 0, sizeof(b->st));
+	return b;
+}
+
 int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block **cur,
 		     const struct cst_elem *e)
 {
-	if (*cur && (*cur)->n == SPLIT_BLOCK)
+	struct split_block *b = *cur;
+
+	if (b && (sp->print ? SPLIT_BYTES - b->len < SPLIT_LINE : b->n == SPLIT_BLOCK))
 		dec_split_flush(sp, c, cur);
 	if (!*cur) {
-		*cur = malloc(sizeof(**cur));
+		*cur = new_block(sp);
 		if (!*cur)
 			return -cste_nomem;
-		(*cur)->next = NULL;
-		(*cur)->n = 0;
 	}
-	dec_split_copy(&(*cur)->v[(*cur)->n++], e);
+	b = *cur;
+	if (sp->print) {
+		int n = sp->print(sp->print_ctx, e, b->bytes + b->len, SPLIT_LINE);
+
+		if (n > 0)
+			b->len += (size_t)n < SPLIT_LINE ? (size_t)n : SPLIT_LINE;
+	} else {
+		dec_split_copy(&b->v[b->n], e);
+	}
+	b->n++;
+	if (e->type != cst_elem_eot) {
+		b->offset = e->offset;
+		b->has_offset = true;
+	}
+	dec_stats_count(&b->st, e);
 	return 0;
 }
 
@@ -110,12 +156,53 @@ static void free_blocks(struct split_block *b)
 	while (b) {
 		struct split_block *n = b->next;
 
+		free(b->v);
+		free(b->bytes);
 		free(b);
 		b = n;
 	}
 }
 
-int dec_split_replay(struct split *sp, cst_elem_fn fn, void *ctx,
+/* Replayed blocks go back to the workers (up to a few per thread), the rest
+ * are freed. */
+static void recycle(struct split *sp, struct split_block *b)
+{
+	pthread_mutex_lock(&sp->lock);
+	while (b && sp->nspare < 4 * sp->ahead) {
+		struct split_block *n = b->next;
+
+		b->next = sp->spare;
+		sp->spare = b;
+		sp->nspare++;
+		b = n;
+	}
+	pthread_mutex_unlock(&sp->lock);
+	free_blocks(b);
+}
+
+/* Hand block @b over: its bytes, or each of its elements. */
+static int replay_block(const struct split_out *out, struct split_block *b,
+			uint64_t *delivered)
+{
+	int ret = 0;
+
+	if (out->write) {
+		*delivered += b->n;
+		return b->n ? out->write(out->write_ctx, b->bytes, b->len, b->n, b->offset,
+					 b->has_offset)
+			    : 0;
+	}
+	for (unsigned i = 0; i < b->n && !ret; i++) {
+		struct cst_elem *e = &b->v[i].e;
+
+		e->ocsd = b->v[i].has_o ? &b->v[i].o : NULL;
+		++*delivered;
+		ret = out->fn ? out->fn(out->ctx, e) : 0;
+	}
+	return ret;
+}
+
+int dec_split_replay(struct split *sp, const struct split_out *out,
 		     struct cst_decoder_stats *stats, uint64_t *delivered)
 {
 	size_t c = 0;
@@ -144,16 +231,10 @@ int dec_split_replay(struct split *sp, cst_elem_fn fn, void *ctx,
 			continue;
 		}
 		for (struct split_block *k = b; k && !ret; k = k->next) {
-			for (unsigned i = 0; i < k->n && !ret; i++) {
-				struct cst_elem *e = &k->v[i].e;
-
-				e->ocsd = k->v[i].has_o ? &k->v[i].o : NULL;
-				dec_stats_count(stats, e);
-				++*delivered;
-				ret = fn ? fn(ctx, e) : 0;
-			}
+			dec_stats_add(stats, &k->st);
+			ret = replay_block(out, k, delivered);
 		}
-		free_blocks(b);
+		recycle(sp, b);
 		if (sp->dopts.progress && c < sp->nchunks)
 			sp->dopts.progress(sp->dopts.progress_ctx, sp->chunks[c].start - sp->begin,
 					   sp->end - sp->begin);
@@ -165,6 +246,7 @@ void dec_split_free_lists(struct split *sp)
 {
 	for (size_t c = 0; c < sp->nchunks; c++)
 		free_blocks(sp->chunks[c].first);
+	free_blocks(sp->spare);
 }
 
 /* The one trace ID of a decoder that can be split, or -1: one source (several
@@ -205,12 +287,13 @@ static int split_setup(struct split *sp, uint64_t pos, uint64_t chunk)
 	return 0;
 }
 
-int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk, cst_elem_fn fn,
-		  void *ctx, struct cst_decoder_stats *stats, enum split_outcome *outcome,
+int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk,
+		  const struct split_out *out, cst_elem_print_fn print, void *print_ctx,
+		  struct cst_decoder_stats *stats, enum split_outcome *outcome,
 		  uint64_t *delivered)
 {
 	struct split sp = {.trace = dec0->trace, .buffer = dec0->buffer, .dopts = dec0->opts,
-			   .fd = -1, .dec0 = dec0};
+			   .fd = -1, .dec0 = dec0, .print = print, .print_ctx = print_ctx};
 	pthread_t tid[64];
 	unsigned nthreads = 0;
 	uint64_t pos;
@@ -239,7 +322,10 @@ int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk, cs
 	pthread_cond_init(&sp.cond, NULL);
 	if (threads > sizeof(tid) / sizeof(tid[0]))
 		threads = sizeof(tid) / sizeof(tid[0]);
-	sp.ahead = 2 * (size_t)threads;
+	/* chunks decoded ahead of the output: enough that a worker seldom finds the
+	 * next chunk not started (and decodes it itself), few enough to bound what
+	 * is held: copies of elements take more room than printed lines */
+	sp.ahead = (print ? 4 : 2) * (size_t)threads;
 	/* OpenCSD 1.3.3 logs decoder errors into one process-wide logger that is not
 	 * safe across threads: silenced here, and an error sends the buffer to a
 	 * serial decode anyway (on_worker_log). */
@@ -247,7 +333,7 @@ int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk, cs
 	for (unsigned i = 0; i < threads && i < sp.nchunks; i++)
 		if (pthread_create(&tid[nthreads], NULL, dec_split_worker, &sp) == 0)
 			nthreads++;
-	ret = nthreads ? dec_split_replay(&sp, fn, ctx, stats, delivered) : -cste_nomem;
+	ret = nthreads ? dec_split_replay(&sp, out, stats, delivered) : -cste_nomem;
 	pthread_mutex_lock(&sp.lock);
 	sp.abort = true;
 	pthread_cond_broadcast(&sp.cond);
