@@ -313,10 +313,9 @@ static int push(struct cst_decoder *dec, uint64_t offset, const uint8_t *data, s
 }
 
 /* The IDs that 16-byte formatter frames name: an even byte with bit 0 set starts
- * a new ID (byte >> 1). Only looked at until the decoder has sync, to say which
- * IDs the data holds when no source matched. Frame syncs (FF FF FF 7F) and the
- * null and reserved IDs are left out. */
-static void note_frame_ids(struct cst_decoder *dec, const uint8_t *data, size_t len)
+ * a new ID (byte >> 1). Frame syncs (FF FF FF 7F) and the null and reserved IDs
+ * are left out. */
+void dec_frame_ids(const uint8_t *data, size_t len, uint64_t ids[2])
 {
 	for (size_t f = 0; f + CST_FRAME <= len; f += CST_FRAME) {
 		const uint8_t *b = data + f;
@@ -327,9 +326,16 @@ static void note_frame_ids(struct cst_decoder *dec, const uint8_t *data, size_t 
 			unsigned id = b[k] >> 1;
 
 			if ((b[k] & 1) && id && id < 0x70)
-				dec->stats.frame_ids[id / 64] |= 1ull << (id % 64);
+				ids[id / 64] |= 1ull << (id % 64);
 		}
 	}
+}
+
+/* Only looked at until the decoder has sync, to say which IDs the data holds when
+ * no source matched. */
+static void note_frame_ids(struct cst_decoder *dec, const uint8_t *data, size_t len)
+{
+	dec_frame_ids(data, len, dec->stats.frame_ids);
 }
 
 int cst_decoder_feed(struct cst_decoder *dec, uint64_t offset, const uint8_t *data, size_t len)

@@ -59,6 +59,10 @@ static inline uint64_t dec_decoder_offset(const struct cst_decoder *dec, ocsd_tr
  * cst_decoder_run logs them): the bytes to decode are [*pos, *end) of *fd. */
 int dec_decoder_open_span(struct cst_decoder *dec, int *fd, uint64_t *pos, uint64_t *end);
 
+/* decoder.c: add the trace IDs that the 16-byte frames in @data name to @ids
+ * (bit n: ID n). */
+void dec_frame_ids(const uint8_t *data, size_t len, uint64_t ids[2]);
+
 /* decoder.c: OpenCSD's packet monitor callback (packets_only decoders) */
 void dec_decoder_on_packet(const void *p_context, const ocsd_datapath_op_t op,
 			   const ocsd_trc_index_t index_sop, const void *p_packet_in,

@@ -249,18 +249,53 @@ void dec_split_free_lists(struct split *sp)
 	free_blocks(sp->spare);
 }
 
-/* The one trace ID of a decoder that can be split, or -1: one source (several
- * interleave by frame order, which the join by offsets does not model), in 16-byte
- * frames or unformatted, decoding elements. */
-static int split_id(const struct cst_decoder *dec)
+/* The IDs the frames of [pos, end) of @fd name. Returns 0 or -cste_io. */
+static int scan_ids(int fd, uint64_t pos, uint64_t end, uint64_t ids[2])
 {
-	int id = -1;
+	uint8_t *buf = malloc(1u << 20);
+
+	if (!buf)
+		return -cste_nomem;
+	while (pos < end) {
+		size_t want = end - pos < (1u << 20) ? (size_t)(end - pos) : (1u << 20);
+		ssize_t got = pread(fd, buf, want, (off_t)pos);
+
+		if (got <= 0) {
+			free(buf);
+			return -cste_io;
+		}
+		dec_frame_ids(buf, (size_t)got, ids);
+		pos += (uint64_t)got;
+	}
+	free(buf);
+	return 0;
+}
+
+/* The one trace ID whose trace a decoder decodes from @fd's [pos, end), or -1:
+ * one source, or formatted data in which only one source's ID appears (a
+ * snapshot lists every core's ETM; one core may be all the buffer holds). Several
+ * IDs interleave by frame order, which the join by offsets does not model. The
+ * buffer must be in 16-byte frames or unformatted, and decode to elements. */
+static int split_id(const struct cst_decoder *dec, int fd, uint64_t pos, uint64_t end)
+{
+	uint64_t ids[2] = {0, 0};
+	int id = -1, n = 0;
 
 	if (dec->opts.packets_only ||
 	    (dec->format != cst_bufmt_frames && dec->format != cst_bufmt_raw))
 		return -1;
+	for (int i = 0; i < 128; i++)
+		if (dec->id_source[i] >= 0) {
+			id = i;
+			n++;
+		}
+	if (n == 1)
+		return id;
+	if (dec->format != cst_bufmt_frames || scan_ids(fd, pos, end, ids) < 0)
+		return -1;
+	id = -1;
 	for (int i = 0; i < 128; i++) {
-		if (dec->id_source[i] < 0)
+		if (dec->id_source[i] < 0 || !((ids[i / 64] >> (i % 64)) & 1))
 			continue;
 		if (id >= 0)
 			return -1;
@@ -302,16 +337,25 @@ int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk,
 	*outcome = split_unsplittable;
 	*delivered = 0;
 	memset(stats, 0, sizeof(*stats));
-	ret = split_id(dec0);
-	if (ret < 0 || threads < 2 || !chunk)
+	if (threads < 2 || !chunk || dec0->opts.packets_only)
 		return 0;
 	*outcome = split_done;
-	sp.trace_id = (uint8_t)ret;
 	sp.format = dec0->format;
 	sp.begin = cst_trace_buffer(sp.trace, sp.buffer)->offset;
 	ret = dec_decoder_open_span(dec0, &sp.fd, &pos, &sp.end);
-	if (!ret)
+	if (!ret) {
+		int id = split_id(dec0, sp.fd, pos, sp.end);
+
+		if (id < 0) {
+			/* one thread decodes it, with the span's messages told */
+			close(sp.fd);
+			dec0->span_told = true;
+			*outcome = split_unsplittable;
+			return 0;
+		}
+		sp.trace_id = (uint8_t)id;
 		ret = split_setup(&sp, pos, chunk);
+	}
 	if (ret) {
 		cst_decoder_free(dec0);
 		if (sp.fd >= 0)

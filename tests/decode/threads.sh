@@ -110,6 +110,9 @@ same init-short-addr "$O/init-short-addr" "decode --format=elements,dump" "64"
 # the largest: 1.7 million elements of one ID
 same bugfix-exact-match "$O/bugfix-exact-match" "decode --format=elements" "16K" --id 0x12
 apart bugfix-exact-match 12 64K "$O/bugfix-exact-match" --id 0x12
+# eleven sources listed, one of them in the frames: split as one stream
+same bugfix-all "$O/bugfix-exact-match" "decode --format=elements" "64K"
+apart bugfix-all 12 64K "$O/bugfix-exact-match"
 
 # Corrupt trace: random bytes over a chunk boundary (4096 for 1K and 4K chunks) of
 # the raw PTM buffer: the decoder loses sync there, decodes garbage as code it
