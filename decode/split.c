@@ -23,6 +23,8 @@ struct worker {
 	struct cst_log log;
 	enum wmode mode;
 	unsigned nhead; /* head elements gathered (before publishing) */
+	bool kept;          /* an element was kept, the last at this offset: */
+	uint64_t kept_at;
 	bool synced;        /* the decoder found sync ... */
 	uint64_t synced_at; /* ... at a packet of this offset */
 	/* overlap with chunk `boundary`: its sync offset and head */
@@ -154,6 +156,8 @@ static int on_worker_elem(void *ctx, const struct cst_elem *e)
 		if (w->nhead == SPLIT_VERIFY)
 			publish(w, chunk_published);
 	}
+	w->kept = true;
+	w->kept_at = e->offset;
 	w->err = dec_split_append(sp, own, &w->cur, e);
 	return w->err;
 }
@@ -219,7 +223,9 @@ static void meet(struct worker *w)
 		c->state = chunk_taken; /* nobody started it: decode it here */
 	while (c->state == chunk_running && !sp->abort && !sp->chunks[w->own].abandon)
 		pthread_cond_wait(&sp->cond, &sp->lock);
-	if (c->state == chunk_published) {
+	/* Only a worker that has kept nothing at or past the next chunk's sync can
+	 * hand over there (after a failed overlap it may have decoded past it). */
+	if (c->state == chunk_published && !(w->kept && w->kept_at >= c->sync)) {
 		memcpy(w->cmp, c->head, sizeof(w->cmp));
 		w->join_at = c->sync;
 		w->matched = 0;
