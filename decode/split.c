@@ -196,8 +196,11 @@ static int feed(struct worker *w, uint8_t *buf, uint64_t *pos)
 		ssize_t got = pread(sp->fd, buf, want, (off_t)*pos);
 		int ret;
 
-		if (got <= 0)
-			return -cste_io;
+		if (got <= 0) {
+			/* one thread reads it again, and says what went wrong */
+			on_worker_log(w, cst_log_error, "read failed");
+			return 1;
+		}
 		/* offsets count from the buffer's first byte, as a serial run's */
 		ret = cst_decoder_feed(w->dec, *pos - sp->begin, buf, (size_t)got);
 		*pos += (uint64_t)got;
@@ -312,6 +315,8 @@ static int run_chunk(struct split *sp, size_t k, uint8_t *buf)
 		own->done = true;
 		own->next = w->joined ? w->boundary : sp->nchunks;
 		own->ret = w->joined ? 0 : ret;
+		if (ret < 0 && !sp->err)
+			sp->err = ret;
 		if (ret < 0)
 			sp->abort = true;
 	}
@@ -341,8 +346,10 @@ void *dec_split_worker(void *arg)
 			pthread_cond_wait(&sp->cond, &sp->lock);
 		}
 		if (sp->abort || sp->next_start >= sp->nchunks || !buf) {
-			if (!buf)
+			if (!buf) {
 				sp->abort = true;
+				sp->err = sp->err ? sp->err : -cste_nomem;
+			}
 			pthread_cond_broadcast(&sp->cond);
 			pthread_mutex_unlock(&sp->lock);
 			break;
@@ -353,6 +360,7 @@ void *dec_split_worker(void *arg)
 		if (run_chunk(sp, k, buf) < 0) {
 			pthread_mutex_lock(&sp->lock);
 			sp->abort = true;
+			sp->err = sp->err ? sp->err : -cste_nomem;
 			sp->chunks[k].done = true;
 			sp->chunks[k].next = sp->nchunks;
 			sp->chunks[k].ret = -cste_nomem;

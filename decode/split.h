@@ -83,6 +83,7 @@ struct split {
 	size_t ahead;      /* chunks started at most this far past `replaying` */
 	bool abort;        /* stop all workers */
 	bool serial;       /* a decoder error: decode the buffer serially instead */
+	int err;           /* the first error a worker met (reading, memory) */
 	struct cst_decoder *dec0;
 	uint64_t frame_ids[2]; /* what the first chunk's decoder saw before sync */
 	/* blocks replayed, for workers to fill again: fresh memory for every

@@ -215,7 +215,7 @@ int dec_split_replay(struct split *sp, const struct split_out *out,
 		if (!b) {
 			pthread_mutex_lock(&sp->lock);
 			if (sp->abort && !ch->done)
-				ret = sp->serial ? 0 : -cste_nomem;
+				ret = sp->serial ? 0 : sp->err ? sp->err : -cste_nomem;
 			else if (ch->ret)
 				ret = ch->ret;
 			else
