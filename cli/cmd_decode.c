@@ -166,6 +166,9 @@ int cmd_decode(int argc, char **argv)
 	ret = trace_opts_open(&topts, trace, out.f, &session);
 	if (ret < 0)
 		goto out;
+	/* a crash on threads restarts on one thread past the elements printed
+	 * (write_lines counts them); perf.data decodes on one thread anyway */
+	cli_note_threaded(topts.session.threads > 1 && cst_session_kind(session) != cst_input_perf);
 	ret = cst_session_run_lines(session, print_elem, &out, write_lines, &out);
 	cli_progress_end();
 	cst_session_get_stats(session, &st);

@@ -266,8 +266,6 @@ int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
 		return ret;
 	offsets_noted = cst_session_order(*session) == cst_order_file;
 	cli_note_resumable(cst_session_resumable(*session), out);
-	/* perf.data decodes on one thread whatever --threads says */
-	cli_note_threaded(t->session.threads > 1 && cst_session_kind(*session) != cst_input_perf);
 	skip_left = cli_skip_elements();
 	return 0;
 }
