@@ -370,6 +370,8 @@ int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk,
 	 * next chunk not started (and decodes it itself), few enough to bound what
 	 * is held: copies of elements take more room than printed lines */
 	sp.ahead = (print ? 4 : 2) * (size_t)threads;
+	if (sp.ahead > (print ? 16u : 8u))
+		sp.ahead = print ? 16u : 8u; /* a dense 64 KiB chunk: 30 MB of copies */
 	/* OpenCSD 1.3.3 logs decoder errors into one process-wide logger that is not
 	 * safe across threads: silenced here, and an error sends the buffer to a
 	 * serial decode anyway (on_worker_log). */
