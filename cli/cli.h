@@ -38,6 +38,16 @@ void cli_note_resumable(bool resumable, FILE *out);
 uint64_t cli_resume_offset(void);
 /** Where the previous child crashed (0: it did not). */
 uint64_t cli_resume_crash_offset(void);
+/** Decoding runs on threads that go ahead of what is printed: a crash restarts
+ *  the child on one thread from the same point, and that child leaves out the
+ *  elements printed already (cli_skip_elements) before it decodes on as a serial
+ *  run would. cli_note_printed counts elements printed, with the output
+ *  stream locked (flockfile) so that a crash on another thread flushes whole
+ *  elements only. */
+void cli_note_threaded(bool threaded);
+void cli_note_printed(uint64_t nelems);
+/** Elements a restarted child leaves out, or -1 when this is no such child. */
+int64_t cli_skip_elements(void);
 
 /** A log sink printing "cstrace: warning: ..." lines on stderr. */
 extern const struct cst_log cli_log;

@@ -16,9 +16,7 @@ enum out_format { out_text, out_elements, out_jsonl, out_none };
 struct decode_out {
 	FILE *f;
 	enum out_format format;
-	uint64_t printed;
 	int io_errno; /* a write failed (cli_write_failed) */
-	char line[4096];
 };
 
 static const char decode_usage[] =
@@ -38,36 +36,55 @@ static const char decode_usage[] =
 	"\n"
 	"exit status: 0 decoded, 1 nothing could be decoded or an error, 2 usage.\n";
 
-static int on_elem(void *ctx, const struct cst_elem *e)
+/* One element as a line (with its newline) in the chosen format; nothing for
+ * --format=none. Runs on decoding threads: it only reads @ctx. */
+static int print_elem(void *ctx, const struct cst_elem *e, char *buf, size_t size)
 {
-	struct decode_out *o = ctx;
-	int n = 0;
+	const struct decode_out *o = ctx;
+	int n = 0, m;
 
-	trace_opts_note_elem(e);
 	switch (o->format) {
 	case out_none:
 		return 0;
 	case out_elements:
-		n = snprintf(o->line, sizeof(o->line), "Idx:%" PRIu64 "; ID:%x; ", e->offset,
-			     e->trace_id);
-		if (cst_elem_format_ocsd(e, o->line + n, sizeof(o->line) - (size_t)n) < 0)
-			return 0;
+		n = snprintf(buf, size, "Idx:%" PRIu64 "; ID:%x; ", e->offset, e->trace_id);
+		m = cst_elem_format_ocsd(e, buf + n, size - (size_t)n - 1);
 		break;
 	case out_jsonl:
-		if (cst_elem_format_json(e, o->line, sizeof(o->line)) < 0)
-			return 0;
+		m = cst_elem_format_json(e, buf, size - 1);
 		break;
 	case out_text:
-		if (cst_elem_format_text(e, o->line, sizeof(o->line)) < 0)
-			return 0;
+	default:
+		m = cst_elem_format_text(e, buf, size - 1);
 		break;
 	}
-	o->printed++;
-	if (fputs(o->line, o->f) == EOF || putc('\n', o->f) == EOF) {
-		cli_write_failed(&o->io_errno);
-		return -cste_io; /* stop: the reader went away or the disk is full */
+	if (m < 0)
+		return 0;
+	n = (int)strlen(buf);
+	buf[n++] = '\n';
+	return n;
+}
+
+/* Lines in trace order, written under the stream's lock: a decoding thread that
+ * crashes flushes whole elements only (cli_note_printed). */
+static int write_lines(void *ctx, const char *bytes, size_t len, uint64_t nelems, uint64_t offset,
+		       bool has_offset)
+{
+	struct decode_out *o = ctx;
+	int ret = 0;
+
+	flockfile(o->f);
+	if (!trace_opts_skip(nelems)) {
+		if (len && fwrite_unlocked(bytes, 1, len, o->f) != len) {
+			cli_write_failed(&o->io_errno);
+			ret = -cste_io; /* stop: the reader went away or the disk is full */
+		}
+		cli_note_printed(nelems);
 	}
-	return 0;
+	if (has_offset)
+		trace_opts_note_offset(offset);
+	funlockfile(o->f);
+	return ret;
 }
 
 /* What decode's own options ask for. */
@@ -149,7 +166,10 @@ int cmd_decode(int argc, char **argv)
 	ret = trace_opts_open(&topts, trace, out.f, &session);
 	if (ret < 0)
 		goto out;
-	ret = cst_session_run(session, on_elem, NULL, &out);
+	/* a crash on threads restarts on one thread past the elements printed
+	 * (write_lines counts them); perf.data decodes on one thread anyway */
+	cli_note_threaded(topts.session.threads > 1 && cst_session_kind(session) != cst_input_perf);
+	ret = cst_session_run_lines(session, print_elem, &out, write_lines, &out);
 	cli_progress_end();
 	cst_session_get_stats(session, &st);
 	if (!cli_flush_output(out.f, output, out.io_errno))
@@ -162,6 +182,11 @@ int cmd_decode(int argc, char **argv)
 			" ranges, %" PRIu64 " instructions, %" PRIu64 " gaps (%" PRIu64
 			" inaccessible memory)\n",
 			st.bytes, st.elements, st.ranges, st.instructions, st.gaps, st.nacc);
+	if (stats && st.chunks > 1)
+		fprintf(stderr,
+			"cstrace: on %u threads: %" PRIu64 " chunks, %" PRIu64
+			" decoded apart (the others by the decoder before them)\n",
+			topts.session.threads, st.chunks, st.chunks_apart);
 	if (!topts.session.start_offset && !cli_check_decoded(trace, &st))
 		goto out;
 	status = 0;

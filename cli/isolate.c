@@ -24,6 +24,7 @@
 
 #define RESUME_ENV "CSTRACE_RESUME_AT" /* internal: parent to restarted child */
 #define RESUME_FROM_ENV "CSTRACE_RESUME_FROM"
+#define SKIP_ENV "CSTRACE_SKIP_ELEMENTS" /* internal: after a crash on threads */
 #define MAX_RESTARTS 64
 
 /* Shared with the child: what it is decoding and how far it got. */
@@ -32,6 +33,9 @@ struct crash_note {
 	uint64_t offset;
 	bool have_offset;
 	bool resumable; /* the input can be decoded from a byte offset */
+	/* decoding on threads: elements printed, and how many the crash flushed */
+	bool threaded;
+	uint64_t printed, flushed;
 	/* the crash: the object of the first frame that is not the C/C++ runtime */
 	bool blamed, in_opencsd;
 	char object[256];
@@ -75,6 +79,18 @@ void cli_note_resumable(bool resumable, FILE *out)
 	crash_out = out;
 }
 
+void cli_note_threaded(bool threaded)
+{
+	if (note)
+		note->threaded = threaded;
+}
+
+void cli_note_printed(uint64_t nelems)
+{
+	if (note)
+		note->printed += nelems;
+}
+
 static uint64_t env_u64(const char *name)
 {
 	const char *s = getenv(name);
@@ -91,6 +107,11 @@ uint64_t cli_resume_offset(void)
 uint64_t cli_resume_crash_offset(void)
 {
 	return env_u64(RESUME_FROM_ENV);
+}
+
+int64_t cli_skip_elements(void)
+{
+	return getenv(SKIP_ENV) ? (int64_t)env_u64(SKIP_ENV) : -1;
 }
 
 static bool is_crash(int sig)
@@ -161,8 +182,15 @@ static void on_crash(int sig, siginfo_t *si, void *ucontext)
 	(void)si;
 	if (note)
 		blame(fault_pc(ucontext));
-	if (crash_out && crash_out != stdout)
+	if (note && note->threaded && crash_out) {
+		/* a decoding thread crashed while the printing one goes on: wait
+		 * for it to finish its element (it prints holding the lock) */
+		flockfile(crash_out);
 		fflush_unlocked(crash_out);
+		note->flushed = note->printed;
+	} else if (crash_out && crash_out != stdout) {
+		fflush_unlocked(crash_out);
+	}
 	fflush_unlocked(stdout);
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -212,6 +240,7 @@ int cli_run_isolated(int (*run)(int, char **), int argc, char **argv)
 	}
 	unsetenv(RESUME_ENV);
 	unsetenv(RESUME_FROM_ENV);
+	unsetenv(SKIP_ENV);
 	test_crash_at = env_u64("CSTRACE_TEST_CRASH_AT");
 	for (int restarts = 0;; restarts++) {
 		pid_t pid;
@@ -243,6 +272,18 @@ int cli_run_isolated(int (*run)(int, char **), int argc, char **argv)
 				  note->object, (unsigned long long)note->object_offset);
 			return 1;
 		}
+		if (note->threaded && note->resumable && restarts < MAX_RESTARTS) {
+			/* where a serial run would have crashed is not known: run again on
+			 * one thread from the same point, past what was printed */
+			char num[32];
+
+			snprintf(num, sizeof(num), "%llu", (unsigned long long)note->flushed);
+			setenv(SKIP_ENV, num, 1);
+			continue;
+		}
+		/* any later child runs on one thread too */
+		if (getenv(SKIP_ENV))
+			setenv(SKIP_ENV, "0", 1);
 		if (!note->resumable || !note->have_offset || restarts >= MAX_RESTARTS) {
 			char where[64] = "";
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cstrace/boards.h"
@@ -13,6 +14,15 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	cli_note_offset(done);
 	cli_progress(ctx, done, total);
+}
+
+/* --threads: the CPUs online (the split decode gives the same output for any
+ * number; tests/decode/threads.sh) */
+static unsigned default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
 }
 
 void trace_opts_init(struct trace_opts *t)
@@ -27,6 +37,7 @@ void trace_opts_init(struct trace_opts *t)
 	t->session.resume_from = cli_resume_crash_offset();
 	t->session.raw_sources = t->sources;
 	t->session.raw_images = t->images;
+	t->session.threads = default_threads();
 }
 
 void trace_opts_fini(struct trace_opts *t)
@@ -189,6 +200,27 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 	case 0x1020:
 		t->symdir_path = arg;
 		return 1;
+	case 0x1010: {
+		uint64_t v;
+
+		if (cst_parse_u64(arg, &v) < 0 || v < 1 || v > 64) {
+			cli_error("--threads '%s': expected a number of threads from 1 to 64", arg);
+			return -1;
+		}
+		t->session.threads = (unsigned)v;
+		return 1;
+	}
+	case 0x1011: {
+		uint64_t v;
+
+		if (cli_parse_size(arg, &v) < 0 || v < 16) {
+			cli_error("--chunk-size '%s': expected a byte count of at least 16, like 64K",
+				  arg);
+			return -1;
+		}
+		t->session.chunk_size = v;
+		return 1;
+	}
 	default:
 		return 0;
 	}
@@ -229,6 +261,8 @@ int trace_opts_finish(struct trace_opts *t)
 /* Element offsets say how far decoding got, unless elements come out merged by
  * time: then decoders run ahead of what is printed. */
 static bool offsets_noted = true;
+/* a child restarted after a crash on threads: elements printed already */
+static int64_t skip_left;
 
 int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
 		    struct cst_session **session)
@@ -236,17 +270,37 @@ int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
 	int ret;
 
 	cli_note_input(path);
+	if (cli_skip_elements() >= 0)
+		t->session.threads = 1; /* restarted after a crash on threads */
 	ret = cst_session_open(session, path, &t->session);
 	if (ret < 0)
 		return ret;
 	offsets_noted = cst_session_order(*session) == cst_order_file;
 	cli_note_resumable(cst_session_resumable(*session), out);
+	skip_left = cli_skip_elements();
 	return 0;
 }
 
-void trace_opts_note_elem(const struct cst_elem *e)
+bool trace_opts_skip(uint64_t nelems)
+{
+	/* a restarted child decodes on one thread: one element at a time */
+	if (skip_left > 0 && (uint64_t)skip_left >= nelems) {
+		skip_left -= (int64_t)nelems;
+		return true;
+	}
+	return false;
+}
+
+void trace_opts_note_offset(uint64_t offset)
+{
+	if (offsets_noted)
+		cli_note_offset(offset);
+}
+
+bool trace_opts_note_elem(const struct cst_elem *e)
 {
 	/* end of trace carries no position of its own (OpenCSD gives it index 0) */
-	if (offsets_noted && e->type != cst_elem_eot)
-		cli_note_offset(e->offset);
+	if (e->type != cst_elem_eot)
+		trace_opts_note_offset(e->offset);
+	return trace_opts_skip(1);
 }

@@ -40,7 +40,9 @@ struct trace_opts {
 	{"order", required_argument, NULL, 0x100d},                         \
 	{"confine", no_argument, NULL, 0x100e},                             \
 	{"start-offset", required_argument, NULL, 0x100f},                  \
-	{"symdir", required_argument, NULL, 0x1020}
+	{"symdir", required_argument, NULL, 0x1020},                        \
+	{"threads", required_argument, NULL, 0x1010},                       \
+	{"chunk-size", required_argument, NULL, 0x1011}
 
 #define TRACE_OPTS_HELP                                                                   \
 	"  --id LIST            decode only these trace IDs (e.g. 0x10,0x12)\n"            \
@@ -67,7 +69,11 @@ struct trace_opts {
 	"                       (absolute, or ../): for decoding untrusted uploads\n"  \
 	"  --start-offset N     start N bytes into the trace (K/M/G suffixes): a raw dump\n" \
 	"                       or snapshot buffer from there (a whole frame), perf.data\n" \
-	"                       from that file offset; offsets still count from the start\n"
+	"                       from that file offset; offsets still count from the start\n" \
+	"  --threads N          decode on N threads (default: the online CPUs): a snapshot\n" \
+	"                       or raw buffer of one trace source is cut into chunks that\n" \
+	"                       decode side by side; the output is the same for any N\n" \
+	"  --chunk-size N       bytes per chunk for --threads (default 64K; K/M suffixes)\n"
 
 void trace_opts_init(struct trace_opts *t);
 /** Handle one getopt value in the TRACE_OPTS range. Returns 1 if handled, 0 if not
@@ -81,7 +87,14 @@ void trace_opts_fini(struct trace_opts *t);
  *  or a snapshot or raw dump with one buffer to decode). Returns 0 or an error. */
 int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
 		    struct cst_session **session);
-/** Tell the crash report how far decoding got (from each element delivered). */
-void trace_opts_note_elem(const struct cst_elem *e);
+/** Tell the crash report how far decoding got (from each element delivered).
+ *  Returns true for an element a child restarted after a crash on threads printed
+ *  already (cli_skip_elements): leave it out. */
+bool trace_opts_note_elem(const struct cst_elem *e);
+/** The same in two steps for @nelems elements printed at once
+ *  (cst_session_run_lines): whether to leave them out, and, once printed, the
+ *  offset of the last. */
+bool trace_opts_skip(uint64_t nelems);
+void trace_opts_note_offset(uint64_t offset);
 
 #endif

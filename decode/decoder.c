@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,11 @@
 #include <unistd.h>
 
 #define CST_DEFAULT_WINDOW (64 * 1024)
+
+/* Making and destroying an OpenCSD tree registers with process-wide tables
+ * (decoder registry, the default error logger's source list) that are not safe
+ * across threads: decoders made on worker threads (split.c) take turns here. */
+static pthread_mutex_t tree_lock = PTHREAD_MUTEX_INITIALIZER;
 #define DSTREAM_BLOCK 512
 #define DSTREAM_DATA (DSTREAM_BLOCK - 8)
 
@@ -21,6 +27,38 @@ static bool id_wanted(const struct cst_decoder *dec, uint8_t id)
 	if (!f[0] && !f[1])
 		return true;
 	return (f[id / 64] >> (id % 64)) & 1;
+}
+
+/* Count @e into @st as a decoder does for each element it delivers (a split
+ * decode counts the elements it keeps the same way). */
+void dec_stats_count(struct cst_decoder_stats *st, const struct cst_elem *e)
+{
+	st->elements++;
+	if (e->type != cst_elem_no_sync && e->type != cst_elem_eot && e->type != cst_elem_unknown)
+		st->synced++;
+	switch (e->type) {
+	case cst_elem_instr_range:
+		st->ranges++;
+		st->instructions += e->num_insns;
+		break;
+	case cst_elem_addr_nacc:
+		st->nacc++;
+		st->gaps++;
+		break;
+	case cst_elem_no_sync:
+		if (e->gap != cst_gap_init)
+			st->gaps++;
+		break;
+	case cst_elem_addr_unknown:
+		st->gaps++;
+		break;
+	case cst_elem_trace_on:
+		if (e->gap == cst_gap_overflow)
+			st->gaps++;
+		break;
+	default:
+		break;
+	}
 }
 
 static ocsd_datapath_resp_t on_elem(const void *p_context, const ocsd_trc_index_t index_sop,
@@ -46,32 +84,7 @@ static ocsd_datapath_resp_t on_elem(const void *p_context, const ocsd_trc_index_
 	else
 		e.ctx = dec->ctx[id];
 
-	dec->stats.elements++;
-	if (e.type != cst_elem_no_sync && e.type != cst_elem_eot && e.type != cst_elem_unknown)
-		dec->stats.synced++;
-	switch (e.type) {
-	case cst_elem_instr_range:
-		dec->stats.ranges++;
-		dec->stats.instructions += e.num_insns;
-		break;
-	case cst_elem_addr_nacc:
-		dec->stats.nacc++;
-		dec->stats.gaps++;
-		break;
-	case cst_elem_no_sync:
-		if (e.gap != cst_gap_init)
-			dec->stats.gaps++;
-		break;
-	case cst_elem_addr_unknown:
-		dec->stats.gaps++;
-		break;
-	case cst_elem_trace_on:
-		if (e.gap == cst_gap_overflow)
-			dec->stats.gaps++;
-		break;
-	default:
-		break;
-	}
+	dec_stats_count(&dec->stats, &e);
 	if (!dec->elem_fn)
 		return OCSD_RESP_CONT;
 	ret = dec->elem_fn(dec->elem_ctx, &e);
@@ -168,9 +181,11 @@ struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
 		src_type = OCSD_TRC_SRC_SINGLE;
 		break;
 	}
+	pthread_mutex_lock(&tree_lock);
 	dec->tree = ocsd_create_dcd_tree(src_type, dfmt_flags);
 	err = -cste_decoder;
 	if (!dec->tree) {
+		pthread_mutex_unlock(&tree_lock);
 		cst_logf(dec->opts.log, cst_log_error, "%s: OpenCSD cannot create a decode tree",
 			 b->path);
 		goto fail;
@@ -187,6 +202,7 @@ struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
 		if (dec_decoder_add_source(dec, s, src) == 0)
 			ndecoders++;
 	}
+	pthread_mutex_unlock(&tree_lock);
 	if (!ndecoders) {
 		err = -cste_no_trace;
 		cst_logf(dec->opts.log, cst_log_error,
@@ -218,8 +234,11 @@ void cst_decoder_free(struct cst_decoder *dec)
 {
 	if (!dec)
 		return;
-	if (dec->tree)
+	if (dec->tree) {
+		pthread_mutex_lock(&tree_lock);
 		ocsd_destroy_dcd_tree(dec->tree);
+		pthread_mutex_unlock(&tree_lock);
+	}
 	dec_decoder_release_printer(dec);
 	dec_mem_images_close(dec->mem);
 	free(dec);
@@ -294,10 +313,9 @@ static int push(struct cst_decoder *dec, uint64_t offset, const uint8_t *data, s
 }
 
 /* The IDs that 16-byte formatter frames name: an even byte with bit 0 set starts
- * a new ID (byte >> 1). Only looked at until the decoder has sync, to say which
- * IDs the data holds when no source matched. Frame syncs (FF FF FF 7F) and the
- * null and reserved IDs are left out. */
-static void note_frame_ids(struct cst_decoder *dec, const uint8_t *data, size_t len)
+ * a new ID (byte >> 1). Frame syncs (FF FF FF 7F) and the null and reserved IDs
+ * are left out. */
+void dec_frame_ids(const uint8_t *data, size_t len, uint64_t ids[2])
 {
 	for (size_t f = 0; f + CST_FRAME <= len; f += CST_FRAME) {
 		const uint8_t *b = data + f;
@@ -308,9 +326,16 @@ static void note_frame_ids(struct cst_decoder *dec, const uint8_t *data, size_t 
 			unsigned id = b[k] >> 1;
 
 			if ((b[k] & 1) && id && id < 0x70)
-				dec->stats.frame_ids[id / 64] |= 1ull << (id % 64);
+				ids[id / 64] |= 1ull << (id % 64);
 		}
 	}
+}
+
+/* Only looked at until the decoder has sync, to say which IDs the data holds when
+ * no source matched. */
+static void note_frame_ids(struct cst_decoder *dec, const uint8_t *data, size_t len)
+{
+	dec_frame_ids(data, len, dec->stats.frame_ids);
 }
 
 int cst_decoder_feed(struct cst_decoder *dec, uint64_t offset, const uint8_t *data, size_t len)
@@ -403,17 +428,13 @@ static int feed_dstream(struct cst_decoder *dec, uint64_t pos, const uint8_t *da
 	return 0;
 }
 
-int cst_decoder_run(struct cst_decoder *dec)
+int dec_decoder_open_span(struct cst_decoder *dec, int *fdp, uint64_t *posp, uint64_t *endp)
 {
-	const struct cst_buffer_info *b;
-	uint8_t *window;
+	const struct cst_buffer_info *b = cst_trace_buffer(dec->trace, dec->buffer);
 	uint64_t pos, end;
 	struct stat st;
-	int fd, ret = 0;
+	int fd;
 
-	if (!dec)
-		return -cste_invalid;
-	b = cst_trace_buffer(dec->trace, dec->buffer);
 	fd = open(b->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		cst_logf(dec->opts.log, cst_log_error, "%s: cannot open trace buffer: %s", b->path,
@@ -439,18 +460,13 @@ int cst_decoder_run(struct cst_decoder *dec)
 		close(fd);
 		return -cste_no_trace;
 	}
-	if (dec->format == cst_bufmt_frames && (end - b->offset) % CST_FRAME)
+	if (dec->format == cst_bufmt_frames && (end - b->offset) % CST_FRAME && !dec->span_told)
 		cst_logf(dec->opts.log, cst_log_warning,
 			 "%s: offset %llu: size %llu is not a whole number of 16-byte frames: "
 			 "the last %llu bytes cannot be decoded",
 			 b->path, (unsigned long long)(end - (end - b->offset) % CST_FRAME),
 			 (unsigned long long)(end - b->offset),
 			 (unsigned long long)((end - b->offset) % CST_FRAME));
-	window = malloc(dec->opts.window);
-	if (!window) {
-		close(fd);
-		return -cste_nomem;
-	}
 	pos = b->offset;
 	if (dec->opts.start_offset) {
 		/* resume on a unit boundary: a frame, or a DSTREAM block (whose offsets
@@ -464,6 +480,30 @@ int cst_decoder_run(struct cst_decoder *dec)
 		else
 			start = s0;
 		pos = start < end - b->offset ? b->offset + start : end;
+	}
+	*fdp = fd;
+	*posp = pos;
+	*endp = end;
+	return 0;
+}
+
+int cst_decoder_run(struct cst_decoder *dec)
+{
+	const struct cst_buffer_info *b;
+	uint8_t *window;
+	uint64_t pos, end;
+	int fd, ret;
+
+	if (!dec)
+		return -cste_invalid;
+	b = cst_trace_buffer(dec->trace, dec->buffer);
+	ret = dec_decoder_open_span(dec, &fd, &pos, &end);
+	if (ret)
+		return ret;
+	window = malloc(dec->opts.window);
+	if (!window) {
+		close(fd);
+		return -cste_nomem;
 	}
 	for (; pos < end && !ret;) {
 		size_t want = end - pos < dec->opts.window ? (size_t)(end - pos) : dec->opts.window;
@@ -516,4 +556,6 @@ void dec_stats_add(struct cst_decoder_stats *sum, const struct cst_decoder_stats
 	sum->aux_missing += s->aux_missing;
 	sum->frame_ids[0] |= s->frame_ids[0];
 	sum->frame_ids[1] |= s->frame_ids[1];
+	sum->chunks += s->chunks;
+	sum->chunks_apart += s->chunks_apart;
 }

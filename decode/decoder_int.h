@@ -43,6 +43,7 @@ struct cst_decoder {
 	bool printer_locked;    /* holds printer_lock (ETE packet listing) */
 
 	struct cst_decoder_stats stats;
+	bool span_told;  /* what opening the buffer file warns about was told already */
 };
 
 /* OpenCSD's trace index is 32-bit: the offset of a packet starting at @index_sop,
@@ -53,6 +54,14 @@ static inline uint64_t dec_decoder_offset(const struct cst_decoder *dec, ocsd_tr
 
 	return back > dec->fed_end ? 0 : dec->fed_end - back;
 }
+
+/* decoder.c: open @dec's buffer file and check it (messages logged as
+ * cst_decoder_run logs them): the bytes to decode are [*pos, *end) of *fd. */
+int dec_decoder_open_span(struct cst_decoder *dec, int *fd, uint64_t *pos, uint64_t *end);
+
+/* decoder.c: add the trace IDs that the 16-byte frames in @data name to @ids
+ * (bit n: ID n). */
+void dec_frame_ids(const uint8_t *data, size_t len, uint64_t ids[2]);
 
 /* decoder.c: OpenCSD's packet monitor callback (packets_only decoders) */
 void dec_decoder_on_packet(const void *p_context, const ocsd_datapath_op_t op,

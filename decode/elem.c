@@ -94,9 +94,11 @@ void dec_elem_from_ocsd(struct cst_elem *e, const struct _ocsd_generic_trace_ele
 	e->ctx.security = (enum cst_security)o->context.security_level;
 	e->ctx.bits64 = o->context.bits64;
 	e->ctx.ctxid_valid = o->context.ctxt_id_valid;
-	e->ctx.context_id = o->context.context_id;
+	/* an ID that is not valid reads 0: OpenCSD leaves an old one in place, which
+	 * would make a decoder started later differ from one that ran all along */
+	e->ctx.context_id = o->context.ctxt_id_valid ? o->context.context_id : 0;
 	e->ctx.vmid_valid = o->context.vmid_valid;
-	e->ctx.vmid = o->context.vmid;
+	e->ctx.vmid = o->context.vmid_valid ? o->context.vmid : 0;
 	if (o->has_cc) {
 		e->has_cycle_count = true;
 		e->cycle_count = o->cycle_count;

@@ -1,6 +1,7 @@
 /* Sessions: open any trace input (snapshot directory, perf.data, raw sink dump)
  * and decode it as one element stream with sideband, through one call. */
 #include "perf_input.h"
+#include "split.h"
 #include "trace_internal.h"
 
 #include <ctype.h>
@@ -258,8 +259,109 @@ static int emit_images(struct cst_session *s, cst_sideband_fn sb_fn, void *ctx)
 	return 0;
 }
 
+#define DEFAULT_CHUNK (64u * 1024u)
+
+/* A serial decode after a split one gave up (a decoder error): the elements the
+ * split one delivered already, and what opening the decoder says, are not told
+ * twice. */
+struct skip {
+	cst_elem_fn fn;
+	void *ctx;
+	uint64_t left;
+	bool opening;
+	const struct cst_log *log;
+};
+
+static int skip_elem(void *ctx, const struct cst_elem *e)
+{
+	struct skip *k = ctx;
+
+	if (k->left) {
+		k->left--;
+		return 0;
+	}
+	return k->fn ? k->fn(k->ctx, e) : 0;
+}
+
+static void skip_log(void *ctx, enum cst_log_level level, const char *msg)
+{
+	struct skip *k = ctx;
+
+	if (!k->opening && !k->left && k->log && k->log->fn)
+		k->log->fn(k->log->ctx, level, msg);
+}
+
+/* Decode buffer @b into @elem_fn (elements) or @pkt_fn (packets), on threads when
+ * asked and possible. */
+/* Printing elements as they come (cst_session_run_lines on one thread). */
+struct lines {
+	cst_elem_print_fn print;
+	void *print_ctx;
+	cst_lines_fn write;
+	void *write_ctx;
+	char line[SPLIT_LINE];
+};
+
+static int print_elem(void *ctx, const struct cst_elem *e)
+{
+	struct lines *l = ctx;
+	int n = l->print(l->print_ctx, e, l->line, sizeof(l->line));
+
+	return l->write(l->write_ctx, l->line, n > 0 ? (size_t)n : 0, 1, e->offset,
+			e->type != cst_elem_eot);
+}
+
+static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dopts,
+		      cst_elem_fn elem_fn, cst_packet_fn pkt_fn, void *ctx,
+		      struct lines *lines, bool *no_decoder)
+{
+	struct skip k = {.fn = elem_fn, .ctx = ctx, .log = s->opts.log};
+	struct cst_log klog = {skip_log, &k};
+	enum split_outcome how = split_unsplittable;
+	struct cst_decoder_stats st;
+	struct cst_decoder *dec;
+	int err = 0, ret;
+
+	dec = cst_decoder_alloc(s->trace, b, dopts, &err);
+	*no_decoder = !dec;
+	if (!dec)
+		return err;
+	if (!pkt_fn && s->opts.threads > 1) {
+		struct split_out out = {elem_fn, ctx, lines ? lines->write : NULL,
+					lines ? lines->write_ctx : NULL};
+
+		ret = dec_split_run(dec, s->opts.threads,
+				    s->opts.chunk_size ? s->opts.chunk_size : DEFAULT_CHUNK, &out,
+				    lines ? lines->print : NULL, lines ? lines->print_ctx : NULL,
+				    &st, &how, &k.left);
+		if (how == split_done) {
+			dec_stats_add(&s->stats, &st);
+			return ret;
+		}
+	}
+	if (how == split_serial) {
+		/* again on this thread, past what the split run delivered */
+		dopts->log = &klog;
+		k.opening = true;
+		dec = cst_decoder_alloc(s->trace, b, dopts, &err);
+		k.opening = false;
+		if (!dec)
+			return err;
+		dec->span_told = true;
+		elem_fn = skip_elem;
+		ctx = &k;
+	}
+	cst_decoder_set_elem_cb(dec, elem_fn, ctx);
+	cst_decoder_set_packet_cb(dec, pkt_fn, ctx);
+	ret = cst_decoder_run(dec);
+	cst_decoder_get_stats(dec, &st);
+	dec_stats_add(&s->stats, &st);
+	cst_decoder_free(dec);
+	return ret;
+}
+
 static int run_buffers(struct cst_session *s, cst_elem_fn elem_fn, cst_packet_fn pkt_fn,
-		       void *ctx)
+		       void *ctx, struct lines *lines)
 {
 	int first, last, ret;
 
@@ -272,23 +374,13 @@ static int run_buffers(struct cst_session *s, cst_elem_fn elem_fn, cst_packet_fn
 			.id_filter = {s->opts.id_filter[0], s->opts.id_filter[1]},
 			.progress = s->opts.progress, .progress_ctx = s->opts.progress_ctx,
 			.start_offset = s->opts.start_offset};
-		struct cst_decoder_stats st;
-		struct cst_decoder *dec;
-		int err = 0;
 
-		dec = cst_decoder_alloc(s->trace, b, &dopts, &err);
-		if (!dec) {
-			/* with several buffers, one without decodable sources is not fatal */
-			if (first != last && err == -cste_no_trace)
-				continue;
-			return err;
-		}
-		cst_decoder_set_elem_cb(dec, elem_fn, ctx);
-		cst_decoder_set_packet_cb(dec, pkt_fn, ctx);
-		ret = cst_decoder_run(dec);
-		cst_decoder_get_stats(dec, &st);
-		dec_stats_add(&s->stats, &st);
-		cst_decoder_free(dec);
+		bool no_decoder;
+
+		ret = run_buffer(s, b, &dopts, elem_fn, pkt_fn, ctx, lines, &no_decoder);
+		/* with several buffers, one without decodable sources is not fatal */
+		if (no_decoder && ret == -cste_no_trace && first != last)
+			continue;
 		if (ret)
 			return ret;
 	}
@@ -307,7 +399,28 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 	ret = emit_images(s, sb_fn, ctx);
 	if (ret)
 		return ret;
-	return run_buffers(s, elem_fn, NULL, ctx);
+	return run_buffers(s, elem_fn, NULL, ctx, NULL);
+}
+
+int cst_session_run_lines(struct cst_session *s, cst_elem_print_fn print, void *print_ctx,
+			  cst_lines_fn write, void *write_ctx)
+{
+	struct lines *l;
+	int ret;
+
+	if (!s || !print || !write)
+		return -cste_invalid;
+	l = malloc(sizeof(*l));
+	if (!l)
+		return -cste_nomem;
+	*l = (struct lines){print, print_ctx, write, write_ctx, ""};
+	memset(&s->stats, 0, sizeof(s->stats));
+	if (s->kind == cst_input_perf)
+		ret = dec_perf_input_run(s->perf, s->trace, print_elem, NULL, l, &s->stats);
+	else
+		ret = run_buffers(s, print_elem, NULL, l, l);
+	free(l);
+	return ret;
 }
 
 static int no_elements(void *ctx, const struct cst_elem *e)
@@ -322,7 +435,7 @@ int cst_session_dump(struct cst_session *s, cst_packet_fn fn, void *ctx)
 	memset(&s->stats, 0, sizeof(s->stats));
 	if (s->kind == cst_input_perf)
 		return dec_perf_input_dump(s->perf, s->trace, fn, ctx);
-	return run_buffers(s, no_elements, fn, ctx);
+	return run_buffers(s, no_elements, fn, ctx, NULL);
 }
 
 bool cst_session_time_conv(const struct cst_session *s, struct cst_perf_time_conv *tc)

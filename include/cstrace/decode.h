@@ -297,6 +297,10 @@ struct cst_decoder_stats {
 	uint64_t frame_ids[2]; /* formatted data: the trace IDs its frames named while
 				  the decoder had no sync (bit n: ID n), to tell a
 				  source given the wrong ID */
+	/* decoding on threads (cst_session_opts threads): the chunks buffers were cut
+	 * into, and how many of them the output took from their own decoder (the
+	 * others were decoded by the decoder of the chunk before) */
+	uint64_t chunks, chunks_apart;
 };
 
 struct cst_decoder;
@@ -441,6 +445,13 @@ struct cst_session_opts {
 	bool confine;
 	/* perf.data: --symdir, searched for recorded binaries after symfs */
 	const struct cst_symdir *symdir;
+	/* Decode on this many threads (0 or 1: the calling thread only). A snapshot or
+	 * raw buffer of one trace source, in 16-byte frames or unformatted, is cut into
+	 * chunks of about @chunk_size bytes (0: 64 KiB) decoded side by side and joined
+	 * where their decoders agree, so that the elements, their order and the totals
+	 * are exactly those of one thread; other inputs decode on one thread. */
+	unsigned threads;
+	uint64_t chunk_size;
 };
 
 struct cst_session;
@@ -470,6 +481,23 @@ const struct cst_trace *cst_session_trace(const struct cst_session *s);
  *  Either callback may be NULL. Returns 0, a positive stop value, or an error. */
 int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn,
 		    void *ctx);
+
+/** A print function for cst_session_run_lines: print @e into @buf (@size bytes,
+ *  4096) and return the bytes written (0 or negative: nothing for this element).
+ *  It runs on decoding threads, several at once: it must keep no state. */
+typedef int (*cst_elem_print_fn)(void *ctx, const struct cst_elem *e, char *buf, size_t size);
+/** A writer for cst_session_run_lines: @len bytes printed for @nelems elements,
+ *  in trace order; the last of them but an end of trace was at @offset (when
+ *  @has_offset). Return 0 to go on, non-zero to stop as cst_elem_fn does. */
+typedef int (*cst_lines_fn)(void *ctx, const char *bytes, size_t len, uint64_t nelems,
+			    uint64_t offset, bool has_offset);
+
+/** Decode everything as cst_session_run does, without sideband, each element
+ *  printed by @print and the bytes handed to @write in trace order. With threads
+ *  (cst_session_opts) the printing happens on the decoding threads too, and
+ *  @write gets many elements' bytes at once. */
+int cst_session_run_lines(struct cst_session *s, cst_elem_print_fn print, void *print_ctx,
+			  cst_lines_fn write, void *write_ctx);
 
 /** Packet listing for `dump`. */
 int cst_session_dump(struct cst_session *s, cst_packet_fn fn, void *ctx);

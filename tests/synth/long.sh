@@ -4,14 +4,8 @@
 # there, and the decode must still equal QEMU's run. Usage: long.sh ARCH PROG COUNT
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-arch=$1; prog=$2; count=$3
-[ -x "$prog" ] || skip "test program $prog not built"
-q=qemu-aarch64; [ "$arch" = arm ] && q=qemu-arm
-command -v $q >/dev/null || skip "$q not installed"
-command -v python3 >/dev/null || skip "python3 not installed"
-
-check "synth runs" sh -c '"$0" synth --arch "$1" -o "$2/snap" --truth "$2/truth" -- "$3" "$4" 2> "$2/stats"' \
-	"$CSTRACE" "$arch" "$TMP" "$prog" "$count"
+. "$here/synth_run.sh"
+synth_long_run "$1" "$2" "$3"
 cat "$TMP/stats"
 n=$(wc -l < "$TMP/truth")
 [ "$n" -ge 1000000 ] || fail "only $n instructions: not a long run"

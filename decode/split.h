@@ -1,0 +1,141 @@
+/* Internal to decode/: one trace stream decoded on several threads (split.c, the
+ * workers; split_join.c, their element lists and the in-order replay).
+ *
+ * The buffer is cut into chunks. A worker decodes a chunk with its own OpenCSD
+ * tree from the chunk's start; what it produces before it first has sync is
+ * thrown away, and it publishes the offset of its first synced element and the
+ * elements that follow (the "head"). The worker of the chunk before decodes on
+ * past its own end until its elements reach that offset, and then compares what
+ * it decodes from there with the head: only when they agree element for element
+ * does it stop and the stream go on with the next worker's elements. If they
+ * differ, if the next chunk holds no sync, or if no worker has started it yet,
+ * the worker takes that chunk over and decodes it itself, as a serial decoder
+ * would. Any decoder error (corrupt trace) makes the whole buffer decode serially:
+ * OpenCSD 1.3.3 keeps its last error in one process-wide logger. */
+#ifndef CSTRACE_DECODE_SPLIT_H
+#define CSTRACE_DECODE_SPLIT_H
+
+#include "decoder_int.h"
+
+#include <pthread.h>
+
+/* elements of a synced chunk compared with the decode of the chunk before */
+#define SPLIT_VERIFY 64
+#define SPLIT_BLOCK 256
+#define SPLIT_BYTES (64u * 1024u)
+#define SPLIT_LINE 4096 /* the longest a print function may make of one element */
+
+/* An element held for the in-order replay, with the OpenCSD element behind it. */
+struct split_entry {
+	struct cst_elem e;
+	ocsd_generic_trace_elem o;
+	bool has_o;
+};
+
+/* A piece of a worker's output: elements (copies), or the bytes a print function
+ * made of them (cst_session_run_lines), with their count and totals. */
+struct split_block {
+	struct split_block *next;
+	unsigned n;
+	struct split_entry *v; /* SPLIT_BLOCK elements, or NULL when printing */
+	char *bytes;           /* SPLIT_BYTES, or NULL for elements */
+	size_t len;
+	uint64_t offset; /* of the last element but an end of trace */
+	bool has_offset;
+	struct cst_decoder_stats st;
+};
+
+enum chunk_state {
+	chunk_unclaimed, /* no worker yet */
+	chunk_running,   /* its worker looks for sync and its head */
+	chunk_published, /* sync and head known */
+	chunk_none,      /* no usable sync in the chunk: the worker before takes it */
+	chunk_taken,     /* decoded by the worker of an earlier chunk */
+};
+
+struct split_chunk {
+	uint64_t start;
+	enum chunk_state state;
+	bool abandon; /* its worker must stop: an earlier worker took the chunk */
+	uint64_t sync;
+	struct split_entry head[SPLIT_VERIFY];
+	/* the element list of the worker that started here, as it grows */
+	struct split_block *first, *last;
+	bool done;   /* the list is complete; the stream goes on with chunk `next` */
+	size_t next; /* nchunks: the end */
+	int ret;     /* an error or stop value ending the list */
+};
+
+struct split {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	const struct cst_trace *trace;
+	int buffer;
+	struct cst_decoder_opts dopts;
+	int fd;
+	uint64_t begin, end;
+	enum cst_buffer_format format;
+	uint8_t trace_id;
+	struct split_chunk *chunks;
+	size_t nchunks;
+	size_t next_start; /* the next chunk an idle thread may start */
+	size_t replaying;  /* the chunk whose list is being replayed */
+	size_t ahead;      /* chunks started at most this far past `replaying` */
+	bool abort;        /* stop all workers */
+	bool serial;       /* a decoder error: decode the buffer serially instead */
+	int err;           /* the first error a worker met (reading, memory) */
+	struct cst_decoder *dec0;
+	uint64_t frame_ids[2]; /* what the first chunk's decoder saw before sync */
+	/* blocks replayed, for workers to fill again: fresh memory for every
+	 * element costs more in page faults than decoding it */
+	struct split_block *spare;
+	size_t nspare;
+	/* printing on the workers (cst_session_run_lines), else NULL */
+	cst_elem_print_fn print;
+	void *print_ctx;
+};
+
+/* split_join.c: append @e to a list being filled by one worker (@cur is its
+ * private block, published to @c when full or on flush). */
+int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block **cur,
+		     const struct cst_elem *e);
+void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block **cur);
+/* Whether two elements are the same (every field a view can print). */
+bool dec_split_same(const struct split_entry *a, const struct cst_elem *b);
+/* Copy @e into @to, with the OpenCSD element behind it. */
+void dec_split_copy(struct split_entry *to, const struct cst_elem *e);
+/* What the replay hands the caller: elements to @fn, or printed bytes to @write. */
+struct split_out {
+	cst_elem_fn fn;
+	void *ctx;
+	cst_lines_fn write;
+	void *write_ctx;
+};
+
+/* Replay the lists in stream order; counts into @stats. Returns 0, the callback's
+ * stop value or an error; *delivered tells how many elements went out. */
+int dec_split_replay(struct split *sp, const struct split_out *out,
+		     struct cst_decoder_stats *stats, uint64_t *delivered);
+void dec_split_free_lists(struct split *sp);
+
+enum split_outcome {
+	split_unsplittable, /* not one source in frames or unformatted: @dec0 untouched */
+	split_done,         /* decoded (or failed) on threads: @dec0 freed */
+	split_serial,       /* a decoder error: decode serially, past *delivered elements;
+			       @dec0 freed, and its span's messages told already */
+};
+
+/* Decode @dec0's buffer (a decoder just made for it, with the elements callback
+ * left to this) on @threads threads in chunks of about @chunk bytes, delivering to
+ * @out exactly what cst_decoder_run would (with @print set, the workers print each
+ * element and @out->write gets the bytes). Counts into @stats. Returns 0, a stop
+ * value of @fn or an error. */
+int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk,
+		  const struct split_out *out, cst_elem_print_fn print, void *print_ctx,
+		  struct cst_decoder_stats *stats, enum split_outcome *outcome,
+		  uint64_t *delivered);
+
+/* split.c: the worker threads */
+void *dec_split_worker(void *arg);
+
+#endif

@@ -1,0 +1,405 @@
+/* One trace stream decoded on several threads: the workers' element lists, their
+ * replay in stream order, and the run that sets it all up (split.h). */
+#include "split.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void dec_split_copy(struct split_entry *to, const struct cst_elem *e)
+{
+	to->e = *e;
+	to->has_o = e->ocsd != NULL;
+	if (to->has_o) {
+		to->o = *(const ocsd_generic_trace_elem *)e->ocsd;
+		to->o.ptr_extended_data = NULL; /* the payload it points to is gone; e has it */
+	}
+	to->e.ocsd = NULL;
+}
+
+static struct split_block *new_block(struct split *sp)
+{
+	struct split_block *b;
+
+	pthread_mutex_lock(&sp->lock);
+	b = sp->spare;
+	if (b) {
+		sp->spare = b->next;
+		sp->nspare--;
+	}
+	pthread_mutex_unlock(&sp->lock);
+	if (!b) {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return NULL;
+		if (sp->print)
+			b->bytes = malloc(SPLIT_BYTES);
+		else
+			b->v = malloc(SPLIT_BLOCK * sizeof(*b->v));
+		if (!b->bytes && !b->v) {
+			free(b);
+			return NULL;
+		}
+	}
+	b->next = NULL;
+	b->n = 0;
+	b->len = 0;
+	b->has_offset = false;
+	memset(&b->st, 0, sizeof(b->st));
+	return b;
+}
+
+int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block **cur,
+		     const struct cst_elem *e)
+{
+	struct split_block *b = *cur;
+
+	if (b && (sp->print ? SPLIT_BYTES - b->len < SPLIT_LINE : b->n == SPLIT_BLOCK))
+		dec_split_flush(sp, c, cur);
+	if (!*cur) {
+		*cur = new_block(sp);
+		if (!*cur)
+			return -cste_nomem;
+	}
+	b = *cur;
+	if (sp->print) {
+		int n = sp->print(sp->print_ctx, e, b->bytes + b->len, SPLIT_LINE);
+
+		if (n > 0)
+			b->len += (size_t)n < SPLIT_LINE ? (size_t)n : SPLIT_LINE;
+	} else {
+		dec_split_copy(&b->v[b->n], e);
+	}
+	b->n++;
+	if (e->type != cst_elem_eot) {
+		b->offset = e->offset;
+		b->has_offset = true;
+	}
+	dec_stats_count(&b->st, e);
+	return 0;
+}
+
+void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block **cur)
+{
+	if (!*cur)
+		return;
+	pthread_mutex_lock(&sp->lock);
+	if (c->last)
+		c->last->next = *cur;
+	else
+		c->first = *cur;
+	c->last = *cur;
+	pthread_cond_broadcast(&sp->cond);
+	pthread_mutex_unlock(&sp->lock);
+	*cur = NULL;
+}
+
+static bool same_ctx(const struct cst_pe_context *a, const struct cst_pe_context *b)
+{
+	return a->el == b->el && a->el_valid == b->el_valid && a->security == b->security &&
+	       a->bits64 == b->bits64 && a->ctxid_valid == b->ctxid_valid &&
+	       a->context_id == b->context_id && a->vmid_valid == b->vmid_valid &&
+	       a->vmid == b->vmid;
+}
+
+bool dec_split_same(const struct split_entry *a, const struct cst_elem *b)
+{
+	const struct cst_elem *x = &a->e;
+	char sa[512], sb[512];
+	struct cst_elem ea = a->e;
+
+	if (x->type != b->type || x->offset != b->offset || x->trace_id != b->trace_id ||
+	    x->source != b->source || x->start != b->start || x->end != b->end ||
+	    x->num_insns != b->num_insns || x->isa != b->isa || x->last_class != b->last_class ||
+	    x->last_subclass != b->last_subclass || x->last_size != b->last_size ||
+	    x->last_executed != b->last_executed || !same_ctx(&x->ctx, &b->ctx) ||
+	    x->exception_number != b->exception_number ||
+	    x->exception_ret_addr != b->exception_ret_addr ||
+	    x->exception_ret_addr_valid != b->exception_ret_addr_valid ||
+	    x->timestamp != b->timestamp || x->has_cycle_count != b->has_cycle_count ||
+	    x->cycle_count != b->cycle_count || x->gap != b->gap || x->sw_master != b->sw_master ||
+	    x->sw_channel != b->sw_channel || x->sw_payload_size != b->sw_payload_size ||
+	    x->sw_payload != b->sw_payload || a->has_o != (b->ocsd != NULL))
+		return false;
+	if (!a->has_o)
+		return true;
+	/* OpenCSD's own print of the element covers what cst_elem leaves out */
+	ea.ocsd = &a->o;
+	if (cst_elem_format_ocsd(&ea, sa, sizeof(sa)) < 0)
+		sa[0] = '\0';
+	if (cst_elem_format_ocsd(b, sb, sizeof(sb)) < 0)
+		sb[0] = '\0';
+	return !strcmp(sa, sb);
+}
+
+/* Wait for more of chunk @c's list: returns its blocks taken off the list (NULL
+ * when the list is complete or the run aborted). */
+static struct split_block *next_blocks(struct split *sp, struct split_chunk *c)
+{
+	struct split_block *b;
+
+	pthread_mutex_lock(&sp->lock);
+	while (!c->first && !c->done && !sp->abort)
+		pthread_cond_wait(&sp->cond, &sp->lock);
+	if (sp->serial) {
+		pthread_mutex_unlock(&sp->lock);
+		return NULL; /* nothing more: the buffer is decoded serially instead */
+	}
+	b = c->first;
+	c->first = c->last = NULL;
+	pthread_mutex_unlock(&sp->lock);
+	return b;
+}
+
+static void free_blocks(struct split_block *b)
+{
+	while (b) {
+		struct split_block *n = b->next;
+
+		free(b->v);
+		free(b->bytes);
+		free(b);
+		b = n;
+	}
+}
+
+/* Replayed blocks go back to the workers (up to a few per thread), the rest
+ * are freed. */
+static void recycle(struct split *sp, struct split_block *b)
+{
+	pthread_mutex_lock(&sp->lock);
+	while (b && sp->nspare < 4 * sp->ahead) {
+		struct split_block *n = b->next;
+
+		b->next = sp->spare;
+		sp->spare = b;
+		sp->nspare++;
+		b = n;
+	}
+	pthread_mutex_unlock(&sp->lock);
+	free_blocks(b);
+}
+
+/* Hand block @b over: its bytes, or each of its elements. */
+static int replay_block(const struct split_out *out, struct split_block *b,
+			uint64_t *delivered)
+{
+	int ret = 0;
+
+	if (out->write) {
+		*delivered += b->n;
+		return b->n ? out->write(out->write_ctx, b->bytes, b->len, b->n, b->offset,
+					 b->has_offset)
+			    : 0;
+	}
+	for (unsigned i = 0; i < b->n && !ret; i++) {
+		struct cst_elem *e = &b->v[i].e;
+
+		e->ocsd = b->v[i].has_o ? &b->v[i].o : NULL;
+		++*delivered;
+		ret = out->fn ? out->fn(out->ctx, e) : 0;
+	}
+	return ret;
+}
+
+int dec_split_replay(struct split *sp, const struct split_out *out,
+		     struct cst_decoder_stats *stats, uint64_t *delivered)
+{
+	size_t c = 0;
+	int ret = 0;
+
+	while (c < sp->nchunks && !ret) {
+		struct split_chunk *ch = &sp->chunks[c];
+		struct split_block *b = next_blocks(sp, ch);
+
+		if (!b) {
+			pthread_mutex_lock(&sp->lock);
+			if (sp->abort && !ch->done)
+				ret = sp->serial ? 0 : sp->err ? sp->err : -cste_nomem;
+			else if (ch->ret)
+				ret = ch->ret;
+			else
+				c = sp->replaying = ch->next;
+			if (!ret && c < sp->nchunks)
+				stats->chunks_apart++;
+			if (sp->serial || (sp->abort && !ch->done)) {
+				pthread_mutex_unlock(&sp->lock);
+				break;
+			}
+			pthread_cond_broadcast(&sp->cond);
+			pthread_mutex_unlock(&sp->lock);
+			continue;
+		}
+		for (struct split_block *k = b; k && !ret; k = k->next) {
+			dec_stats_add(stats, &k->st);
+			ret = replay_block(out, k, delivered);
+		}
+		recycle(sp, b);
+		if (sp->dopts.progress && c < sp->nchunks)
+			sp->dopts.progress(sp->dopts.progress_ctx, sp->chunks[c].start - sp->begin,
+					   sp->end - sp->begin);
+	}
+	return ret;
+}
+
+void dec_split_free_lists(struct split *sp)
+{
+	for (size_t c = 0; c < sp->nchunks; c++)
+		free_blocks(sp->chunks[c].first);
+	free_blocks(sp->spare);
+}
+
+/* The IDs the frames of [pos, end) of @fd name. Returns 0 or -cste_io. */
+static int scan_ids(int fd, uint64_t pos, uint64_t end, uint64_t ids[2])
+{
+	uint8_t *buf = malloc(1u << 20);
+
+	if (!buf)
+		return -cste_nomem;
+	while (pos < end) {
+		size_t want = end - pos < (1u << 20) ? (size_t)(end - pos) : (1u << 20);
+		ssize_t got = pread(fd, buf, want, (off_t)pos);
+
+		if (got <= 0) {
+			free(buf);
+			return -cste_io;
+		}
+		dec_frame_ids(buf, (size_t)got, ids);
+		pos += (uint64_t)got;
+	}
+	free(buf);
+	return 0;
+}
+
+/* The one trace ID whose trace a decoder decodes from @fd's [pos, end), or -1:
+ * one source, or formatted data in which only one source's ID appears (a
+ * snapshot lists every core's ETM; one core may be all the buffer holds). Several
+ * IDs interleave by frame order, which the join by offsets does not model. The
+ * buffer must be in 16-byte frames or unformatted, and decode to elements. */
+static int split_id(const struct cst_decoder *dec, int fd, uint64_t pos, uint64_t end)
+{
+	uint64_t ids[2] = {0, 0};
+	int id = -1, n = 0;
+
+	if (dec->opts.packets_only ||
+	    (dec->format != cst_bufmt_frames && dec->format != cst_bufmt_raw))
+		return -1;
+	for (int i = 0; i < 128; i++)
+		if (dec->id_source[i] >= 0) {
+			id = i;
+			n++;
+		}
+	if (n == 1)
+		return id;
+	if (dec->format != cst_bufmt_frames || scan_ids(fd, pos, end, ids) < 0)
+		return -1;
+	id = -1;
+	for (int i = 0; i < 128; i++) {
+		if (dec->id_source[i] < 0 || !((ids[i / 64] >> (i % 64)) & 1))
+			continue;
+		if (id >= 0)
+			return -1;
+		id = i;
+	}
+	return id;
+}
+
+static int split_setup(struct split *sp, uint64_t pos, uint64_t chunk)
+{
+	uint64_t n;
+
+	if (sp->format == cst_bufmt_frames)
+		chunk = (chunk + CST_FRAME - 1) / CST_FRAME * CST_FRAME;
+	n = (sp->end - pos + chunk - 1) / chunk;
+	if (!n)
+		n = 1; /* an empty span: the first chunk ends the trace */
+	sp->chunks = calloc((size_t)n, sizeof(*sp->chunks));
+	if (!sp->chunks)
+		return -cste_nomem;
+	for (uint64_t k = 0; k < n; k++)
+		sp->chunks[k].start = pos + k * chunk;
+	sp->nchunks = (size_t)n;
+	return 0;
+}
+
+int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk,
+		  const struct split_out *out, cst_elem_print_fn print, void *print_ctx,
+		  struct cst_decoder_stats *stats, enum split_outcome *outcome,
+		  uint64_t *delivered)
+{
+	struct split sp = {.trace = dec0->trace, .buffer = dec0->buffer, .dopts = dec0->opts,
+			   .fd = -1, .dec0 = dec0, .print = print, .print_ctx = print_ctx};
+	pthread_t tid[64];
+	unsigned nthreads = 0;
+	uint64_t pos;
+	int ret;
+
+	*outcome = split_unsplittable;
+	*delivered = 0;
+	memset(stats, 0, sizeof(*stats));
+	if (threads < 2 || !chunk || dec0->opts.packets_only)
+		return 0;
+	*outcome = split_done;
+	sp.format = dec0->format;
+	sp.begin = cst_trace_buffer(sp.trace, sp.buffer)->offset;
+	ret = dec_decoder_open_span(dec0, &sp.fd, &pos, &sp.end);
+	if (!ret) {
+		int id = split_id(dec0, sp.fd, pos, sp.end);
+
+		if (id < 0) {
+			/* one thread decodes it, with the span's messages told */
+			close(sp.fd);
+			dec0->span_told = true;
+			*outcome = split_unsplittable;
+			return 0;
+		}
+		sp.trace_id = (uint8_t)id;
+		ret = split_setup(&sp, pos, chunk);
+	}
+	if (ret) {
+		cst_decoder_free(dec0);
+		if (sp.fd >= 0)
+			close(sp.fd);
+		return ret;
+	}
+	pthread_mutex_init(&sp.lock, NULL);
+	pthread_cond_init(&sp.cond, NULL);
+	if (threads > sizeof(tid) / sizeof(tid[0]))
+		threads = sizeof(tid) / sizeof(tid[0]);
+	/* chunks decoded ahead of the output: enough that a worker seldom finds the
+	 * next chunk not started (and decodes it itself), few enough to bound what
+	 * is held: copies of elements take more room than printed lines */
+	sp.ahead = (print ? 4 : 2) * (size_t)threads;
+	if (sp.ahead > (print ? 16u : 8u))
+		sp.ahead = print ? 16u : 8u; /* a dense 64 KiB chunk: 30 MB of copies */
+	/* OpenCSD 1.3.3 logs decoder errors into one process-wide logger that is not
+	 * safe across threads: silenced here, and an error sends the buffer to a
+	 * serial decode anyway (on_worker_log). */
+	ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
+	for (unsigned i = 0; i < threads && i < sp.nchunks; i++)
+		if (pthread_create(&tid[nthreads], NULL, dec_split_worker, &sp) == 0)
+			nthreads++;
+	ret = nthreads ? dec_split_replay(&sp, out, stats, delivered) : -cste_nomem;
+	pthread_mutex_lock(&sp.lock);
+	sp.abort = true;
+	pthread_cond_broadcast(&sp.cond);
+	pthread_mutex_unlock(&sp.lock);
+	for (unsigned i = 0; i < nthreads; i++)
+		pthread_join(tid[i], NULL);
+	ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);
+	if (sp.serial)
+		*outcome = split_serial;
+	stats->bytes = sp.format == cst_bufmt_frames ? (sp.end - pos) / CST_FRAME * CST_FRAME
+						      : sp.end - pos;
+	stats->frame_ids[0] = sp.frame_ids[0];
+	stats->frame_ids[1] = sp.frame_ids[1];
+	stats->chunks = sp.nchunks;
+	stats->chunks_apart++; /* the first */
+	dec_split_free_lists(&sp);
+	cst_decoder_free(sp.dec0); /* if no worker took it */
+	free(sp.chunks);
+	close(sp.fd);
+	pthread_cond_destroy(&sp.cond);
+	pthread_mutex_destroy(&sp.lock);
+	return sp.serial ? 0 : ret;
+}
