@@ -234,12 +234,12 @@ void cst_decoder_free(struct cst_decoder *dec)
 {
 	if (!dec)
 		return;
+	dec_decoder_release_printer(dec); /* before the tree: see there */
 	if (dec->tree) {
 		pthread_mutex_lock(&tree_lock);
 		ocsd_destroy_dcd_tree(dec->tree);
 		pthread_mutex_unlock(&tree_lock);
 	}
-	dec_decoder_release_printer(dec);
 	dec_mem_images_close(dec->mem);
 	free(dec);
 }

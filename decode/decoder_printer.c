@@ -64,10 +64,18 @@ int dec_decoder_attach_printer(struct cst_decoder *dec, uint8_t csid)
 	return 0;
 }
 
+/* Called while dec->tree still exists: the logger's string callback object lives in
+ * the tree's C API data, so the logger must stop calling it before the tree goes
+ * (a NULL handle finds no tree and clears nothing: the next decoder's errors then
+ * reached this freed decoder through the freed object, as the raw-dump fuzzer
+ * found). */
 void dec_decoder_release_printer(struct cst_decoder *dec)
 {
 	if (dec->printer_locked) {
-		ocsd_def_errlog_set_strprint_cb(NULL, NULL, NULL);
+		/* setting the callback turns the string output on again: off after it */
+		if (dec->tree)
+			ocsd_def_errlog_set_strprint_cb(dec->tree, NULL, NULL);
+		ocsd_def_errlog_config_output(C_API_MSGLOGOUT_FLG_NONE, NULL);
 		pthread_mutex_unlock(&printer_lock);
 		dec->printer_locked = false;
 	}

@@ -291,6 +291,73 @@ static void test_board_sources(void)
 	unlink(path);
 }
 
+static int count_elem(void *ctx, const struct cst_elem *e)
+{
+	(void)e;
+	++*(uint64_t *)ctx;
+	return 0;
+}
+
+static int count_packet(void *ctx, const struct cst_packet *p)
+{
+	(void)p;
+	++*(uint64_t *)ctx;
+	return 0;
+}
+
+/* Decode @bytes as a raw dump of one source (@proto, @spec): listing its packets
+ * (dump) or its elements. Returns what the callbacks counted. */
+static uint64_t run_raw(enum cst_protocol proto, const char *spec, const uint8_t *bytes,
+			size_t len, bool packets)
+{
+	char path[] = "/tmp/cst-test-rawXXXXXX";
+	struct cst_source_cfg src;
+	struct cst_session_opts o = {.sz = sizeof(o), .kind = cst_input_raw,
+				     .raw_sources = &src, .nraw_sources = 1,
+				     .raw_format = cst_bufmt_raw};
+	struct cst_session *s = NULL;
+	uint64_t n = 0;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	CHECK(write(fd, bytes, len) == (ssize_t)len);
+	close(fd);
+	CHECK_EQ_INT(cst_source_cfg_parse(&src, proto, spec, NULL), 0);
+	CHECK_EQ_INT(cst_session_open(&s, path, &o), 0);
+	if (s && packets)
+		cst_session_dump(s, count_packet, &n);
+	else if (s)
+		cst_session_run(s, count_elem, NULL, &n);
+	cst_session_free(s);
+	unlink(path);
+	return n;
+}
+
+/* A decoder that listed ETE packets (through OpenCSD's printer, which writes to the
+ * process-wide default logger) leaves that logger when it is freed: the next
+ * decoder's errors once reached the freed decoder through the freed tree's
+ * callback object (found by the raw-dump fuzzer; the sanitizer stage runs this). */
+static void test_printer_released(void)
+{
+	/* ETE: an A-sync, a trace info, then bytes to list as packets */
+	static const uint8_t ete[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x01, 0x00,
+				      0x04, 0x04, 0x04, 0x04};
+	/* ETMv3: an A-sync, then bytes of a fixed pseudo-random run, which OpenCSD
+	 * decodes with errors it logs */
+	uint8_t bad[4096];
+	uint32_t x = 12345;
+
+	memset(bad, 0, 5);
+	bad[5] = 0x80;
+	for (size_t i = 6; i < sizeof(bad); i++) {
+		x = x * 1103515245u + 12345u;
+		bad[i] = (uint8_t)(x >> 16);
+	}
+	CHECK(run_raw(cst_proto_ete, "traceid=0x15", ete, sizeof(ete), true) > 0);
+	CHECK(run_raw(cst_proto_etmv3, "traceid=0x10", bad, sizeof(bad), false) > 0);
+	CHECK(run_raw(cst_proto_ete, "traceid=0x15", ete, sizeof(ete), true) > 0);
+}
+
 int main(void)
 {
 	const char *shared = getenv("CSTRACE_SHARED_TESTDATA");
@@ -299,6 +366,7 @@ int main(void)
 	test_null_args();
 	test_images_dedup();
 	test_board_sources();
+	test_printer_released();
 	snprintf(probe, sizeof(probe), "%s/opencsd/juno_r1_1/snapshot.ini", shared ? shared : "");
 	if (shared && access(probe, R_OK) == 0)
 		test_streaming(shared);
