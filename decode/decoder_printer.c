@@ -51,9 +51,14 @@ int dec_decoder_attach_printer(struct cst_decoder *dec, uint8_t csid)
 	if (!dec->printer_locked) {
 		pthread_mutex_lock(&printer_lock);
 		dec->printer_locked = true;
-		/* the printer takes the logger's output printer when it is created */
-		ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 1);
-		ocsd_def_errlog_config_output(C_API_MSGLOGOUT_FLG_NONE, NULL);
+		/* the printer takes the logger's output printer when it is created; that
+		 * output logger is made once per process (asking OpenCSD for it again
+		 * makes a new one and leaks the old): configuring fails until it exists */
+		ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);
+		if (ocsd_def_errlog_config_output(C_API_MSGLOGOUT_FLG_NONE, NULL) != OCSD_OK) {
+			ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 1);
+			ocsd_def_errlog_config_output(C_API_MSGLOGOUT_FLG_NONE, NULL);
+		}
 		ocsd_def_errlog_set_strprint_cb(dec->tree, dec, on_printed);
 	}
 	if (ocsd_dt_set_pkt_protocol_printer(dec->tree, csid, 1) != OCSD_OK) {
