@@ -336,7 +336,9 @@ static void place_writes(struct cst_aux_timeline *t)
 
 	for (uint64_t i = 0; i < t->info.nevents; i++)
 		if (t->ev[i].kind == cst_aux_tl_write && t->ktime[i]) {
-			int64_t d = (int64_t)(t->ev[i].found + t->t0) - (int64_t)t->ktime[i];
+			/* in unsigned arithmetic, which wraps: a stream's times are the
+			 * file's word (the fuzzer found 2^63 - 1 - 51017 here) */
+			int64_t d = (int64_t)(t->ev[i].found + t->t0 - t->ktime[i]);
 
 			if (d < off)
 				off = d;
@@ -344,7 +346,7 @@ static void place_writes(struct cst_aux_timeline *t)
 	if (off == INT64_MAX)
 		return;
 	t->info.has_kernel_time = true;
-	t->info.kernel_base = (int64_t)t->t0 - off;
+	t->info.kernel_base = (int64_t)(t->t0 - (uint64_t)off);
 	for (int r = 0; r < t->info.nrings; r++)
 		prev[r] = t->st[r].prev_read;
 	for (uint64_t i = 0; i < t->info.nevents; i++) {
@@ -353,7 +355,7 @@ static void place_writes(struct cst_aux_timeline *t)
 		if (e->kind == cst_aux_tl_read) {
 			prev[e->ring] = e->time;
 		} else if (e->kind == cst_aux_tl_write && t->ktime[i]) {
-			int64_t est = (int64_t)t->ktime[i] + off - (int64_t)t->t0;
+			int64_t est = (int64_t)(t->ktime[i] + (uint64_t)off - t->t0);
 
 			if (est < (int64_t)prev[e->ring])
 				est = (int64_t)prev[e->ring];

@@ -76,4 +76,17 @@ check "stream without rings: exit 1" test $? -eq 1
 check "stream without rings: said so" grep -q "before its rings were set up" "$TMP/err"
 "$CSTRACE" replay -o "$TMP/x.data" "$TMP/missing.auxlog" 2>"$TMP/err"
 check "missing stream: exit 1" test $? -eq 1
+# A stream whose AUX record carries a time past 2^63 (the stream fuzzer's find):
+# placing writes on the consumer's clock overflowed a signed subtraction, which the
+# sanitizer stage (this test is labelled hostile) reports; the times now wrap.
+python3 - "$D/synth-arm-threads-etf.auxlog" "$TMP/ktime.auxlog" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+at = b.find(b"\x0b\x00\x00\x00\x00\x00\x40\x00")  # the first AUX record, 64 bytes
+assert at > 0
+struct.pack_into("<Q", b, at + 40, 0x8000000000001000)  # its sample time
+open(sys.argv[2], "wb").write(b)
+PY
+check "a write time past 2^63: aux reads the stream" quiet "$CSTRACE" aux "$TMP/ktime.auxlog"
+
 finish
