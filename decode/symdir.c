@@ -217,8 +217,3 @@ const char *cst_symdir_find(const struct cst_symdir *d, const char *recorded,
 	}
 	return best ? best->path : NULL;
 }
-
-size_t cst_symdir_count(const struct cst_symdir *d)
-{
-	return d ? d->n : 0;
-}

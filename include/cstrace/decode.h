@@ -393,8 +393,6 @@ void cst_symdir_free(struct cst_symdir *d);
  *  (cst_symdir_code never returns a file without code). NULL when none fits. */
 const char *cst_symdir_find(const struct cst_symdir *d, const char *recorded,
 			    const uint8_t *bid, size_t bid_size, enum cst_symdir_want want);
-/** ELF files indexed. */
-size_t cst_symdir_count(const struct cst_symdir *d);
 
 /** The order of a perf.data file's trace across AUX queues (CPUs). */
 enum cst_order {
