@@ -2,12 +2,17 @@
  * (symfs, build-id cache, recorded path with its build-id checked) and read via libelf.
  * Files are mmapped once, so OpenCSD's instruction-at-a-time reads cost a memcpy,
  * not a system call; pread through a one-block cache is the fallback (kcore, or a
- * file larger than the address space of a 32-bit build). */
+ * file larger than the address space of a 32-bit build).
+ *
+ * Decoding threads read through cursors of their own (dec_perf_mem_cursor_read)
+ * while the maps stand still: finding a file and the block cache are behind one
+ * lock; a mapped file, once ready, is read without it. */
 #include "perf_mem.h"
 #include "elf_build_id.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
@@ -29,6 +34,7 @@ struct mfile {
 	uint8_t bid[20];
 	uint8_t bid_size;
 	bool resolved, missing;
+	bool ready; /* resolved, and `map` set if it will be: read without the lock */
 	int fd;
 	bool is_elf;
 	struct seg *segs;
@@ -61,11 +67,14 @@ struct perf_mem {
 	int nmaps;
 	size_t cap_maps;
 	int kernel_file; /* index or -1 */
+	pthread_mutex_t lock; /* resolving files, the block caches, `missing` */
 	int32_t pid;
 	uint64_t clock; /* position of the sideband being applied */
 	uint64_t view;  /* position whose maps reads see */
 	int missing;
 };
+
+static int file_index(struct perf_mem *m, const char *name);
 
 struct perf_mem *dec_perf_mem_alloc(const char *symfs, const char *buildid_dir, const char *kernel,
 				const struct cst_log *log)
@@ -78,9 +87,16 @@ struct perf_mem *dec_perf_mem_alloc(const char *symfs, const char *buildid_dir, 
 		m->log = *log;
 	m->kernel_file = -1;
 	m->pid = -1;
+	pthread_mutex_init(&m->lock, NULL);
 	if ((symfs && !(m->symfs = strdup(symfs))) ||
 	    (buildid_dir && !(m->buildid_dir = strdup(buildid_dir))) ||
 	    (kernel && !(m->kernel = strdup(kernel)))) {
+		dec_perf_mem_free(m);
+		return NULL;
+	}
+	/* the kernel's entry is made now: the files table never grows while reads
+	 * run on several threads */
+	if (kernel && (m->kernel_file = file_index(m, kernel)) < 0) {
 		dec_perf_mem_free(m);
 		return NULL;
 	}
@@ -110,6 +126,7 @@ void dec_perf_mem_free(struct perf_mem *m)
 	free(m->symfs);
 	free(m->buildid_dir);
 	free(m->kernel);
+	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
 
@@ -201,7 +218,14 @@ void dec_perf_mem_set_pid(struct perf_mem *m, int32_t pid)
 
 int dec_perf_mem_missing(const struct perf_mem *m)
 {
-	return m ? m->missing : 0;
+	int n;
+
+	if (!m)
+		return 0;
+	pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+	n = m->missing;
+	pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+	return n;
 }
 
 static void hex_id(const uint8_t *id, uint8_t size, char *out)
@@ -393,44 +417,71 @@ static uint32_t clip_to_segment(const struct mfile *f, uint64_t off, uint32_t le
 	return 0;
 }
 
+/* Open the kernel image once (under the lock). */
+static void resolve_kernel(struct perf_mem *m, struct mfile *f)
+{
+	if (f->resolved)
+		return;
+	f->resolved = true;
+	f->fd = try_open(m, f, f->name, false);
+	if (f->fd < 0 || !f->is_elf) {
+		f->missing = true;
+		m->missing++;
+		cst_logf(&m->log, cst_log_warning,
+			 "%s: cannot read as an ELF vmlinux or kcore; kernel code not decoded",
+			 f->name);
+	} else {
+		map_whole(f);
+	}
+}
+
+/* Find @f (the kernel's or a recorded file) once; whether it can be read. */
+static bool ready(struct perf_mem *m, int index)
+{
+	struct mfile *f = &m->files[index];
+
+	if (!__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&m->lock);
+		if (index == m->kernel_file)
+			resolve_kernel(m, f);
+		else
+			resolve(m, f);
+		__atomic_store_n(&f->ready, true, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&m->lock);
+	}
+	return !f->missing;
+}
+
+/* Bytes at file offset @off of a ready file: from its mapping, else through its
+ * block cache under the lock. */
+static uint32_t read_ready(struct perf_mem *m, struct mfile *f, uint64_t off, uint32_t len,
+			   uint8_t *buf)
+{
+	uint32_t n;
+
+	if (f->map)
+		return read_at(f, off, len, buf);
+	pthread_mutex_lock(&m->lock);
+	n = read_at(f, off, len, buf);
+	pthread_mutex_unlock(&m->lock);
+	return n;
+}
+
 static uint32_t read_kernel(struct perf_mem *m, uint64_t address, uint32_t len, uint8_t *buf)
 {
 	struct mfile *f;
 
-	if (m->kernel_file < 0) {
-		int i;
-
-		if (!m->kernel)
-			return 0;
-		i = file_index(m, m->kernel);
-		if (i < 0)
-			return 0;
-		m->kernel_file = i;
-	}
-	f = &m->files[m->kernel_file];
-	if (!f->resolved) {
-		f->resolved = true;
-		f->fd = try_open(m, f, f->name, false);
-		if (f->fd < 0 || !f->is_elf) {
-			f->missing = true;
-			m->missing++;
-			cst_logf(&m->log, cst_log_warning,
-				 "%s: cannot read as an ELF vmlinux or kcore; kernel code not decoded",
-				 f->name);
-		} else {
-			map_whole(f);
-		}
-	}
-	if (f->missing)
+	if (m->kernel_file < 0 || !ready(m, m->kernel_file))
 		return 0;
+	f = &m->files[m->kernel_file];
 	for (int i = 0; i < f->nsegs; i++) {
 		const struct seg *s = &f->segs[i];
 
 		if (address >= s->vaddr && address < s->vaddr + s->filesz) {
 			uint64_t room = s->vaddr + s->filesz - address;
 
-			return read_at(f, s->offset + (address - s->vaddr),
-				       room < len ? (uint32_t)room : len, buf);
+			return read_ready(m, f, s->offset + (address - s->vaddr),
+					  room < len ? (uint32_t)room : len, buf);
 		}
 	}
 	return 0;
@@ -442,13 +493,37 @@ static uint32_t read_map(struct perf_mem *m, const struct map *mp, uint64_t addr
 	struct mfile *f = &m->files[mp->file];
 	uint64_t off;
 
-	if (!resolve(m, f))
+	if (!ready(m, mp->file))
 		return 0;
 	if (address + len > mp->end || address + len < address)
 		len = (uint32_t)(mp->end - address);
 	off = mp->pgoff + (address - mp->start);
 	len = clip_to_segment(f, off, len);
-	return len ? read_at(f, off, len, buf) : 0;
+	return len ? read_ready(m, f, off, len, buf) : 0;
+}
+
+/* A read as process @pid sees memory at file position @view. */
+static uint32_t read_as(struct perf_mem *m, int32_t pid, uint64_t view, uint64_t address,
+			uint32_t len, uint8_t *buf)
+{
+	if (!m || !buf || !len)
+		return 0;
+	/* the current process's maps first, newest first; then any process's */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = m->nmaps - 1; i >= 0; i--) {
+			const struct map *mp = &m->maps[i];
+
+			if (pass == 0 && (pid < 0 || mp->pid != pid))
+				continue;
+			if (view < mp->born || view >= mp->died)
+				continue;
+			if (address >= mp->start && address < mp->end)
+				return read_map(m, mp, address, len, buf);
+		}
+		if (pid < 0)
+			break;
+	}
+	return read_kernel(m, address, len, buf);
 }
 
 uint32_t dec_perf_mem_read(void *ctx, uint8_t trace_id, uint64_t address, enum cst_mem_space space,
@@ -458,22 +533,20 @@ uint32_t dec_perf_mem_read(void *ctx, uint8_t trace_id, uint64_t address, enum c
 
 	(void)trace_id;
 	(void)space;
-	if (!m || !buf || !len)
-		return 0;
-	/* the current process's maps first, newest first; then any process's */
-	for (int pass = 0; pass < 2; pass++) {
-		for (int i = m->nmaps - 1; i >= 0; i--) {
-			const struct map *mp = &m->maps[i];
+	return m ? read_as(m, m->pid, m->view, address, len, buf) : 0;
+}
 
-			if (pass == 0 && (m->pid < 0 || mp->pid != m->pid))
-				continue;
-			if (m->view < mp->born || m->view >= mp->died)
-				continue;
-			if (address >= mp->start && address < mp->end)
-				return read_map(m, mp, address, len, buf);
-		}
-		if (m->pid < 0)
-			break;
-	}
-	return read_kernel(m, address, len, buf);
+void dec_perf_mem_cursor_init(struct perf_mem_cursor *c, struct perf_mem *m)
+{
+	*c = (struct perf_mem_cursor){m, m->pid, m->view};
+}
+
+uint32_t dec_perf_mem_cursor_read(void *ctx, uint8_t trace_id, uint64_t address,
+				  enum cst_mem_space space, uint32_t len, uint8_t *buf)
+{
+	struct perf_mem_cursor *c = ctx;
+
+	(void)trace_id;
+	(void)space;
+	return c ? read_as(c->m, c->pid, c->view, address, len, buf) : 0;
 }

@@ -44,6 +44,20 @@ void dec_perf_mem_set_pid(struct perf_mem *m, int32_t pid);
 uint32_t dec_perf_mem_read(void *ctx, uint8_t trace_id, uint64_t address, enum cst_mem_space space,
 		       uint32_t len, uint8_t *buf);
 
+/** A reader of @m of its own, for a decoding thread: it sees the maps of process
+ *  @pid alive at file position @view (both taken from @m when made, and changed
+ *  by its owner). Cursors on several threads may read at once, as long as nothing
+ *  changes the maps meanwhile. */
+struct perf_mem_cursor {
+	struct perf_mem *m;
+	int32_t pid;
+	uint64_t view;
+};
+void dec_perf_mem_cursor_init(struct perf_mem_cursor *c, struct perf_mem *m);
+/** cst_mem_read_fn through a cursor (@ctx). */
+uint32_t dec_perf_mem_cursor_read(void *ctx, uint8_t trace_id, uint64_t address,
+				  enum cst_mem_space space, uint32_t len, uint8_t *buf);
+
 /** Files that could not be found (each warned once). */
 int dec_perf_mem_missing(const struct perf_mem *m);
 
