@@ -74,6 +74,14 @@ static ocsd_datapath_resp_t on_elem(const void *p_context, const ocsd_trc_index_
 	 * its own): keep it 0, as rebuilt against data fed past 4 GiB it would read as
 	 * a multiple of 4 GiB. Snapshots give EOT its last packet's index. */
 	e.offset = e.type == cst_elem_eot && !index_sop ? 0 : dec_decoder_offset(dec, index_sop);
+	/* OpenCSD keeps a source's last packet index across a reset: the end of trace
+	 * of a source that gave nothing since (another CPU's, in a perf.data fragment)
+	 * would name a packet of earlier data. It gets 0 too, so that it does not
+	 * depend on what the decoder was fed before (decoding on threads). */
+	if (e.type == cst_elem_eot && dec->was_reset && !((dec->said[id / 64] >> (id % 64)) & 1))
+		e.offset = 0;
+	else if (e.type != cst_elem_eot)
+		dec->said[id / 64] |= 1ull << (id % 64);
 	e.trace_id = trc_chan_id;
 	e.source = dec->id_source[id];
 	e.pid = e.tid = e.cpu = -1;
@@ -408,6 +416,8 @@ int cst_decoder_reset(struct cst_decoder *dec)
 	dec->ncarry = 0;
 	dec->stop = 0;
 	memset(dec->ctx, 0, sizeof(dec->ctx));
+	dec->was_reset = true;
+	dec->said[0] = dec->said[1] = 0;
 	ocsd_dt_process_data(dec->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
 	return 0;
 }

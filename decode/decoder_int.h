@@ -30,6 +30,9 @@ struct cst_decoder {
 
 	int8_t id_source[128];              /* trace ID -> source index, -1 none */
 	struct cst_pe_context ctx[128];     /* context in force per trace ID */
+	/* since cst_decoder_reset (when was_reset): the trace IDs that gave elements */
+	bool was_reset;
+	uint64_t said[2];
 	int stop;                           /* non-zero once a callback asked to stop */
 
 	/* OpenCSD's trace index is 32-bit: offsets are rebuilt from the end of the
