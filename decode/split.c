@@ -21,6 +21,7 @@ struct worker {
 	struct cst_decoder *dec;
 	struct split_block *cur;
 	struct cst_log log;
+	void *mem; /* its memory context (split_mem), or NULL */
 	enum wmode mode;
 	unsigned nhead; /* head elements gathered (before publishing) */
 	bool kept;          /* an element was kept, the last at this offset: */
@@ -109,12 +110,19 @@ static int overlap_failed(struct worker *w)
 	return 0;
 }
 
-static int on_worker_elem(void *ctx, const struct cst_elem *e)
+static int on_worker_elem(void *ctx, const struct cst_elem *elem)
 {
 	struct worker *w = ctx;
 	struct split *sp = w->sp;
 	struct split_chunk *own = &sp->chunks[w->own];
+	const struct cst_elem *e = elem;
+	struct cst_elem filled;
 
+	if (sp->mem && sp->mem->elem) {
+		filled = *elem;
+		sp->mem->elem(w->mem, &filled);
+		e = &filled;
+	}
 	switch (w->mode) {
 	case w_presync:
 		/* A decoder that starts late says more where it finds sync than one
@@ -185,6 +193,21 @@ static uint64_t limit_of(const struct worker *w)
 	return sp->chunks[w->boundary].start;
 }
 
+/* How much to feed at once. An overlap that fails goes on decoding what it was
+ * fed, as the serial decode, and a worker that has kept elements past the next
+ * chunk's sync cannot hand over there: windows far larger than a chunk made one
+ * failed join take over every chunk the window covered (and the ones their
+ * workers had taken), so windows stay within a chunk, and within an eighth of
+ * one while overlapping. */
+static size_t window_of(const struct worker *w)
+{
+	uint64_t chunk = w->sp->chunk;
+
+	if (w->mode == w_overlap)
+		chunk = chunk / 8 > 64 ? chunk / 8 : 64;
+	return chunk < SPLIT_WINDOW ? (size_t)chunk : SPLIT_WINDOW;
+}
+
 /* Feed from *pos to the limit, or until the decoder stops (1: joined, stopped). */
 static int feed(struct worker *w, uint8_t *buf, uint64_t *pos)
 {
@@ -192,7 +215,8 @@ static int feed(struct worker *w, uint8_t *buf, uint64_t *pos)
 
 	while (*pos < limit_of(w)) {
 		uint64_t limit = limit_of(w);
-		size_t want = limit - *pos < SPLIT_WINDOW ? (size_t)(limit - *pos) : SPLIT_WINDOW;
+		size_t win = window_of(w);
+		size_t want = limit - *pos < win ? (size_t)(limit - *pos) : win;
 		ssize_t got = pread(sp->fd, buf, want, (off_t)*pos);
 		int ret;
 
@@ -222,6 +246,14 @@ static void meet(struct worker *w)
 	struct split_chunk *c = &sp->chunks[w->boundary];
 
 	pthread_mutex_lock(&sp->lock);
+	/* A chunk past the window of chunks started ahead of the output is not
+	 * started by an idle worker: wait until the output comes near, or a worker
+	 * that runs ahead takes chunk after chunk and holds all it decodes (when the
+	 * caller is slower than decoding, as report and script are). The worker
+	 * whose list is being output goes on (dec_split_flush paces it). */
+	while (c->state == chunk_unclaimed && w->boundary >= sp->replaying + sp->ahead &&
+	       w->own != sp->replaying && !sp->abort && !sp->chunks[w->own].abandon)
+		pthread_cond_wait(&sp->cond, &sp->lock);
 	if (c->state == chunk_unclaimed && !sp->chunks[w->own].abandon)
 		c->state = chunk_taken; /* nobody started it: decode it here */
 	while (c->state == chunk_running && !sp->abort && !sp->chunks[w->own].abandon)
@@ -242,11 +274,21 @@ static void meet(struct worker *w)
 	w->boundary++;
 }
 
-static struct cst_decoder *worker_decoder(struct split *sp, size_t k)
+static struct cst_decoder *worker_decoder(struct split *sp, size_t k, struct worker *w)
 {
 	struct cst_decoder_opts o = sp->dopts;
 	struct cst_decoder *dec;
 
+	if (sp->mem) {
+		/* dec0 reads memory that is not this worker's */
+		o.mem_read = sp->mem->read;
+		o.mem_ctx = w->mem;
+		o.log = NULL;
+		dec = cst_decoder_alloc(sp->trace, sp->buffer, &o, NULL);
+		if (dec && sp->mem->reset)
+			cst_decoder_reset(dec);
+		return dec;
+	}
 	if (!k) {
 		dec = sp->dec0;
 		sp->dec0 = NULL;
@@ -270,8 +312,14 @@ static int run_chunk(struct split *sp, size_t k, uint8_t *buf)
 		return -cste_nomem;
 	*w = (struct worker){.sp = sp, .own = k, .boundary = k + 1,
 			     .mode = k ? w_presync : w_body, .log = {on_worker_log, w}};
-	w->dec = worker_decoder(sp, k);
+	if (sp->mem && !(w->mem = sp->mem->open(sp->mem->ctx))) {
+		free(w);
+		return -cste_nomem;
+	}
+	w->dec = worker_decoder(sp, k, w);
 	if (!w->dec) {
+		if (sp->mem)
+			sp->mem->close(w->mem);
 		free(w);
 		return -cste_nomem;
 	}
@@ -323,6 +371,8 @@ static int run_chunk(struct split *sp, size_t k, uint8_t *buf)
 	pthread_cond_broadcast(&sp->cond);
 	pthread_mutex_unlock(&sp->lock);
 	cst_decoder_free(w->dec);
+	if (sp->mem)
+		sp->mem->close(w->mem);
 	free(w);
 	return 0;
 }

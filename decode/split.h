@@ -23,6 +23,8 @@
 #define SPLIT_VERIFY 64
 #define SPLIT_BLOCK 256
 #define SPLIT_BYTES (64u * 1024u)
+#define SPLIT_HELD 64 /* blocks the list being output may hold before its worker waits */
+#define SPLIT_CHUNK (64u * 1024u) /* chunk size when none is asked for */
 #define SPLIT_LINE 4096 /* the longest a print function may make of one element */
 
 /* An element held for the in-order replay, with the OpenCSD element behind it. */
@@ -61,9 +63,34 @@ struct split_chunk {
 	struct split_entry head[SPLIT_VERIFY];
 	/* the element list of the worker that started here, as it grows */
 	struct split_block *first, *last;
+	unsigned held; /* blocks in the list (not yet taken by the output) */
 	bool done;   /* the list is complete; the stream goes on with chunk `next` */
 	size_t next; /* nchunks: the end */
 	int ret;     /* an error or stop value ending the list */
+};
+
+/* Where the bytes of a split run come from, when not the decoder's buffer file: a
+ * span of an open file (perf.data: one AUX fragment), fed with offsets counted
+ * from @origin (a serial run's). */
+struct split_span {
+	int fd;
+	uint64_t pos, end, origin;
+};
+
+/* Code memory of each worker's own, when the decoders' is not to be shared: @open
+ * makes a worker's memory context (its decoders' mem_ctx, read with @read) and
+ * @elem sees each element the worker's decoder makes, first (a context element
+ * changes whose memory it reads), and may fill in its pid, tid, cpu and fragment:
+ * a worker's head is compared with them. With @reset, each worker's decoder starts as a
+ * reset one (a serial run reuses one decoder from fragment to fragment, and
+ * OpenCSD tells a reset's first gap apart from a new decoder's). */
+struct split_mem {
+	void *(*open)(void *ctx);
+	void (*close)(void *wctx);
+	void (*elem)(void *wctx, struct cst_elem *e);
+	cst_mem_read_fn read;
+	void *ctx;
+	bool reset;
 };
 
 struct split {
@@ -81,6 +108,7 @@ struct split {
 	size_t next_start; /* the next chunk an idle thread may start */
 	size_t replaying;  /* the chunk whose list is being replayed */
 	size_t ahead;      /* chunks started at most this far past `replaying` */
+	uint64_t chunk;    /* bytes per chunk (the last may be shorter) */
 	bool abort;        /* stop all workers */
 	bool serial;       /* a decoder error: decode the buffer serially instead */
 	int err;           /* the first error a worker met (reading, memory) */
@@ -93,6 +121,7 @@ struct split {
 	/* printing on the workers (cst_session_run_lines), else NULL */
 	cst_elem_print_fn print;
 	void *print_ctx;
+	const struct split_mem *mem; /* or NULL: the decoders' own memory */
 };
 
 /* split_join.c: append @e to a list being filled by one worker (@cur is its
@@ -134,6 +163,15 @@ int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk,
 		  const struct split_out *out, cst_elem_print_fn print, void *print_ctx,
 		  struct cst_decoder_stats *stats, enum split_outcome *outcome,
 		  uint64_t *delivered);
+
+/* As dec_split_run, over @span instead of @dec0's buffer file, and with each
+ * worker's memory from @mem (NULL: @dec0's). @dec0 only serves as the model of
+ * the workers' decoders when @mem is set (its memory is not thread-safe). */
+int dec_split_run_span(struct cst_decoder *dec0, unsigned threads, uint64_t chunk,
+		       const struct split_span *span, const struct split_mem *mem,
+		       const struct split_out *out, cst_elem_print_fn print, void *print_ctx,
+		       struct cst_decoder_stats *stats, enum split_outcome *outcome,
+		       uint64_t *delivered);
 
 /* split.c: the worker threads */
 void *dec_split_worker(void *arg);

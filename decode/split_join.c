@@ -81,6 +81,8 @@ int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block
 
 void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block **cur)
 {
+	size_t k = (size_t)(c - sp->chunks);
+
 	if (!*cur)
 		return;
 	pthread_mutex_lock(&sp->lock);
@@ -89,7 +91,13 @@ void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block
 	else
 		c->first = *cur;
 	c->last = *cur;
+	c->held++;
 	pthread_cond_broadcast(&sp->cond);
+	/* The list being output is taken as it grows: a worker faster than the
+	 * caller waits for it to catch up instead of holding ever more. (Lists
+	 * further on are bounded by the window of chunks started ahead.) */
+	while (c->held > SPLIT_HELD && sp->replaying == k && !sp->abort && !c->abandon)
+		pthread_cond_wait(&sp->cond, &sp->lock);
 	pthread_mutex_unlock(&sp->lock);
 	*cur = NULL;
 }
@@ -109,6 +117,8 @@ bool dec_split_same(const struct split_entry *a, const struct cst_elem *b)
 	struct cst_elem ea = a->e;
 
 	if (x->type != b->type || x->offset != b->offset || x->trace_id != b->trace_id ||
+	    x->pid != b->pid || x->tid != b->tid || x->cpu != b->cpu ||
+	    x->fragment != b->fragment ||
 	    x->source != b->source || x->start != b->start || x->end != b->end ||
 	    x->num_insns != b->num_insns || x->isa != b->isa || x->last_class != b->last_class ||
 	    x->last_subclass != b->last_subclass || x->last_size != b->last_size ||
@@ -147,6 +157,8 @@ static struct split_block *next_blocks(struct split *sp, struct split_chunk *c)
 	}
 	b = c->first;
 	c->first = c->last = NULL;
+	c->held = 0;
+	pthread_cond_broadcast(&sp->cond); /* a worker may wait for its list to go */
 	pthread_mutex_unlock(&sp->lock);
 	return b;
 }
@@ -319,7 +331,79 @@ static int split_setup(struct split *sp, uint64_t pos, uint64_t chunk)
 	for (uint64_t k = 0; k < n; k++)
 		sp->chunks[k].start = pos + k * chunk;
 	sp->nchunks = (size_t)n;
+	sp->chunk = chunk;
 	return 0;
+}
+
+/* The run over the span in @sp (fd, begin, end) from @pos. */
+static int run_span(struct split *sp, uint64_t pos, unsigned threads, uint64_t chunk,
+		    const struct split_out *out, struct cst_decoder_stats *stats,
+		    enum split_outcome *outcome, uint64_t *delivered)
+{
+	pthread_t tid[64];
+	unsigned nthreads = 0;
+	int ret, id = split_id(sp->dec0, sp->fd, pos, sp->end);
+
+	if (id < 0) {
+		/* one thread decodes it, with the span's messages told */
+		sp->dec0->span_told = true;
+		*outcome = split_unsplittable;
+		return 0;
+	}
+	*outcome = split_done;
+	sp->trace_id = (uint8_t)id;
+	ret = split_setup(sp, pos, chunk);
+	if (ret) {
+		cst_decoder_free(sp->dec0);
+		return ret;
+	}
+	pthread_mutex_init(&sp->lock, NULL);
+	pthread_cond_init(&sp->cond, NULL);
+	if (threads > sizeof(tid) / sizeof(tid[0]))
+		threads = sizeof(tid) / sizeof(tid[0]);
+	/* chunks decoded ahead of the output: enough that a worker seldom finds the
+	 * next chunk not started (and decodes it itself), few enough to bound what
+	 * is held: copies of elements take more room than printed lines */
+	sp->ahead = (sp->print ? 4 : 2) * (size_t)threads;
+	if (sp->ahead > (sp->print ? 16u : 8u))
+		sp->ahead = sp->print ? 16u : 8u; /* a dense 64 KiB chunk: 30 MB of copies */
+	/* OpenCSD 1.3.3 logs decoder errors into one process-wide logger that is not
+	 * safe across threads: silenced here, and an error sends the buffer to a
+	 * serial decode anyway (on_worker_log). */
+	ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
+	for (unsigned i = 0; i < threads && i < sp->nchunks; i++)
+		if (pthread_create(&tid[nthreads], NULL, dec_split_worker, sp) == 0)
+			nthreads++;
+	ret = nthreads ? dec_split_replay(sp, out, stats, delivered) : -cste_nomem;
+	pthread_mutex_lock(&sp->lock);
+	sp->abort = true;
+	pthread_cond_broadcast(&sp->cond);
+	pthread_mutex_unlock(&sp->lock);
+	for (unsigned i = 0; i < nthreads; i++)
+		pthread_join(tid[i], NULL);
+	ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);
+	if (sp->serial)
+		*outcome = split_serial;
+	stats->bytes = sp->format == cst_bufmt_frames ? (sp->end - pos) / CST_FRAME * CST_FRAME
+						       : sp->end - pos;
+	stats->frame_ids[0] = sp->frame_ids[0];
+	stats->frame_ids[1] = sp->frame_ids[1];
+	stats->chunks = sp->nchunks;
+	stats->chunks_apart++; /* the first */
+	dec_split_free_lists(sp);
+	cst_decoder_free(sp->dec0); /* if no worker took it */
+	free(sp->chunks);
+	pthread_cond_destroy(&sp->cond);
+	pthread_mutex_destroy(&sp->lock);
+	return sp->serial ? 0 : ret;
+}
+
+static void split_init(struct split *sp, struct cst_decoder *dec0, cst_elem_print_fn print,
+		       void *print_ctx, const struct split_mem *mem)
+{
+	*sp = (struct split){.trace = dec0->trace, .buffer = dec0->buffer, .dopts = dec0->opts,
+			     .fd = -1, .dec0 = dec0, .print = print, .print_ctx = print_ctx,
+			     .mem = mem, .format = dec0->format};
 }
 
 int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk,
@@ -327,10 +411,7 @@ int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk,
 		  struct cst_decoder_stats *stats, enum split_outcome *outcome,
 		  uint64_t *delivered)
 {
-	struct split sp = {.trace = dec0->trace, .buffer = dec0->buffer, .dopts = dec0->opts,
-			   .fd = -1, .dec0 = dec0, .print = print, .print_ctx = print_ctx};
-	pthread_t tid[64];
-	unsigned nthreads = 0;
+	struct split sp;
 	uint64_t pos;
 	int ret;
 
@@ -339,67 +420,35 @@ int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk,
 	memset(stats, 0, sizeof(*stats));
 	if (threads < 2 || !chunk || dec0->opts.packets_only)
 		return 0;
-	*outcome = split_done;
-	sp.format = dec0->format;
+	split_init(&sp, dec0, print, print_ctx, NULL);
 	sp.begin = cst_trace_buffer(sp.trace, sp.buffer)->offset;
 	ret = dec_decoder_open_span(dec0, &sp.fd, &pos, &sp.end);
-	if (!ret) {
-		int id = split_id(dec0, sp.fd, pos, sp.end);
-
-		if (id < 0) {
-			/* one thread decodes it, with the span's messages told */
-			close(sp.fd);
-			dec0->span_told = true;
-			*outcome = split_unsplittable;
-			return 0;
-		}
-		sp.trace_id = (uint8_t)id;
-		ret = split_setup(&sp, pos, chunk);
-	}
 	if (ret) {
+		*outcome = split_done;
 		cst_decoder_free(dec0);
-		if (sp.fd >= 0)
-			close(sp.fd);
 		return ret;
 	}
-	pthread_mutex_init(&sp.lock, NULL);
-	pthread_cond_init(&sp.cond, NULL);
-	if (threads > sizeof(tid) / sizeof(tid[0]))
-		threads = sizeof(tid) / sizeof(tid[0]);
-	/* chunks decoded ahead of the output: enough that a worker seldom finds the
-	 * next chunk not started (and decodes it itself), few enough to bound what
-	 * is held: copies of elements take more room than printed lines */
-	sp.ahead = (print ? 4 : 2) * (size_t)threads;
-	if (sp.ahead > (print ? 16u : 8u))
-		sp.ahead = print ? 16u : 8u; /* a dense 64 KiB chunk: 30 MB of copies */
-	/* OpenCSD 1.3.3 logs decoder errors into one process-wide logger that is not
-	 * safe across threads: silenced here, and an error sends the buffer to a
-	 * serial decode anyway (on_worker_log). */
-	ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
-	for (unsigned i = 0; i < threads && i < sp.nchunks; i++)
-		if (pthread_create(&tid[nthreads], NULL, dec_split_worker, &sp) == 0)
-			nthreads++;
-	ret = nthreads ? dec_split_replay(&sp, out, stats, delivered) : -cste_nomem;
-	pthread_mutex_lock(&sp.lock);
-	sp.abort = true;
-	pthread_cond_broadcast(&sp.cond);
-	pthread_mutex_unlock(&sp.lock);
-	for (unsigned i = 0; i < nthreads; i++)
-		pthread_join(tid[i], NULL);
-	ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);
-	if (sp.serial)
-		*outcome = split_serial;
-	stats->bytes = sp.format == cst_bufmt_frames ? (sp.end - pos) / CST_FRAME * CST_FRAME
-						      : sp.end - pos;
-	stats->frame_ids[0] = sp.frame_ids[0];
-	stats->frame_ids[1] = sp.frame_ids[1];
-	stats->chunks = sp.nchunks;
-	stats->chunks_apart++; /* the first */
-	dec_split_free_lists(&sp);
-	cst_decoder_free(sp.dec0); /* if no worker took it */
-	free(sp.chunks);
+	ret = run_span(&sp, pos, threads, chunk, out, stats, outcome, delivered);
 	close(sp.fd);
-	pthread_cond_destroy(&sp.cond);
-	pthread_mutex_destroy(&sp.lock);
-	return sp.serial ? 0 : ret;
+	return ret;
+}
+
+int dec_split_run_span(struct cst_decoder *dec0, unsigned threads, uint64_t chunk,
+		       const struct split_span *span, const struct split_mem *mem,
+		       const struct split_out *out, cst_elem_print_fn print, void *print_ctx,
+		       struct cst_decoder_stats *stats, enum split_outcome *outcome,
+		       uint64_t *delivered)
+{
+	struct split sp;
+
+	*outcome = split_unsplittable;
+	*delivered = 0;
+	memset(stats, 0, sizeof(*stats));
+	if (threads < 2 || !chunk || dec0->opts.packets_only || span->pos >= span->end)
+		return 0;
+	split_init(&sp, dec0, print, print_ctx, mem);
+	sp.fd = span->fd;
+	sp.begin = span->origin;
+	sp.end = span->end;
+	return run_span(&sp, span->pos, threads, chunk, out, stats, outcome, delivered);
 }
