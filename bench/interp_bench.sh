@@ -88,7 +88,7 @@ row() { # label insns peer_wall wall cpu rss
 }
 
 bench_arch() { # arch lua "rounds size" [synth options]
-	local arch=$1 lua=$2 args=$3 data snap insns mb w c r pw
+	local arch=$1 lua=$2 args=$3 data snap insns mb w c r pw w1
 	shift 3
 	data=$work/$arch-${args// /-}.data snap=$work/$arch-${args// /-}.snap
 	synth "$arch" "$lua" "$args" "$data" perf "$@"
@@ -112,8 +112,11 @@ bench_arch() { # arch lua "rounds size" [synth options]
 		read -r w c r < <(measure "$CSTRACE" script --raw "$data")
 		row "cstrace script --raw (perf's samples)" "$insns" "$pw" "$w" "$c" "$r"
 	fi
+	# one thread, then the CPUs online: the scaling of a single-CPU recording
+	read -r w1 c r < <(measure "$CSTRACE" decode --format=none --threads 1 "$data")
+	row "cstrace decode --format=none --threads 1 (perf.data)" "$insns" - "$w1" "$c" "$r"
 	read -r w c r < <(measure "$CSTRACE" decode --format=none "$data")
-	row "cstrace decode --format=none (perf.data, no output)" "$insns" - "$w" "$c" "$r"
+	row "cstrace decode --format=none (perf.data, $(nproc) threads)" "$insns" "$w1" "$w" "$c" "$r"
 	if command -v trc_pkt_lister >/dev/null; then
 		read -r pw c r < <(measure trc_pkt_lister -ss_dir "$snap" -decode -logfilename /dev/null)
 		row "trc_pkt_lister -decode (peer, snapshot)" "$insns" - "$pw" "$c" "$r"

@@ -1,6 +1,7 @@
 /* perf.data input behind cst_session: cs_etm AUXTRACE_INFO to trace sources, each AUX
  * record to one decoder run over its AUXTRACE bytes, sideband to pid/tid/cpu and memory. */
 #include "perf_input_int.h"
+#include "split.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -205,6 +206,8 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 		in->id_filter[1] = opts->id_filter[1];
 		in->progress = opts->progress;
 		in->progress_ctx = opts->progress_ctx;
+		in->nworkers = opts->threads;
+		in->chunk = opts->chunk_size ? opts->chunk_size : SPLIT_CHUNK;
 	}
 	if (opts && opts->start_offset) {
 		in->resume_at = opts->start_offset;

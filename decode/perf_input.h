@@ -20,6 +20,15 @@ int dec_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
 		       cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
 		       struct cst_decoder_stats *stats);
 
+/** As dec_perf_input_run without sideband, for cst_session_run_lines: @elem_fn
+ *  (which prints with @print and hands the bytes to @write) gets the elements
+ *  decoded on this thread; a fragment decoded on threads is printed there with
+ *  @print and its bytes go straight to @write, in the same order. */
+int dec_perf_input_run_lines(struct cst_perf_input *in, const struct cst_trace *trace,
+			     cst_elem_fn elem_fn, void *ctx, cst_elem_print_fn print,
+			     void *print_ctx, cst_lines_fn write, void *write_ctx,
+			     struct cst_decoder_stats *stats);
+
 /** List the packets of every AUX fragment. */
 int dec_perf_input_dump(struct cst_perf_input *in, const struct cst_trace *trace,
 			cst_packet_fn fn, void *ctx);

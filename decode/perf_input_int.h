@@ -110,6 +110,22 @@ struct cst_perf_input {
 	uint64_t resume_at, resume_from;
 	bool resuming; /* still before the fragment that crashed */
 
+	/* file order: fragments decoded on threads (cst_session_opts threads), in
+	 * chunks of this many bytes, and the totals of those runs */
+	unsigned nworkers;
+	uint64_t chunk;
+	struct cst_decoder_stats split_stats;
+	/* after a split run that met a decoder error: elements the serial decode of
+	 * the fragment leaves out (they went out already), its messages held back
+	 * meanwhile, and the log they go to */
+	uint64_t skip;
+	struct cst_log user_log;
+	/* cst_session_run_lines: printing on the workers too, when set */
+	cst_elem_print_fn print;
+	void *print_ctx;
+	cst_lines_fn write;
+	void *write_ctx;
+
 	/* the fragment being decoded */
 	cst_elem_fn elem_fn;
 	void *elem_ctx;
@@ -144,7 +160,7 @@ void dec_pi_warnf(struct cst_perf_input *in, uint64_t off, const char *fmt, ...)
 
 /* perf_threads.c: the threads table and who runs on each CPU or buffer */
 void dec_pi_thread_set(struct cst_perf_input *in, int32_t tid, int32_t pid);
-int32_t dec_pi_pid_of(struct cst_perf_input *in, int32_t tid);
+int32_t dec_pi_pid_of(const struct cst_perf_input *in, int32_t tid);
 struct running *dec_pi_running_get(struct cst_perf_input *in, int32_t key);
 /* Apply a sideband record (when in->sb_apply) and tell it to @sb_fn. */
 int dec_pi_sideband(struct cst_perf_input *in, const struct cst_perf_record *rec,

@@ -14,7 +14,7 @@
 
 /* ------------------------------------------------------------- threads */
 
-static struct thread *thread_find(struct cst_perf_input *in, int32_t tid)
+static struct thread *thread_find(const struct cst_perf_input *in, int32_t tid)
 {
 	for (size_t i = in->nthreads; i-- > 0;)
 		if (in->threads[i].tid == tid)
@@ -35,7 +35,7 @@ void dec_pi_thread_set(struct cst_perf_input *in, int32_t tid, int32_t pid)
 	in->threads[in->nthreads++] = (struct thread){tid, pid};
 }
 
-int32_t dec_pi_pid_of(struct cst_perf_input *in, int32_t tid)
+int32_t dec_pi_pid_of(const struct cst_perf_input *in, int32_t tid)
 {
 	struct thread *t = thread_find(in, tid);
 

@@ -259,7 +259,6 @@ static int emit_images(struct cst_session *s, cst_sideband_fn sb_fn, void *ctx)
 	return 0;
 }
 
-#define DEFAULT_CHUNK (64u * 1024u)
 
 /* A serial decode after a split one gave up (a decoder error): the elements the
  * split one delivered already, and what opening the decoder says, are not told
@@ -331,7 +330,7 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 					lines ? lines->write_ctx : NULL};
 
 		ret = dec_split_run(dec, s->opts.threads,
-				    s->opts.chunk_size ? s->opts.chunk_size : DEFAULT_CHUNK, &out,
+				    s->opts.chunk_size ? s->opts.chunk_size : SPLIT_CHUNK, &out,
 				    lines ? lines->print : NULL, lines ? lines->print_ctx : NULL,
 				    &st, &how, &k.left);
 		if (how == split_done) {
@@ -416,7 +415,8 @@ int cst_session_run_lines(struct cst_session *s, cst_elem_print_fn print, void *
 	*l = (struct lines){print, print_ctx, write, write_ctx, ""};
 	memset(&s->stats, 0, sizeof(s->stats));
 	if (s->kind == cst_input_perf)
-		ret = dec_perf_input_run(s->perf, s->trace, print_elem, NULL, l, &s->stats);
+		ret = dec_perf_input_run_lines(s->perf, s->trace, print_elem, l, print, print_ctx,
+					       write, write_ctx, &s->stats);
 	else
 		ret = run_buffers(s, print_elem, NULL, l, l);
 	free(l);

@@ -447,7 +447,9 @@ struct cst_session_opts {
 	 * raw buffer of one trace source, in 16-byte frames or unformatted, is cut into
 	 * chunks of about @chunk_size bytes (0: 64 KiB) decoded side by side and joined
 	 * where their decoders agree, so that the elements, their order and the totals
-	 * are exactly those of one thread; other inputs decode on one thread. */
+	 * are exactly those of one thread. So is each AUX fragment of one trace source
+	 * in a perf.data decoded in file order (each worker reading code as the
+	 * context IDs it meets say); other inputs decode on one thread. */
 	unsigned threads;
 	uint64_t chunk_size;
 };

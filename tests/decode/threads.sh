@@ -6,57 +6,7 @@
 # needs resync, with a chunk boundary inside the corrupt bytes; and a decoder crash
 # on threads, which must end as the crash of a one-thread run does.
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
-
-# same NAME TRACE VERBS CHUNKS [ARGS...]: each verb with --threads 1, then 2..4 at
-# each chunk size, must print the same.
-same() {
-  local name=$1 trace=$2 verbs=$3 chunks=$4
-  shift 4
-  local IFS_SAVE=$IFS
-  IFS=,
-  for verb in $verbs; do
-    IFS=$IFS_SAVE
-    # shellcheck disable=SC2086 # verb holds its options
-    "$CSTRACE" $verb --threads 1 "$@" "$trace" > "$TMP/one" 2> "$TMP/one.err"
-    local rc1=$?
-    for t in 2 3 4; do
-      for cs in $chunks; do
-        # shellcheck disable=SC2086
-        "$CSTRACE" $verb --threads $t --chunk-size $cs "$@" "$trace" > "$TMP/many" 2> "$TMP/many.err"
-        local rc=$?
-        if ! cmp -s "$TMP/one" "$TMP/many"; then
-          diff "$TMP/one" "$TMP/many" | head -6 >&2
-          fail "$name: $verb --threads $t --chunk-size $cs: output differs from one thread's"
-        else
-          pass
-        fi
-        # Under qemu-user (the cross stages) the emulator reports each crashed
-        # child itself; how many children a crash took is not cstrace's message.
-        check "$name: $verb --threads $t --chunk-size $cs: same messages: $(head -c 300 "$TMP/many.err")" \
-          cmp -s <(grep -v "^qemu: uncaught target signal" "$TMP/one.err") \
-                 <(grep -v -e "decoded apart (the others" -e "^qemu: uncaught target signal" "$TMP/many.err")
-        check "$name: $verb --threads $t --chunk-size $cs: exit status $rc, one thread $rc1" [ $rc -eq $rc1 ]
-      done
-    done
-    IFS=,
-  done
-  IFS=$IFS_SAVE
-}
-
-# apart NAME MIN CHUNK TRACE [ARGS...]: decoding on 4 threads cut the trace and
-# took at least MIN chunks from their own decoder. How many depends on how soon
-# each worker starts (a chunk no worker has started yet is decoded by the one
-# before): the best of three runs counts.
-apart() {
-  local name=$1 min=$2 cs=$3 trace=$4 best=0 n
-  shift 4
-  for _ in 1 2 3; do
-    n=$("$CSTRACE" decode --stats --format=none --threads 4 --chunk-size "$cs" "$@" "$trace" 2>&1 |
-        sed -n 's/.* chunks, \([0-9]*\) decoded apart.*/\1/p')
-    [ "${n:-0}" -gt $best ] && best=${n:-0}
-  done
-  check "$name: at least $min chunks of $cs decoded apart (got $best)" [ $best -ge "$min" ]
-}
+. "$CSTRACE_SOURCE_DIR/tests/decode/threads_lib.sh"
 
 ALL="decode --format=elements,decode --format=jsonl,decode,decode --format=none --stats,dump,script,report"
 sample=$CSTRACE_SOURCE_DIR/testdata/sample/a64-loop

@@ -26,6 +26,15 @@ lost=$(sed -n 's/.* \([0-9]*\) lost.*/\1/p' "$TMP/stats")
 records=$(sed -n 's/.* \([0-9]*\) AUX records.*/\1/p' "$TMP/stats")
 check "cstrace decode perf.data" sh -c '"$0" decode "$1" --format=jsonl > "$2"' "$CSTRACE" \
 	"$TMP/perf.data" "$TMP/dec.jsonl"
+# --threads: AUX fragments of one trace source cut into chunks decoded side by side
+# (chunks this small cut even these small files): the one-thread elements, which
+# are compared with QEMU's run below
+for t in 2 4; do
+	"$CSTRACE" decode --format=jsonl --threads $t --chunk-size 256 "$TMP/perf.data" \
+		> "$TMP/dec.t$t.jsonl" 2> /dev/null
+	check "decode --threads $t --chunk-size 256: the one-thread elements" \
+		cmp -s "$TMP/dec.jsonl" "$TMP/dec.t$t.jsonl"
+done
 # one ground truth per guest thread (vCPU K: truth.K) on CPU K with trace ID 0x10 + 2K
 truths() { for t in "$TMP"/truth "$TMP"/truth.[0-9]*; do [ -f "$t" ] && echo "$t"; done; }
 cpuof() { local k=${1##*/truth}; k=${k#.}; echo "${k:-0}"; }

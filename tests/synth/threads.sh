@@ -2,8 +2,15 @@
 # decode --threads on a synth run: a long loop traced into one formatted buffer is
 # cut into chunks decoded side by side; every thread count and chunk size must give
 # exactly the one-thread output, which must equal what QEMU executed, and chunks
-# must really have been decoded apart. Usage: threads.sh ARCH PROG COUNT
+# must really have been decoded apart. The same run as perf.data (file order, one
+# CPU, context IDs naming the thread): each AUX fragment is cut the same way, every
+# verb prints what one thread prints, and one thread equals QEMU; also with a decoy
+# mapping of another process over the program (a worker that lost track of whose
+# code it reads would read it) and with corrupt bytes in the fragment (decoder
+# errors: decoded again on one thread, past what went out).
+# Usage: threads.sh ARCH PROG COUNT
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+. "$CSTRACE_SOURCE_DIR/tests/decode/threads_lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/synth_run.sh"
 synth_long_run "$1" "$2" "$3"
@@ -28,4 +35,57 @@ for v in script report; do
 	"$CSTRACE" $v --threads 3 --chunk-size 4K "$TMP/snap" > "$TMP/many.$v" 2>&1
 	check "$v --threads 3: the one-thread output" cmp -s "$TMP/one.$v" "$TMP/many.$v"
 done
+
+pd=$TMP/perf.data
+check "synth perf.data from the same run" sh -c \
+	'"$0" synth --arch "$1" --out perf -o "$2" --from-log "$3" -- "$4" "$5" > /dev/null 2>&1' \
+	"$CSTRACE" "$1" "$pd" "$TMP/qemu.log" "$2" "$3"
+"$CSTRACE" decode --threads 1 --format=jsonl "$pd" > "$TMP/perf.jsonl"
+check "perf.data: one thread equals QEMU" python3 "$here/compare.py" --truth "$TMP/truth" \
+	--jsonl "$TMP/perf.jsonl" --snapshot "$TMP/snap"
+PERF_VERBS="decode --format=jsonl,decode --format=none --stats,script,script --raw,report"
+same perf "$pd" "$PERF_VERBS" "4K"
+same perf-64K "$pd" "decode --format=jsonl" "64K"
+same perf-dump "$pd" "dump" "4K"
+apart perf 16 4K "$pd"
+# progress on a terminal goes on through a fragment decoded on threads (it was told
+# once, at the fragment's end): a line short of 100%
+if command -v script >/dev/null; then
+	script -qec "'$CSTRACE' decode --format=none --threads 2 --chunk-size 4K '$pd'" /dev/null \
+		> "$TMP/tty" 2>&1
+	check "perf.data on threads: progress before the fragment's end: $(tr '\r' '\n' < "$TMP/tty" | head -c 200)" \
+		grep -aqE $'\rdecoding [0-9.]+/[0-9.]+ MB \\([0-9]{1,2}%\\)' "$TMP/tty"
+fi
+
+# the decoy: branches to themselves (quick to decode, unlike zeros, which the
+# decoder walks to the end of the mapping at every atom) mapped at the program's
+# addresses by another process, after it
+python3 -c 'import sys
+word = b"\x00\x00\x00\x14" if sys.argv[1] == "aarch64" else b"\xfe\xe7\xfe\xe7"  # A64, T32 "b ."
+open(sys.argv[3], "wb").write(word * (int(sys.argv[2]) // 4 + 1))' "$1" "$(stat -c %s "$2")" "$TMP/decoy"
+python3 "$CSTRACE_SOURCE_DIR/tests/perfdata/decoy_mmap.py" "$pd" "$TMP/own.data" "$2" \
+	"$TMP/decoy" "$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' "$TMP/perf.jsonl" | head -1)"
+python3 "$CSTRACE_SOURCE_DIR/tests/perfdata/decoy_mmap.py" "$pd" "$TMP/decoy.data" "$2" \
+	"$TMP/decoy" 4000000
+# (offsets are file offsets: the record put in moves them)
+nooff() { "$CSTRACE" decode --threads 1 --format=jsonl "$1" 2>/dev/null | sed 's/"offset":[0-9]*,//'; }
+nooff "$pd" > "$TMP/perf.nooff"
+nooff "$TMP/own.data" > "$TMP/own.nooff"
+check "decoy as the program's own mapping: its zeros change the decode" \
+	bash -c '! cmp -s "$0" "$1"' "$TMP/perf.nooff" "$TMP/own.nooff"
+nooff "$TMP/decoy.data" > "$TMP/decoy.nooff"
+check "decoy of another process: one thread decodes the program's own code" \
+	cmp -s "$TMP/perf.nooff" "$TMP/decoy.nooff"
+same perf-decoy "$TMP/decoy.data" "decode --format=jsonl,script" "4K"
+apart perf-decoy 16 4K "$TMP/decoy.data"
+
+# corrupt bytes in the middle of the fragment
+cp "$pd" "$TMP/corrupt.data"
+printf '\x6b\x21\xc3\x99\x0f\x55\xa7\x10%.0s' $(seq 32) |
+	dd of="$TMP/corrupt.data" bs=1 seek=$(($(stat -c %s "$pd") / 2)) conv=notrunc status=none
+"$CSTRACE" decode --format=none --stats --threads 1 "$TMP/corrupt.data" 2> "$TMP/corrupt.err"
+"$CSTRACE" decode --format=none --stats --threads 1 "$pd" 2> "$TMP/clean.err"
+check "perf.data corrupt: the bytes change the decode: $(head -c 300 "$TMP/corrupt.err")" \
+	bash -c '! cmp -s "$0" "$1"' "$TMP/clean.err" "$TMP/corrupt.err"
+same perf-corrupt "$TMP/corrupt.data" "decode --format=jsonl,decode --format=none --stats" "4K"
 finish
