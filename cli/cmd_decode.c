@@ -167,8 +167,8 @@ int cmd_decode(int argc, char **argv)
 	if (ret < 0)
 		goto out;
 	/* a crash on threads restarts on one thread past the elements printed
-	 * (write_lines counts them); perf.data decodes on one thread anyway */
-	cli_note_threaded(topts.session.threads > 1 && cst_session_kind(session) != cst_input_perf);
+	 * (write_lines counts them); perf.data fragments decode on threads too */
+	cli_note_threaded(topts.session.threads > 1);
 	ret = cst_session_run_lines(session, print_elem, &out, write_lines, &out);
 	cli_progress_end();
 	cst_session_get_stats(session, &st);

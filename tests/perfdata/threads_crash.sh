@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# A decoder crash in a perf.data fragment decoded on threads: the child is run
+# again on one thread past what was printed, and the run ends exactly as a
+# one-thread run, which resumes past each crash, ends (before, a crash on threads
+# printed nothing and exited 1, as a perf.data was taken to decode on one thread).
+# The fragment is OpenCSD 1.3.3's crash input for ETMv4, repeated 2000 times, as
+# unformatted trace (--raw).
+# usage: threads_crash.sh PERF_GEN A64_ELF
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+. "$CSTRACE_SOURCE_DIR/tests/decode/threads_lib.sh"
+GEN=$1 A64=$2
+[ -f "$A64" ] || skip "no AArch64 test program (aarch64-linux-gnu-gcc missing at build time)"
+crash=$CSTRACE_SOURCE_DIR/tests/decode/data/opencsd133-etmv4-crash.bin
+for _ in $(seq 2000); do cat "$crash"; done > "$TMP/crash.bin"
+"$GEN" --elf "$A64" --out "$TMP/crash.data" --proto etmv4 --raw --trcconfigr 0xc1 \
+	--trace-file "$TMP/crash.bin" || { fail "perf_gen"; finish; }
+"$CSTRACE" decode --format=elements --threads 1 "$TMP/crash.data" > "$TMP/one" 2> "$TMP/one.err"
+check "one thread: the decoder crashes and decoding resumes past it: $(head -c 300 "$TMP/one.err")" \
+	grep -q "crashed (signal .*decoding resumes there" "$TMP/one.err"
+check "one thread: elements from before the crash are printed" [ -s "$TMP/one" ]
+same perf-crash "$TMP/crash.data" "decode --format=elements" "4K 64K"
+finish
