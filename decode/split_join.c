@@ -242,14 +242,20 @@ int dec_split_replay(struct split *sp, const struct split_out *out,
 			pthread_mutex_unlock(&sp->lock);
 			continue;
 		}
+		/* how far the output got: the chunk's start, or past it by the offsets of
+		 * what went out (a worker may decode many chunks past its own when
+		 * joins fail or the workers after it are slow to start) */
+		uint64_t at = ch->start - sp->begin;
+
 		for (struct split_block *k = b; k && !ret; k = k->next) {
 			dec_stats_add(stats, &k->st);
+			if (k->has_offset && k->offset > at && k->offset <= sp->end - sp->begin)
+				at = k->offset;
 			ret = replay_block(out, k, delivered);
 		}
 		recycle(sp, b);
-		if (sp->dopts.progress && c < sp->nchunks)
-			sp->dopts.progress(sp->dopts.progress_ctx, sp->chunks[c].start - sp->begin,
-					   sp->end - sp->begin);
+		if (sp->dopts.progress)
+			sp->dopts.progress(sp->dopts.progress_ctx, at, sp->end - sp->begin);
 	}
 	return ret;
 }
