@@ -290,6 +290,7 @@ void sym_dso_free(struct dso *dso)
 	free(dso->secs);
 	free(dso->rows);
 	free(dso->cu_ranges);
+	sym_scopes_free(dso->scopes);
 	free(dso->debug_file);
 	free(dso->why);
 	free(dso->file);

@@ -99,6 +99,7 @@ struct dso {
 	struct sym_cu_range *cu_ranges; /* built when libdw's aranges miss an address */
 	uint32_t ncu_ranges;
 	bool cu_ranges_done;
+	struct sym_scopes *scopes; /* scopes.c: where inlined code is, per compile unit */
 	char *debug_file;          /* separate debug file dwfl found, if any */
 
 	char *why;                 /* what was looked for, for the warning */
@@ -211,7 +212,14 @@ const struct sym_row *sym_dso_find_row(const struct dso *dso, uint64_t vaddr);
 uint32_t sym_dso_row_index(const struct dso *dso, uint64_t vaddr);
 void sym_func_load_slots(struct dso *dso, struct sym_func *f);
 uint32_t sym_func_slot(const struct sym_func *f, const struct sym_row *row);
-const char *sym_dso_inlined_at(struct dso *dso, uint64_t vaddr);
+/* The compile unit holding @vaddr (libdw's aranges, else the units' own ranges);
+ * *@cubias turns link addresses into the unit's. NULL when none does. */
+Dwarf_Die *sym_dso_cu_at(struct dso *dso, uint64_t vaddr, Dwarf_Addr *cubias);
+/* The innermost inlined function at @vaddr as dwarf_getscopes tells it from the
+ * unit's top (slow: see scopes.c), or NULL. */
+const char *sym_dso_inlined_at_walk(struct dso *dso, uint64_t vaddr);
+/* The name of DIE @die as symbols spell it (linkage name first). */
+const char *sym_die_name(Dwarf_Die *die);
 int sym_dso_inline_chain(struct cst_symbolizer *sym, struct dso *dso, uint64_t vaddr,
 		     const struct sym_func *f, struct cst_sym_frame *frames, int max);
 /* The concrete DIEs of the inline chain at @vaddr, innermost first: each
@@ -221,6 +229,12 @@ int sym_dso_inline_dies(struct dso *dso, uint64_t vaddr, Dwarf_Die *dies, int ma
 /* The last line-table row at or below @vaddr, line 0 rows included; NULL
  * outside every sequence. */
 const struct sym_row *sym_dso_row_at(const struct dso *dso, uint64_t vaddr);
+
+/* scopes.c */
+/* The innermost inlined function at @vaddr, or NULL: sym_dso_inlined_at_walk's
+ * answer without its walk from the unit's top at each address. */
+const char *sym_dso_inlined_at(struct dso *dso, uint64_t vaddr);
+void sym_scopes_free(struct sym_scopes *s);
 
 /* space.c */
 struct space *sym_space_get(struct cst_symbolizer *sym, int32_t pid, bool create);

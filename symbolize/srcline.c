@@ -234,7 +234,7 @@ uint32_t sym_func_slot(const struct sym_func *f, const struct sym_row *row)
 	return UINT32_MAX;
 }
 
-static const char *die_name(Dwarf_Die *die)
+const char *sym_die_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
 	const char *name;
@@ -312,20 +312,25 @@ static Dwarf_Die *cu_by_ranges(struct dso *dso, uint64_t a, Dwarf_Addr *cubias)
 	return NULL;
 }
 
+Dwarf_Die *sym_dso_cu_at(struct dso *dso, uint64_t vaddr, Dwarf_Addr *cubias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(dso->mod, vaddr + dso->bias, cubias);
+
+	return cu ? cu : cu_by_ranges(dso, vaddr + dso->bias, cubias);
+}
+
 /* Scopes at @vaddr: returns the count and sets *scopes (caller frees). */
 static int scopes_at(struct dso *dso, uint64_t vaddr, Dwarf_Die **scopes)
 {
 	Dwarf_Addr cubias;
-	Dwarf_Die *cu = dwfl_module_addrdie(dso->mod, vaddr + dso->bias, &cubias);
+	Dwarf_Die *cu = sym_dso_cu_at(dso, vaddr, &cubias);
 
-	if (!cu)
-		cu = cu_by_ranges(dso, vaddr + dso->bias, &cubias);
 	if (!cu)
 		return 0;
 	return dwarf_getscopes(cu, vaddr + dso->bias - cubias, scopes);
 }
 
-const char *sym_dso_inlined_at(struct dso *dso, uint64_t vaddr)
+const char *sym_dso_inlined_at_walk(struct dso *dso, uint64_t vaddr)
 {
 	Dwarf_Die *scopes = NULL;
 	const char *name = NULL;
@@ -338,7 +343,7 @@ const char *sym_dso_inlined_at(struct dso *dso, uint64_t vaddr)
 		int tag = dwarf_tag(&scopes[i]);
 
 		if (tag == DW_TAG_inlined_subroutine) {
-			name = die_name(&scopes[i]);
+			name = sym_die_name(&scopes[i]);
 			break;
 		}
 		if (tag == DW_TAG_subprogram)
@@ -404,7 +409,7 @@ int sym_dso_inline_chain(struct cst_symbolizer *sym, struct dso *dso, uint64_t v
 		Dwarf_Attribute attr;
 		Dwarf_Word cl = 0;
 
-		frames[i].func = die_name(&dies[i]);
+		frames[i].func = sym_die_name(&dies[i]);
 		frames[i].file = file;
 		frames[i].line = line;
 		/* the caller's position is where this inline was called */
