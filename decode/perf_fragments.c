@@ -50,10 +50,8 @@ static int on_elem(void *ctx, const struct cst_elem *elem)
 	if (follow_context(in, &e, &in->cur_tid, &in->cur_pid))
 		dec_perf_mem_set_pid(in->mem, in->cur_pid);
 	/* a serial decode after a split run: these went out already */
-	if (in->skip) {
-		in->skip--;
+	if (dec_split_skip_elem(&in->skip))
 		return 0;
-	}
 	e.pid = in->cur_pid;
 	e.tid = in->cur_tid;
 	e.cpu = in->cur_cpu;
@@ -462,22 +460,12 @@ static void on_split_progress(void *ctx, uint64_t done, uint64_t total)
 	}
 }
 
-/* Decoder messages while the serial decode passes what went out already are
- * those the split run met (and did not tell): held back until then. */
-static void skip_log(void *ctx, enum cst_log_level level, const char *msg)
-{
-	struct cst_perf_input *in = ctx;
-
-	if (!in->skip && in->user_log.fn)
-		in->user_log.fn(in->user_log.ctx, level, msg);
-}
-
 /* Decode [off, off + size) of @f on threads (cst_session_opts threads) for
  * cst_session_run_lines: each worker with its own decoder and memory cursor gives
  * its elements the attribution on_elem would and prints them, and the bytes go to
  * the writer in the order one decoder gives them. Sets *@serial when the fragment is to be
  * decoded on this thread instead (too small, not one trace source, cut short, or
- * a decoder error: then in->skip elements went out already). Returns 0 or the
+ * a decoder error: then in->skip.left elements went out already). Returns 0 or the
  * stop value or error of the run. */
 static int decode_split(struct cst_perf_input *in, const struct cst_trace *trace,
 			const struct frag *f, uint64_t off, uint64_t size, bool *serial)
@@ -522,7 +510,7 @@ static int decode_split(struct cst_perf_input *in, const struct cst_trace *trace
 		return 0;
 	}
 	if (how == split_serial) {
-		in->skip = delivered;
+		in->skip.left = delivered;
 		in->progress_done -= prog.told; /* the serial decode tells it again */
 		return 0;
 	}
@@ -559,17 +547,17 @@ static int decode_now(struct cst_perf_input *in, const struct cst_trace *trace,
 		ret = decode_split(in, trace, f, off, size, &serial);
 	if (!serial)
 		return ret;
-	if (!in->skip)
+	if (!in->skip.left)
 		return decode_fragment(in, dec, off, size, f->raw);
 	/* again on this thread, from the fragment's start as it began */
 	in->cur_pid = f->pid;
 	in->cur_tid = f->tid;
 	dec_perf_mem_set_pid(in->mem, in->cur_pid);
-	in->user_log = in->log;
-	in->log = (struct cst_log){skip_log, in};
+	in->skip.user = in->log;
+	in->log = (struct cst_log){dec_split_skip_log, &in->skip};
 	ret = decode_fragment(in, dec, off, size, f->raw);
-	in->log = in->user_log;
-	in->skip = 0;
+	in->log = in->skip.user;
+	in->skip.left = 0;
 	return ret;
 }
 
@@ -673,7 +661,7 @@ int dec_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
 	in->packets_only = false;
 	in->ids_seen[0] = in->ids_seen[1] = in->kept = 0;
 	memset(&in->split_stats, 0, sizeof(in->split_stats));
-	in->skip = 0;
+	in->skip.left = 0;
 	in->progress_done = in->progress_total = 0;
 	for (size_t i = 0; i < in->nbufs; i++)
 		in->progress_total += in->bufs[i].size;

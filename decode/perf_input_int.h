@@ -8,6 +8,7 @@
 #include "perf_input.h"
 #include "perf_mem.h"
 #include "perf_order.h"
+#include "split.h"
 #include "trace_internal.h"
 
 #include "cstrace/perfdata.h"
@@ -115,11 +116,9 @@ struct cst_perf_input {
 	unsigned nworkers;
 	uint64_t chunk;
 	struct cst_decoder_stats split_stats;
-	/* after a split run that met a decoder error: elements the serial decode of
-	 * the fragment leaves out (they went out already), its messages held back
-	 * meanwhile, and the log they go to */
-	uint64_t skip;
-	struct cst_log user_log;
+	/* after a split run that met a decoder error: what the serial decode of the
+	 * fragment leaves out */
+	struct split_skip skip;
 	/* cst_session_run_lines: printing on the workers too, when set */
 	cst_elem_print_fn print;
 	void *print_ctx;

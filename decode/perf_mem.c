@@ -506,7 +506,7 @@ static uint32_t read_map(struct perf_mem *m, const struct map *mp, uint64_t addr
 static uint32_t read_as(struct perf_mem *m, int32_t pid, uint64_t view, uint64_t address,
 			uint32_t len, uint8_t *buf)
 {
-	if (!m || !buf || !len)
+	if (!buf || !len)
 		return 0;
 	/* the current process's maps first, newest first; then any process's */
 	for (int pass = 0; pass < 2; pass++) {

@@ -259,35 +259,21 @@ static int emit_images(struct cst_session *s, cst_sideband_fn sb_fn, void *ctx)
 	return 0;
 }
 
-
-/* A serial decode after a split one gave up (a decoder error): the elements the
- * split one delivered already, and what opening the decoder says, are not told
- * twice. */
+/* A serial decode after a split one gave up (a decoder error): see struct
+ * split_skip. */
 struct skip {
 	cst_elem_fn fn;
 	void *ctx;
-	uint64_t left;
-	bool opening;
-	const struct cst_log *log;
+	struct split_skip k;
 };
 
 static int skip_elem(void *ctx, const struct cst_elem *e)
 {
 	struct skip *k = ctx;
 
-	if (k->left) {
-		k->left--;
+	if (dec_split_skip_elem(&k->k))
 		return 0;
-	}
 	return k->fn ? k->fn(k->ctx, e) : 0;
-}
-
-static void skip_log(void *ctx, enum cst_log_level level, const char *msg)
-{
-	struct skip *k = ctx;
-
-	if (!k->opening && !k->left && k->log && k->log->fn)
-		k->log->fn(k->log->ctx, level, msg);
 }
 
 /* Decode buffer @b into @elem_fn (elements) or @pkt_fn (packets), on threads when
@@ -314,8 +300,8 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 		      cst_elem_fn elem_fn, cst_packet_fn pkt_fn, void *ctx,
 		      struct lines *lines, bool *no_decoder)
 {
-	struct skip k = {.fn = elem_fn, .ctx = ctx, .log = s->opts.log};
-	struct cst_log klog = {skip_log, &k};
+	struct skip k = {.fn = elem_fn, .ctx = ctx};
+	struct cst_log klog = {dec_split_skip_log, &k.k};
 	enum split_outcome how = split_unsplittable;
 	struct cst_decoder_stats st;
 	struct cst_decoder *dec;
@@ -332,7 +318,7 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 		ret = dec_split_run(dec, s->opts.threads,
 				    s->opts.chunk_size ? s->opts.chunk_size : SPLIT_CHUNK, &out,
 				    lines ? lines->print : NULL, lines ? lines->print_ctx : NULL,
-				    &st, &how, &k.left);
+				    &st, &how, &k.k.left);
 		if (how == split_done) {
 			dec_stats_add(&s->stats, &st);
 			return ret;
@@ -340,10 +326,12 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 	}
 	if (how == split_serial) {
 		/* again on this thread, past what the split run delivered */
+		if (s->opts.log)
+			k.k.user = *s->opts.log;
 		dopts->log = &klog;
-		k.opening = true;
+		k.k.quiet = true;
 		dec = cst_decoder_alloc(s->trace, b, dopts, &err);
-		k.opening = false;
+		k.k.quiet = false;
 		if (!dec)
 			return err;
 		dec->span_told = true;

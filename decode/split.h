@@ -173,6 +173,28 @@ int dec_split_run_span(struct cst_decoder *dec0, unsigned threads, uint64_t chun
 		       struct cst_decoder_stats *stats, enum split_outcome *outcome,
 		       uint64_t *delivered);
 
+/* After split_serial, the serial decode passes what the split run delivered: those
+ * elements are not given twice, and the decoder messages met meanwhile (the split
+ * run met them too and did not tell them) are held back until then; @quiet holds
+ * them all back (opening the decoder again says what opening it said before). */
+struct split_skip {
+	uint64_t left;
+	bool quiet;
+	struct cst_log user; /* where messages go once past */
+};
+
+/* Is this element one that went out already? (Counts it off.) */
+static inline bool dec_split_skip_elem(struct split_skip *k)
+{
+	if (!k->left)
+		return false;
+	k->left--;
+	return true;
+}
+
+/* A cst_log function over a struct split_skip. */
+void dec_split_skip_log(void *ctx, enum cst_log_level level, const char *msg);
+
 /* split.c: the worker threads */
 void *dec_split_worker(void *arg);
 

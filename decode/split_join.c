@@ -260,6 +260,14 @@ int dec_split_replay(struct split *sp, const struct split_out *out,
 	return ret;
 }
 
+void dec_split_skip_log(void *ctx, enum cst_log_level level, const char *msg)
+{
+	const struct split_skip *k = ctx;
+
+	if (!k->quiet && !k->left && k->user.fn)
+		k->user.fn(k->user.ctx, level, msg);
+}
+
 void dec_split_free_lists(struct split *sp)
 {
 	for (size_t c = 0; c < sp->nchunks; c++)
@@ -404,6 +412,18 @@ static int run_span(struct split *sp, uint64_t pos, unsigned threads, uint64_t c
 	return sp->serial ? 0 : ret;
 }
 
+/* Where both runs start: nothing delivered, unsplittable until shown otherwise;
+ * false when threads are not asked for or packets are (listed on one thread). */
+static bool split_start(const struct cst_decoder *dec0, unsigned threads, uint64_t chunk,
+			struct cst_decoder_stats *stats, enum split_outcome *outcome,
+			uint64_t *delivered)
+{
+	*outcome = split_unsplittable;
+	*delivered = 0;
+	memset(stats, 0, sizeof(*stats));
+	return threads >= 2 && chunk && !dec0->opts.packets_only;
+}
+
 static void split_init(struct split *sp, struct cst_decoder *dec0, cst_elem_print_fn print,
 		       void *print_ctx, const struct split_mem *mem)
 {
@@ -421,10 +441,7 @@ int dec_split_run(struct cst_decoder *dec0, unsigned threads, uint64_t chunk,
 	uint64_t pos;
 	int ret;
 
-	*outcome = split_unsplittable;
-	*delivered = 0;
-	memset(stats, 0, sizeof(*stats));
-	if (threads < 2 || !chunk || dec0->opts.packets_only)
+	if (!split_start(dec0, threads, chunk, stats, outcome, delivered))
 		return 0;
 	split_init(&sp, dec0, print, print_ctx, NULL);
 	sp.begin = cst_trace_buffer(sp.trace, sp.buffer)->offset;
@@ -447,10 +464,8 @@ int dec_split_run_span(struct cst_decoder *dec0, unsigned threads, uint64_t chun
 {
 	struct split sp;
 
-	*outcome = split_unsplittable;
-	*delivered = 0;
-	memset(stats, 0, sizeof(*stats));
-	if (threads < 2 || !chunk || dec0->opts.packets_only || span->pos >= span->end)
+	if (!split_start(dec0, threads, chunk, stats, outcome, delivered) ||
+	    span->pos >= span->end)
 		return 0;
 	split_init(&sp, dec0, print, print_ctx, mem);
 	sp.fd = span->fd;
