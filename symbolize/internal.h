@@ -4,6 +4,7 @@
 #define CSTRACE_SYMBOLIZE_INTERNAL_H
 
 #include <stdbool.h>
+#include <string.h>
 #include <stdint.h>
 
 #include <capstone/capstone.h>
@@ -139,6 +140,18 @@ struct range_entry {
 	struct cst_sym_piece *pieces;
 };
 
+/* A recent range, by pid rather than by space (range.c): SYM_RANGE_FRONT of them. */
+#define SYM_RANGE_FRONT 4096u
+struct range_front {
+	uint64_t start, end;
+	int32_t pid;
+	uint32_t num_insns;
+	uint32_t epoch; /* spaces_epoch it was found in; 0: empty */
+	uint8_t isa;
+	uint32_t npieces;
+	struct cst_sym_piece *pieces;
+};
+
 struct arena_chunk;
 
 struct comm {
@@ -161,6 +174,8 @@ struct cst_symbolizer {
 
 	struct range_entry *cache; /* open addressing, power of two */
 	uint32_t cache_cap, cache_used;
+	struct range_front *front; /* before it: see range.c */
+	uint32_t spaces_epoch;     /* bumped when any space changes */
 	struct arena_chunk *arena;
 
 	csh cs_a64, cs_a32, cs_t32;
@@ -178,6 +193,16 @@ struct cst_symbolizer {
 	struct cst_symbolizer_stats stats;
 	struct cst_sym_piece one_piece; /* for uncached single pieces */
 };
+
+/* A space changed: what the range front remembers is void. */
+static inline void sym_spaces_changed(struct cst_symbolizer *sym)
+{
+	if (++sym->spaces_epoch == 0) {
+		sym->spaces_epoch = 1; /* 0 marks an empty entry */
+		if (sym->front)
+			memset(sym->front, 0, SYM_RANGE_FRONT * sizeof(*sym->front));
+	}
+}
 
 /* arena.c: cache memory freed all at once */
 void *sym_arena_alloc(struct cst_symbolizer *sym, size_t size);

@@ -322,15 +322,44 @@ static int cache_grow(struct cst_symbolizer *sym)
 	return 0;
 }
 
+/* Ranges recur in loops, but a long trace has tens of thousands of them: the
+ * cache's table outgrows the CPU's caches, and each range first has its space
+ * found. A small direct-mapped table in front, by pid and range, answers the
+ * recent ones; any change to any space empties it. */
+static struct range_front *front_slot(struct cst_symbolizer *sym, int32_t pid,
+				      const struct cst_elem *e)
+{
+	uint64_t h = e->start * 0x9e3779b97f4a7c15ull ^ e->end * 0xc2b2ae3d27d4eb4full ^
+		     (uint64_t)(uint32_t)pid * 0x165667b19e3779f9ull;
+
+	if (!sym->front && !(sym->front = calloc(SYM_RANGE_FRONT, sizeof(*sym->front))))
+		return NULL;
+	return &sym->front[(h ^ (h >> 32)) & (SYM_RANGE_FRONT - 1)];
+}
+
+static bool front_holds(const struct range_front *f, const struct cst_symbolizer *sym,
+			int32_t pid, const struct cst_elem *e)
+{
+	return f->epoch == sym->spaces_epoch && f->start == e->start && f->end == e->end &&
+	       f->pid == pid && f->isa == (uint8_t)e->isa && f->num_insns == e->num_insns;
+}
+
 /* The pieces of range @e, from the cache or computed and cached. */
 static int range_pieces(struct cst_symbolizer *sym, int32_t pid, const struct cst_elem *e,
 			const struct cst_sym_piece **pieces, uint32_t *npieces)
 {
+	struct range_front *front = front_slot(sym, pid, e);
 	const struct space *sp;
 	uint64_t h;
 	struct range_entry *slot;
 	int n;
 
+	if (front && front_holds(front, sym, pid, e)) {
+		sym->stats.cache_hits++;
+		*pieces = front->pieces;
+		*npieces = front->npieces;
+		return 0;
+	}
 	/* the space of the first address keys the entry: pids sharing the global
 	 * space share entries, and a mapping change (gen) retires old ones */
 	sym_find_mapping(sym, pid, e->start, &sp);
@@ -347,7 +376,7 @@ static int range_pieces(struct cst_symbolizer *sym, int32_t pid, const struct cs
 			sym->stats.cache_hits++;
 			*pieces = slot->pieces;
 			*npieces = slot->npieces;
-			return 0;
+			goto found;
 		}
 	}
 	n = split_range(sym, pid, e);
@@ -372,6 +401,11 @@ static int range_pieces(struct cst_symbolizer *sym, int32_t pid, const struct cs
 	sym->cache_used++;
 	*pieces = slot->pieces;
 	*npieces = (uint32_t)n;
+found:
+	if (front)
+		*front = (struct range_front){e->start, e->end, pid, e->num_insns,
+					      sym->spaces_epoch, (uint8_t)e->isa, *npieces,
+					      (struct cst_sym_piece *)*pieces};
 	return 0;
 }
 

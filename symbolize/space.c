@@ -102,7 +102,7 @@ int sym_space_insert(struct cst_symbolizer *sym, struct space *sp, const struct 
 	sp->nmaps = w;
 	sp->cap = cap;
 	sp->gen++;
-	(void)sym;
+	sym_spaces_changed(sym);
 	return 0;
 }
 
@@ -162,6 +162,7 @@ int sym_space_fork(struct cst_symbolizer *sym, int32_t parent, int32_t child)
 	to->maps = maps;
 	to->nmaps = to->cap = from->nmaps;
 	to->gen++;
+	sym_spaces_changed(sym);
 	return 0;
 }
 
@@ -172,5 +173,6 @@ void sym_space_exec(struct cst_symbolizer *sym, int32_t pid)
 	if (sp && sp->nmaps) {
 		sp->nmaps = 0;
 		sp->gen++;
+		sym_spaces_changed(sym);
 	}
 }

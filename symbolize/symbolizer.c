@@ -19,6 +19,7 @@ int cst_symbolizer_alloc(struct cst_symbolizer **out, const struct cst_symbolize
 	sym = calloc(1, sizeof(*sym));
 	if (!sym)
 		return -cste_nomem;
+	sym->spaces_epoch = 1; /* 0 marks an empty range front entry */
 	if (cst_opts_load(&sym->opts, sizeof(sym->opts), opts, "cst_symbolizer_opts",
 			  opts ? opts->log : NULL) < 0) {
 		free(sym);
@@ -117,6 +118,7 @@ void cst_symbolizer_free(struct cst_symbolizer *sym)
 	sym_disasm_close(sym);
 	sym_arena_free_all(sym);
 	free(sym->cache);
+	free(sym->front);
 	free(sym->comms);
 	free(sym->scratch);
 	free(sym->pscratch);
