@@ -53,6 +53,26 @@ static void test_kallsyms(void)
 	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, &opts), -cste_not_found);
 }
 
+/* The binary of the first piece of a symbolized range. */
+static int first_dso(void *ctx, const struct cst_sym_elem *se)
+{
+	*(const char **)ctx = se->npieces ? se->pieces[0].loc.dso : NULL;
+	return 0;
+}
+
+/* The binary a range of @pid at 0x10010 runs in, as symbolized ranges say (the
+ * same range each time: what was cached of it must follow the process). */
+static const char *range_dso(struct cst_symbolizer *sym, int32_t pid)
+{
+	struct cst_elem e = {.type = cst_elem_instr_range, .start = 0x10010, .end = 0x10020,
+			     .num_insns = 4, .isa = cst_isa_a64, .pid = pid, .tid = pid,
+			     .cpu = -1, .source = -1};
+	const char *dso = NULL;
+
+	CHECK_EQ_INT(cst_symbolizer_feed(sym, &e, first_dso, &dso), 0);
+	return dso ? dso : "(no piece)";
+}
+
 /* Processes: a fork inherits the parent's mappings, an exec forgets them. */
 static void test_fork_exec(void)
 {
@@ -72,15 +92,24 @@ static void test_fork_exec(void)
 	CHECK_EQ_INT(cst_symbolizer_add_sideband(sym, &mm), 0);
 	CHECK_EQ_INT(cst_symbolizer_lookup(sym, 200, 0x10010, &loc), 0);
 	CHECK_EQ_STR(loc.dso, "[unknown]");
+	CHECK_EQ_STR(range_dso(sym, 200), "[unknown]");
 	CHECK_EQ_INT(cst_symbolizer_add_sideband(sym, &fork), 0);
 	CHECK_EQ_INT(cst_symbolizer_lookup(sym, 200, 0x10010, &loc), 0);
 	CHECK(strstr(loc.dso, "true") != NULL);
+	CHECK(strstr(range_dso(sym, 200), "true") != NULL);
 	CHECK_EQ_INT(cst_symbolizer_add_sideband(sym, &exec), 0);
 	CHECK_EQ_INT(cst_symbolizer_lookup(sym, 200, 0x10010, &loc), 0);
 	CHECK_EQ_STR(loc.dso, "[unknown]");
+	CHECK_EQ_STR(range_dso(sym, 200), "[unknown]");
 	CHECK_EQ_STR(cst_symbolizer_comm(sym, 200), "newprog");
 	CHECK_EQ_INT(cst_symbolizer_lookup(sym, 100, 0x10010, &loc), 0);
 	CHECK(strstr(loc.dso, "true") != NULL); /* the parent keeps its program */
+	CHECK(strstr(range_dso(sym, 100), "true") != NULL);
+	/* the new program's own mapping */
+	mm.pid = mm.tid = 200;
+	mm.filename = "/bin/false";
+	CHECK_EQ_INT(cst_symbolizer_add_sideband(sym, &mm), 0);
+	CHECK(strstr(range_dso(sym, 200), "false") != NULL);
 	cst_symbolizer_free(sym);
 }
 
