@@ -56,6 +56,12 @@ struct script {
 	struct cst_calls *calls;
 	int io_errno; /* a write failed (cli_write_failed) */
 	bool ns;      /* --ns: times to the nanosecond */
+	/* lengths of the symbolizer's names by where they are (they stay put and
+	 * unchanged while it lives): each line prints a few, most of them again */
+	struct {
+		const char *p;
+		size_t n;
+	} lens[256];
 	struct cst_line line; /* the line being built */
 };
 
@@ -162,6 +168,23 @@ static void put_offset(struct cst_line *l, uint64_t off)
 	cst_line_hex(l, off, 0, 0, 1);
 }
 
+/* A name of the symbolizer's, its length remembered. */
+static void put_name(struct script *s, const char *name)
+{
+	uintptr_t h = (uintptr_t)name;
+	size_t i = (size_t)((h ^ (h >> 8) ^ (h >> 16)) % 256);
+
+	if (!name) {
+		cst_line_str(&s->line, name, 0);
+		return;
+	}
+	if (s->lens[i].p != name) {
+		s->lens[i].p = name;
+		s->lens[i].n = strlen(name);
+	}
+	cst_line_mem(&s->line, name, s->lens[i].n);
+}
+
 /* "addr sym+off (dso)" as the fields ask */
 static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *loc)
 {
@@ -173,7 +196,7 @@ static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *l
 	}
 	if (s->fields & f_sym) {
 		if (loc->func) {
-			cst_line_str(l, loc->func->name, 0);
+			put_name(s, loc->func->name);
 			if (s->fields & f_symoff)
 				put_offset(l, loc->func_offset);
 		} else {
@@ -181,19 +204,19 @@ static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *l
 			cst_line_str(l, "[unknown]", 0);
 			if ((s->fields & f_symoff) && !(s->fields & f_dso)) {
 				cst_line_char(l, ' ');
-				cst_line_str(l, loc->dso, 0);
+				put_name(s, loc->dso);
 				put_offset(l, loc->dso_offset);
 			}
 		}
 	}
 	if ((s->fields & f_dso) && !loc->func && (s->fields & (f_sym | f_symoff))) {
 		cst_line_str(l, " (", 0);
-		cst_line_str(l, loc->dso, 0);
+		put_name(s, loc->dso);
 		put_offset(l, loc->dso_offset);
 		cst_line_char(l, ')');
 	} else if (s->fields & f_dso) {
 		cst_line_str(l, " (", 0);
-		cst_line_str(l, loc->dso, 0);
+		put_name(s, loc->dso);
 		cst_line_char(l, ')');
 	}
 	if ((s->fields & f_srcline) && loc->file) {

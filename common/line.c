@@ -3,13 +3,33 @@
 
 #include "cstrace/common.h"
 
+/* Lines are built of many short pieces: fixed-size copies (overlapping at the
+ * tail) are inlined loads and stores, where memcpy of a variable length is a call
+ * (a tenth of `script` went to it). */
+static inline void copy(char *d, const char *s, size_t n)
+{
+	if (n > 16) {
+		memcpy(d, s, n);
+	} else if (n >= 8) {
+		memcpy(d, s, 8);
+		memcpy(d + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(d, s, 4);
+		memcpy(d + n - 4, s + n - 4, 4);
+	} else if (n) {
+		d[0] = s[0];
+		d[n / 2] = s[n / 2];
+		d[n - 1] = s[n - 1];
+	}
+}
+
 void cst_line_mem(struct cst_line *l, const char *s, size_t len)
 {
 	size_t room = sizeof(l->b) - l->n;
 
 	if (len > room)
 		len = room;
-	memcpy(l->b + l->n, s, len);
+	copy(l->b + l->n, s, len);
 	l->n += len;
 }
 
