@@ -5,7 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <fts.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
@@ -33,6 +33,10 @@ struct entry {
 struct cst_symdir {
 	struct entry *e;
 	size_t n, cap;
+	/* entry indices sorted by build-id and by base name (then by index: the
+	 * first indexed wins a tie, as a scan in walk order would have it) */
+	size_t *by_bid, *by_base;
+	size_t nbid;
 	size_t visited;
 	bool full;
 	int err;
@@ -125,23 +129,103 @@ static int add_file(struct cst_symdir *d, const char *path)
 	return 0;
 }
 
-/* nftw has no context argument: one walk at a time per thread carries it */
-static _Thread_local struct cst_symdir *walking;
-
-static int on_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+/* Index every regular file under @dir. Symlinks are not followed (FTS_PHYSICAL),
+ * so a link loop cannot trap the walk; FIFOs and devices are skipped. Returns
+ * false when part of the tree could not be read. */
+static bool walk(struct cst_symdir *d, const char *dir)
 {
-	(void)ftw;
-	/* regular files only: FIFOs, devices and (not followed) symlinks are skipped */
-	if (type != FTW_F || !S_ISREG(st->st_mode))
-		return 0;
-	return add_file(walking, path);
+	char *roots[] = {(char *)dir, NULL};
+	FTS *fts = fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR, NULL);
+	FTSENT *f;
+	bool whole = true;
+
+	if (!fts)
+		return false;
+	while ((f = fts_read(fts))) {
+		if (f->fts_info == FTS_ERR) {
+			whole = false;
+			continue;
+		}
+		if (f->fts_info != FTS_F || !S_ISREG(f->fts_statp->st_mode))
+			continue;
+		if (add_file(d, f->fts_path))
+			break;
+	}
+	if (!f && errno)
+		whole = false;
+	fts_close(fts);
+	return whole;
+}
+
+/* Build-ids are indexed without their trailing zero bytes: a recorded id is
+ * padded with zeros past the file's (cst_build_id_equal), so every id that
+ * equals a recorded one has the same stripped bytes. */
+static size_t stripped(const uint8_t *bid, size_t n)
+{
+	while (n && !bid[n - 1])
+		n--;
+	return n;
+}
+
+static int cmp_bid(const struct entry *x, const uint8_t *bid, size_t bid_size)
+{
+	size_t xn = stripped(x->bid, x->bid_size), yn = stripped(bid, bid_size);
+	int c = memcmp(x->bid, bid, xn < yn ? xn : yn);
+
+	return c ? c : (xn > yn) - (xn < yn);
+}
+
+/* qsort has no context argument: the entries travel in front of each index */
+struct sort_item {
+	const struct entry *e;
+	size_t i;
+};
+
+static int cmp_item_bid(const void *a, const void *b)
+{
+	const struct sort_item *x = a, *y = b;
+	int c = cmp_bid(x->e, y->e->bid, y->e->bid_size);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static int cmp_item_base(const void *a, const void *b)
+{
+	const struct sort_item *x = a, *y = b;
+	int c = strcmp(x->e->base, y->e->base);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Sort the entries of @want (build-id holders or all) into @out. */
+static int build_index(struct cst_symdir *d, bool bids, size_t **out, size_t *count)
+{
+	struct sort_item *t = malloc((d->n ? d->n : 1) * sizeof(*t));
+	size_t n = 0;
+
+	if (!t)
+		return -cste_nomem;
+	for (size_t i = 0; i < d->n; i++)
+		if (!bids || d->e[i].bid_size)
+			t[n++] = (struct sort_item){&d->e[i], i};
+	qsort(t, n, sizeof(*t), bids ? cmp_item_bid : cmp_item_base);
+	*out = malloc((n ? n : 1) * sizeof(**out));
+	if (!*out) {
+		free(t);
+		return -cste_nomem;
+	}
+	for (size_t k = 0; k < n; k++)
+		(*out)[k] = t[k].i;
+	*count = n;
+	free(t);
+	return 0;
 }
 
 int cst_symdir_open(struct cst_symdir **out, const char *dir, const struct cst_log *log)
 {
 	struct cst_symdir *d;
 	struct stat st;
-	int ret;
+	bool whole;
 
 	if (!out || !dir)
 		return -cste_invalid;
@@ -155,19 +239,24 @@ int cst_symdir_open(struct cst_symdir **out, const char *dir, const struct cst_l
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -cste_nomem;
-	walking = d;
-	/* FTW_PHYS: symlinks are not followed, so a link loop cannot trap the walk */
-	ret = nftw(dir, on_file, 32, FTW_PHYS);
-	walking = NULL;
+	errno = 0;
+	whole = walk(d, dir);
+	if (!d->err) {
+		size_t nbase;
+
+		d->err = build_index(d, true, &d->by_bid, &d->nbid);
+		if (!d->err)
+			d->err = build_index(d, false, &d->by_base, &nbase);
+	}
 	if (d->err) {
 		int err = d->err;
 
 		cst_symdir_free(d);
 		return err;
 	}
-	if (ret < 0)
+	if (!whole)
 		cst_logf(log, cst_log_warning, "%s: not all of it could be read (%s)", dir,
-			 strerror(errno));
+			 strerror(errno ? errno : EIO));
 	if (d->full)
 		cst_logf(log, cst_log_warning,
 			 "%s: more than %d files; only the first %d are looked at", dir,
@@ -183,6 +272,8 @@ void cst_symdir_free(struct cst_symdir *d)
 	for (size_t i = 0; i < d->n; i++)
 		free(d->e[i].path);
 	free(d->e);
+	free(d->by_bid);
+	free(d->by_base);
 	free(d);
 }
 
@@ -192,25 +283,55 @@ static int score(const struct entry *en, enum cst_symdir_want want)
 				       : 2 * en->has_symbols + en->has_code;
 }
 
+/* The first position in index @ix (of @n) whose entry is not below the key. */
+static size_t lower_bound(const struct cst_symdir *d, const size_t *ix, size_t n,
+			  const uint8_t *bid, size_t bid_size, const char *base)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct entry *en = &d->e[ix[mid]];
+		int c = bid_size ? cmp_bid(en, bid, bid_size) : strcmp(en->base, base);
+
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 const char *cst_symdir_find(const struct cst_symdir *d, const char *recorded,
 			    const uint8_t *bid, size_t bid_size, enum cst_symdir_want want)
 {
 	const struct entry *best = NULL;
+	const size_t *ix;
 	const char *base;
+	size_t n, k;
 
 	if (!d)
 		return NULL;
 	base = recorded && strrchr(recorded, '/') ? strrchr(recorded, '/') + 1 : recorded;
-	for (size_t i = 0; i < d->n; i++) {
-		const struct entry *en = &d->e[i];
-		bool match;
+	/* by build-id; by name only when the recording has none to check */
+	if (bid_size) {
+		ix = d->by_bid;
+		n = d->nbid;
+	} else if (base && *base) {
+		ix = d->by_base;
+		n = d->n;
+	} else {
+		return NULL;
+	}
+	/* the matches in index order: the first of the best score wins */
+	for (k = lower_bound(d, ix, n, bid, bid_size, base); k < n; k++) {
+		const struct entry *en = &d->e[ix[k]];
 
-		/* by build-id; by name only when the recording has none to check */
-		if (bid_size)
-			match = en->bid_size && cst_build_id_equal(en->bid, en->bid_size, bid, bid_size);
-		else
-			match = base && *base && !strcmp(en->base, base);
-		if (!match || (want == cst_symdir_code && !en->has_code))
+		if (bid_size ? cmp_bid(en, bid, bid_size) : strcmp(en->base, base))
+			break;
+		if (bid_size && !cst_build_id_equal(en->bid, en->bid_size, bid, bid_size))
+			continue;
+		if (want == cst_symdir_code && !en->has_code)
 			continue;
 		if (!best || score(en, want) > score(best, want))
 			best = en;
