@@ -148,8 +148,11 @@ void dec_elem_from_ocsd(struct cst_elem *e, const struct _ocsd_generic_trace_ele
 		const ocsd_swt_info_t *sw = &o->sw_trace_info;
 		uint32_t bytes = (uint32_t)sw->swt_payload_pkt_bitsize / 8 * sw->swt_payload_num_packets;
 
-		e->sw_master = (uint8_t)sw->swt_master_id;
-		e->sw_channel = sw->swt_channel_id;
+		/* before the stream names them, OpenCSD leaves whatever was in its
+		 * packet there (a run-to-run difference): 0, and said unknown */
+		e->sw_id_valid = sw->swt_id_valid;
+		e->sw_master = sw->swt_id_valid ? (uint8_t)sw->swt_master_id : 0;
+		e->sw_channel = sw->swt_id_valid ? sw->swt_channel_id : 0;
 		e->sw_payload_size = bytes;
 		if (o->ptr_extended_data && bytes) {
 			const uint8_t *p = o->ptr_extended_data;
@@ -349,8 +352,12 @@ int cst_elem_format_text(const struct cst_elem *e, char *buf, size_t size)
 		tl_printf(&l, "end-of-trace");
 		break;
 	case cst_elem_swtrace:
-		tl_printf(&l, "swtrace  master=0x%x channel=0x%x %u bytes 0x%" PRIx64,
-			      e->sw_master, e->sw_channel, e->sw_payload_size, e->sw_payload);
+		if (e->sw_id_valid)
+			tl_printf(&l, "swtrace  master=0x%x channel=0x%x", e->sw_master,
+				  e->sw_channel);
+		else
+			tl_printf(&l, "swtrace  master=? channel=?");
+		tl_printf(&l, " %u bytes 0x%" PRIx64, e->sw_payload_size, e->sw_payload);
 		break;
 	default:
 		tl_printf(&l, "%s", cst_elem_type_name(e->type));
@@ -441,8 +448,10 @@ int cst_elem_format_json(const struct cst_elem *e, char *buf, size_t size)
 		jw_u64(&l, "address", e->start);
 		break;
 	case cst_elem_swtrace:
-		jw_u64(&l, "master", e->sw_master);
-		jw_u64(&l, "channel", e->sw_channel);
+		if (e->sw_id_valid) { /* unknown until the stream names them */
+			jw_u64(&l, "master", e->sw_master);
+			jw_u64(&l, "channel", e->sw_channel);
+		}
 		jw_u64(&l, "size", e->sw_payload_size);
 		jw_u64(&l, "payload", e->sw_payload);
 		break;

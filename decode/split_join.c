@@ -127,7 +127,8 @@ bool dec_split_same(const struct split_entry *a, const struct cst_elem *b)
 	    x->exception_ret_addr != b->exception_ret_addr ||
 	    x->exception_ret_addr_valid != b->exception_ret_addr_valid ||
 	    x->timestamp != b->timestamp || x->has_cycle_count != b->has_cycle_count ||
-	    x->cycle_count != b->cycle_count || x->gap != b->gap || x->sw_master != b->sw_master ||
+	    x->cycle_count != b->cycle_count || x->gap != b->gap ||
+	    x->sw_id_valid != b->sw_id_valid || x->sw_master != b->sw_master ||
 	    x->sw_channel != b->sw_channel || x->sw_payload_size != b->sw_payload_size ||
 	    x->sw_payload != b->sw_payload || a->has_o != (b->ocsd != NULL))
 		return false;

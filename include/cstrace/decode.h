@@ -181,6 +181,7 @@ struct cst_elem {
 	enum cst_gap_reason gap;
 
 	/* cst_elem_swtrace */
+	bool sw_id_valid;         /* master and channel were set by the stream */
 	uint8_t sw_master;
 	uint16_t sw_channel;
 	uint32_t sw_payload_size; /* bytes */
