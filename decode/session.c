@@ -276,8 +276,6 @@ static int skip_elem(void *ctx, const struct cst_elem *e)
 	return k->fn ? k->fn(k->ctx, e) : 0;
 }
 
-/* Decode buffer @b into @elem_fn (elements) or @pkt_fn (packets), on threads when
- * asked and possible. */
 /* Printing elements as they come (cst_session_run_lines on one thread). */
 struct lines {
 	cst_elem_print_fn print;
@@ -296,6 +294,8 @@ static int print_elem(void *ctx, const struct cst_elem *e)
 			e->type != cst_elem_eot);
 }
 
+/* Decode buffer @b into @elem_fn (elements) or @pkt_fn (packets), on threads when
+ * asked and possible. */
 static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dopts,
 		      cst_elem_fn elem_fn, cst_packet_fn pkt_fn, void *ctx,
 		      struct lines *lines, bool *no_decoder)

@@ -4,8 +4,8 @@
 #define CSTRACE_SYMBOLIZE_INTERNAL_H
 
 #include <stdbool.h>
-#include <string.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <capstone/capstone.h>
 #include <elfutils/libdwfl.h>

@@ -10,8 +10,8 @@
  * tabled once by their ranges, the path below the one found is taken as libdw takes
  * it, and whether an inlined subroutine's origin is found (a fact of the DIE, not of
  * the address) is asked of libdw once per DIE. Anything libdw could fail on goes
- * to the walk itself, so the answer is always the walk's (tests/symbolize/scopes.sh
- * compares them at every address of real binaries). */
+ * to the walk itself, so the answer is always the walk's (tests/symbolize/
+ * scopes_check.c compares them at every address of real binaries). */
 #include "internal.h"
 
 #include <stdlib.h>
