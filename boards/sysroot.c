@@ -336,16 +336,9 @@ int cst_sysroot_foreach(const struct cst_sysroot *root, const char *path, cst_sy
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 32;
-			char **nn = realloc(names, ncap * sizeof(*names));
-
-			if (!nn) {
-				ret = -cste_nomem;
-				goto out;
-			}
-			names = nn;
-			cap = ncap;
+		if (CST_GROW(names, cap, n + 1) < 0) {
+			ret = -cste_nomem;
+			goto out;
 		}
 		names[n] = strdup(de->d_name);
 		if (!names[n]) {

@@ -120,15 +120,8 @@ void dec_perf_order_free(struct perf_order *o)
  * so nothing is ever moved to the front. */
 static struct held *vec_add(struct vec *v)
 {
-	if (v->n == v->cap) {
-		size_t ncap = v->cap ? v->cap * 2 : 256;
-		void *n = realloc(v->v, ncap * sizeof(*v->v));
-
-		if (!n)
-			return NULL;
-		v->v = n;
-		v->cap = ncap;
-	}
+	if (CST_GROW(v->v, v->cap, v->n + 1) < 0)
+		return NULL;
 	return &v->v[v->n++];
 }
 

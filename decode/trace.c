@@ -28,23 +28,6 @@ void cst_trace_free(struct cst_trace *trace)
 	free(trace);
 }
 
-/* Grow an array to hold one more element; returns 0 or -cste_nomem. */
-static int grow(void **array, int count, int *cap, size_t elem_size)
-{
-	void *p;
-	int ncap;
-
-	if (count < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 8;
-	p = realloc(*array, (size_t)ncap * elem_size);
-	if (!p)
-		return -cste_nomem;
-	*array = p;
-	*cap = ncap;
-	return 0;
-}
-
 int cst_trace_add_buffer(struct cst_trace *trace, const struct cst_buffer_info *info)
 {
 	struct cst_buffer_info *b;
@@ -52,8 +35,7 @@ int cst_trace_add_buffer(struct cst_trace *trace, const struct cst_buffer_info *
 
 	if (!trace || !info || !info->path)
 		return -cste_invalid;
-	err = grow((void **)&trace->buffers, trace->nbuffers, &trace->cap_buffers,
-		   sizeof(*trace->buffers));
+	err = CST_GROW(trace->buffers, trace->cap_buffers, (size_t)trace->nbuffers + 1);
 	if (err)
 		return err;
 	b = &trace->buffers[trace->nbuffers];
@@ -74,17 +56,12 @@ int cst_trace_add_source(struct cst_trace *trace, int buffer, const struct cst_s
 
 	if (!trace || !cfg || buffer < 0 || buffer >= trace->nbuffers)
 		return -cste_invalid;
-	err = grow((void **)&trace->sources, trace->nsources, &trace->cap_sources,
-		   sizeof(*trace->sources));
+	err = CST_GROW(trace->sources, trace->cap_sources, (size_t)trace->nsources + 1);
+	if (!err)
+		err = CST_GROW(trace->source_buffer, trace->cap_source_buffer,
+			       (size_t)trace->nsources + 1);
 	if (err)
 		return err;
-	/* source_buffer grows in step with sources; its capacity follows cap_sources */
-	{
-		int *p = realloc(trace->source_buffer, (size_t)trace->cap_sources * sizeof(int));
-		if (!p)
-			return -cste_nomem;
-		trace->source_buffer = p;
-	}
 	trace->sources[trace->nsources] = *cfg;
 	trace->source_buffer[trace->nsources] = buffer;
 	return trace->nsources++;
@@ -108,8 +85,7 @@ int cst_trace_add_image(struct cst_trace *trace, const struct cst_mem_image *img
 	for (int i = 0; i < trace->nimages; i++)
 		if (image_same(&trace->images[i], img))
 			return 0;
-	err = grow((void **)&trace->images, trace->nimages, &trace->cap_images,
-		   sizeof(*trace->images));
+	err = CST_GROW(trace->images, trace->cap_images, (size_t)trace->nimages + 1);
 	if (err)
 		return err;
 	m = &trace->images[trace->nimages];

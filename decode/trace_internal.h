@@ -10,12 +10,15 @@
 
 struct cst_trace {
 	struct cst_buffer_info *buffers;
-	int nbuffers, cap_buffers;
+	int nbuffers;
+	size_t cap_buffers;
 	struct cst_source_cfg *sources;
 	int *source_buffer; /* buffer index of each source */
-	int nsources, cap_sources;
+	int nsources;
+	size_t cap_sources, cap_source_buffer;
 	struct cst_mem_image *images;
-	int nimages, cap_images;
+	int nimages;
+	size_t cap_images;
 };
 
 /** Fill an OpenCSD generic element into a cst_elem (decode/elem.c). */

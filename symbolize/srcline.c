@@ -49,18 +49,11 @@ static void load_rows(struct cst_symbolizer *sym, struct dso *dso)
 			dwarf_lineendsequence(l, &end);
 			dwarf_lineno(l, &line);
 			dwarf_linediscriminator(l, &disc);
-			if (n == cap) {
-				size_t c = cap ? cap * 2 : 4096;
-				struct sym_row *r = realloc(rows, c * sizeof(*r));
-
-				if (!r) {
-					free(rows);
-					cst_logf(&sym->log, cst_log_error,
-						 "%s: out of memory reading lines", dso->path);
-					return;
-				}
-				rows = r;
-				cap = c;
+			if (CST_GROW(rows, cap, n + 1) < 0) {
+				free(rows);
+				cst_logf(&sym->log, cst_log_error, "%s: out of memory reading lines",
+					 dso->path);
+				return;
 			}
 			rows[n].addr = a + cubias - dso->bias;
 			rows[n].file = end ? NULL : dwarf_linesrc(l, NULL, NULL);
@@ -187,7 +180,7 @@ uint32_t sym_dso_row_index(const struct dso *dso, uint64_t vaddr)
 void sym_func_load_slots(struct dso *dso, struct sym_func *f)
 {
 	const struct sym_row *r;
-	uint32_t cap = 0;
+	size_t cap = 0;
 
 	if (f->slots_done)
 		return;
@@ -212,15 +205,8 @@ void sym_func_load_slots(struct dso *dso, struct sym_func *f)
 			seen = f->slots[i].line == (int)r->line && !strcmp(f->slots[i].file, r->file);
 		if (seen)
 			continue;
-		if (f->pub.nlines == cap) {
-			uint32_t c = cap ? cap * 2 : 16;
-			struct sym_line_slot *s = realloc(f->slots, c * sizeof(*s));
-
-			if (!s)
-				return;
-			f->slots = s;
-			cap = c;
-		}
+		if (CST_GROW(f->slots, cap, (size_t)f->pub.nlines + 1) < 0)
+			return;
 		f->slots[f->pub.nlines++] = (struct sym_line_slot){r->file, (int)r->line};
 	}
 }

@@ -177,7 +177,8 @@ void sym_dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
 {
 	struct vec v = {0};
 	struct sym_mapsym *maps = NULL;
-	uint32_t nmaps = 0, capmaps = 0;
+	uint32_t nmaps = 0;
+	size_t capmaps = 0;
 	int n;
 
 	if (dso->syms_done)
@@ -206,15 +207,8 @@ void sym_dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
 		if (dso->machine == EM_ARM && (type == STT_FUNC || type == STT_GNU_IFUNC))
 			addr &= ~1ull; /* the Thumb bit is not part of the address */
 		if (is_mapping_symbol(name)) {
-			if (nmaps == capmaps) {
-				uint32_t cap = capmaps ? capmaps * 2 : 256;
-				struct sym_mapsym *m = realloc(maps, cap * sizeof(*m));
-
-				if (!m)
-					goto fail;
-				maps = m;
-				capmaps = cap;
-			}
+			if (CST_GROW(maps, capmaps, (size_t)nmaps + 1) < 0)
+				goto fail;
 			maps[nmaps++] = (struct sym_mapsym){addr, name[1]};
 			continue;
 		}
