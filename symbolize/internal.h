@@ -170,6 +170,7 @@ struct cst_symbolizer {
 
 	struct space **spaces;     /* sorted by pid */
 	uint32_t nspaces;
+	size_t spaces_cap;
 	struct space *kernel;      /* kallsyms / vmlinux: consulted last */
 
 	struct range_entry *cache; /* open addressing, power of two */

@@ -23,14 +23,11 @@ struct space *sym_space_get(struct cst_symbolizer *sym, int32_t pid, bool create
 	if (!create)
 		return NULL;
 	sp = calloc(1, sizeof(*sp));
-	n = realloc(sym->spaces, (sym->nspaces + 1) * sizeof(*n));
-	if (!sp || !n) {
+	if (!sp || CST_GROW(sym->spaces, sym->spaces_cap, (size_t)sym->nspaces + 1) < 0) {
 		free(sp);
-		if (n)
-			sym->spaces = n;
 		return NULL;
 	}
-	sym->spaces = n;
+	n = sym->spaces;
 	memmove(&n[lo + 1], &n[lo], (sym->nspaces - lo) * sizeof(*n));
 	sp->pid = pid;
 	n[lo] = sp;
