@@ -34,9 +34,9 @@ struct unit {
 	uint32_t ntops;
 };
 
-/* An inlined subroutine DIE, by where it is in its section data (0: empty slot;
- * offsets could repeat across a debug file and its supplementary file): is its
- * abstract origin found, so that the walk names it? */
+/* An inlined subroutine DIE, by where it is in its section data (offsets could
+ * repeat across a debug file and its supplementary file): is its abstract origin
+ * found, so that the walk names it? */
 struct origin {
 	uintptr_t key;
 	bool found;
@@ -46,8 +46,10 @@ struct sym_scopes {
 	struct unit *units; /* sorted by key */
 	uint32_t nunits;
 	size_t cap;
-	struct origin *origins; /* open addressing, a power of two in size */
-	uint32_t norigins, size;
+	struct origin *origins;
+	uint32_t norigins;
+	size_t ocap;
+	uint32_t *index, icap; /* over origins (cst_index_grow) */
 };
 
 void sym_scopes_free(struct sym_scopes *s)
@@ -58,6 +60,7 @@ void sym_scopes_free(struct sym_scopes *s)
 		free(s->units[i].tops);
 	free(s->units);
 	free(s->origins);
+	free(s->index);
 	free(s);
 }
 
@@ -212,35 +215,47 @@ static enum path_end go_down(Dwarf_Die die, uint64_t pc, Dwarf_Die *inl)
 	return have && is_inline ? path_inline : path_none;
 }
 
-static struct origin *origin_slot(struct origin *t, uint32_t size, uintptr_t key)
+static uint64_t key_hash(uintptr_t key)
 {
-	uint32_t i = (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (size - 1);
+	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
 
-	while (t[i].key && t[i].key != key)
-		i = (i + 1) & (size - 1);
-	return &t[i];
+	return h ^ (h >> 32);
 }
 
+static uint64_t origin_hash(const void *ctx, uint32_t i)
+{
+	return key_hash(((const struct sym_scopes *)ctx)->origins[i].key);
+}
+
+/* What was found of the inline at @key, or NULL the first time. */
+static const struct origin *origin_find(const struct sym_scopes *s, uintptr_t key)
+{
+	if (!s->icap)
+		return NULL;
+	for (uint64_t h = key_hash(key);; h++) {
+		uint32_t i = s->index[h & (s->icap - 1)];
+
+		if (!i)
+			break;
+		if (s->origins[i - 1].key == key)
+			return &s->origins[i - 1];
+	}
+	return NULL;
+}
+
+/* Remember it (without memory, it is asked again next time). */
 static void origin_remember(struct sym_scopes *s, uintptr_t key, bool found)
 {
-	struct origin *slot;
+	uint64_t h;
 
-	if (2 * (s->norigins + 1) > s->size) {
-		uint32_t size = s->size ? 2 * s->size : 256;
-		struct origin *t = calloc(size, sizeof(*t));
-
-		if (!t)
-			return; /* asked again next time */
-		for (uint32_t i = 0; i < s->size; i++)
-			if (s->origins[i].key)
-				*origin_slot(t, size, s->origins[i].key) = s->origins[i];
-		free(s->origins);
-		s->origins = t;
-		s->size = size;
-	}
-	slot = origin_slot(s->origins, s->size, key);
-	*slot = (struct origin){key, found};
-	s->norigins++;
+	if ((s->norigins * 2 >= s->icap &&
+	     cst_index_grow(&s->index, &s->icap, 256, s->norigins, origin_hash, s) < 0) ||
+	    CST_GROW(s->origins, s->ocap, (size_t)s->norigins + 1) < 0)
+		return;
+	s->origins[s->norigins] = (struct origin){key, found};
+	for (h = key_hash(key); s->index[h & (s->icap - 1)]; h++)
+		;
+	s->index[h & (s->icap - 1)] = ++s->norigins;
 }
 
 const char *sym_dso_inlined_at(struct dso *dso, uint64_t vaddr)
@@ -249,6 +264,7 @@ const char *sym_dso_inlined_at(struct dso *dso, uint64_t vaddr)
 	struct unit *u;
 	Dwarf_Addr cubias;
 	Dwarf_Die *cu, inl;
+	const struct origin *o;
 	uintptr_t key;
 	uint64_t pc;
 	const char *name;
@@ -276,12 +292,9 @@ const char *sym_dso_inlined_at(struct dso *dso, uint64_t vaddr)
 		break;
 	}
 	key = (uintptr_t)inl.addr;
-	if (dso->scopes->origins) {
-		const struct origin *o = origin_slot(dso->scopes->origins, dso->scopes->size, key);
-
-		if (o->key)
-			return o->found ? sym_die_name(&inl) : NULL;
-	}
+	o = origin_find(dso->scopes, key);
+	if (o)
+		return o->found ? sym_die_name(&inl) : NULL;
 	/* the first time this inline is the answer: whether libdw names it */
 	name = sym_dso_inlined_at_walk(dso, vaddr);
 	origin_remember(dso->scopes, key, name != NULL);
