@@ -1,17 +1,15 @@
 /* perf.data AUX records to decoder runs: where each record's trace lies and whose
  * it is, one decoder per data format, resuming after a crash, file order. */
 #include "perf_input_int.h"
-#include "split.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------- run */
 
@@ -520,6 +518,15 @@ static int decode_split(struct cst_perf_input *in, const struct cst_trace *trace
 	return ret;
 }
 
+/* Whose trace fragment @f starts out as (its context IDs may say otherwise). */
+static void attribute_to(struct cst_perf_input *in, const struct frag *f)
+{
+	in->cur_pid = f->pid;
+	in->cur_tid = f->tid;
+	in->cur_cpu = f->cpu;
+	dec_perf_mem_set_pid(in->mem, in->cur_pid);
+}
+
 /* File order: decode the fragment now. */
 static int decode_now(struct cst_perf_input *in, const struct cst_trace *trace,
 		      const struct frag *f, cst_packet_fn pkt_fn, void *pkt_ctx)
@@ -529,10 +536,7 @@ static int decode_now(struct cst_perf_input *in, const struct cst_trace *trace,
 	bool serial = true;
 	int ret = 0;
 
-	in->cur_pid = f->pid;
-	in->cur_tid = f->tid;
-	in->cur_cpu = f->cpu;
-	dec_perf_mem_set_pid(in->mem, in->cur_pid);
+	attribute_to(in, f);
 	dec_perf_mem_set_view(in->mem, f->rec_off);
 	dec = decoder_for(in, trace, f->raw, f->ci, pkt_fn, pkt_ctx);
 	if (!dec) {
@@ -550,9 +554,7 @@ static int decode_now(struct cst_perf_input *in, const struct cst_trace *trace,
 	if (!in->skip.left)
 		return decode_fragment(in, dec, off, size, f->raw);
 	/* again on this thread, from the fragment's start as it began */
-	in->cur_pid = f->pid;
-	in->cur_tid = f->tid;
-	dec_perf_mem_set_pid(in->mem, in->cur_pid);
+	attribute_to(in, f);
 	in->skip.user = in->log;
 	in->log = (struct cst_log){dec_split_skip_log, &in->skip};
 	ret = decode_fragment(in, dec, off, size, f->raw);

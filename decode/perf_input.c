@@ -1,7 +1,6 @@
 /* perf.data input behind cst_session: cs_etm AUXTRACE_INFO to trace sources, each AUX
  * record to one decoder run over its AUXTRACE bytes, sideband to pid/tid/cpu and memory. */
 #include "perf_input_int.h"
-#include "split.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
