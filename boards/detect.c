@@ -1,6 +1,6 @@
 /* Which profile describes the running system: the one whose compatible strings
  * match the device tree's most specific entry. */
-#include "cstrace/boards.h"
+#include "board_int.h"
 
 #include <string.h>
 #include <unistd.h>

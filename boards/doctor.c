@@ -1,6 +1,6 @@
 /* The doctor: checks a system (through its sysroot) against what tracing needs and
  * what the board profile expects, and gives each problem with its exact fix. */
-#include "cstrace/boards.h"
+#include "board_int.h"
 
 #include <fcntl.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* Fixture trees: write what a board's /sys, /proc and /boot look like to the
  * CoreSight tools, from its profile, optionally with faults, for doctor and capture tests. */
-#include "cstrace/boards.h"
+#include "board_int.h"
 
 #include <errno.h>
 #include <stdarg.h>

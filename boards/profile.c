@@ -1,6 +1,6 @@
 /* Board profiles: read boards/NAME.ini with libinih into struct cst_board, with
  * every mistake reported as one "FILE:LINE: what" line. */
-#include "cstrace/boards.h"
+#include "profile_int.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,20 +11,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-
-static const char *const bdev_names[cst_bdev_max] = {
-	[cst_bdev_etm] = "etm",       [cst_bdev_stm] = "stm",   [cst_bdev_funnel] = "funnel",
-	[cst_bdev_replicator] = "replicator", [cst_bdev_etf] = "etf", [cst_bdev_etr] = "etr",
-	[cst_bdev_etb] = "etb",       [cst_bdev_tpiu] = "tpiu", [cst_bdev_cti] = "cti",
-};
-
-const char *cst_bdev_type_name(enum cst_bdev_type type)
-{
-	if ((unsigned)type >= cst_bdev_max)
-		return "?";
-	return bdev_names[type];
-}
-
 /* A register a profile gives, by its lower-case name, in either ETM family: ID
  * registers are both checked by the doctor and used as decode defaults; the
  * others are decode defaults only. */
@@ -39,30 +25,6 @@ static const struct cst_source_reg *etm_reg(const char *key)
 	return NULL;
 }
 
-struct parse {
-	struct cst_board *b;
-	const char *file;
-	int line;        /* line being parsed (counted by the reader) */
-	FILE *fp;
-	char err[256];   /* first error */
-	int err_line;
-	char section[128];
-	int dev;         /* current device, or -1 */
-	int cpu;         /* current cpu entry, or -1 */
-	int issue;       /* current issue, or -1 */
-	int *dev_line;   /* line where each device's section starts */
-	int *base_line;  /* line of each device's base (0: none yet) */
-	bool cont;       /* the line being parsed is an indented continuation */
-	/* The text value set last, which a continuation extends: kept as the array
-	 * it lives in (NULL: the board itself) and a byte offset into it, never as
-	 * a pointer, since a later grow() may move the array. */
-	void **last_arr;
-	size_t last_off;
-	bool has_last;
-	int long_line;   /* first line too long for libinih, or 0 */
-	int section_line;/* line of the last [section] header read */
-	int dev_line_cap;
-};
 
 static char *reader(char *str, int num, void *stream)
 {
@@ -86,8 +48,7 @@ static char *reader(char *str, int num, void *stream)
 	return r;
 }
 
-static int fail(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct parse *p, const char *fmt, ...)
+int brd_fail(struct parse *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -100,30 +61,13 @@ static int fail(struct parse *p, const char *fmt, ...)
 	return 0;
 }
 
-/* Room for element @n (zeroed) of an array that only grows one at a time through
- * here: its capacity is the power of two at or above its length, so it is
- * reallocated at 1, 2, 4, 8... elements, not at every one (which copied the array
- * each time: quadratic in a profile of many devices). */
-static int grow(void **arr, int n, size_t elem)
-{
-	if (n == 0 || !(n & (n - 1))) {
-		void *a = realloc(*arr, (size_t)(n ? 2 * n : 1) * elem);
-
-		if (!a)
-			return -1;
-		*arr = a;
-	}
-	memset((char *)*arr + (size_t)n * elem, 0, elem);
-	return 0;
-}
-
-static int push_str(struct parse *p, char ***arr, int *n, const char *v)
+static int push_str(struct parse *p, char ***arr, int *n, size_t *cap, const char *v)
 {
 	char *s = strdup(v);
 
-	if (!s || grow((void **)arr, *n, sizeof(char *)) < 0) {
+	if (!s || cst_grow(arr, cap, (size_t)*n + 1, sizeof(char *)) < 0) {
 		free(s);
-		return fail(p, "out of memory");
+		return brd_fail(p, "out of memory");
 	}
 	(*arr)[(*n)++] = s;
 	p->last_arr = (void **)arr;
@@ -142,12 +86,12 @@ static char **last_text(struct parse *p)
 
 /* Set *@dst, a field of the board (@arr NULL) or of an element of the array
  * *@arr, to a copy of @v. */
-static int set_str(struct parse *p, void **arr, char **dst, const char *v)
+int brd_set_str(struct parse *p, void **arr, char **dst, const char *v)
 {
 	char *s = strdup(v);
 
 	if (!s)
-		return fail(p, "out of memory");
+		return brd_fail(p, "out of memory");
 	free(*dst);
 	*dst = s;
 	p->last_arr = arr;
@@ -206,23 +150,23 @@ static int handle_board(struct parse *p, const char *k, const char *v)
 	struct cst_board *b = p->b;
 
 	if (!strcmp(k, "name"))
-		return set_str(p, NULL, &b->name, v);
+		return brd_set_str(p, NULL, &b->name, v);
 	if (!strcmp(k, "title"))
-		return set_str(p, NULL, &b->title, v);
+		return brd_set_str(p, NULL, &b->title, v);
 	if (!strcmp(k, "compatible"))
-		return push_str(p, &b->compatibles, &b->ncompatibles, v);
+		return push_str(p, &b->compatibles, &b->ncompatibles, &b->cap_compatibles, v);
 	if (!strcmp(k, "sysfs_parent")) {
 		if (v[0] != '/')
-			return fail(p, "sysfs_parent must be an absolute path, not '%s'", v);
-		return set_str(p, NULL, &b->sysfs_parent, v);
+			return brd_fail(p, "sysfs_parent must be an absolute path, not '%s'", v);
+		return brd_set_str(p, NULL, &b->sysfs_parent, v);
 	}
 	if (!strcmp(k, "dt_overlay"))
-		return set_str(p, NULL, &b->dt_overlay, v);
+		return brd_set_str(p, NULL, &b->dt_overlay, v);
 	if (!strcmp(k, "dt_upstream"))
-		return set_str(p, NULL, &b->dt_upstream, v);
+		return brd_set_str(p, NULL, &b->dt_upstream, v);
 	if (!strcmp(k, "loses_context_in_idle")) {
 		if (parse_bool(v, &b->loses_context_in_idle) < 0)
-			return fail(p, "loses_context_in_idle wants yes or no, not '%s'", v);
+			return brd_fail(p, "loses_context_in_idle wants yes or no, not '%s'", v);
 		return 1;
 	}
 	if (!strcmp(k, "trace_id")) {
@@ -233,10 +177,10 @@ static int handle_board(struct parse *p, const char *k, const char *v)
 		else if (!strcmp(v, "dynamic"))
 			b->trace_id_policy = cst_trace_id_dynamic;
 		else
-			return fail(p, "trace_id wants legacy, sequential or dynamic, not '%s'", v);
+			return brd_fail(p, "trace_id wants legacy, sequential or dynamic, not '%s'", v);
 		return 1;
 	}
-	return fail(p, "unknown key '%s' in [board]", k);
+	return brd_fail(p, "unknown key '%s' in [board]", k);
 }
 
 static int handle_cpu(struct parse *p, const char *k, const char *v)
@@ -244,15 +188,15 @@ static int handle_cpu(struct parse *p, const char *k, const char *v)
 	struct cst_board_cpu *c = &p->b->cpus[p->cpu];
 
 	if (!strcmp(k, "core"))
-		return set_str(p, (void **)&p->b->cpus, &c->core, v);
+		return brd_set_str(p, (void **)&p->b->cpus, &c->core, v);
 	if (!strcmp(k, "cluster"))
-		return set_str(p, (void **)&p->b->cpus, &c->cluster, v);
+		return brd_set_str(p, (void **)&p->b->cpus, &c->cluster, v);
 	if (!strcmp(k, "mpidr")) {
 		if (cst_parse_u64(v, &c->mpidr) < 0)
-			return fail(p, "mpidr '%s' is not a number", v);
+			return brd_fail(p, "mpidr '%s' is not a number", v);
 		return 1;
 	}
-	return fail(p, "unknown key '%s' in [%s]", k, p->section);
+	return brd_fail(p, "unknown key '%s' in [%s]", k, p->section);
 }
 
 /* "VALUE" or "VALUE/MASK"; @value keeps all bits (the decode default), the check
@@ -285,21 +229,21 @@ static int handle_device(struct parse *p, const char *k, const char *v)
 
 	if (!strcmp(k, "base")) {
 		if (cst_parse_u64(v, &d->base) < 0)
-			return fail(p, "base '%s' is not an address", v);
+			return brd_fail(p, "base '%s' is not an address", v);
 		p->base_line[p->dev] = p->line; /* shared bases: check_bases, at the end */
 		return 1;
 	}
 	if (!strcmp(k, "node"))
-		return set_str(p, (void **)&p->b->devices, &d->dt_node, v);
+		return brd_set_str(p, (void **)&p->b->devices, &d->dt_node, v);
 	if (!strcmp(k, "compatible"))
-		return set_str(p, (void **)&p->b->devices, &d->compatible, v);
+		return brd_set_str(p, (void **)&p->b->devices, &d->compatible, v);
 	if (!strcmp(k, "note"))
-		return set_str(p, (void **)&p->b->devices, &d->note, v);
+		return brd_set_str(p, (void **)&p->b->devices, &d->note, v);
 	if (!strcmp(k, "arch"))
-		return set_str(p, (void **)&p->b->devices, &d->arch, v);
+		return brd_set_str(p, (void **)&p->b->devices, &d->arch, v);
 	if (!strcmp(k, "cpu")) {
 		if (parse_int(v, &d->cpu) < 0 || d->cpu > 63)
-			return fail(p, "cpu '%s' is not a CPU number (0-63)", v);
+			return brd_fail(p, "cpu '%s' is not a CPU number (0-63)", v);
 		d->source.cpu = d->cpu;
 		return 1;
 	}
@@ -311,11 +255,11 @@ static int handle_device(struct parse *p, const char *k, const char *v)
 		d->source.protocol = cst_protocol_parse(v);
 		if (d->source.protocol != cst_proto_unknown)
 			return 1;
-		return fail(p, "protocol '%s' is not etmv3, ptm, etmv4, ete or stm", v);
+		return brd_fail(p, "protocol '%s' is not etmv3, ptm, etmv4, ete or stm", v);
 	}
 	if (!strcmp(k, "capacity")) {
 		if (parse_size(v, &d->capacity) < 0)
-			return fail(p, "capacity '%s' is not a size (4096, 64K, 8M)", v);
+			return brd_fail(p, "capacity '%s' is not a size (4096, 64K, 8M)", v);
 		return 1;
 	}
 	if (!strcmp(k, "perf_sink") || !strcmp(k, "preferred") || !strcmp(k, "scatter_gather")) {
@@ -323,14 +267,14 @@ static int handle_device(struct parse *p, const char *k, const char *v)
 			    !strcmp(k, "preferred") ? &d->preferred : &d->scatter_gather;
 
 		if (parse_bool(v, dst) < 0)
-			return fail(p, "%s wants yes or no, not '%s'", k, v);
+			return brd_fail(p, "%s wants yes or no, not '%s'", k, v);
 		return 1;
 	}
 	if (!strcmp(k, "stmtcsr")) {
 		uint64_t x;
 
 		if (cst_parse_u64(v, &x) < 0 || x > 0xffffffffu)
-			return fail(p, "stmtcsr '%s' is not a 32-bit value", v);
+			return brd_fail(p, "stmtcsr '%s' is not a 32-bit value", v);
 		d->source.regs.stm.stmtcsr = (uint32_t)x;
 		return 1;
 	}
@@ -339,15 +283,15 @@ static int handle_device(struct parse *p, const char *k, const char *v)
 		uint32_t value, mask;
 
 		if (d->type != cst_bdev_etm)
-			return fail(p, "%s is an ETM register but [%s] is not an ETM", k, p->section);
+			return brd_fail(p, "%s is an ETM register but [%s] is not an ETM", k, p->section);
 		if (parse_reg_value(v, &value, &mask) < 0)
-			return fail(p, "%s '%s' is not a 32-bit value (VALUE or VALUE/MASK)", k, v);
+			return brd_fail(p, "%s '%s' is not a 32-bit value (VALUE or VALUE/MASK)", k, v);
 		*cst_source_reg_ptr(&d->source, reg) = value;
 		if (reg->idfile && mask) {
 			struct cst_board_idreg *r;
 
 			if (d->nidregs == CST_BOARD_MAX_IDREGS)
-				return fail(p, "too many ID registers in [%s]", p->section);
+				return brd_fail(p, "too many ID registers in [%s]", p->section);
 			r = &d->idregs[d->nidregs++];
 			snprintf(r->name, sizeof(r->name), "%s", reg->key);
 			snprintf(r->file, sizeof(r->file), "%s", reg->idfile);
@@ -356,7 +300,7 @@ static int handle_device(struct parse *p, const char *k, const char *v)
 		}
 		return 1;
 	}
-	return fail(p, "unknown key '%s' in [%s]", k, p->section);
+	return brd_fail(p, "unknown key '%s' in [%s]", k, p->section);
 }
 
 /* "etm0:0 -> funnel_big:1"; a missing port means 0. */
@@ -373,11 +317,11 @@ static int parse_endpoint(struct parse *p, char *s, int *dev, int *port)
 	if (colon) {
 		*colon = '\0';
 		if (parse_int(colon + 1, port) < 0)
-			return fail(p, "port '%s' is not a number", colon + 1);
+			return brd_fail(p, "port '%s' is not a number", colon + 1);
 	}
 	*dev = cst_board_device_by_name(p->b, s);
 	if (*dev < 0)
-		return fail(p, "link names '%s', which no section above defines", s);
+		return brd_fail(p, "link names '%s', which no section above defines", s);
 	return 1;
 }
 
@@ -388,19 +332,19 @@ static int handle_graph(struct parse *p, const char *k, const char *v)
 	char buf[256], *arrow;
 
 	if (strcmp(k, "link"))
-		return fail(p, "unknown key '%s' in [graph] (only link = A:port -> B:port)", k);
+		return brd_fail(p, "unknown key '%s' in [graph] (only link = A:port -> B:port)", k);
 	if (strlen(v) >= sizeof(buf))
-		return fail(p, "link too long");
+		return brd_fail(p, "link too long");
 	strcpy(buf, v);
 	arrow = strstr(buf, "->");
 	if (!arrow)
-		return fail(p, "link '%s' has no '->'", v);
+		return brd_fail(p, "link '%s' has no '->'", v);
 	*arrow = '\0';
 	if (!parse_endpoint(p, buf, &l.from, &l.from_port) ||
 	    !parse_endpoint(p, arrow + 2, &l.to, &l.to_port))
 		return 0;
-	if (grow((void **)&b->links, b->nlinks, sizeof(l)) < 0)
-		return fail(p, "out of memory");
+	if (CST_GROW(b->links, b->cap_links, (size_t)b->nlinks + 1) < 0)
+		return brd_fail(p, "out of memory");
 	b->links[b->nlinks++] = l;
 	return 1;
 }
@@ -410,12 +354,12 @@ static int handle_issue(struct parse *p, const char *k, const char *v)
 	struct cst_board_issue *is = &p->b->issues[p->issue];
 
 	if (!strcmp(k, "symptom"))
-		return set_str(p, (void **)&p->b->issues, &is->symptom, v);
+		return brd_set_str(p, (void **)&p->b->issues, &is->symptom, v);
 	if (!strcmp(k, "workaround"))
-		return set_str(p, (void **)&p->b->issues, &is->workaround, v);
+		return brd_set_str(p, (void **)&p->b->issues, &is->workaround, v);
 	if (!strcmp(k, "check"))
-		return set_str(p, (void **)&p->b->issues, &is->check, v);
-	return fail(p, "unknown key '%s' in [%s]", k, p->section);
+		return brd_set_str(p, (void **)&p->b->issues, &is->check, v);
+	return brd_fail(p, "unknown key '%s' in [%s]", k, p->section);
 }
 
 /* A new section: set up the entry it describes. */
@@ -432,40 +376,40 @@ static int enter_section(struct parse *p, const char *section)
 		return 1;
 	n = sscanf(section, "%31s %95s %7s", kind, name, extra);
 	if (n != 2)
-		return fail(p, "section [%s] is not [board], [kernel], [firmware], [graph] or "
+		return brd_fail(p, "section [%s] is not [board], [kernel], [firmware], [graph] or "
 			       "[KIND NAME]", section);
 	if (!strcmp(kind, "cpu")) {
 		int cpu;
 
 		if (parse_int(name, &cpu) < 0 || cpu > 63)
-			return fail(p, "[cpu %s]: not a CPU number (0-63)", name);
+			return brd_fail(p, "[cpu %s]: not a CPU number (0-63)", name);
 		for (int i = 0; i < b->ncpus; i++)
 			if (b->cpus[i].cpu == cpu)
-				return fail(p, "[cpu %d] appears twice", cpu);
-		if (grow((void **)&b->cpus, b->ncpus, sizeof(*b->cpus)) < 0)
-			return fail(p, "out of memory");
+				return brd_fail(p, "[cpu %d] appears twice", cpu);
+		if (CST_GROW(b->cpus, b->cap_cpus, (size_t)b->ncpus + 1) < 0)
+			return brd_fail(p, "out of memory");
 		b->cpus[b->ncpus].cpu = cpu;
 		p->cpu = b->ncpus++;
 		return 1;
 	}
 	if (!strcmp(kind, "issue")) {
-		if (grow((void **)&b->issues, b->nissues, sizeof(*b->issues)) < 0)
-			return fail(p, "out of memory");
+		if (CST_GROW(b->issues, b->cap_issues, (size_t)b->nissues + 1) < 0)
+			return brd_fail(p, "out of memory");
 		p->issue = b->nissues++;
-		return set_str(p, (void **)&b->issues, &b->issues[p->issue].id, name);
+		return brd_set_str(p, (void **)&b->issues, &b->issues[p->issue].id, name);
 	}
 	for (int t = 0; t < cst_bdev_max; t++) {
 		struct cst_board_device *d;
 
-		if (strcmp(kind, bdev_names[t]))
+		if (strcmp(kind, cst_bdev_type_name(t)))
 			continue;
 		if (strlen(name) >= sizeof(b->devices[0].source.name))
-			return fail(p, "device name '%s' is longer than %zu characters", name,
+			return brd_fail(p, "device name '%s' is longer than %zu characters", name,
 				    sizeof(b->devices[0].source.name) - 1);
-		if (grow((void **)&b->devices, b->ndevices, sizeof(*b->devices)) < 0 ||
-		    grow((void **)&p->dev_line, b->ndevices, sizeof(int)) < 0 ||
-		    grow((void **)&p->base_line, b->ndevices, sizeof(int)) < 0)
-			return fail(p, "out of memory");
+		if (CST_GROW(b->devices, b->cap_devices, (size_t)b->ndevices + 1) < 0 ||
+		    CST_GROW(p->dev_line, p->cap_dev_line, (size_t)b->ndevices + 1) < 0 ||
+		    CST_GROW(p->base_line, p->cap_base_line, (size_t)b->ndevices + 1) < 0)
+			return brd_fail(p, "out of memory");
 		d = &b->devices[b->ndevices];
 		d->type = (enum cst_bdev_type)t;
 		d->cpu = -1;
@@ -476,9 +420,9 @@ static int enter_section(struct parse *p, const char *section)
 			d->source.protocol = cst_proto_stm;
 		p->dev_line[b->ndevices] = p->section_line;
 		p->dev = b->ndevices++;
-		return set_str(p, (void **)&p->b->devices, &d->name, name);
+		return brd_set_str(p, (void **)&p->b->devices, &d->name, name);
 	}
-	return fail(p, "section [%s]: unknown kind '%s'", section, kind);
+	return brd_fail(p, "section [%s]: unknown kind '%s'", section, kind);
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
@@ -508,11 +452,11 @@ static int handler(void *user, const char *section, const char *name, const char
 		char *t;
 
 		if (!last || !*last)
-			return fail(p, "indented line continues nothing");
+			return brd_fail(p, "indented line continues nothing");
 		ol = strlen(*last);
 		t = realloc(*last, ol + strlen(value) + 2);
 		if (!t)
-			return fail(p, "out of memory");
+			return brd_fail(p, "out of memory");
 		t[ol] = ' ';
 		strcpy(t + ol + 1, value);
 		*last = t;
@@ -520,20 +464,20 @@ static int handler(void *user, const char *section, const char *name, const char
 	}
 	p->has_last = false;
 	if (!*value)
-		return fail(p, "key '%s' has no value", name);
+		return brd_fail(p, "key '%s' has no value", name);
 	if (!strcmp(section, "board"))
 		return handle_board(p, name, value);
 	if (!strcmp(section, "kernel")) {
 		if (strcmp(name, "config"))
-			return fail(p, "unknown key '%s' in [kernel] (only config = CONFIG_X=y)", name);
+			return brd_fail(p, "unknown key '%s' in [kernel] (only config = CONFIG_X=y)", name);
 		if (strncmp(value, "CONFIG_", 7) || !strchr(value, '='))
-			return fail(p, "config '%s' is not CONFIG_NAME=value", value);
-		return push_str(p, &p->b->kconfig, &p->b->nkconfig, value);
+			return brd_fail(p, "config '%s' is not CONFIG_NAME=value", value);
+		return push_str(p, &p->b->kconfig, &p->b->nkconfig, &p->b->cap_kconfig, value);
 	}
 	if (!strcmp(section, "firmware")) {
 		if (strcmp(name, "require"))
-			return fail(p, "unknown key '%s' in [firmware] (only require = ...)", name);
-		return push_str(p, &p->b->firmware, &p->b->nfirmware, value);
+			return brd_fail(p, "unknown key '%s' in [firmware] (only require = ...)", name);
+		return push_str(p, &p->b->firmware, &p->b->nfirmware, &p->b->cap_firmware, value);
 	}
 	if (!strcmp(section, "graph"))
 		return handle_graph(p, name, value);
@@ -543,196 +487,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		return handle_issue(p, name, value);
 	if (p->dev >= 0)
 		return handle_device(p, name, value);
-	return fail(p, "internal: no entry for [%s]", section);
+	return brd_fail(p, "internal: no entry for [%s]", section);
 }
-
-/* Checks that need the whole file: required keys, and defaults taken from
- * other sections (an ETM's core from its CPU). */
-struct dev_name {
-	const char *name;
-	int idx;
-	uint64_t base;
-};
-
-static int cmp_dev_name(const void *a, const void *b)
-{
-	const struct dev_name *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	return c ? c : x->idx - y->idx;
-}
-
-/* A device defined twice, named at its second definition. Found by sorting the
- * names, not by a search per device: that was quadratic in a profile of many
- * devices (tests: resource_bounds). */
-static int check_twice(struct parse *p)
-{
-	struct cst_board *b = p->b;
-	struct dev_name *v = malloc((size_t)b->ndevices * sizeof(*v));
-	int twice = -1;
-
-	if (!v)
-		return fail(p, "out of memory");
-	for (int i = 0; i < b->ndevices; i++)
-		v[i] = (struct dev_name){b->devices[i].name, i, 0};
-	qsort(v, (size_t)b->ndevices, sizeof(*v), cmp_dev_name);
-	for (int i = 1; i < b->ndevices; i++)
-		if (!strcmp(v[i - 1].name, v[i].name) && (twice < 0 || v[i].idx < twice))
-			twice = v[i].idx;
-	free(v);
-	if (twice < 0)
-		return 1;
-	p->line = p->dev_line[twice];
-	return fail(p, "device '%s' is defined twice", b->devices[twice].name);
-}
-
-static int cmp_dev_base(const void *a, const void *b)
-{
-	const struct dev_name *x = a, *y = b;
-	uint64_t bx = x->base, by = y->base;
-
-	if (bx != by)
-		return bx < by ? -1 : 1;
-	return x->idx - y->idx;
-}
-
-/* Two devices at one base, named at the later one's base line; sorted, as
- * check_twice, not searched per device. */
-static int check_bases(struct parse *p)
-{
-	struct cst_board *b = p->b;
-	struct dev_name *v = malloc((size_t)b->ndevices * sizeof(*v));
-	int n = 0, later = -1, earlier = -1;
-
-	if (!v)
-		return fail(p, "out of memory");
-	for (int i = 0; i < b->ndevices; i++)
-		if (p->base_line[i])
-			v[n++] = (struct dev_name){b->devices[i].name, i, b->devices[i].base};
-	qsort(v, (size_t)n, sizeof(*v), cmp_dev_base);
-	for (int i = 1; i < n; i++)
-		if (v[i - 1].base == v[i].base && (later < 0 || v[i].idx < later)) {
-			later = v[i].idx;
-			earlier = v[i - 1].idx;
-		}
-	free(v);
-	if (later < 0)
-		return 1;
-	p->line = p->base_line[later];
-	return fail(p, "base 0x%llx is already used by %s", (unsigned long long)b->devices[later].base,
-		    b->devices[earlier].name);
-}
-
-static int finish(struct parse *p)
-{
-	struct cst_board *b = p->b;
-
-	if (!b->name) {
-		p->line = 1;
-		return fail(p, "[board] has no name");
-	}
-	if (!b->ndevices) {
-		p->line = 1;
-		return fail(p, "the profile lists no devices");
-	}
-	if (!check_twice(p) || !check_bases(p))
-		return 0;
-	for (int i = 0; i < b->ndevices; i++) {
-		struct cst_board_device *d = &b->devices[i];
-		const struct cst_core_info *core;
-
-		p->line = p->dev_line[i];
-		if (d->base == UINT64_MAX)
-			return fail(p, "[%s %s] has no base address", bdev_names[d->type], d->name);
-		if (!d->dt_node) {
-			char node[64];
-
-			snprintf(node, sizeof(node), "%s@%llx", bdev_names[d->type],
-				 (unsigned long long)d->base);
-			if (!set_str(p, (void **)&p->b->devices, &d->dt_node, node))
-				return 0;
-		}
-		if (d->type != cst_bdev_etm)
-			continue;
-		if (d->cpu < 0)
-			return fail(p, "[etm %s] has no cpu", d->name);
-		if (d->source.protocol == cst_proto_unknown)
-			return fail(p, "[etm %s] has no protocol (etmv3, ptm, etmv4, ete)", d->name);
-		if (!d->source.core_name[0]) {
-			for (int c = 0; c < b->ncpus; c++)
-				if (b->cpus[c].cpu == d->cpu && b->cpus[c].core)
-					snprintf(d->source.core_name, sizeof(d->source.core_name),
-						 "%s", b->cpus[c].core);
-		}
-		if (!d->source.core_name[0])
-			return fail(p, "[etm %s]: no core type (core = , or a [cpu %d] section)",
-				    d->name, d->cpu);
-		if (cst_core_lookup(d->source.core_name, &d->source.arch, &d->source.profile) < 0)
-			return fail(p, "[etm %s]: core '%s' is not one cstrace knows "
-				    "(expected e.g. Cortex-A53)", d->name, d->source.core_name);
-		for (int r = 0; r < d->nidregs; r++)
-			if (!cst_source_reg_find(d->source.protocol, d->idregs[r].name))
-				return fail(p, "[etm %s]: %s does not belong to protocol %s", d->name,
-					    d->idregs[r].name,
-					    cst_protocol_is_v4(d->source.protocol) ? "etmv4/ete"
-										  : "etmv3/ptm");
-		core = cst_core_find(d->source.core_name);
-		if (core && core->protocol != cst_proto_unknown &&
-		    core->protocol != d->source.protocol)
-			return fail(p, "[etm %s]: a %s traces with %s, not %s", d->name, core->name,
-				    cst_protocol_name(core->protocol),
-				    cst_protocol_name(d->source.protocol));
-	}
-	if (!b->sysfs_parent && !set_str(p, NULL, &b->sysfs_parent, "/sys/devices/platform"))
-		return 0;
-	return 1;
-}
-
-void cst_board_free(struct cst_board *b)
-{
-	if (!b)
-		return;
-	free(b->name);
-	free(b->title);
-	free(b->file);
-	for (int i = 0; i < b->ncompatibles; i++)
-		free(b->compatibles[i]);
-	free(b->compatibles);
-	free(b->sysfs_parent);
-	free(b->dt_overlay);
-	free(b->dt_upstream);
-	for (int i = 0; i < b->ncpus; i++) {
-		free(b->cpus[i].core);
-		free(b->cpus[i].cluster);
-	}
-	free(b->cpus);
-	for (int i = 0; i < b->ndevices; i++) {
-		struct cst_board_device *d = &b->devices[i];
-
-		free(d->name);
-		free(d->dt_node);
-		free(d->compatible);
-		free(d->arch);
-		free(d->note);
-	}
-	free(b->devices);
-	free(b->links);
-	for (int i = 0; i < b->nkconfig; i++)
-		free(b->kconfig[i]);
-	free(b->kconfig);
-	for (int i = 0; i < b->nfirmware; i++)
-		free(b->firmware[i]);
-	free(b->firmware);
-	for (int i = 0; i < b->nissues; i++) {
-		free(b->issues[i].id);
-		free(b->issues[i].symptom);
-		free(b->issues[i].workaround);
-		free(b->issues[i].check);
-	}
-	free(b->issues);
-	free(b);
-}
-
 int cst_board_load(struct cst_board **out, const char *path, const struct cst_log *log)
 {
 	struct parse p = {0};
@@ -772,7 +528,7 @@ int cst_board_load(struct cst_board **out, const char *path, const struct cst_lo
 		p.err_line = 0;
 	}
 	if (!p.err[0])
-		finish(&p);
+		brd_profile_finish(&p);
 	free(p.dev_line);
 	free(p.base_line);
 	if (p.err[0]) {

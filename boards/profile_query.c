@@ -1,6 +1,6 @@
 /* Questions asked of a loaded profile: devices by base or name, the trace ID a
  * CPU's ETM gets, and the trace sources decode should assume for the board. */
-#include "cstrace/boards.h"
+#include "board_int.h"
 
 #include <string.h>
 

@@ -44,7 +44,7 @@ static int print_name(void *ctx, const char *name)
 		printf("%-14s (unreadable: see the error above)\n", name);
 		return 0;
 	}
-	printf("%-14s %s\n", name, b->title ? b->title : "");
+	printf("%-14s %s\n", name, cst_board_title(b));
 	cst_board_free(b);
 	return 0;
 }
@@ -61,153 +61,13 @@ static int boards_list(const char *dir)
 	return 0;
 }
 
-static bool has_input(const struct cst_board *b, int dev);
-static bool has_output(const struct cst_board *b, int dev);
-
-/* Draw the trace paths as indented trees from each sink back to the sources:
- * "etf etf <- funnel funnel:0 <- etm etm0:0". */
-static void print_upstream(const struct cst_board *b, int dev, int depth, bool *seen)
-{
-	for (int i = 0; i < b->nlinks; i++) {
-		const struct cst_board_link *l = &b->links[i];
-		const struct cst_board_device *from = &b->devices[l->from];
-
-		if (l->to != dev)
-			continue;
-		printf("    %*s+-[in %d]-- %s %s @ 0x%llx", depth * 4, "", l->to_port,
-		       cst_bdev_type_name(from->type), from->name, (unsigned long long)from->base);
-		if (from->type == cst_bdev_etm)
-			printf(" (cpu%d)", from->cpu);
-		/* Sinks behind a replicator share everything upstream: draw it once. */
-		if (seen[l->from] && has_input(b, l->from)) {
-			printf("  (fed as drawn above)\n");
-			continue;
-		}
-		seen[l->from] = true;
-		printf("\n");
-		if (depth < 8)
-			print_upstream(b, l->from, depth + 1, seen);
-	}
-}
-
-static bool has_input(const struct cst_board *b, int dev)
-{
-	for (int i = 0; i < b->nlinks; i++)
-		if (b->links[i].to == dev)
-			return true;
-	return false;
-}
-
-static bool has_output(const struct cst_board *b, int dev)
-{
-	for (int i = 0; i < b->nlinks; i++)
-		if (b->links[i].from == dev)
-			return true;
-	return false;
-}
-
 static int boards_show(const char *dir, const char *name)
 {
 	struct cst_board *b;
-	bool *seen;
-	int err = cst_board_find(&b, dir, name, &cli_log);
 
-	if (err < 0)
+	if (cst_board_find(&b, dir, name, &cli_log) < 0)
 		return 1;
-	printf("%s: %s\n  profile: %s\n", b->name, b->title ? b->title : "", b->file);
-	printf("  recognised by /proc/device-tree/compatible containing one of:");
-	for (int i = 0; i < b->ncompatibles; i++)
-		printf(" %s", b->compatibles[i]);
-	printf("\n  trace IDs: %s\n",
-	       b->trace_id_policy == cst_trace_id_legacy ?
-		       "legacy, 0x10 + 2 * cpu (kernels since 6.4 allocate them and record them in perf.data)" :
-	       b->trace_id_policy == cst_trace_id_sequential ? "0x10 + cpu" : "allocated at run time");
-	printf("  loses trace in CPU idle: %s\n", b->loses_context_in_idle ? "yes" : "no");
-	if (b->dt_overlay)
-		printf("  device tree: overlay %s/%s needed before Linux %s\n",
-		       dir ? dir : cst_boards_default_dir(), b->dt_overlay,
-		       b->dt_upstream ? b->dt_upstream : "?");
-
-	printf("\nCPUs:\n");
-	for (int i = 0; i < b->ncpus; i++)
-		printf("  cpu%-3d %-12s mpidr 0x%llx%s%s\n", b->cpus[i].cpu,
-		       b->cpus[i].core ? b->cpus[i].core : "?", (unsigned long long)b->cpus[i].mpidr,
-		       b->cpus[i].cluster ? "  " : "", b->cpus[i].cluster ? b->cpus[i].cluster : "");
-
-	printf("\nTrace sources:\n");
-	for (int i = 0; i < b->ndevices; i++) {
-		const struct cst_board_device *d = &b->devices[i];
-
-		if (d->type != cst_bdev_etm && d->type != cst_bdev_stm)
-			continue;
-		printf("  %-14s 0x%08llx  %-8s", d->name, (unsigned long long)d->base,
-		       d->arch ? d->arch : cst_protocol_name(d->source.protocol));
-		if (d->type == cst_bdev_etm)
-			printf(" cpu%d %s, trace ID 0x%02x", d->cpu, d->source.core_name,
-			       cst_board_trace_id(b, d->cpu));
-		printf("\n");
-		for (int r = 0; r < d->nidregs; r++)
-			printf("      %-14s 0x%08x%s%s\n", d->idregs[r].name, d->idregs[r].value,
-			       d->idregs[r].mask != 0xffffffffu ? " mask " : "",
-			       d->idregs[r].mask != 0xffffffffu ? "(see profile)" : "");
-	}
-
-	printf("\nLinks, sinks and CTIs:\n");
-	for (int i = 0; i < b->ndevices; i++) {
-		const struct cst_board_device *d = &b->devices[i];
-
-		if (d->type == cst_bdev_etm || d->type == cst_bdev_stm)
-			continue;
-		printf("  %-10s %-14s 0x%08llx", cst_bdev_type_name(d->type), d->name,
-		       (unsigned long long)d->base);
-		if (d->capacity)
-			printf("  %llu KiB", (unsigned long long)(d->capacity / 1024));
-		if (d->perf_sink)
-			printf("  perf sink%s", d->preferred ? " (use this one)" : "");
-		if (d->scatter_gather)
-			printf("  scatter-gather");
-		if (d->cpu >= 0)
-			printf("  cpu%d", d->cpu);
-		printf("\n");
-		if (d->note)
-			printf("             %s\n", d->note);
-	}
-
-	printf("\nTopology (each sink, then what feeds it):\n");
-	seen = calloc((size_t)b->ndevices, sizeof(*seen));
-	for (int i = 0; seen && i < b->ndevices; i++) {
-		const struct cst_board_device *d = &b->devices[i];
-
-		if (d->type == cst_bdev_cti || has_output(b, i))
-			continue;
-		if (d->type != cst_bdev_etf && d->type != cst_bdev_etr && d->type != cst_bdev_etb &&
-		    d->type != cst_bdev_tpiu)
-			continue;
-		printf("  %s %s @ 0x%llx\n", cst_bdev_type_name(d->type), d->name,
-		       (unsigned long long)d->base);
-		print_upstream(b, i, 0, seen);
-	}
-	free(seen);
-
-	printf("\nKernel configuration fragment:\n");
-	for (int i = 0; i < b->nkconfig; i++)
-		printf("  %s\n", b->kconfig[i]);
-	if (b->nfirmware) {
-		printf("\nFirmware prerequisites:\n");
-		for (int i = 0; i < b->nfirmware; i++)
-			printf("  - %s\n", b->firmware[i]);
-	}
-	if (b->nissues) {
-		printf("\nKnown issues:\n");
-		for (int i = 0; i < b->nissues; i++) {
-			const struct cst_board_issue *is = &b->issues[i];
-
-			printf("  %s%s%s%s\n    symptom:    %s\n    workaround: %s\n", is->id,
-			       is->check ? " (checked by doctor: " : "", is->check ? is->check : "",
-			       is->check ? ")" : "", is->symptom ? is->symptom : "",
-			       is->workaround ? is->workaround : "");
-		}
-	}
+	cst_board_print(b, stdout, dir ? dir : cst_boards_default_dir());
 	cst_board_free(b);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cstrace/common.h"
 #include "cstrace/source.h"
@@ -159,31 +160,9 @@ enum cst_trace_id_policy {
 	cst_trace_id_dynamic,    /* allocated at run time, recorded in AUX_OUTPUT_HW_ID */
 };
 
-/** A board profile, read from one .ini file. Read-only for users. */
-struct cst_board {
-	char *name;        /* "stm32mp157", file name without .ini */
-	char *title;       /* one line */
-	char *file;        /* the file it was read from */
-	char **compatibles;/* DT compatibles that identify it, most specific first */
-	int ncompatibles;
-	char *sysfs_parent;/* where its AMBA devices sit in sysfs ("/sys/devices/platform") */
-	enum cst_trace_id_policy trace_id_policy;
-	char *dt_overlay;  /* overlay source shipped beside the profile, or NULL */
-	char *dt_upstream; /* first Linux version with upstream DT nodes, or NULL */
-	bool loses_context_in_idle; /* trace units lose state in CPU idle (cpuidle check) */
-	struct cst_board_cpu *cpus;
-	int ncpus;
-	struct cst_board_device *devices;
-	int ndevices;
-	struct cst_board_link *links;
-	int nlinks;
-	char **kconfig;    /* "CONFIG_CORESIGHT=y" lines */
-	int nkconfig;
-	char **firmware;   /* firmware prerequisites, one sentence each */
-	int nfirmware;
-	struct cst_board_issue *issues;
-	int nissues;
-};
+/** A board profile, read from one .ini file: opaque; `cst_board_print` shows all of
+ *  it, the functions below answer what decode, capture and the doctor ask of it. */
+struct cst_board;
 
 /** The compiled-in profile directory: $CSTRACE_BOARDS_DIR if set, else the build
  *  tree's boards/ when the binary runs from its build tree, else the installed
@@ -201,6 +180,22 @@ int cst_board_find(struct cst_board **out, const char *dir, const char *name,
 		   const struct cst_log *log);
 
 void cst_board_free(struct cst_board *board);
+
+/** The profile's name ("juno-r1"), title (one line, "" if none) and the file it was
+ *  read from. */
+const char *cst_board_name(const struct cst_board *board);
+const char *cst_board_title(const struct cst_board *board);
+const char *cst_board_file(const struct cst_board *board);
+/** Number of devices, and device @i (NULL when out of range): indices are those
+ *  cst_board_device_by_base and _by_name return. */
+int cst_board_ndevices(const struct cst_board *board);
+const struct cst_board_device *cst_board_device(const struct cst_board *board, int i);
+
+/** Write everything @board says to @out, for people: its identity, CPUs, trace
+ *  sources with their ID registers, links and sinks, the topology drawn from each
+ *  sink back to its sources, the kernel configuration, firmware prerequisites and
+ *  known issues. @dir is the profile directory, named where the overlay lives. */
+void cst_board_print(const struct cst_board *board, FILE *out, const char *dir);
 
 /** Call @fn with the name of each profile (NAME.ini) in @dir (NULL = default), in name
  *  order. Returns 0, what @fn returned, or -cste_not_found, -cste_invalid. */

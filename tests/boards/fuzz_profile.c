@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cstrace/boards.h"
+#include "../../boards/board_int.h" /* tests read the profile's fields */
 
 static void quiet(void *ctx, enum cst_log_level level, const char *msg)
 {

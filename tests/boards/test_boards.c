@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cstrace/boards.h"
+#include "../../boards/board_int.h" /* tests read the profile's fields */
 #include "test.h"
 
 static char tmpdir[64];
@@ -57,6 +58,10 @@ static void test_null_args(void)
 	CHECK_EQ_INT(cst_doctor_run(NULL, NULL, NULL, NULL), -cste_invalid);
 	CHECK(cst_sysroot_dir(NULL) == NULL);
 	CHECK_EQ_INT(cst_board_device_by_base(NULL, 0), -cste_invalid);
+	CHECK(cst_board_name(NULL) == NULL && cst_board_file(NULL) == NULL);
+	CHECK_EQ_STR(cst_board_title(NULL), "");
+	CHECK_EQ_INT(cst_board_ndevices(NULL), 0);
+	CHECK(cst_board_device(NULL, 0) == NULL);
 	CHECK_EQ_STR(cst_bdev_type_name(cst_bdev_max), "?");
 	CHECK_EQ_INT(cst_fixture_fault_parse("no-such-fault"), 0);
 	CHECK_EQ_INT(cst_fixture_fault_parse(NULL), 0);
@@ -273,6 +278,15 @@ static void test_shipped_profiles(void)
 		if (!b)
 			continue;
 		CHECK_EQ_STR(b->name, name);
+		/* what callers, who see the board as a handle, are given */
+		CHECK_EQ_STR(cst_board_name(b), name);
+		CHECK_EQ_STR(cst_board_title(b), b->title);
+		CHECK(strstr(cst_board_file(b), name) != NULL);
+		CHECK_EQ_INT(cst_board_ndevices(b), b->ndevices);
+		CHECK(cst_board_device(b, 0) == &b->devices[0]);
+		CHECK(cst_board_device(b, b->ndevices - 1) == &b->devices[b->ndevices - 1]);
+		CHECK(cst_board_device(b, b->ndevices) == NULL);
+		CHECK(cst_board_device(b, -1) == NULL);
 		CHECK(b->ncompatibles > 0);
 		CHECK(b->nkconfig > 0);
 		for (int i = 0; i < b->ndevices; i++)

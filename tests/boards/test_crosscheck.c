@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cstrace/boards.h"
+#include "../../boards/board_int.h" /* tests read the profile's fields */
 #include "test.h"
 
 #define MAX_REGS 32
