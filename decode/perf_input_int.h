@@ -170,6 +170,15 @@ struct cst_decoder *dec_pi_decoder_in(struct cst_perf_input *in, const struct cs
 				      struct cst_decoder **slot, bool raw, int ci,
 				      cst_packet_fn pkt_fn, void *pkt_ctx);
 
+/* perf_locate.c: where a record's trace lies and whose it is */
+/* An AUX record's fragment, from the AUXTRACE buffer of its ring that holds it.
+ * False: it has none (no buffer holds it, or it is empty). */
+bool dec_pi_aux_fragment(struct cst_perf_input *in, const struct cst_perf_record *rec,
+			 struct frag *f);
+/* Without AUX records (old perf, or piped), a whole AUXTRACE buffer is one fragment. */
+void dec_pi_buffer_fragment(struct cst_perf_input *in, const struct cst_perf_record *rec,
+			    struct frag *f);
+
 /* perf_timed.c */
 int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
 		     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx);
