@@ -36,16 +36,9 @@ int cap_ft_recs_build(struct ft_recs *x, const struct cst_aux_report *r)
 int64_t cap_ft_recs_take(struct ft_recs *x, int cpu, uint64_t off, uint64_t size)
 {
 	struct ft_rec key = {cpu, off, size, 0, false};
-	size_t lo = 0, hi = x->n;
+	/* the first not below (cpu, off, size, 0) */
+	size_t lo = CST_PARTITION(i, 0, x->n, cmp_rec(&x->v[i], &key) < 0);
 
-	while (lo < hi) { /* the first not below (cpu, off, size, 0) */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cmp_rec(&x->v[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* records with the same key are taken in file order: the used ones lead */
 	for (; lo < x->n && x->v[lo].cpu == cpu && x->v[lo].off == off && x->v[lo].size == size;
 	     lo++)
@@ -97,19 +90,11 @@ int cap_ft_chunks_build(struct ft_chunks *x, const struct cst_aux_report *r)
 
 uint64_t cap_ft_chunks_unheld(const struct ft_chunks *x, int cpu, uint64_t s, uint64_t e)
 {
-	size_t lo = 0, hi = x->n;
 	uint64_t held = 0;
-
 	/* the first chunk of @cpu whose reach passes s: none before it touches [s, e) */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct ft_chunk *c = &x->v[mid];
+	size_t lo = CST_PARTITION(i, 0, x->n, x->v[i].cpu < cpu ||
+						  (x->v[i].cpu == cpu && x->v[i].reach <= s));
 
-		if (c->cpu < cpu || (c->cpu == cpu && c->reach <= s))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (; lo < x->n && x->v[lo].cpu == cpu && x->v[lo].start < e; lo++) {
 		uint64_t a = x->v[lo].start > s ? x->v[lo].start : s;
 		uint64_t b = x->v[lo].end < e ? x->v[lo].end : e;
@@ -140,17 +125,7 @@ int cap_ft_heads_add(struct ft_heads *h, uint64_t head)
 /* Heads in @h at or below @x (h sorted). */
 static size_t upto(const struct ft_heads *h, uint64_t x)
 {
-	size_t lo = 0, hi = h->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (h->v[mid] <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return CST_PARTITION(i, 0, h->n, h->v[i] <= x);
 }
 
 uint64_t cap_ft_heads_between(const struct ft_heads *h, uint64_t old, uint64_t head)

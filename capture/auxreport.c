@@ -104,19 +104,13 @@ static int chunk_data_sizes(struct cst_aux_report *r)
 	qsort(ends, r->nrecs, sizeof(*ends), cmp_qend);
 	for (uint64_t i = 0; i < r->nchunks; i++) {
 		struct cst_aux_chunk_info *c = &r->chunks[i], *n = c + 1;
-		uint64_t end = c->offset + c->size, lo = 0, hi = r->nrecs;
+		uint64_t end = c->offset + c->size, lo;
 
 		if (i + 1 < r->nchunks && n->cpu == c->cpu && n->offset > c->offset && n->offset < end)
 			end = n->offset;
 		/* the last record end <= end in this queue */
-		while (lo < hi) {
-			uint64_t mid = (lo + hi) / 2;
-
-			if (ends[mid].cpu < c->cpu || (ends[mid].cpu == c->cpu && ends[mid].end <= end))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		lo = CST_PARTITION(j, 0, r->nrecs, ends[j].cpu < c->cpu ||
+						      (ends[j].cpu == c->cpu && ends[j].end <= end));
 		if (lo > 0 && ends[lo - 1].cpu == c->cpu && ends[lo - 1].end + 8 > end &&
 		    ends[lo - 1].end > c->offset)
 			end = ends[lo - 1].end;
@@ -126,23 +120,21 @@ static int chunk_data_sizes(struct cst_aux_report *r)
 	return 0;
 }
 
+/* Whether chunk @c lies wholly before @a's queue position: in an earlier queue, or
+ * ending at or before @a starts. */
+static bool chunk_before(const struct cst_aux_chunk_info *c, const struct cst_aux_rec_info *a)
+{
+	return c->cpu < a->cpu || (c->cpu == a->cpu && c->offset + c->data_size <= a->start);
+}
+
 /* Overlaps of [start, end) with the queue's chunks (sorted by offset). */
 static void match(struct cst_aux_report *r, struct cst_aux_rec_info *a, uint64_t *by_index)
 {
-	uint64_t lo = 0, hi = r->nchunks;
+	/* first chunk of the queue that could overlap: offset + size > start */
+	uint64_t lo = CST_PARTITION(i, 0, r->nchunks, chunk_before(&r->chunks[i], a));
 
 	a->chunk = -1;
 	a->covered = 0;
-	/* first chunk of the queue that could overlap: offset + size > start */
-	while (lo < hi) {
-		uint64_t mid = (lo + hi) / 2;
-		const struct cst_aux_chunk_info *c = &r->chunks[mid];
-
-		if (c->cpu < a->cpu || (c->cpu == a->cpu && c->offset + c->data_size <= a->start))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* Chunks of one queue can overlap each other only in snapshot mode, where
 	 * each one holds the same positions again; count a position once. */
 	for (uint64_t pos = a->start, i = lo; i < r->nchunks; i++) {

@@ -137,7 +137,7 @@ int dec_mem_images_count(const struct mem_images *m)
 /* The region holding @address in @space, or -1. */
 static int find(struct mem_images *m, uint64_t address, uint32_t space)
 {
-	int lo = 0, hi = m->nregions - 1;
+	int lo;
 
 	if (m->last >= 0 && m->last < m->nregions) {
 		const struct mem_region *r = &m->regions[m->last];
@@ -146,15 +146,8 @@ static int find(struct mem_images *m, uint64_t address, uint32_t space)
 			return m->last;
 	}
 	/* last region starting at or below address, then scan down for overlaps */
-	while (lo <= hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (m->regions[mid].start <= address)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	for (int i = hi; i >= 0; i--) {
+	lo = CST_PARTITION(i, 0, m->nregions, m->regions[i].start <= address);
+	for (int i = lo - 1; i >= 0; i--) {
 		const struct mem_region *r = &m->regions[i];
 
 		if (address >= r->start && address < r->end && (r->space & space))

@@ -68,37 +68,20 @@ static int index_bufs(struct cst_perf_input *in)
 /* First entry at or after ring (@pt, @ring). */
 static uint64_t ring_first(const struct cst_perf_input *in, uint32_t pt, uint32_t ring)
 {
-	uint64_t lo = 0, hi = in->nbufs;
+	const struct bufkey *k = in->bufkeys;
 
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		const struct bufkey *k = &in->bufkeys[mid];
-
-		if (cmp_ring(k->per_thread, k->ring, pt, ring) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return CST_PARTITION(i, 0, in->nbufs, cmp_ring(k[i].per_thread, k[i].ring, pt, ring) < 0);
 }
 
 /* Past the entries from @first, the first of its ring, that are in that ring
  * and start at or below @start (all of the ring: UINT64_MAX). */
 static uint64_t ring_upto(const struct cst_perf_input *in, uint64_t first, uint64_t start)
 {
-	const struct bufkey *f = &in->bufkeys[first];
-	uint64_t lo = first, hi = in->nbufs;
+	const struct bufkey *k = in->bufkeys, *f = &k[first];
 
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		const struct bufkey *k = &in->bufkeys[mid];
-
-		if (!cmp_ring(k->per_thread, k->ring, f->per_thread, f->ring) && k->offset <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return CST_PARTITION(i, first, in->nbufs,
+			     !cmp_ring(k[i].per_thread, k[i].ring, f->per_thread, f->ring) &&
+				     k[i].offset <= start);
 }
 
 /* In the ring whose first entry is @first, the buffer earliest in the file that

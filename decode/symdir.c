@@ -283,23 +283,17 @@ static int score(const struct entry *en, enum cst_symdir_want want)
 				       : 2 * en->has_symbols + en->has_code;
 }
 
+/* Whether @en sorts below the key: build-id @bid when @bid_size, else name @base. */
+static bool below(const struct entry *en, const uint8_t *bid, size_t bid_size, const char *base)
+{
+	return (bid_size ? cmp_bid(en, bid, bid_size) : strcmp(en->base, base)) < 0;
+}
+
 /* The first position in index @ix (of @n) whose entry is not below the key. */
 static size_t lower_bound(const struct cst_symdir *d, const size_t *ix, size_t n,
 			  const uint8_t *bid, size_t bid_size, const char *base)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct entry *en = &d->e[ix[mid]];
-		int c = bid_size ? cmp_bid(en, bid, bid_size) : strcmp(en->base, base);
-
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return CST_PARTITION(i, 0, n, below(&d->e[ix[i]], bid, bid_size, base));
 }
 
 const char *cst_symdir_find(const struct cst_symdir *d, const char *recorded,

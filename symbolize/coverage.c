@@ -97,17 +97,7 @@ static int add_line(struct sym_cov *c, const char *file, int line, uint64_t n,
 
 size_t sym_counts_lower_bound(const struct sym_addr_count *v, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return CST_PARTITION(i, 0, n, v[i].addr < addr);
 }
 
 uint64_t sym_counts_at(const struct sym_addr_count *v, size_t n, uint64_t addr)

@@ -249,16 +249,8 @@ static int by_start(const void *x, const void *y)
 /* The range holding @a (LLVM's findFuncRange), or NULL. */
 static struct frange *range_at(const struct lsample *c, uint64_t a)
 {
-	uint32_t lo = 0, hi = c->nmap;
+	uint32_t lo = CST_PARTITION(i, 0, c->nmap, c->map[i].start <= a);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (c->map[mid].start <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo && a < c->map[lo - 1].end ? &c->map[lo - 1] : NULL;
 }
 

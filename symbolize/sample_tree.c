@@ -114,17 +114,7 @@ static int by_key(const void *x, const void *y)
 /* The first of kind @k's sorted records with parent @parent. */
 static uint32_t group(const struct order *o, int k, uint32_t parent)
 {
-	uint32_t lo = 0, hi = o->n[k];
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (o->v[k][mid]->parent < parent)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return CST_PARTITION(i, 0, o->n[k], o->v[k][i]->parent < parent);
 }
 
 static void put_loc(FILE *f, int indent, uint32_t off, uint32_t disc)

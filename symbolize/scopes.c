@@ -111,16 +111,8 @@ static void load_unit(struct unit *u, Dwarf_Die *cu)
 static struct unit *unit_of(struct sym_scopes *s, Dwarf_Die *cu)
 {
 	uintptr_t key = (uintptr_t)cu->addr;
-	uint32_t lo = 0, hi = s->nunits;
+	uint32_t lo = CST_PARTITION(i, 0, s->nunits, s->units[i].key < key);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (s->units[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < s->nunits && s->units[lo].key == key)
 		return &s->units[lo];
 	if (CST_GROW(s->units, s->cap, (size_t)s->nunits + 1) < 0)
@@ -135,17 +127,9 @@ static struct unit *unit_of(struct sym_scopes *s, Dwarf_Die *cu)
 /* The first child of the unit (in DIE order) whose ranges hold @pc, or NULL. */
 static const struct top *top_at(const struct unit *u, uint64_t pc)
 {
-	uint32_t lo = 0, hi = u->ntops;
+	uint32_t lo = CST_PARTITION(i, 0, u->ntops, u->tops[i].lo <= pc);
 	const struct top *best = NULL;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (u->tops[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* every range holding @pc starts at or below it; maxhi says when none is left */
 	for (uint32_t i = lo; i-- && u->tops[i].maxhi > pc;)
 		if (u->tops[i].hi > pc && (!best || u->tops[i].order < best->order))

@@ -7,17 +7,9 @@
 
 struct space *sym_space_get(struct cst_symbolizer *sym, int32_t pid, bool create)
 {
-	uint32_t lo = 0, hi = sym->nspaces;
+	uint32_t lo = CST_PARTITION(i, 0, sym->nspaces, sym->spaces[i]->pid < pid);
 	struct space *sp, **n;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (sym->spaces[mid]->pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < sym->nspaces && sym->spaces[lo]->pid == pid)
 		return sym->spaces[lo];
 	if (!create)
@@ -37,19 +29,11 @@ struct space *sym_space_get(struct cst_symbolizer *sym, int32_t pid, bool create
 
 const struct mapping *sym_space_find(const struct space *sp, uint64_t addr)
 {
-	uint32_t lo = 0, hi;
+	uint32_t lo;
 
 	if (!sp)
 		return NULL;
-	hi = sp->nmaps;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (sp->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = CST_PARTITION(i, 0, sp->nmaps, sp->maps[i].start <= addr);
 	if (lo && addr < sp->maps[lo - 1].end)
 		return &sp->maps[lo - 1];
 	return NULL;

@@ -139,16 +139,8 @@ bool sym_dso_load_dwarf(struct cst_symbolizer *sym, struct dso *dso)
 
 const struct sym_row *sym_dso_find_row(const struct dso *dso, uint64_t vaddr)
 {
-	uint32_t lo = 0, hi = dso->nrows;
+	uint32_t lo = CST_PARTITION(i, 0, dso->nrows, dso->rows[i].addr <= vaddr);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (dso->rows[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || !dso->rows[lo - 1].line || lo == dso->nrows)
 		return NULL; /* before, between sequences, or after the table */
 	return &dso->rows[lo - 1];
@@ -164,17 +156,7 @@ const struct sym_row *sym_dso_row_at(const struct dso *dso, uint64_t vaddr)
 
 uint32_t sym_dso_row_index(const struct dso *dso, uint64_t vaddr)
 {
-	uint32_t lo = 0, hi = dso->nrows;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (dso->rows[mid].addr < vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return CST_PARTITION(i, 0, dso->nrows, dso->rows[i].addr < vaddr);
 }
 
 void sym_func_load_slots(struct dso *dso, struct sym_func *f)
@@ -276,19 +258,11 @@ static void load_cu_ranges(struct dso *dso)
 /* The compile unit holding module address @a, by its own ranges. */
 static Dwarf_Die *cu_by_ranges(struct dso *dso, uint64_t a, Dwarf_Addr *cubias)
 {
-	uint32_t lo = 0, hi;
+	uint32_t lo;
 
 	if (!dso->cu_ranges_done)
 		load_cu_ranges(dso);
-	hi = dso->ncu_ranges;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (dso->cu_ranges[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = CST_PARTITION(i, 0, dso->ncu_ranges, dso->cu_ranges[i].lo <= a);
 	/* ranges of units may overlap: look back a little past ones ending early */
 	for (uint32_t i = lo; i-- && lo - i <= 64;)
 		if (a < dso->cu_ranges[i].hi) {

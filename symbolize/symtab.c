@@ -292,17 +292,7 @@ fail:
 /* Index of the first function that starts above @vaddr (nfuncs if none). */
 static uint32_t first_func_above(const struct dso *dso, uint64_t vaddr)
 {
-	uint32_t lo = 0, hi = dso->nfuncs;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (dso->funcs[mid].pub.addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return CST_PARTITION(i, 0, dso->nfuncs, dso->funcs[i].pub.addr <= vaddr);
 }
 
 const struct sym_func *sym_dso_find_func(const struct dso *dso, uint64_t vaddr)
@@ -328,16 +318,8 @@ uint64_t sym_dso_next_func(const struct dso *dso, uint64_t vaddr)
 
 char sym_dso_mapping_kind(const struct dso *dso, uint64_t vaddr)
 {
-	uint32_t lo = 0, hi = dso->nmapsyms;
+	uint32_t lo = CST_PARTITION(i, 0, dso->nmapsyms, dso->mapsyms[i].addr <= vaddr);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (dso->mapsyms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? dso->mapsyms[lo - 1].kind : 0;
 }
 

@@ -37,14 +37,7 @@ static long cm_find(const struct synth_codemap *cm, uint64_t base)
 {
 	if (cm->last < cm->n && cm->pages[cm->last]->base == base)
 		return (long)cm->last;
-	size_t lo = 0, hi = cm->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (cm->pages[mid]->base < base)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = CST_PARTITION(i, 0, cm->n, cm->pages[i]->base < base);
 	if (lo < cm->n && cm->pages[lo]->base == base)
 		return (long)lo;
 	return -(long)lo - 1;

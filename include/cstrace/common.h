@@ -130,6 +130,25 @@ void cst_buf_put_le64(struct cst_buf *b, uint64_t v);
 /** Free the bytes; the buffer is empty again. */
 void cst_buf_fini(struct cst_buf *b);
 
+/** Binary search: the first index in [@from, @to) at which the condition @below is
+ *  false, or @to if none is. @below is an expression in the index @i (declared by
+ *  the macro, of the type of @from + @to) that holds on a prefix of the range and
+ *  fails from there on, as "element i sorts before the key" does on a sorted array.
+ *  A macro, not a function with a comparison callback: lookups in the hot paths
+ *  (line tables, symbols, address spaces) keep their comparison inline. */
+#define CST_PARTITION(i, from, to, below)                                          \
+	__extension__({                                                            \
+		__typeof__((from) + (to)) cst_lo_ = (from), cst_hi_ = (to);        \
+		while (cst_lo_ < cst_hi_) {                                        \
+			__typeof__(cst_lo_) i = cst_lo_ + (cst_hi_ - cst_lo_) / 2; \
+			if (below)                                                 \
+				cst_lo_ = i + 1;                                   \
+			else                                                       \
+				cst_hi_ = i;                                       \
+		}                                                                  \
+		cst_lo_;                                                           \
+	})
+
 /** cst_grow for an array pointer @arr and a size_t capacity @cap. */
 #define CST_GROW(arr, cap, need) cst_grow(&(arr), &(cap), (need), sizeof(*(arr)))
 

@@ -157,6 +157,37 @@ struct new_opts {
 	uint64_t d;
 };
 
+/* CST_PARTITION against a linear scan: every key, with duplicates, over every
+ * sub-range, for unsigned and signed index types. */
+static void test_partition(void)
+{
+	static const uint64_t v[] = {1, 3, 3, 3, 7, 9, 9, 12};
+	const uint32_t n = sizeof(v) / sizeof(v[0]);
+	int bad = 0;
+
+	for (uint32_t from = 0; from <= n; from++)
+		for (uint32_t to = from; to <= n; to++)
+			for (uint64_t key = 0; key <= 13; key++) {
+				uint32_t lt = from, le = from;
+				int sle;
+
+				while (lt < to && v[lt] < key)
+					lt++;
+				while (le < to && v[le] <= key)
+					le++;
+				bad += CST_PARTITION(i, from, to, v[i] < key) != lt;
+				bad += CST_PARTITION(i, from, to, v[i] <= key) != le;
+				sle = CST_PARTITION(i, (int)from, (int)to, v[i] <= key);
+				bad += sle != (int)le;
+			}
+	CHECK_EQ_INT(bad, 0);
+	/* an empty range is its end, and the condition is never evaluated */
+	CHECK_EQ_INT(CST_PARTITION(i, 5u, 5u, (abort(), 1)), 5);
+	/* 64-bit indices past 32 bits: no element is read, only the index compared */
+	CHECK(CST_PARTITION(i, (uint64_t)0, UINT64_MAX, i < ((uint64_t)1 << 40)) ==
+	      (uint64_t)1 << 40);
+}
+
 static void test_opts(void)
 {
 	struct lib_opts got;
@@ -267,6 +298,7 @@ int main(void)
 	test_parse();
 	test_le();
 	test_grow();
+	test_partition();
 	test_opts();
 	test_line();
 	test_printable();
