@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -66,4 +68,32 @@ const char *cst_input_strerror(int err)
 	if (err == EINVAL)
 		return "not a regular file (a device, FIFO or directory is not read)";
 	return strerror(err);
+}
+
+int cst_mapped_input_map(struct cst_mapped_input *in)
+{
+	struct stat st;
+	void *p;
+
+	if (in->fd < 0 || fstat(in->fd, &st) < 0)
+		return -1;
+	in->size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	if (in->map || !S_ISREG(st.st_mode) || !in->size || in->size > SIZE_MAX)
+		return 0;
+	p = mmap(NULL, (size_t)in->size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+	if (p != MAP_FAILED)
+		in->map = p;
+	return 0;
+}
+
+void cst_mapped_input_close(struct cst_mapped_input *in)
+{
+	int e = errno;
+
+	if (in->map)
+		munmap((void *)in->map, (size_t)in->size);
+	if (in->fd >= 0)
+		close(in->fd);
+	*in = (struct cst_mapped_input){.fd = -1};
+	errno = e;
 }

@@ -5,18 +5,13 @@
 #include "mem_images.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 struct mem_file {
 	char *path;
-	int fd;
-	const uint8_t *map; /* NULL: read with pread */
-	uint64_t size;
+	struct cst_mapped_input in;
 };
 
 struct mem_region {
@@ -37,32 +32,22 @@ struct mem_images {
 static int file_index(struct mem_images *m, const char *path, const struct cst_log *log)
 {
 	struct mem_file *f;
-	struct stat st;
 
 	for (int i = 0; i < m->nfiles; i++)
 		if (!strcmp(m->files[i].path, path))
-			return m->files[i].fd >= 0 ? i : -1;
+			return m->files[i].in.fd >= 0 ? i : -1;
 	f = &m->files[m->nfiles];
-	memset(f, 0, sizeof(*f));
+	*f = (struct mem_file){.in.fd = -1};
 	f->path = strdup(path);
 	if (!f->path)
 		return -1;
-	f->fd = cst_open_input(path);
-	if (f->fd < 0 || fstat(f->fd, &st) < 0) {
+	f->in.fd = cst_open_input(path);
+	if (f->in.fd < 0 || cst_mapped_input_map(&f->in) < 0) {
 		cst_logf(log, cst_log_warning, "%s: cannot open memory image: %s", path,
 			 cst_input_strerror(errno));
-		if (f->fd >= 0)
-			close(f->fd);
-		f->fd = -1;
+		cst_mapped_input_close(&f->in);
 		m->nfiles++;
 		return -1;
-	}
-	f->size = (uint64_t)st.st_size;
-	if (f->size && f->size <= SIZE_MAX) {
-		void *p = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, f->fd, 0);
-
-		if (p != MAP_FAILED)
-			f->map = p;
 	}
 	return m->nfiles++;
 }
@@ -94,9 +79,9 @@ struct mem_images *dec_mem_images_open(const struct cst_trace *trace, const stru
 
 		if (fi < 0)
 			continue;
-		if (img->file_offset >= m->files[fi].size)
+		if (img->file_offset >= m->files[fi].in.size)
 			continue;
-		len = m->files[fi].size - img->file_offset;
+		len = m->files[fi].in.size - img->file_offset;
 		if (img->length && img->length < len)
 			len = img->length;
 		if (img->address + len < img->address)
@@ -118,10 +103,7 @@ void dec_mem_images_close(struct mem_images *m)
 	if (!m)
 		return;
 	for (int i = 0; i < m->nfiles; i++) {
-		if (m->files[i].map)
-			munmap((void *)m->files[i].map, (size_t)m->files[i].size);
-		if (m->files[i].fd >= 0)
-			close(m->files[i].fd);
+		cst_mapped_input_close(&m->files[i].in);
 		free(m->files[i].path);
 	}
 	free(m->files);
@@ -175,12 +157,12 @@ uint32_t dec_mem_images_read(struct mem_images *m, uint64_t address, uint32_t sp
 	if (len > avail)
 		len = (uint32_t)avail;
 	off = r->file_offset + (address - r->start);
-	if (f->map) {
-		memcpy(buf, f->map + off, len);
+	if (f->in.map) {
+		memcpy(buf, f->in.map + off, len);
 		return len;
 	}
 	{
-		ssize_t got = pread(f->fd, buf, len, (off_t)off);
+		ssize_t got = pread(f->in.fd, buf, len, (off_t)off);
 
 		return got > 0 ? (uint32_t)got : 0;
 	}

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,12 +34,10 @@ struct mfile {
 	uint8_t bid_size;
 	bool resolved, missing;
 	bool ready; /* resolved, and `map` set if it will be: read without the lock */
-	int fd;
+	struct cst_mapped_input in; /* map: the whole file, or NULL: read through the block */
 	bool is_elf;
 	struct seg *segs;
 	int nsegs;
-	const uint8_t *map; /* the whole file, or NULL: read through the block */
-	uint64_t size;
 	/* one cached block when not mapped: OpenCSD reads an instruction at a time */
 	uint64_t blk_off;
 	uint32_t blk_len;
@@ -114,10 +111,7 @@ void dec_perf_mem_free(struct perf_mem *m)
 	if (!m)
 		return;
 	for (int i = 0; i < m->nfiles; i++) {
-		if (m->files[i].map)
-			munmap((void *)m->files[i].map, (size_t)m->files[i].size);
-		if (m->files[i].fd >= 0)
-			close(m->files[i].fd);
+		cst_mapped_input_close(&m->files[i].in);
 		free(m->files[i].name);
 		free(m->files[i].segs);
 	}
@@ -141,7 +135,7 @@ static int file_index(struct perf_mem *m, const char *name)
 		return -cste_nomem;
 	f = &m->files[m->nfiles];
 	memset(f, 0, sizeof(*f));
-	f->fd = -1;
+	f->in.fd = -1;
 	f->name = strdup(name);
 	if (!f->name)
 		return -cste_nomem;
@@ -288,22 +282,6 @@ static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool 
 	return fd;
 }
 
-/* Map @f's file whole when it can be: reads then need no system call. */
-static void map_whole(struct mfile *f)
-{
-	struct stat st;
-	void *p;
-
-	if (f->fd < 0 || fstat(f->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uint64_t)st.st_size > SIZE_MAX)
-		return;
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, f->fd, 0);
-	if (p == MAP_FAILED)
-		return;
-	f->map = p;
-	f->size = (uint64_t)st.st_size;
-}
-
 /* Find the file on this host: symfs first, then --symdir, then the build-id cache,
  * then the path as recorded (only if its build-id matches). Warn once when nothing
  * fits. */
@@ -318,16 +296,16 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 	home = getenv("HOME");
 	if (m->symfs) {
 		snprintf(path, sizeof(path), "%s/%s", m->symfs, f->name);
-		f->fd = try_open(m, f, path, true);
+		f->in.fd = try_open(m, f, path, true);
 	}
-	if (f->fd < 0 && m->symdir) {
+	if (f->in.fd < 0 && m->symdir) {
 		const char *p = cst_symdir_find(m->symdir, f->name, f->bid, f->bid_size,
 						cst_symdir_code);
 
 		if (p)
-			f->fd = try_open(m, f, p, true);
+			f->in.fd = try_open(m, f, p, true);
 	}
-	if (f->fd < 0 && f->bid_size) {
+	if (f->in.fd < 0 && f->bid_size) {
 		hex_id(f->bid, f->bid_size, hex);
 		if (m->buildid_dir)
 			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/elf", m->buildid_dir, hex,
@@ -335,11 +313,11 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 		else
 			snprintf(path, sizeof(path), "%s/.debug/.build-id/%.2s/%s/elf",
 				 home ? home : "", hex, hex + 2);
-		f->fd = try_open(m, f, path, true);
+		f->in.fd = try_open(m, f, path, true);
 	}
-	if (f->fd < 0)
-		f->fd = try_open(m, f, f->name, true);
-	if (f->fd < 0) {
+	if (f->in.fd < 0)
+		f->in.fd = try_open(m, f, f->name, true);
+	if (f->in.fd < 0) {
 		struct stat st;
 
 		f->missing = true;
@@ -360,7 +338,7 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 			 m->symdir ? " in --symdir" : "");
 		return false;
 	}
-	map_whole(f);
+	cst_mapped_input_map(&f->in); /* unmapped: read through the block */
 	return true;
 }
 
@@ -369,12 +347,12 @@ static uint32_t read_at(struct mfile *f, uint64_t off, uint32_t len, uint8_t *bu
 {
 	uint32_t done = 0;
 
-	if (f->map) {
-		if (off >= f->size)
+	if (f->in.map) {
+		if (off >= f->in.size)
 			return 0;
-		if (len > f->size - off)
-			len = (uint32_t)(f->size - off);
-		memcpy(buf, f->map + off, len);
+		if (len > f->in.size - off)
+			len = (uint32_t)(f->in.size - off);
+		memcpy(buf, f->in.map + off, len);
 		return len;
 	}
 	while (done < len) {
@@ -382,7 +360,7 @@ static uint32_t read_at(struct mfile *f, uint64_t off, uint32_t len, uint8_t *bu
 		uint32_t n;
 
 		if (!f->blk_len || o < f->blk_off || o >= f->blk_off + f->blk_len) {
-			ssize_t got = pread(f->fd, f->blk, BLOCK, (off_t)(o & ~(uint64_t)(BLOCK - 1)));
+			ssize_t got = pread(f->in.fd, f->blk, BLOCK, (off_t)(o & ~(uint64_t)(BLOCK - 1)));
 
 			if (got <= 0)
 				break;
@@ -423,15 +401,15 @@ static void resolve_kernel(struct perf_mem *m, struct mfile *f)
 	if (f->resolved)
 		return;
 	f->resolved = true;
-	f->fd = try_open(m, f, f->name, false);
-	if (f->fd < 0 || !f->is_elf) {
+	f->in.fd = try_open(m, f, f->name, false);
+	if (f->in.fd < 0 || !f->is_elf) {
 		f->missing = true;
 		m->missing++;
 		cst_logf(&m->log, cst_log_warning,
 			 "%s: cannot read as an ELF vmlinux or kcore; kernel code not decoded",
 			 f->name);
 	} else {
-		map_whole(f);
+		cst_mapped_input_map(&f->in); /* unmapped: read through the block */
 	}
 }
 
@@ -459,7 +437,7 @@ static uint32_t read_ready(struct perf_mem *m, struct mfile *f, uint64_t off, ui
 {
 	uint32_t n;
 
-	if (f->map)
+	if (f->in.map)
 		return read_at(f, off, len, buf);
 	pthread_mutex_lock(&m->lock);
 	n = read_at(f, off, len, buf);

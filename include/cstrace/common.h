@@ -204,6 +204,21 @@ int cst_open_input(const char *path);
  *  /dev/null) is opened as it is. Returns a write-only fd or -1 (errno set). */
 int cst_create_private(const char *path);
 
+/** An input open for reading, mapped whole where it can be (a read then costs a
+ *  memcpy, not a system call) and read with pread where not (@map NULL). */
+struct cst_mapped_input {
+	int fd;             /* -1: not open */
+	const uint8_t *map; /* the whole file, or NULL */
+	uint64_t size;      /* the file's size (0 until cst_mapped_input_map) */
+};
+
+/** Map @in->fd whole when it is a regular, non-empty file, and set @in->size.
+ *  Returns 0 (mapped or not), or -1 with errno when the file cannot be stat'ed. */
+int cst_mapped_input_map(struct cst_mapped_input *in);
+
+/** Unmap and close, keeping errno; @in is empty (fd -1) after. */
+void cst_mapped_input_close(struct cst_mapped_input *in);
+
 /** cst_open_input as a stdio stream read in @mode ("r", "rb"); NULL with errno. */
 FILE *cst_fopen_input(const char *path, const char *mode);
 
