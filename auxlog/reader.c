@@ -159,15 +159,8 @@ int cst_auxlog_reader_next(struct cst_auxlog_reader *r, struct cst_auxlog_event 
 					 "24 that is a multiple of 8, time)");
 	if (size > left)
 		return -cste_truncated;
-	if (size - sizeof(hdr) > r->cap) {
-		size_t cap = (size_t)(size - sizeof(hdr));
-		uint8_t *p = realloc(r->buf, cap);
-
-		if (!p)
-			return -cste_nomem;
-		r->buf = p;
-		r->cap = cap;
-	}
+	if (CST_GROW(r->buf, r->cap, (size_t)(size - sizeof(hdr))) < 0)
+		return -cste_nomem;
 	if (read_at(r->fd, r->offset + sizeof(hdr), r->buf, size - sizeof(hdr)) !=
 	    (int64_t)(size - sizeof(hdr)))
 		return -cste_truncated; /* the file shrank under us */

@@ -70,16 +70,10 @@ static char *read_kconfig(const struct cst_sysroot *root, char *where, size_t ws
 			continue;
 		}
 		do {
-			if (cap - len < 65536) {
-				char *t = realloc(text, cap + 131072);
-
-				if (!t) {
-					free(text);
-					gzclose(gz);
-					return NULL;
-				}
-				text = t;
-				cap += 131072;
+			if (CST_GROW(text, cap, len + 65536) < 0) {
+				free(text);
+				gzclose(gz);
+				return NULL;
 			}
 			n = gzread(gz, text + len, (unsigned)(cap - len - 1));
 			if (n > 0)

@@ -448,18 +448,11 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (p->cont) {
 		/* An indented line continues the previous text value. */
 		char **last = last_text(p);
-		size_t ol;
-		char *t;
 
 		if (!last || !*last)
 			return brd_fail(p, "indented line continues nothing");
-		ol = strlen(*last);
-		t = realloc(*last, ol + strlen(value) + 2);
-		if (!t)
+		if (cst_str_append(last, " ", value) < 0)
 			return brd_fail(p, "out of memory");
-		t[ol] = ' ';
-		strcpy(t + ol + 1, value);
-		*last = t;
 		return 1;
 	}
 	p->has_last = false;

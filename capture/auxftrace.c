@@ -404,16 +404,12 @@ int cst_aux_ftrace_build(struct cst_aux_ftrace **out, const char *path,
 			if (!ev)
 				err = -cste_nomem;
 		} else if (evlen + (size_t)n < (1 << 16)) {
-			char *j = realloc(ev, evlen + (size_t)n + 2);
-
-			if (!j) {
+			/* a line of its own that continues the event: joined by a space */
+			if (cst_str_append(&ev, " ", line) < 0) {
 				err = -cste_nomem;
 				break;
 			}
-			ev = j;
-			ev[evlen++] = ' ';
-			memcpy(ev + evlen, line, (size_t)n + 1);
-			evlen += (size_t)n;
+			evlen += (size_t)n + 1;
 		}
 	}
 	if (!err && ev) {

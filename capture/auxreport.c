@@ -15,6 +15,7 @@ struct cst_aux_report {
 	uint64_t nchunks;
 	struct cst_aux_queue_summary *queues;
 	int nqueues;
+	size_t cap_queues;
 	uint64_t aux_size;    /* as given (0 = unknown) */
 	bool per_thread;
 	bool incomplete;      /* the file was not finished */
@@ -48,12 +49,9 @@ static struct cst_aux_queue_summary *queue(struct cst_aux_report *r, int cpu)
 	for (int i = 0; i < r->nqueues; i++)
 		if (r->queues[i].cpu == cpu)
 			return &r->queues[i];
-	q = realloc(r->queues, (size_t)(r->nqueues + 1) * sizeof(*q));
-	if (!q)
+	if (CST_GROW(r->queues, r->cap_queues, (size_t)r->nqueues + 1) < 0)
 		return NULL;
-	r->queues = q;
 	q = &r->queues[r->nqueues++];
-	memset(q, 0, sizeof(*q));
 	q->cpu = cpu;
 	return q;
 }

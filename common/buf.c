@@ -1,5 +1,6 @@
 /* A growable byte buffer for encoding records and events: appends are checked once,
- * at the end, through @failed. */
+ * at the end, through @failed. And the heap string that grows by appends (a trail
+ * of paths tried, a value continued on the next line). */
 #include "cstrace/common.h"
 
 #include <stdlib.h>
@@ -60,4 +61,17 @@ void cst_buf_fini(struct cst_buf *b)
 {
 	free(b->p);
 	memset(b, 0, sizeof(*b));
+}
+
+int cst_str_append(char **s, const char *sep, const char *more)
+{
+	size_t old = *s ? strlen(*s) : 0, ls = *s ? strlen(sep) : 0, lm = strlen(more);
+	char *n = realloc(*s, old + ls + lm + 1);
+
+	if (!n)
+		return -cste_nomem;
+	memcpy(n + old, sep, ls);
+	memcpy(n + old + ls, more, lm + 1);
+	*s = n;
+	return 0;
 }

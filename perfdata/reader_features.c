@@ -40,7 +40,8 @@ static int feat_string(const uint8_t *p, uint64_t size, uint64_t *pos, char **ou
 
 static int feat_build_ids(struct cst_perf_features *f, const uint8_t *p, uint64_t size)
 {
-	uint64_t pos = 0, cap = 0;
+	uint64_t pos = 0;
+	size_t cap = 0;
 
 	while (pos + 8 <= size) {
 		uint16_t misc = cst_le16(p + pos + 4), sz = cst_le16(p + pos + 6);
@@ -48,17 +49,9 @@ static int feat_build_ids(struct cst_perf_features *f, const uint8_t *p, uint64_
 
 		if (sz < 36 || sz > size - pos)
 			return -cste_format;
-		if (f->nbuild_ids == cap) {
-			uint64_t ncap = cap ? cap * 2 : 16;
-			void *n = realloc(f->build_ids, ncap * sizeof(*f->build_ids));
-
-			if (!n)
-				return -cste_nomem;
-			f->build_ids = n;
-			cap = ncap;
-		}
+		if (CST_GROW(f->build_ids, cap, (size_t)f->nbuild_ids + 1) < 0)
+			return -cste_nomem;
 		b = &f->build_ids[f->nbuild_ids];
-		memset(b, 0, sizeof(*b));
 		b->pid = (int32_t)cst_le32(p + pos + 8);
 		b->misc = misc;
 		memcpy(b->id, p + pos + 12, 20);

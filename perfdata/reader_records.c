@@ -67,14 +67,8 @@ static const char *rec_string(struct cst_perf_reader *r, const uint8_t *p, size_
 {
 	size_t n = strnlen((const char *)p, max);
 
-	if (n + 1 > r->str_cap) {
-		char *s = realloc(r->str, n + 1);
-
-		if (!s)
-			return "";
-		r->str = s;
-		r->str_cap = n + 1;
-	}
+	if (CST_GROW(r->str, r->str_cap, n + 1) < 0)
+		return "";
 	memcpy(r->str, p, n);
 	r->str[n] = '\0';
 	return r->str;

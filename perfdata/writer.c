@@ -132,12 +132,9 @@ int cst_perf_writer_add_attr(struct cst_perf_writer *w, const struct cst_perf_at
 
 	if (!w || !attr || (nids && !ids) || w->data_started || w->finished)
 		return -cste_invalid;
-	n = realloc(w->attrs, (size_t)(w->nattrs + 1) * sizeof(*w->attrs));
-	if (!n)
+	if (CST_GROW(w->attrs, w->cap_attrs, (size_t)w->nattrs + 1) < 0)
 		return -cste_nomem;
-	w->attrs = n;
 	n = &w->attrs[w->nattrs];
-	memset(n, 0, sizeof(*n));
 	n->attr = *attr;
 	n->attr.ids = NULL;
 	n->attr.nids = 0;

@@ -23,6 +23,7 @@ struct cst_perf_writer {
 
 	struct wattr *attrs;
 	int nattrs;
+	size_t cap_attrs;
 	bool data_started; /* attrs written, records follow */
 	bool finished;
 	int error;         /* first write error: later calls fail fast */

@@ -19,6 +19,20 @@ struct snap_device {
 	const char *type;  /* [device] type */
 };
 
+/* Names already warned of, searched linearly: a warning's worth of them. */
+struct seen {
+	char **v;
+	int n;
+	size_t cap;
+};
+
+static void seen_fini(struct seen *s)
+{
+	for (int i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+}
+
 struct snap {
 	const char *dir;
 	const struct cst_log *log;
@@ -30,33 +44,27 @@ struct snap {
 	struct ini_doc snapshot_ini;
 	struct ini_doc trace_ini;
 	const struct ini_doc *trace_doc; /* trace.ini, or snapshot.ini holding the sections */
-	char **missing; /* memory dumps already reported missing: report each once */
-	int nmissing;
-	char **outside; /* files outside the directory already warned of */
-	int noutside;
+	struct seen missing; /* memory dumps already reported missing: report each once */
+	struct seen outside; /* files outside the directory already warned of */
 };
 
 /* True the first time @path is put in @list (report each once). */
-static bool first_time(char ***list, int *n, const char *path)
+static bool first_time(struct seen *list, const char *path)
 {
-	char **p;
-
-	for (int i = 0; i < *n; i++)
-		if (!strcmp((*list)[i], path))
+	for (int i = 0; i < list->n; i++)
+		if (!strcmp(list->v[i], path))
 			return false;
-	p = realloc(*list, (size_t)(*n + 1) * sizeof(*p));
-	if (!p)
+	if (CST_GROW(list->v, list->cap, (size_t)list->n + 1) < 0)
 		return true;
-	*list = p;
-	(*list)[*n] = strdup(path);
-	if ((*list)[*n])
-		(*n)++;
+	list->v[list->n] = strdup(path);
+	if (list->v[list->n])
+		list->n++;
 	return true;
 }
 
 static bool first_missing(struct snap *ss, const char *path)
 {
-	return first_time(&ss->missing, &ss->nmissing, path);
+	return first_time(&ss->missing, path);
 }
 
 /* An absolute name, or one with a ".." component: outside the directory. */
@@ -93,7 +101,7 @@ static char *snap_path(struct snap *ss, const char *by, const char *file, int *e
 			*err = -cste_permission;
 			return NULL;
 		}
-		if (first_time(&ss->outside, &ss->noutside, name))
+		if (first_time(&ss->outside, name))
 			cst_logf(ss->log, cst_log_warning,
 				 "%s: reads %s, outside the snapshot directory", by, name);
 	}
@@ -528,12 +536,8 @@ static void snap_fini(struct snap *ss)
 	for (int i = 0; i < ss->ndevices; i++)
 		snap_ini_doc_fini(&ss->devices[i].doc);
 	free(ss->devices);
-	for (int i = 0; i < ss->nmissing; i++)
-		free(ss->missing[i]);
-	free(ss->missing);
-	for (int i = 0; i < ss->noutside; i++)
-		free(ss->outside[i]);
-	free(ss->outside);
+	seen_fini(&ss->missing);
+	seen_fini(&ss->outside);
 	snap_ini_doc_fini(&ss->snapshot_ini);
 	snap_ini_doc_fini(&ss->trace_ini);
 }

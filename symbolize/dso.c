@@ -24,21 +24,9 @@ static void hex(char *out, const uint8_t *p, uint32_t n)
 static void why_add(struct dso *dso, const char *path, const char *reason)
 {
 	char buf[1024];
-	size_t old = dso->why ? strlen(dso->why) : 0;
-	char *n;
 
 	snprintf(buf, sizeof(buf), "%.900s (%.100s)", path, reason);
-	n = realloc(dso->why, old + strlen(buf) + 3);
-	if (!n)
-		return;
-	if (old) {
-		n[old] = ';';
-		n[old + 1] = ' ';
-		strcpy(n + old + 2, buf);
-	} else {
-		strcpy(n, buf);
-	}
-	dso->why = n;
+	cst_str_append(&dso->why, "; ", buf); /* without memory, the warning says less */
 }
 
 static void unmap(struct dso *dso)

@@ -88,18 +88,9 @@ int synth_plugin_read(const char *path, struct synth_codemap *code, synth_qlog_i
 		}
 		if (rc)
 			break;
-		if (id >= npcs) {
-			size_t nn = npcs ? npcs : 4096;
-			while (nn <= id)
-				nn *= 2;
-			uint64_t *np = realloc(pcs, nn * sizeof(*np));
-			if (!np) {
-				rc = -cste_nomem;
-				break;
-			}
-			memset(np + npcs, 0, (nn - npcs) * sizeof(*np));
-			pcs = np;
-			npcs = nn;
+		if (id >= npcs && CST_GROW(pcs, npcs, (size_t)id + 1) < 0) {
+			rc = -cste_nomem;
+			break;
 		}
 		pcs[id] = (uint64_t)lo | ((uint64_t)hi << 32);
 		rc = synth_codemap_put(code, pcs[id], bytes, size);

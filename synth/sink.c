@@ -60,16 +60,9 @@ int synth_sink_put(void *sink, const uint8_t *p, size_t len)
 	}
 	/* Pending data can exceed the sink: it then keeps only the newest part,
 	 * so do not grow past twice its size. */
-	if (s->len + len > s->cap_buf) {
-		uint64_t nc = s->cap_buf ? s->cap_buf : 1 << 16;
-		while (nc < s->len + len)
-			nc *= 2;
-		uint8_t *nb = realloc(s->buf, nc);
-		if (!nb)
-			return -cste_nomem;
-		s->buf = nb;
-		s->cap_buf = nc;
-	}
+	uint64_t need = s->len + len;
+	if ((size_t)need != need || CST_GROW(s->buf, s->cap_buf, (size_t)need) < 0)
+		return -cste_nomem; /* more than a 32-bit host can hold */
 	memcpy(s->buf + s->len, p, len);
 	s->len += len;
 	if (s->len >= 2 * s->capacity) {

@@ -229,7 +229,8 @@ struct synth_sink {
 	uint64_t capacity;     /* sink bytes (multiple of 16) */
 	bool barrier;          /* insert barrier packets on loss (perf mode) */
 	uint8_t *buf;          /* pending bytes since the last read-out (linear) */
-	uint64_t len, cap_buf;
+	uint64_t len;
+	size_t cap_buf;
 	uint64_t written, lost;
 	uint64_t aux_head;
 	bool snapshot_mode;

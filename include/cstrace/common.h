@@ -130,6 +130,10 @@ void cst_buf_put_le64(struct cst_buf *b, uint64_t v);
 /** Free the bytes; the buffer is empty again. */
 void cst_buf_fini(struct cst_buf *b);
 
+/** Append @sep then @more to the heap string *@s, or make it a copy of @more when
+ *  *@s is NULL. Returns 0, or -cste_nomem with *@s unchanged. */
+int cst_str_append(char **s, const char *sep, const char *more);
+
 /** Binary search: the first index in [@from, @to) at which the condition @below is
  *  false, or @to if none is. @below is an expression in the index @i (declared by
  *  the macro, of the type of @from + @to) that holds on a prefix of the range and

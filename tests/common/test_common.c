@@ -1,9 +1,14 @@
 /* common/: error words, the log helpers, number parsing, little-endian access,
- * growable arrays, the options rule and printf-free text lines. */
+ * growable arrays and strings, binary search, mapped inputs, the options rule and
+ * printf-free text lines. */
 #include "cstrace/common.h"
 #include "test.h"
 
+#include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static char last_msg[1024];
 static int nmsgs;
@@ -188,6 +193,47 @@ static void test_partition(void)
 	      (uint64_t)1 << 40);
 }
 
+static void test_str_append(void)
+{
+	char *s = NULL;
+
+	CHECK_EQ_INT(cst_str_append(&s, "; ", "first"), 0); /* no separator before the first */
+	CHECK_EQ_INT(cst_str_append(&s, "; ", "second"), 0);
+	CHECK_EQ_INT(cst_str_append(&s, "", ""), 0);
+	CHECK_EQ_INT(cst_str_append(&s, " ", "third"), 0);
+	CHECK_EQ_STR(s, "first; second third");
+	free(s);
+}
+
+static void test_mapped_input(void)
+{
+	char path[] = "/tmp/cstrace-map-XXXXXX";
+	int fd = mkstemp(path);
+	struct cst_mapped_input in = {.fd = -1};
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK_EQ_INT(write(fd, "0123456789", 10), 10);
+	close(fd);
+	in.fd = cst_open_input(path);
+	CHECK_EQ_INT(cst_mapped_input_map(&in), 0);
+	CHECK(in.size == 10 && in.map && !memcmp(in.map, "0123456789", 10));
+	errno = 1234;
+	cst_mapped_input_close(&in);
+	CHECK_EQ_INT(errno, 1234); /* kept for the caller's message */
+	CHECK(in.fd == -1 && !in.map && in.size == 0);
+	cst_mapped_input_close(&in); /* twice: nothing to do */
+	/* an empty file is open but not mapped: reads go through pread */
+	CHECK_EQ_INT(truncate(path, 0), 0);
+	in.fd = cst_open_input(path);
+	CHECK_EQ_INT(cst_mapped_input_map(&in), 0);
+	CHECK(in.fd >= 0 && !in.map && in.size == 0);
+	cst_mapped_input_close(&in);
+	CHECK_EQ_INT(cst_mapped_input_map(&in), -1); /* not open */
+	unlink(path);
+}
+
 static void test_opts(void)
 {
 	struct lib_opts got;
@@ -299,6 +345,8 @@ int main(void)
 	test_le();
 	test_grow();
 	test_partition();
+	test_str_append();
+	test_mapped_input();
 	test_opts();
 	test_line();
 	test_printable();
