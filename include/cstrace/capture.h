@@ -352,10 +352,11 @@ struct cst_record_opts {
 	bool dry_run;              /* describe the events and metadata through @log, open
 				    * nothing (implied by a @root other than "/": a fixture
 				    * tree has no kernel behind it) */
+	bool aux_log_light;        /* write @aux_log without the AUX bytes (see
+				    * cst_consumer_opts) */
 	const char *output;        /* perf.data path; NULL = "perf.data" */
 	char *const *argv;         /* the command; NULL with @pid or system-wide */
 	const char *aux_log;       /* also write a recorded AUX stream (auxlog.h) here */
-	bool aux_log_light;        /* ...without the AUX bytes (see cst_consumer_opts) */
 };
 
 /** The outcome of a recording, for the summary. */
@@ -443,12 +444,12 @@ struct cst_sysfs_opts {
 	const struct cst_log *log;
 	const char *root;          /* NULL = "/": sysfs and /dev/<sink> below it */
 	const char *sink;          /* e.g. "tmc_etf0" */
-	uint64_t cpu_mask;         /* sources to enable; 0 = every ETM */
-	const char *outdir;        /* snapshot directory to create */
-	char *const *argv;         /* the command */
 	bool dry_run;              /* describe the sink, the sources and the files it
 				    * would write through @log (info); write nothing, run
 				    * nothing */
+	uint64_t cpu_mask;         /* sources to enable; 0 = every ETM */
+	const char *outdir;        /* snapshot directory to create */
+	char *const *argv;         /* the command */
 };
 
 struct cst_sysfs_result {

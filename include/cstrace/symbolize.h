@@ -490,9 +490,9 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 
 struct cst_perfetto_opts {
 	size_t sz;                 /* sizeof(struct cst_perfetto_opts) */
-	struct cst_symbolizer *sym; /* names threads and processes (comm); may be NULL */
 	bool perf_clock;            /* event times are ns on perf's clock (TIME_CONV
 				     * applied), not raw timestamp ticks */
+	struct cst_symbolizer *sym; /* names threads and processes (comm); may be NULL */
 };
 
 struct cst_perfetto;

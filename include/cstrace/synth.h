@@ -51,8 +51,8 @@ struct cst_synth_opts {
 	enum cst_synth_sink sink;
 	uint64_t buffer_size;          /* sink size in bytes; 0 = 4 MiB (ETR) / 64 KiB (ETF) */
 	bool snapshot_mode;            /* perf snapshot (overwrite) AUX ring */
-	uint64_t snapshot_size;        /* bytes kept in snapshot mode; 0 = buffer_size */
 	bool timestamps;               /* emit timestamps derived from instruction counts */
+	uint64_t snapshot_size;        /* bytes kept in snapshot mode; 0 = buffer_size */
 	const char *qemu;              /* QEMU binary; NULL = qemu-aarch64 / qemu-arm */
 	const char *sysroot;           /* -L prefix; NULL = /usr/<triplet> */
 	const char *keep_log;          /* keep QEMU's log at this path (NULL: temporary) */

@@ -7,9 +7,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <stddef.h>
+
+#include "cstrace/auxlog.h"
+#include "cstrace/boards.h"
+#include "cstrace/capture.h"
+#include "cstrace/decode.h"
 #include "cstrace/perfdata.h"
 #include "cstrace/snapshot.h"
 #include "cstrace/symbolize.h"
+#include "cstrace/synth.h"
 #include "test.h"
 
 /* A caller's struct from a newer header: the library's struct, then more. */
@@ -103,6 +110,38 @@ static void test_views(void)
 	fclose(f);
 }
 
+/* Padding is never initialised, so the rule holds only for structs that end
+ * without it: the last member must end at sizeof, on every architecture this
+ * test is built for (the host, arm64 and armhf). A struct appended to with a
+ * bool after a pointer fails here. */
+#define END(T, last) {#T, sizeof(struct T), offsetof(struct T, last) + sizeof(((struct T *)0)->last)}
+
+static void test_no_tail_padding(void)
+{
+	static const struct {
+		const char *name;
+		size_t size, end;
+	} v[] = {
+		END(cst_auxlog_reader_opts, log), END(cst_auxlog_writer_opts, log),
+		END(cst_board_sources_opts, policy), END(cst_calltree_text_opts, max_depth),
+		END(cst_consumer_opts, reserve), END(cst_decoder_opts, start_offset),
+		END(cst_doctor_opts, board), END(cst_fixture_opts, osrelease),
+		END(cst_flamegraph_opts, reserved), END(cst_perf_reader_opts, window),
+		END(cst_perf_writer_opts, cmdline), END(cst_perfetto_opts, sym),
+		END(cst_record_opts, aux_log), END(cst_replay_opts, aux_log),
+		END(cst_session_opts, chunk_size), END(cst_snap_writer_opts, log),
+		END(cst_symbolizer_opts, symdir), END(cst_synth_opts, stop),
+		END(cst_sysfs_opts, argv),
+	};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (v[i].size != v[i].end)
+			fprintf(stderr, "struct %s: %zu bytes of padding after its last member\n",
+				v[i].name, v[i].size - v[i].end);
+		CHECK_EQ_INT(v[i].size, v[i].end);
+	}
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/cstrace-opts-XXXXXX";
@@ -113,6 +152,7 @@ int main(void)
 	test_perf_writer(dir);
 	test_snap_writer(dir);
 	test_views();
+	test_no_tail_padding();
 	rmdir(dir);
 	return test_done();
 }
