@@ -149,10 +149,8 @@ int cmd_decode(int argc, char **argv)
 	parsed = verb_parse(&(struct verb){"decode", decode_usage, "o:", longopts, decode_option,
 					   &args},
 			    argc, argv, &topts, NULL, &trace);
-	if (parsed != verb_run) {
-		trace_opts_fini(&topts);
+	if (parsed != verb_run)
 		return verb_exit(parsed);
-	}
 	output = args.output;
 	stats = args.stats;
 	/* -o appears whole, and only when decoding succeeded; never over the input */

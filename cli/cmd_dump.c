@@ -59,10 +59,8 @@ int cmd_dump(int argc, char **argv)
 	trace_opts_init(&topts);
 	parsed = verb_parse(&(struct verb){"dump", dump_usage, "", longopts, NULL, NULL}, argc, argv,
 			    &topts, NULL, &trace);
-	if (parsed != verb_run) {
-		trace_opts_fini(&topts);
+	if (parsed != verb_run)
 		return verb_exit(parsed);
-	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	ret = trace_opts_open(&topts, trace, stdout, &session);
 	if (ret < 0)

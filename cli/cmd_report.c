@@ -258,10 +258,8 @@ int cmd_report(int argc, char **argv)
 	parsed = verb_parse(&(struct verb){"report", report_usage, "o:g", longopts, report_option,
 					   &args},
 			    argc, argv, NULL, &cli, &trace);
-	if (parsed != verb_run) {
-		symcli_fini(&cli);
+	if (parsed != verb_run)
 		return verb_exit(parsed);
-	}
 	if (args.children && !(args.keys & cst_report_key_sym)) {
 		cli_error("--children: needs sym in --sort (children are per function)");
 		goto out;

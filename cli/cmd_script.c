@@ -222,10 +222,8 @@ int cmd_script(int argc, char **argv)
 	trace_opts_init(&topts);
 	parsed = verb_parse(&(struct verb){"script", script_usage, "", longopts, raw_option, &s},
 			    argc, argv, &topts, NULL, &trace);
-	if (parsed != verb_run) {
-		trace_opts_fini(&topts);
+	if (parsed != verb_run)
 		return verb_exit(parsed);
-	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	/* samples stream out as they come: a decoder crash can be skipped */
 	ret = trace_opts_open(&topts, trace, stdout, &session);

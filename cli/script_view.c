@@ -485,7 +485,6 @@ int script_view_run(int argc, char **argv)
 					   &args},
 			    argc, argv, NULL, &cli, &trace);
 	if (parsed != verb_run) {
-		symcli_fini(&cli);
 		free(s);
 		return verb_exit(parsed);
 	}

@@ -6,8 +6,8 @@
 
 #include "cli.h"
 
-enum verb_parsed verb_parse(const struct verb *v, int argc, char **argv,
-			    struct trace_opts *topts, struct symcli *sym, const char **trace)
+static enum verb_parsed parse(const struct verb *v, int argc, char **argv,
+			      struct trace_opts *topts, struct symcli *sym, const char **trace)
 {
 	char shortopts[32];
 	int opt;
@@ -36,4 +36,18 @@ enum verb_parsed verb_parse(const struct verb *v, int argc, char **argv,
 		return verb_usage;
 	*trace = argv[optind];
 	return verb_run;
+}
+
+enum verb_parsed verb_parse(const struct verb *v, int argc, char **argv,
+			    struct trace_opts *topts, struct symcli *sym, const char **trace)
+{
+	enum verb_parsed p = parse(v, argc, argv, topts, sym, trace);
+
+	if (p != verb_run) {
+		if (sym)
+			symcli_fini(sym);
+		else
+			trace_opts_fini(topts);
+	}
+	return p;
 }

@@ -28,7 +28,8 @@ enum verb_parsed {
 };
 
 /** Parse @argv for @v. Trace options go to @topts (then finished), or with @sym to
- *  the symbolizing verbs' options (@topts NULL; finished when @sym opens). */
+ *  the symbolizing verbs' options (@topts NULL; finished when @sym opens). Unless
+ *  it returns verb_run, @topts or @sym is released: the verb just exits. */
 enum verb_parsed verb_parse(const struct verb *v, int argc, char **argv,
 			    struct trace_opts *topts, struct symcli *sym, const char **trace);
 

@@ -66,16 +66,25 @@ static struct cm_page *cm_page(struct synth_codemap *cm, uint64_t base, bool cre
 	return pg;
 }
 
+/* The piece of [addr, addr + len) in addr's page: its base, the offset in it, and
+ * the bytes it holds (returned). */
+static size_t page_piece(uint64_t addr, size_t len, uint64_t *base, size_t *off)
+{
+	size_t n;
+
+	*base = addr & ~(uint64_t)(SYNTH_PAGE_SIZE - 1);
+	*off = (size_t)(addr - *base);
+	n = SYNTH_PAGE_SIZE - *off;
+	return n < len ? n : len;
+}
+
 int synth_codemap_put(struct synth_codemap *cm, uint64_t addr, const uint8_t *p, size_t len)
 {
 	if (!cm || (!p && len))
 		return -cste_invalid;
 	while (len) {
-		uint64_t base = addr & ~(uint64_t)(SYNTH_PAGE_SIZE - 1);
-		size_t off = (size_t)(addr - base);
-		size_t n = SYNTH_PAGE_SIZE - off;
-		if (n > len)
-			n = len;
+		uint64_t base;
+		size_t off, n = page_piece(addr, len, &base, &off);
 		struct cm_page *pg = cm_page(cm, base, true);
 		if (!pg)
 			return -cste_nomem;
@@ -93,11 +102,8 @@ bool synth_codemap_get(const struct synth_codemap *cm, uint64_t addr, uint8_t *p
 {
 	struct synth_codemap *m = (struct synth_codemap *)cm; /* only the hit cache moves */
 	while (len) {
-		uint64_t base = addr & ~(uint64_t)(SYNTH_PAGE_SIZE - 1);
-		size_t off = (size_t)(addr - base);
-		size_t n = SYNTH_PAGE_SIZE - off;
-		if (n > len)
-			n = len;
+		uint64_t base;
+		size_t off, n = page_piece(addr, len, &base, &off);
 		struct cm_page *pg = cm_page(m, base, false);
 		if (!pg)
 			return false;
