@@ -48,7 +48,9 @@ struct thread {
 	bool exc;                  /* an exception is waiting to resume */
 	bool exc_ret_valid;
 	uint64_t exc_ret;
+	uint64_t exc_again;        /* the instruction the exception followed (0: none) */
 	uint64_t last_end;         /* end of its latest range */
+	uint64_t last_insn;        /* address of its latest range's last instruction */
 	uint64_t time;             /* of its latest element */
 };
 
@@ -343,6 +345,14 @@ static int arrive(struct cst_calls *c, struct thread *t, const struct cst_sym_pi
 		int64_t at;
 
 		t->exc = false;
+		if (pc->start == t->exc_again && pc->start != t->exc_ret) {
+			/* Resumed at the instruction before the return address: that
+			 * instruction runs again (the kernel restarts an interrupted
+			 * system call at its SVC; QEMU runs again an instruction it was
+			 * stopped before). No handler ran in between, and what the
+			 * first run's range said it would do is superseded. */
+			return settle(c, t, pc);
+		}
 		if (!t->exc_ret_valid || pc->start != t->exc_ret) {
 			at = find_resume(t, pc->start);
 			if (at < 0) {
@@ -432,6 +442,7 @@ static int add_range(struct cst_calls *c, struct thread *t, const struct cst_sym
 		*icount += pc->num_insns;
 	}
 	t->last_end = e->end;
+	t->last_insn = e->last_size && e->end >= e->last_size ? e->end - e->last_size : 0;
 	if (!cst_elem_taken_branch(e))
 		t->pend = pend_none;
 	else if (e->last_subclass == cst_insn_sub_link) {
@@ -508,6 +519,7 @@ int cst_calls_add(struct cst_calls *calls, const struct cst_sym_elem *se, uint64
 	calls->last_thread[id] = (uint32_t)(t - calls->threads) + 1;
 	if (e->type == cst_elem_exception) {
 		t->exc = t->live;
+		t->exc_again = t->last_insn;
 		t->exc_ret = e->exception_ret_addr;
 		t->exc_ret_valid = e->exception_ret_addr_valid;
 		/* ETMv3 gives no return address: after a range that went on (an SVC,

@@ -8,7 +8,8 @@ return or an indirect branch landing on a stacked return address pops to it, a
 branch to a function's first instruction replaces the frame (tail call), a branch
 into the middle of a function further down unwinds to it (longjmp), a system call
 or fault that resumes elsewhere pushes an exception frame, resuming where one was
-interrupted pops it. Every instruction counts on the stack it ran with.
+interrupted pops it, and an instruction logged twice in a row (not a branch to
+itself) ran again after an exception without changing the stack. Every instruction counts on the stack it ran with.
 
 Then, against `cstrace report --call-graph --format=json` of the same run: every
 stack (a path of function start addresses) has the same self count and call count;
@@ -151,6 +152,7 @@ for a, (size, m, ops) in disasm.items():
     else:
         kind = "other"
     insn[a] = (size, kind, uncond)
+to_self = qemu_run.self_branches(disasm)
 
 
 class Frame:
@@ -259,6 +261,9 @@ def walk(addrs):
             break
         b = addrs[k + 1]
         size, kind, uncond = insn.get(a, (4, "other", True))
+        if b == a and a not in to_self:
+            settle(b)  # it runs again (qemu_run.self_branches): no stack changes
+            continue
         nxt = a + size
         taken = b != nxt or (uncond and kind not in ("other", "svc"))
         if kind == "svc" or (kind == "other" and b != nxt):

@@ -48,14 +48,29 @@ WAYPOINT = re.compile(r"^(b|bl|blr|br|ret|cbz|cbnz|tbz|tbnz|isb|svc|bx|blx|b\.\w
 UNCOND = {"b", "bl", "blr", "br", "ret", "bx", "blx", "braa", "brab", "blraa", "blrab", "retaa", "retab"}
 
 
+def self_branches(disasm):
+    """The direct branches to themselves (`b .`): the only instructions QEMU logs
+    twice in a row when they ran twice in a row. Any other instruction logged twice
+    ran again after an exception (QEMU stops a thread before an instruction it has
+    already logged, and runs it later; the kernel restarts a system call at its
+    SVC): it changes no call stack and is no branch."""
+    out = set()
+    for a, (size, m, ops) in disasm.items():
+        t = re.match(r"\s*([0-9a-f]+)\b", ops)
+        if t and int(t.group(1), 16) == a:
+            out.add(a)
+    return out
+
+
 def profile_counts(disasm, threads, inside):
     """QEMU's run cut as sample profiles count it: (ranges, branches) Counters.
     A range ends after every taken branch, every system call, and wherever
     execution jumps without a branch (an exception); not-taken branches and ISBs
-    stay inside one. A range counts once for (first, last) instruction; a taken
-    branch for (branch, target), the target 0 when @inside rejects it. Only code
-    @inside counts."""
-    insn = {}
+    stay inside one. An instruction logged twice in a row that does not branch
+    to itself ran again (self_branches): the range ends there, with no branch. A
+    range counts once for (first, last) instruction; a taken branch for (branch, target), the target 0 when
+    @inside rejects it. Only code @inside counts."""
+    insn, to_self = {}, self_branches(disasm)
     for a, (size, m, ops) in disasm.items():
         writes_pc = bool(re.match(r"(pop|ldm)", m) and "pc" in ops) or \
             bool(re.match(r"(ldr|mov|add|sub)", m) and ops.strip().startswith("pc,"))
@@ -69,7 +84,8 @@ def profile_counts(disasm, threads, inside):
         for k, a in enumerate(addrs):
             size, syscall, branch, uncond = insn.get(a, (4, False, False, False))
             b = addrs[k + 1] if k + 1 < len(addrs) else None
-            taken = b is not None and branch and (b != a + size or uncond)
+            taken = b is not None and branch and (b != a + size or uncond) and \
+                (b != a or a in to_self)
             if b is not None and not taken and not syscall and b == a + size:
                 continue  # the range goes on (past not-taken branches and ISBs)
             if inside(start) and inside(a):

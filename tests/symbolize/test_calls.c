@@ -220,6 +220,24 @@ static void test_signal_and_exceptions(void)
 	other(&f, cst_elem_trace_on, cst_gap_filter, 0, false);
 	range(&f, 0x1030, 0x1034, ON);
 	CHECK_EQ_INT(f.log.n, 0);
+	/* Resumed at the instruction the exception followed, not after it: that
+	 * instruction runs again and no handler ran (a system call the kernel
+	 * restarts at its SVC; an instruction QEMU stopped before and runs again,
+	 * which synth encodes so: threads runs once in about twenty nested the
+	 * thread one frame deeper). ETMv3, no return address: */
+	range(&f, 0x1030, 0x1034, ON);
+	other(&f, cst_elem_exception, 0, 0, false);
+	other(&f, cst_elem_trace_on, cst_gap_filter, 0, false);
+	range(&f, 0x1030, 0x1034, ON);
+	CHECK_EQ_INT(f.log.n, 0);
+	/* ETMv4, the return address after it; the run again ends in a call */
+	range(&f, 0x1030, 0x1034, ON);
+	other(&f, cst_elem_exception, 0, 0x1034, true);
+	other(&f, cst_elem_trace_on, cst_gap_filter, 0, false);
+	range(&f, 0x1030, 0x1034, CALL);
+	range(&f, 0x2000, 0x2010, RET);
+	range(&f, 0x1034, 0x1034, ON);
+	EXPECT(&f, "+B call 2", "-B return 2");
 	/* trace filtered off without an exception: the stack is not known any more */
 	range(&f, 0x1034, 0x1040, CALL);
 	range(&f, 0x2000, 0x2010, ON);
