@@ -223,7 +223,7 @@ static void test_signal_and_exceptions(void)
 	/* Resumed at the instruction the exception followed, not after it: that
 	 * instruction runs again and no handler ran (a system call the kernel
 	 * restarts at its SVC; an instruction QEMU stopped before and runs again,
-	 * which synth encodes so: threads runs once in about twenty nested the
+	 * which synth encodes so: up to a third of the threads runs under load nested the
 	 * thread one frame deeper). ETMv3, no return address: */
 	range(&f, 0x1030, 0x1034, ON);
 	other(&f, cst_elem_exception, 0, 0, false);
