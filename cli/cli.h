@@ -3,6 +3,7 @@
 #ifndef CSTRACE_CLI_H
 #define CSTRACE_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +49,13 @@ void cli_note_threaded(bool threaded);
 void cli_note_printed(uint64_t nelems);
 /** Elements a restarted child leaves out, or -1 when this is no such child. */
 int64_t cli_skip_elements(void);
+/** For cst_session_opts.pipe_state: the crash handler of a child lets the thread
+ *  that prints finish with what was decoded before OpenCSD crashed on the
+ *  decoding thread (NULL when not isolated). */
+volatile sig_atomic_t *cli_pipe_state(void);
+/** That thread has what was decoded before the crash (the run returned
+ *  -cste_crashed): flush the output and wait for the process to end. */
+void cli_pipe_drained(void) __attribute__((noreturn));
 
 /** A log sink printing "cstrace: warning: ..." lines on stderr. */
 extern const struct cst_log cli_log;

@@ -305,7 +305,7 @@ int cmd_report(int argc, char **argv)
 		cli_error("%s", cst_strerror(err));
 		goto out;
 	}
-	err = cst_symbolizer_run(sym, session, report_elem, &run);
+	err = symcli_run(sym, session, report_elem, &run);
 	if (err >= 0 && run.calls)
 		err = cst_calls_finish(run.calls);
 	if (err >= 0 && run.afdo)

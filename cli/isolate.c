@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -36,6 +37,10 @@ struct crash_note {
 	/* decoding on threads: elements printed, and how many the crash flushed */
 	bool threaded;
 	uint64_t printed, flushed;
+	/* decoding on a thread of its own (cst_session_opts.pipe_state): -1 while it
+	 * runs, 1 once it crashed; drained once the other thread has written what
+	 * was decoded before the crash */
+	volatile sig_atomic_t pipe_state, drained;
 	/* the crash: the object of the first frame that is not the C/C++ runtime */
 	bool blamed, in_opencsd;
 	char object[256];
@@ -77,6 +82,20 @@ void cli_note_resumable(bool resumable, FILE *out)
 	if (note)
 		note->resumable = resumable;
 	crash_out = out;
+}
+
+volatile sig_atomic_t *cli_pipe_state(void)
+{
+	return note ? &note->pipe_state : NULL;
+}
+
+void cli_pipe_drained(void)
+{
+	fflush(stdout);
+	if (note)
+		note->drained = 1;
+	for (;;)
+		pause(); /* the crashed thread ends the process now */
 }
 
 void cli_note_threaded(bool threaded)
@@ -182,6 +201,16 @@ static void on_crash(int sig, siginfo_t *si, void *ucontext)
 	(void)si;
 	if (note)
 		blame(fault_pc(ucontext));
+	if (note && note->pipe_state < 0 && note->blamed && note->in_opencsd) {
+		/* OpenCSD runs on the decoding thread alone, and the other one holds
+		 * elements decoded before the crash: let it write them first */
+		struct timespec tick = {0, 10 * 1000 * 1000};
+
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		note->pipe_state = 1;
+		for (int i = 0; i < 2000 && !note->drained; i++)
+			nanosleep(&tick, NULL);
+	}
 	if (note && note->threaded && crash_out) {
 		/* a decoding thread crashed while the printing one goes on: wait
 		 * for it to finish its element (it prints holding the lock) */

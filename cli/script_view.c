@@ -515,7 +515,7 @@ int script_view_run(int argc, char **argv)
 	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;
 	s->sym = sym;
-	err = cst_symbolizer_run(sym, session, script_elem, s);
+	err = symcli_run(sym, session, script_elem, s);
 	/* the last range of each trace ID has nowhere known to go */
 	fin = s->mode == mode_calls ? cst_calls_finish(s->calls) : cst_flow_finish(s->flow);
 	if (err >= 0 && fin < 0)

@@ -197,6 +197,16 @@ int symcli_parse(struct symcli *c, int opt, const char *arg)
 	}
 }
 
+int symcli_run(struct cst_symbolizer *sym, struct cst_session *session, cst_sym_elem_fn fn,
+	       void *ctx)
+{
+	int err = cst_symbolizer_run(sym, session, fn, ctx);
+
+	if (err == -cste_crashed)
+		cli_pipe_drained();
+	return err;
+}
+
 int symcli_open(struct symcli *c, const char *path, struct cst_session **session,
 		struct cst_symbolizer **sym)
 {
@@ -214,6 +224,8 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 	c->topts.session.raw_elfs = (const char *const *)c->elfs;
 	c->topts.session.nraw_elfs = c->nelfs;
 	cli_note_input(path);
+	c->topts.session.pipe = true;
+	c->topts.session.pipe_state = cli_pipe_state();
 	err = cst_session_open(session, path, &c->topts.session);
 	if (err < 0)
 		return err;

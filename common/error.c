@@ -17,6 +17,7 @@ static const char *const cst_error_words[cste_max] = {
 	[cste_busy] = "resource busy",
 	[cste_permission] = "permission denied",
 	[cste_interrupted] = "interrupted",
+	[cste_crashed] = "the decoding thread crashed",
 };
 
 const char *cst_strerror(int err)

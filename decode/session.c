@@ -1,6 +1,7 @@
 /* Sessions: open any trace input (snapshot directory, perf.data, raw sink dump)
  * and decode it as one element stream with sideband, through one call. */
 #include "perf_input.h"
+#include "pipe.h"
 #include "split.h"
 #include "trace_internal.h"
 
@@ -21,7 +22,33 @@ struct cst_session {
 	struct cst_perf_input *perf;
 	struct cst_decoder_stats stats;
 	char *path;
+	/* Every part of the session logs and tells progress through these, which
+	 * pass it on to the caller's, or queue it in order with the elements while
+	 * a pipe runs (pipe.h). */
+	struct cst_log fwd_log, user_log;
+	void (*user_progress)(void *ctx, uint64_t done, uint64_t total);
+	void *user_progress_ctx;
+	struct dec_pipe *pipe;
 };
+
+static void session_log(void *ctx, enum cst_log_level level, const char *msg)
+{
+	struct cst_session *s = ctx;
+
+	if (s->pipe && dec_pipe_log(s->pipe, level, msg))
+		return;
+	if (s->user_log.fn)
+		s->user_log.fn(s->user_log.ctx, level, msg);
+}
+
+static void session_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct cst_session *s = ctx;
+
+	if (s->pipe && dec_pipe_progress(s->pipe, done, total))
+		return;
+	s->user_progress(s->user_progress_ctx, done, total);
+}
 
 static enum cst_input_kind detect(const char *path, const struct cst_log *log, int *err)
 {
@@ -118,6 +145,16 @@ int cst_session_open(struct cst_session **out, const char *path,
 			  opts ? opts->log : NULL) < 0) {
 		free(s);
 		return -cste_invalid;
+	}
+	if (s->opts.log)
+		s->user_log = *s->opts.log;
+	s->fwd_log = (struct cst_log){session_log, s};
+	s->opts.log = &s->fwd_log;
+	if (s->opts.progress) {
+		s->user_progress = s->opts.progress;
+		s->user_progress_ctx = s->opts.progress_ctx;
+		s->opts.progress = session_progress;
+		s->opts.progress_ctx = s;
 	}
 	s->path = strdup(path);
 	s->trace = cst_trace_alloc();
@@ -374,6 +411,14 @@ static int run_buffers(struct cst_session *s, cst_elem_fn elem_fn, cst_packet_fn
 	return 0;
 }
 
+/* The serial decode of a perf.data, as a pipe's producer runs it. */
+static int run_perf(void *ctx, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *cb_ctx)
+{
+	struct cst_session *s = ctx;
+
+	return dec_perf_input_run(s->perf, s->trace, elem_fn, sb_fn, cb_ctx, &s->stats);
+}
+
 int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
 {
 	int ret;
@@ -381,6 +426,15 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 	if (!s)
 		return -cste_invalid;
 	memset(&s->stats, 0, sizeof(s->stats));
+	if (s->kind == cst_input_perf && s->opts.pipe && s->opts.threads > 1) {
+		struct dec_pipe_run r = {run_perf, s, elem_fn, sb_fn, ctx, &s->user_log,
+					 s->user_progress, s->user_progress_ctx, s->opts.pipe_state};
+
+		ret = dec_pipe_run(&r, &s->pipe);
+		if (ret != -cste_busy)
+			return ret;
+		memset(&s->stats, 0, sizeof(s->stats)); /* no thread: decode here */
+	}
 	if (s->kind == cst_input_perf)
 		return dec_perf_input_run(s->perf, s->trace, elem_fn, sb_fn, ctx, &s->stats);
 	ret = emit_images(s, sb_fn, ctx);

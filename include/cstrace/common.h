@@ -31,6 +31,7 @@ enum cst_error_code {
 	cste_busy,         /* a resource is in use; try again */
 	cste_permission,   /* the kernel refused (paranoid level, capabilities) */
 	cste_interrupted,  /* stopped on request (a signal): nothing was finished */
+	cste_crashed,      /* the decoding thread crashed: what it decoded before was delivered */
 	cste_max
 };
 

@@ -3,6 +3,7 @@
 #ifndef CSTRACE_DECODE_H
 #define CSTRACE_DECODE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -444,6 +445,16 @@ struct cst_session_opts {
 	bool confine;
 	/* perf.data: --symdir, searched for recorded binaries after symfs */
 	const struct cst_symdir *symdir;
+	/* perf.data, with @threads above 1: cst_session_run decodes on a thread of its
+	 * own and calls the callbacks, @log and @progress on the caller's thread, in
+	 * the order and with the content of a serial run, while the next elements are
+	 * decoded (so the caller's work on each element overlaps decoding).
+	 * @pipe_state, if set, is -1 while the decoding thread runs and 0 otherwise. A
+	 * signal handler that catches a crash of that thread sets it to 1 and waits:
+	 * the elements decoded before are delivered, and cst_session_run returns
+	 * -cste_crashed on the caller's thread, which can then finish its output. */
+	bool pipe;
+	volatile sig_atomic_t *pipe_state;
 	/* Decode on this many threads (0 or 1: the calling thread only). A snapshot or
 	 * raw buffer of one trace source, in 16-byte frames or unformatted, is cut into
 	 * chunks of about @chunk_size bytes (0: 64 KiB) decoded side by side and joined

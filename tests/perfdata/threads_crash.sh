@@ -19,4 +19,20 @@ check "one thread: the decoder crashes and decoding resumes past it: $(head -c 3
 	grep -q "crashed (signal .*decoding resumes there" "$TMP/one.err"
 check "one thread: elements from before the crash are printed" [ -s "$TMP/one" ]
 same perf-crash "$TMP/crash.data" "decode --format=elements" "4K 64K"
+
+# The symbolizing verbs decode a perf.data on a thread of their own and symbolize
+# and print on the other (cst_session_opts.pipe). A crash between two good
+# fragments: what the printing thread still held of the first one (elements, and
+# the warnings queued with them) is printed before the child dies, as a one-thread
+# run prints it, and the crash is reported the same way.
+"$GEN" --elf "$A64" --out "$TMP/one.data" --proto etmv4 --no-ctxid --dump "$TMP/one.bin" \
+	> /dev/null || fail "perf_gen --dump"
+load=$(readelf -lW "$A64" | awk '$1 == "LOAD" && $NF == "0x10000" {print $3 ":" $2 ":" $5; exit}')
+"$GEN" --out "$TMP/between.data" --raw --traceid 0x10 --trcconfigr 0xc1 \
+	--trace-file "$TMP/one.bin" --trace-file "$crash" --trace-file "$TMP/one.bin" \
+	--image "$A64@${load%%:*}:0:${load##*:}" --image "$crash@0" || fail "perf_gen --trace-file"
+"$CSTRACE" script --threads 1 "$TMP/between.data" > "$TMP/one" 2> "$TMP/one.err"
+check "one thread: the first fragment's branches, then the crash: $(head -c 300 "$TMP/one.err")" \
+	sh -c '[ -s "$0" ] && grep -q "decoder crashed" "$1"' "$TMP/one" "$TMP/one.err"
+same perf-crash-between "$TMP/between.data" "script,script --insn,report" "64K"
 finish

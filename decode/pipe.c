@@ -1,0 +1,379 @@
+/* A session decoded on a thread of its own, delivered in order on the caller's
+ * (see pipe.h). Items travel in batches, so that the two threads meet once per
+ * thousand elements, not per element; taken batches go back to the producer to be
+ * filled again (fresh memory for every batch would cost page faults). */
+#include "pipe.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PIPE_BATCH 1024 /* items a batch holds */
+#define PIPE_QUEUED 8   /* batches queued before the producer waits */
+#define PIPE_POLL_NS (50 * 1000 * 1000) /* an idle consumer looks for a crash this often */
+
+enum item_kind { item_elem, item_sb, item_log, item_progress };
+
+struct item {
+	enum item_kind kind;
+	union {
+		struct cst_elem elem;
+		struct {
+			struct cst_sideband sb;
+			size_t filename, build_id; /* offsets into the batch's text, or SIZE_MAX */
+		} sb;
+		struct {
+			enum cst_log_level level;
+			size_t msg;
+		} log;
+		struct {
+			uint64_t done, total;
+		} progress;
+	} u;
+};
+
+struct batch {
+	struct batch *next;
+	unsigned n;
+	struct item v[PIPE_BATCH];
+	struct cst_buf text; /* the strings and bytes the items point at */
+};
+
+struct dec_pipe {
+	const struct dec_pipe_run *r;
+	pthread_t consumer, producer;
+	pthread_mutex_t lock;
+	pthread_cond_t ready, room; /* a batch was queued; one was taken */
+	struct batch *head, *tail;  /* queued, oldest first */
+	unsigned queued;
+	struct batch *spare;        /* taken batches, to be filled again */
+	struct batch *cur;          /* the producer's, being filled */
+	bool done;                  /* the producer has finished: @ret is its result */
+	int ret;
+	int stop;                   /* the consumer's stop value: the producer ends
+				     * (written under the lock, read without it) */
+};
+
+static struct batch *batch_take(struct dec_pipe *p)
+{
+	struct batch *b;
+
+	pthread_mutex_lock(&p->lock);
+	b = p->spare;
+	if (b)
+		p->spare = b->next;
+	pthread_mutex_unlock(&p->lock);
+	if (!b)
+		b = calloc(1, sizeof(*b));
+	if (b) {
+		b->next = NULL;
+		b->n = 0;
+		b->text.len = 0;
+		b->text.failed = false;
+	}
+	return b;
+}
+
+static void batches_free(struct batch *b)
+{
+	while (b) {
+		struct batch *next = b->next;
+
+		cst_buf_fini(&b->text);
+		free(b);
+		b = next;
+	}
+}
+
+/* Queue the producer's batch (waiting while the queue is full, unless @last) and
+ * start a fresh one. Returns 0, the consumer's stop value, or -cste_nomem. */
+static int publish(struct dec_pipe *p, bool last)
+{
+	struct batch *b = p->cur;
+	int stop;
+
+	pthread_mutex_lock(&p->lock);
+	while (!last && p->queued >= PIPE_QUEUED && !p->stop)
+		pthread_cond_wait(&p->room, &p->lock);
+	stop = p->stop;
+	if (b && b->n && !stop) {
+		if (p->tail)
+			p->tail->next = b;
+		else
+			p->head = b;
+		p->tail = b;
+		p->queued++;
+		pthread_cond_signal(&p->ready);
+		b = NULL;
+	}
+	if (b) { /* empty, or no longer wanted */
+		b->next = p->spare;
+		p->spare = b;
+	}
+	p->cur = NULL;
+	pthread_mutex_unlock(&p->lock);
+	if (stop)
+		return stop;
+	if (!last && !(p->cur = batch_take(p)))
+		return -cste_nomem;
+	return 0;
+}
+
+/* The next item of the producer's batch; NULL with *@err set when none. */
+static struct item *next_item(struct dec_pipe *p, int *err)
+{
+	*err = __atomic_load_n(&p->stop, __ATOMIC_RELAXED);
+	if (*err)
+		return NULL;
+	if (p->cur->n == PIPE_BATCH && (*err = publish(p, false)) != 0)
+		return NULL;
+	return &p->cur->v[p->cur->n++];
+}
+
+/* @n bytes copied into the batch's text; SIZE_MAX when out of memory. */
+static size_t keep(struct batch *b, const void *bytes, size_t n)
+{
+	size_t at = b->text.len;
+	uint8_t *d = cst_buf_room(&b->text, n);
+
+	if (!d)
+		return SIZE_MAX;
+	memcpy(d, bytes, n);
+	return at;
+}
+
+static int pipe_elem(void *ctx, const struct cst_elem *e)
+{
+	struct dec_pipe *p = ctx;
+	struct item *it;
+	int err;
+
+	if (!(it = next_item(p, &err)))
+		return err;
+	it->kind = item_elem;
+	it->u.elem = *e;
+	it->u.elem.ocsd = NULL; /* OpenCSD's element lives as long as the callback only */
+	return 0;
+}
+
+static int pipe_sb(void *ctx, const struct cst_sideband *sb)
+{
+	struct dec_pipe *p = ctx;
+	struct item *it;
+	int err;
+
+	if (!(it = next_item(p, &err)))
+		return err;
+	it->kind = item_sb;
+	it->u.sb.sb = *sb;
+	it->u.sb.filename = it->u.sb.build_id = SIZE_MAX;
+	if (sb->filename &&
+	    (it->u.sb.filename = keep(p->cur, sb->filename, strlen(sb->filename) + 1)) == SIZE_MAX)
+		return -cste_nomem;
+	if (sb->build_id && sb->build_id_size &&
+	    (it->u.sb.build_id = keep(p->cur, sb->build_id, sb->build_id_size)) == SIZE_MAX)
+		return -cste_nomem;
+	return 0;
+}
+
+bool dec_pipe_log(struct dec_pipe *p, enum cst_log_level level, const char *msg)
+{
+	struct item *it;
+	size_t at;
+	int err;
+
+	if (!p || pthread_equal(pthread_self(), p->consumer))
+		return false;
+	/* a message about to be lost (no memory, or the consumer stopped) is
+	 * printed where it is */
+	if (!(it = next_item(p, &err)))
+		return false;
+	at = keep(p->cur, msg, strlen(msg) + 1);
+	if (at == SIZE_MAX) {
+		p->cur->n--;
+		return false;
+	}
+	it->kind = item_log;
+	it->u.log.level = level;
+	it->u.log.msg = at;
+	return true;
+}
+
+bool dec_pipe_progress(struct dec_pipe *p, uint64_t done, uint64_t total)
+{
+	struct item *it;
+	int err;
+
+	if (!p || pthread_equal(pthread_self(), p->consumer))
+		return false;
+	if (!(it = next_item(p, &err)))
+		return true; /* progress of a run that stops: nothing to tell */
+	it->kind = item_progress;
+	it->u.progress.done = done;
+	it->u.progress.total = total;
+	return true;
+}
+
+static void *producer_main(void *arg)
+{
+	struct dec_pipe *p = arg;
+	const struct dec_pipe_run *r = p->r;
+	int ret = r->produce(r->produce_ctx, pipe_elem, r->sb_fn ? pipe_sb : NULL, p);
+
+	publish(p, true); /* the last batch: it allocates nothing, and a stop is known */
+	pthread_mutex_lock(&p->lock);
+	p->ret = ret;
+	p->done = true;
+	pthread_cond_signal(&p->ready);
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* Hand @b's items to the caller; once *@stop is set (by a callback, or before),
+ * only messages and progress, which the serial run tells after it stops too. */
+static void deliver(struct dec_pipe *p, struct batch *b, int *stop)
+{
+	const struct dec_pipe_run *r = p->r;
+	const char *text = (const char *)b->text.p;
+
+	for (unsigned i = 0; i < b->n; i++) {
+		struct item *it = &b->v[i];
+		struct cst_sideband sb;
+		int ret = 0;
+
+		switch (it->kind) {
+		case item_elem:
+			if (!*stop && r->elem_fn)
+				ret = r->elem_fn(r->ctx, &it->u.elem);
+			break;
+		case item_sb:
+			if (*stop || !r->sb_fn)
+				break;
+			sb = it->u.sb.sb;
+			sb.filename = it->u.sb.filename == SIZE_MAX ? NULL : text + it->u.sb.filename;
+			sb.build_id = it->u.sb.build_id == SIZE_MAX
+					      ? NULL
+					      : (const uint8_t *)text + it->u.sb.build_id;
+			ret = r->sb_fn(r->ctx, &sb);
+			break;
+		case item_log:
+			if (r->log && r->log->fn)
+				r->log->fn(r->log->ctx, it->u.log.level, text + it->u.log.msg);
+			break;
+		case item_progress:
+			if (r->progress)
+				r->progress(r->progress_ctx, it->u.progress.done, it->u.progress.total);
+			break;
+		}
+		if (ret && !*stop)
+			*stop = ret;
+	}
+}
+
+static bool crashed(const struct dec_pipe *p)
+{
+	return p->r->state && *p->r->state > 0;
+}
+
+/* The next queued batch, or NULL at the end (*@crash when the producer crashed). */
+static struct batch *wait_batch(struct dec_pipe *p, bool *crash)
+{
+	struct batch *b;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->head && !p->done) {
+		struct timespec t;
+
+		if ((*crash = crashed(p)))
+			break;
+		if (!p->r->state) {
+			pthread_cond_wait(&p->ready, &p->lock);
+			continue;
+		}
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_nsec += PIPE_POLL_NS;
+		if (t.tv_nsec >= 1000000000) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&p->ready, &p->lock, &t);
+	}
+	b = p->head;
+	if (b) {
+		p->head = b->next;
+		if (!p->head)
+			p->tail = NULL;
+		p->queued--;
+		pthread_cond_signal(&p->room);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return b;
+}
+
+int dec_pipe_run(const struct dec_pipe_run *r, struct dec_pipe **active)
+{
+	struct dec_pipe *p = calloc(1, sizeof(*p));
+	bool crash = false;
+	int stop = 0, ret;
+
+	if (!p)
+		return -cste_busy;
+	p->r = r;
+	p->consumer = pthread_self();
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->ready, NULL);
+	pthread_cond_init(&p->room, NULL);
+	p->cur = batch_take(p);
+	*active = p;
+	if (r->state)
+		*r->state = -1; /* decoding runs on a thread of its own */
+	if (!p->cur || pthread_create(&p->producer, NULL, producer_main, p) != 0) {
+		if (r->state)
+			*r->state = 0;
+		*active = NULL;
+		batches_free(p->cur);
+		free(p);
+		return -cste_busy;
+	}
+	for (;;) {
+		struct batch *b = wait_batch(p, &crash);
+
+		if (!b)
+			break;
+		deliver(p, b, &stop);
+		if (stop && !__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
+			pthread_mutex_lock(&p->lock);
+			__atomic_store_n(&p->stop, stop, __ATOMIC_RELAXED);
+			pthread_cond_broadcast(&p->room);
+			pthread_mutex_unlock(&p->lock);
+		}
+		pthread_mutex_lock(&p->lock);
+		b->next = p->spare;
+		p->spare = b;
+		pthread_mutex_unlock(&p->lock);
+	}
+	if (crash) {
+		/* The producer stopped inside the decoder, not while making an item:
+		 * what its unfinished batch holds came before the crash too. It is
+		 * parked in the signal handler for good: nothing to join or free. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (p->cur)
+			deliver(p, p->cur, &stop);
+		return -cste_crashed;
+	}
+	pthread_join(p->producer, NULL);
+	if (r->state)
+		*r->state = 0;
+	*active = NULL;
+	ret = stop ? stop : p->ret;
+	batches_free(p->spare);
+	batches_free(p->cur);
+	pthread_cond_destroy(&p->ready);
+	pthread_cond_destroy(&p->room);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+	return ret;
+}
