@@ -313,14 +313,25 @@ static struct batch *wait_batch(struct dec_pipe *p, bool *crash)
 	return b;
 }
 
-int dec_pipe_run(const struct dec_pipe_run *r, struct dec_pipe **active)
+static void pipe_free(struct dec_pipe *p)
+{
+	batches_free(p->spare);
+	batches_free(p->cur);
+	pthread_cond_destroy(&p->ready);
+	pthread_cond_destroy(&p->room);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+int dec_pipe_run(const struct dec_pipe_run *r, struct dec_pipe **active, bool *started)
 {
 	struct dec_pipe *p = calloc(1, sizeof(*p));
 	bool crash = false;
 	int stop = 0, ret;
 
+	*started = false;
 	if (!p)
-		return -cste_busy;
+		return 0;
 	p->r = r;
 	p->consumer = pthread_self();
 	pthread_mutex_init(&p->lock, NULL);
@@ -334,10 +345,10 @@ int dec_pipe_run(const struct dec_pipe_run *r, struct dec_pipe **active)
 		if (r->state)
 			*r->state = 0;
 		*active = NULL;
-		batches_free(p->cur);
-		free(p);
-		return -cste_busy;
+		pipe_free(p);
+		return 0;
 	}
+	*started = true;
 	for (;;) {
 		struct batch *b = wait_batch(p, &crash);
 
@@ -369,11 +380,6 @@ int dec_pipe_run(const struct dec_pipe_run *r, struct dec_pipe **active)
 		*r->state = 0;
 	*active = NULL;
 	ret = stop ? stop : p->ret;
-	batches_free(p->spare);
-	batches_free(p->cur);
-	pthread_cond_destroy(&p->ready);
-	pthread_cond_destroy(&p->room);
-	pthread_mutex_destroy(&p->lock);
-	free(p);
+	pipe_free(p);
 	return ret;
 }

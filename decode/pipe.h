@@ -38,9 +38,9 @@ struct dec_pipe_run {
 /* Run @r. *@active points at the pipe while it runs (NULL before and after), for
  * dec_pipe_log and dec_pipe_progress. Returns what the serial decode would have:
  * 0, a callback's stop value or an error; -cste_crashed when the producer crashed
- * (after every item it had made was delivered). -cste_busy when no thread could be
- * started: the caller decodes serially then. */
-int dec_pipe_run(const struct dec_pipe_run *r, struct dec_pipe **active);
+ * (after every item it had made was delivered). *@started is false when no thread
+ * could be started (nothing was decoded): the caller decodes serially then. */
+int dec_pipe_run(const struct dec_pipe_run *r, struct dec_pipe **active, bool *started);
 
 /* On the producer's thread (else false): queue a message or progress report in
  * order with the elements, and return true. */

@@ -430,8 +430,10 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 		struct dec_pipe_run r = {run_perf, s, elem_fn, sb_fn, ctx, &s->user_log,
 					 s->user_progress, s->user_progress_ctx, s->opts.pipe_state};
 
-		ret = dec_pipe_run(&r, &s->pipe);
-		if (ret != -cste_busy)
+		bool started;
+
+		ret = dec_pipe_run(&r, &s->pipe, &started);
+		if (started)
 			return ret;
 		memset(&s->stats, 0, sizeof(s->stats)); /* no thread: decode here */
 	}
