@@ -128,6 +128,10 @@ static struct item *next_item(struct dec_pipe *p, int *err)
 	*err = __atomic_load_n(&p->stop, __ATOMIC_RELAXED);
 	if (*err)
 		return NULL;
+	if (!p->cur) { /* no memory for a batch before: the decode is ending */
+		*err = -cste_nomem;
+		return NULL;
+	}
 	if (p->cur->n == PIPE_BATCH && (*err = publish(p, false)) != 0)
 		return NULL;
 	return &p->cur->v[p->cur->n++];
