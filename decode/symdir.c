@@ -197,7 +197,8 @@ static int cmp_item_base(const void *a, const void *b)
 	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-/* Sort the entries of @want (build-id holders or all) into @out. */
+/* Sort the entries (those with a build-id when @bids, else all) into *@out, by
+ * build-id or by base name. */
 static int build_index(struct cst_symdir *d, bool bids, size_t **out, size_t *count)
 {
 	struct sort_item *t = malloc((d->n ? d->n : 1) * sizeof(*t));
@@ -283,17 +284,18 @@ static int score(const struct entry *en, enum cst_symdir_want want)
 				       : 2 * en->has_symbols + en->has_code;
 }
 
-/* Whether @en sorts below the key: build-id @bid when @bid_size, else name @base. */
-static bool below(const struct entry *en, const uint8_t *bid, size_t bid_size, const char *base)
+/* @en against the key, as the index sorts: build-id @bid when @bid_size, else
+ * name @base. */
+static int cmp_key(const struct entry *en, const uint8_t *bid, size_t bid_size, const char *base)
 {
-	return (bid_size ? cmp_bid(en, bid, bid_size) : strcmp(en->base, base)) < 0;
+	return bid_size ? cmp_bid(en, bid, bid_size) : strcmp(en->base, base);
 }
 
 /* The first position in index @ix (of @n) whose entry is not below the key. */
 static size_t lower_bound(const struct cst_symdir *d, const size_t *ix, size_t n,
 			  const uint8_t *bid, size_t bid_size, const char *base)
 {
-	return CST_PARTITION(i, 0, n, below(&d->e[ix[i]], bid, bid_size, base));
+	return CST_PARTITION(i, 0, n, cmp_key(&d->e[ix[i]], bid, bid_size, base) < 0);
 }
 
 const char *cst_symdir_find(const struct cst_symdir *d, const char *recorded,
@@ -321,7 +323,7 @@ const char *cst_symdir_find(const struct cst_symdir *d, const char *recorded,
 	for (k = lower_bound(d, ix, n, bid, bid_size, base); k < n; k++) {
 		const struct entry *en = &d->e[ix[k]];
 
-		if (bid_size ? cmp_bid(en, bid, bid_size) : strcmp(en->base, base))
+		if (cmp_key(en, bid, bid_size, base))
 			break;
 		if (bid_size && !cst_build_id_equal(en->bid, en->bid_size, bid, bid_size))
 			continue;
