@@ -21,9 +21,12 @@
 
 /* elements of a synced chunk compared with the decode of the chunk before */
 #define SPLIT_VERIFY 64
-#define SPLIT_BLOCK 256
+#define SPLIT_BLOCK 1024
 #define SPLIT_BYTES (64u * 1024u)
 #define SPLIT_HELD 64 /* blocks the list being output may hold before its worker waits */
+/* bytes all other lists may hold before their workers wait: a dense 64 KiB chunk
+ * makes 20 MB of element copies */
+#define SPLIT_HELD_BYTES (40u * 1024u * 1024u)
 #define SPLIT_CHUNK (64u * 1024u) /* chunk size when none is asked for */
 #define SPLIT_LINE 4096 /* the longest a print function may make of one element */
 
@@ -39,7 +42,9 @@ struct split_entry {
 struct split_block {
 	struct split_block *next;
 	unsigned n;
-	struct split_entry *v; /* SPLIT_BLOCK elements, or NULL when printing */
+	/* SPLIT_BLOCK elements, or NULL when printing; without the OpenCSD element
+	 * (cst_session_run's elements from other threads carry none) */
+	struct cst_elem *v;
 	char *bytes;           /* SPLIT_BYTES, or NULL for elements */
 	size_t len;
 	uint64_t offset; /* of the last element but an end of trace */
@@ -64,6 +69,7 @@ struct split_chunk {
 	/* the element list of the worker that started here, as it grows */
 	struct split_block *first, *last;
 	unsigned held; /* blocks in the list (not yet taken by the output) */
+	size_t held_bytes; /* what they take */
 	bool done;   /* the list is complete; the stream goes on with chunk `next` */
 	size_t next; /* nchunks: the end */
 	int ret;     /* an error or stop value ending the list */
@@ -108,6 +114,7 @@ struct split {
 	size_t next_start; /* the next chunk an idle thread may start */
 	size_t replaying;  /* the chunk whose list is being replayed */
 	size_t ahead;      /* chunks started at most this far past `replaying` */
+	size_t held_bytes; /* in the lists of all chunks but `replaying` */
 	uint64_t chunk;    /* bytes per chunk (the last may be shorter) */
 	bool abort;        /* stop all workers */
 	bool serial;       /* a decoder error: decode the buffer serially instead */

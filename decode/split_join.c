@@ -17,6 +17,12 @@ void dec_split_copy(struct split_entry *to, const struct cst_elem *e)
 	to->e.ocsd = NULL;
 }
 
+/* What one block takes. */
+static size_t block_bytes(const struct split *sp)
+{
+	return sp->print ? SPLIT_BYTES : SPLIT_BLOCK * sizeof(struct cst_elem);
+}
+
 static struct split_block *new_block(struct split *sp)
 {
 	struct split_block *b;
@@ -68,7 +74,8 @@ int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block
 		if (n > 0)
 			b->len += (size_t)n < SPLIT_LINE ? (size_t)n : SPLIT_LINE;
 	} else {
-		dec_split_copy(&b->v[b->n], e);
+		b->v[b->n] = *e;
+		b->v[b->n].ocsd = NULL;
 	}
 	b->n++;
 	if (e->type != cst_elem_eot) {
@@ -92,11 +99,19 @@ void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block
 		c->first = *cur;
 	c->last = *cur;
 	c->held++;
+	c->held_bytes += block_bytes(sp);
+	if (sp->replaying != k)
+		sp->held_bytes += block_bytes(sp);
 	pthread_cond_broadcast(&sp->cond);
 	/* The list being output is taken as it grows: a worker faster than the
-	 * caller waits for it to catch up instead of holding ever more. (Lists
-	 * further on are bounded by the window of chunks started ahead.) */
-	while (c->held > SPLIT_HELD && sp->replaying == k && !sp->abort && !c->abandon)
+	 * caller waits for it to catch up instead of holding ever more. Lists
+	 * further on are bounded by the window of chunks started ahead, and
+	 * together by SPLIT_HELD_BYTES: their workers wait until the output reaches
+	 * them. (Neither wait holds up the list being output: a worker publishes its
+	 * chunk's head before it flushes a block, so the worker before never waits
+	 * on one that waits here.) */
+	while (!sp->abort && !c->abandon &&
+	       (sp->replaying == k ? c->held > SPLIT_HELD : sp->held_bytes > SPLIT_HELD_BYTES))
 		pthread_cond_wait(&sp->cond, &sp->lock);
 	pthread_mutex_unlock(&sp->lock);
 	*cur = NULL;
@@ -159,6 +174,7 @@ static struct split_block *next_blocks(struct split *sp, struct split_chunk *c)
 	b = c->first;
 	c->first = c->last = NULL;
 	c->held = 0;
+	c->held_bytes = 0;
 	pthread_cond_broadcast(&sp->cond); /* a worker may wait for its list to go */
 	pthread_mutex_unlock(&sp->lock);
 	return b;
@@ -176,12 +192,14 @@ static void free_blocks(struct split_block *b)
 	}
 }
 
-/* Replayed blocks go back to the workers (up to a few per thread), the rest
- * are freed. */
+/* Replayed blocks go back to the workers, as many as the lists may hold (the
+ * peak is held anyway); the rest are freed. */
 static void recycle(struct split *sp, struct split_block *b)
 {
+	size_t keep = SPLIT_HELD + SPLIT_HELD_BYTES / block_bytes(sp);
+
 	pthread_mutex_lock(&sp->lock);
-	while (b && sp->nspare < 4 * sp->ahead) {
+	while (b && sp->nspare < keep) {
 		struct split_block *n = b->next;
 
 		b->next = sp->spare;
@@ -191,6 +209,17 @@ static void recycle(struct split *sp, struct split_block *b)
 	}
 	pthread_mutex_unlock(&sp->lock);
 	free_blocks(b);
+}
+
+/* The output moved on to chunk `replaying`: what the lists after it hold. (The
+ * lists of chunks it skipped, taken over by an earlier worker, are not waited
+ * for.) Called with the lock held. */
+static void held_after(struct split *sp)
+{
+	sp->held_bytes = 0;
+	for (size_t j = sp->replaying + 1; j < sp->nchunks; j++)
+		if (!sp->chunks[j].abandon)
+			sp->held_bytes += sp->chunks[j].held_bytes;
 }
 
 /* Hand block @b over: its bytes, or each of its elements. */
@@ -206,11 +235,8 @@ static int replay_block(const struct split_out *out, struct split_block *b,
 			    : 0;
 	}
 	for (unsigned i = 0; i < b->n && !ret; i++) {
-		struct cst_elem *e = &b->v[i].e;
-
-		e->ocsd = b->v[i].has_o ? &b->v[i].o : NULL;
 		++*delivered;
-		ret = out->fn ? out->fn(out->ctx, e) : 0;
+		ret = out->fn ? out->fn(out->ctx, &b->v[i]) : 0;
 	}
 	return ret;
 }
@@ -233,6 +259,7 @@ int dec_split_replay(struct split *sp, const struct split_out *out,
 				ret = ch->ret;
 			else
 				c = sp->replaying = ch->next;
+			held_after(sp);
 			if (!ret && c < sp->nchunks)
 				stats->chunks_apart++;
 			if (sp->serial || (sp->abort && !ch->done)) {

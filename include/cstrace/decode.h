@@ -198,7 +198,8 @@ struct cst_elem {
 	 * perf's order would put it. Not worked out in file order. */
 	bool perf_unseen;
 
-	/* the OpenCSD element behind this one (for cst_elem_format_ocsd) */
+	/* the OpenCSD element behind this one (for cst_elem_format_ocsd); NULL in
+	 * the elements cst_session_run delivers from other threads */
 	const void *ocsd;
 };
 
