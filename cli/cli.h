@@ -47,6 +47,13 @@ uint64_t cli_resume_crash_offset(void);
  *  elements only. */
 void cli_note_threaded(bool threaded);
 void cli_note_printed(uint64_t nelems);
+/** The symbolizing verbs restart that way too, after a crash on the decoding
+ *  thread or its workers, when the thread that prints has drained what was decoded
+ *  before (cli_pipe_drained); a restarted child symbolizes the elements printed
+ *  already with its output to stdout and its messages left out (cli_quiet). */
+void cli_note_skippable(void);
+void cli_set_quiet(bool quiet);
+bool cli_quiet(void);
 /** Elements a restarted child leaves out, or -1 when this is no such child. */
 int64_t cli_skip_elements(void);
 /** For cst_session_opts.pipe_state: the crash handler of a child lets the thread

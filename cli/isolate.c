@@ -34,8 +34,10 @@ struct crash_note {
 	uint64_t offset;
 	bool have_offset;
 	bool resumable; /* the input can be decoded from a byte offset */
-	/* decoding on threads: elements printed, and how many the crash flushed */
-	bool threaded;
+	/* decoding on threads: elements printed, and how many the crash flushed;
+	 * skippable: a symbolizing verb, which can leave out the output of those
+	 * (cli_quiet) once the pipe was drained */
+	bool threaded, skippable;
 	uint64_t printed, flushed;
 	/* decoding on a thread of its own (cst_session_opts.pipe_state): -1 while it
 	 * runs, 1 once it crashed; drained once the other thread has written what
@@ -92,8 +94,10 @@ volatile sig_atomic_t *cli_pipe_state(void)
 void cli_pipe_drained(void)
 {
 	fflush(stdout);
-	if (note)
+	if (note) {
+		note->flushed = note->printed;
 		note->drained = 1;
+	}
 	for (;;)
 		pause(); /* the crashed thread ends the process now */
 }
@@ -102,6 +106,25 @@ void cli_note_threaded(bool threaded)
 {
 	if (note)
 		note->threaded = threaded;
+}
+
+void cli_note_skippable(void)
+{
+	if (note)
+		note->skippable = true;
+}
+
+/* A restarted child leaving out what the crashed one printed. */
+static bool quiet;
+
+void cli_set_quiet(bool q)
+{
+	quiet = q;
+}
+
+bool cli_quiet(void)
+{
+	return quiet;
 }
 
 void cli_note_printed(uint64_t nelems)
@@ -301,13 +324,17 @@ int cli_run_isolated(int (*run)(int, char **), int argc, char **argv)
 				  note->object, (unsigned long long)note->object_offset);
 			return 1;
 		}
-		if (note->threaded && note->resumable && restarts < MAX_RESTARTS) {
+		if (note->threaded && (note->resumable || (note->skippable && note->drained)) &&
+		    restarts < MAX_RESTARTS) {
 			/* where a serial run would have crashed is not known: run again on
 			 * one thread from the same point, past what was printed */
 			char num[32];
 
 			snprintf(num, sizeof(num), "%llu", (unsigned long long)note->flushed);
 			setenv(SKIP_ENV, num, 1);
+			if (getenv("CSTRACE_DEBUG"))
+				cli_error("debug: %s: crashed on threads; again on one thread past "
+					  "%s elements", note->input, num);
 			continue;
 		}
 		/* any later child runs on one thread too */

@@ -231,6 +231,12 @@ static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *l
 static void end_line(struct script *s)
 {
 	cst_line_end(&s->line);
+	/* a restarted child, before what the crashed one printed (a file given with -o
+	 * is written whole by each child) */
+	if (s->f == stdout && cli_quiet()) {
+		cst_line_reset(&s->line);
+		return;
+	}
 	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n)
 		cli_write_failed(&s->io_errno);
 	cst_line_reset(&s->line);

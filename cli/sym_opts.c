@@ -197,11 +197,36 @@ int symcli_parse(struct symcli *c, int opt, const char *arg)
 	}
 }
 
+/* The view's callback, counting the elements it has printed (a crash on threads
+ * restarts the child past them) or, in a restarted child, leaving out the output
+ * of those. */
+struct counted {
+	cst_sym_elem_fn fn;
+	void *ctx;
+};
+
+static int counted_elem(void *ctx, const struct cst_sym_elem *se)
+{
+	const struct counted *c = ctx;
+	bool skip = trace_opts_skip(1);
+	int ret;
+
+	cli_set_quiet(skip);
+	ret = c->fn(c->ctx, se);
+	cli_set_quiet(trace_opts_skip(0));
+	if (!skip)
+		cli_note_printed(1);
+	return ret;
+}
+
 int symcli_run(struct cst_symbolizer *sym, struct cst_session *session, cst_sym_elem_fn fn,
 	       void *ctx)
 {
-	int err = cst_symbolizer_run(sym, session, fn, ctx);
+	struct counted c = {fn, ctx};
+	int err;
 
+	err = cst_symbolizer_run(sym, session, counted_elem, &c);
+	cli_set_quiet(false);
 	if (err == -cste_crashed)
 		cli_pipe_drained();
 	return err;
@@ -224,6 +249,12 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 	c->topts.session.raw_elfs = (const char *const *)c->elfs;
 	c->topts.session.nraw_elfs = c->nelfs;
 	cli_note_input(path);
+	trace_opts_restarted(&c->topts);
+	/* what a restarted child says before it is past what was printed, the
+	 * crashed one said */
+	cli_set_quiet(trace_opts_skip(0));
+	cli_note_skippable();
+	cli_note_threaded(c->topts.session.threads > 1);
 	c->topts.session.pipe = true;
 	c->topts.session.pipe_state = cli_pipe_state();
 	err = cst_session_open(session, path, &c->topts.session);

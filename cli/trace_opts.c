@@ -264,26 +264,34 @@ static bool offsets_noted = true;
 /* a child restarted after a crash on threads: elements printed already */
 static int64_t skip_left;
 
+void trace_opts_restarted(struct trace_opts *t)
+{
+	skip_left = cli_skip_elements();
+	if (skip_left >= 0)
+		t->session.threads = 1; /* restarted after a crash on threads */
+}
+
 int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
 		    struct cst_session **session)
 {
 	int ret;
 
 	cli_note_input(path);
-	if (cli_skip_elements() >= 0)
-		t->session.threads = 1; /* restarted after a crash on threads */
+	trace_opts_restarted(t);
 	ret = cst_session_open(session, path, &t->session);
 	if (ret < 0)
 		return ret;
 	offsets_noted = cst_session_order(*session) == cst_order_file;
 	cli_note_resumable(cst_session_resumable(*session), out);
-	skip_left = cli_skip_elements();
 	return 0;
 }
 
 bool trace_opts_skip(uint64_t nelems)
 {
-	/* a restarted child decodes on one thread: one element at a time */
+	/* a restarted child decodes on one thread: one element at a time (0: is
+	 * any left out still?) */
+	if (!nelems)
+		return skip_left > 0;
 	if (skip_left > 0 && (uint64_t)skip_left >= nelems) {
 		skip_left -= (int64_t)nelems;
 		return true;

@@ -95,6 +95,9 @@ bool trace_opts_note_elem(const struct cst_elem *e);
  *  (cst_session_run_lines): whether to leave them out, and, once printed, the
  *  offset of the last. */
 bool trace_opts_skip(uint64_t nelems);
+/** A child restarted after a crash on threads (cli_skip_elements) decodes on one
+ *  thread, and trace_opts_skip counts off what it leaves out. */
+void trace_opts_restarted(struct trace_opts *t);
 void trace_opts_note_offset(uint64_t offset);
 
 #endif

@@ -15,7 +15,7 @@ static void cli_log_fn(void *ctx, enum cst_log_level level, const char *msg)
 	static const char *const prefix[] = {"error: ", "warning: ", "", ""};
 	char shown[4096];
 
-	if (level == cst_log_debug && !getenv("CSTRACE_DEBUG"))
+	if ((level == cst_log_debug && !getenv("CSTRACE_DEBUG")) || cli_quiet())
 		return;
 	cli_progress_end();
 	/* messages quote names from the inputs, which may hold escapes */

@@ -34,5 +34,26 @@ load=$(readelf -lW "$A64" | awk '$1 == "LOAD" && $NF == "0x10000" {print $3 ":" 
 "$CSTRACE" script --threads 1 "$TMP/between.data" > "$TMP/one" 2> "$TMP/one.err"
 check "one thread: the first fragment's branches, then the crash: $(head -c 300 "$TMP/one.err")" \
 	sh -c '[ -s "$0" ] && grep -q "decoder crashed" "$1"' "$TMP/one" "$TMP/one.err"
-same perf-crash-between "$TMP/between.data" "script,script --insn,report" "64K"
+same perf-crash-between "$TMP/between.data" "script,script --insn,report" "1K 64K"
+
+# The crash input at the start of a fragment after a long one: the decoder that
+# ran through the first fragment (reset, as perf resets it) gets past it, a
+# worker's decoder, new and reset, crashes there. Script and report decode on
+# workers too, behind the pipe: the child that crashed on a worker is run again
+# on one thread, leaving out what the crashed one printed, and ends as a
+# one-thread run does, with no crash at all.
+for _ in $(seq 200); do cat "$TMP/one.bin"; done > "$TMP/many.bin"
+cat "$crash" "$TMP/many.bin" > "$TMP/crash-many.bin"
+"$GEN" --out "$TMP/after.data" --raw --traceid 0x10 --trcconfigr 0xc1 \
+	--trace-file "$TMP/many.bin" --trace-file "$TMP/crash-many.bin" \
+	--trace-file "$TMP/many.bin" \
+	--image "$A64@${load%%:*}:0:${load##*:}" --image "$crash@0" || fail "perf_gen --trace-file"
+"$CSTRACE" script --threads 1 "$TMP/after.data" > "$TMP/one" 2> "$TMP/one.err"
+check "one thread: no crash after a long fragment: $(head -c 300 "$TMP/one.err")" \
+	sh -c '[ -s "$0" ] && ! grep -q "crashed" "$1"' "$TMP/one" "$TMP/one.err"
+CSTRACE_DEBUG=1 "$CSTRACE" script --threads 2 --chunk-size 1K "$TMP/after.data" > /dev/null \
+	2> "$TMP/many.err"
+check "two threads: a worker crashed, and the child ran again: $(head -c 300 "$TMP/many.err")" \
+	grep -q "debug: .*crashed on threads; again on one thread" "$TMP/many.err"
+same perf-crash-after "$TMP/after.data" "script,script --insn,report,decode --format=jsonl" "1K"
 finish
