@@ -163,7 +163,9 @@ static int decode_fragment(struct cst_perf_input *in, struct cst_decoder *dec, u
 
 /* A worker's code memory: a cursor of its own that follows the context IDs its
  * decoder meets, as on_elem moves the shared one; and the attribution on_elem
- * gives, as it stands in the worker's part of the fragment. */
+ * gives, as it stands in the worker's part of the fragment. Each starts as a copy
+ * of the one taken at the fragment's start: on_elem moves the shared attribution
+ * while the workers run, when it takes their elements (dec_perf_input_run_apart). */
 struct worker_mem {
 	struct perf_mem_cursor c;
 	const struct cst_perf_input *in;
@@ -173,20 +175,13 @@ struct worker_mem {
 
 static void *worker_mem_open(void *ctx)
 {
-	struct cst_perf_input *in = ctx;
+	const struct worker_mem *start = ctx;
 	struct worker_mem *w = malloc(sizeof(*w));
 
-	if (w) {
-		/* right for the first chunk; a later chunk's is right from its first
-		 * context element, and its head is compared with these (nothing
-		 * changes them on the calling thread while the workers run: no
-		 * element comes back to on_elem there) */
-		dec_perf_mem_cursor_init(&w->c, in->mem);
-		w->in = in;
-		w->tid = in->cur_tid;
-		w->cpu = in->cur_cpu;
-		w->fragment = in->fragment;
-	}
+	/* right for the first chunk; a later chunk's is right from its first context
+	 * element, and its head is compared with these */
+	if (w)
+		*w = *start;
 	return w;
 }
 
@@ -239,9 +234,12 @@ static int decode_split(struct cst_perf_input *in, const struct cst_trace *trace
 	struct cst_decoder_opts o = {.sz = sizeof(o), .fsync_reset = !f->raw,
 				     .mem_read = dec_perf_mem_read, .mem_ctx = in->mem,
 				     .progress = on_split_progress, .progress_ctx = &prog};
+	struct worker_mem start = {.in = in, .tid = in->cur_tid, .cpu = in->cur_cpu,
+				   .fragment = in->fragment};
 	struct split_mem mem = {worker_mem_open, worker_mem_close, worker_mem_elem,
-				dec_perf_mem_cursor_read, in, true};
-	struct split_out out = {NULL, NULL, in->write, in->write_ctx};
+				dec_perf_mem_cursor_read, &start, true};
+	struct split_out out = {in->print ? NULL : on_elem, in, in->print ? in->write : NULL,
+				in->write_ctx};
 	int buffer = f->raw ? in->raw_buffer[f->ci] : in->frames_buffer;
 	struct split_span span = {-1, off, off + size, 0};
 	enum split_outcome how = split_unsplittable;
@@ -252,13 +250,16 @@ static int decode_split(struct cst_perf_input *in, const struct cst_trace *trace
 	int ret;
 
 	*serial = true;
-	/* Only printed output is decoded on threads: handing copies of the elements
-	 * back to one thread costs that thread more than decoding them did (report
-	 * and script on a 92 M-instruction trace: 4.9 s on one thread, 6.2 s with the
-	 * copies), and --id needs each element seen here. */
-	if (in->nworkers < 2 || size < 2 * in->chunk || !in->print || in->id_filter[0] ||
-	    in->id_filter[1])
+	/* Only printed output, or elements another thread takes, are decoded on
+	 * threads: handing copies of the elements back to the thread that takes them
+	 * costs it more than decoding them did (report and script on a 92 M-instruction
+	 * trace: 4.9 s on one thread, 6.2 s with the copies); and --id needs each
+	 * element seen here. The replay gives the elements to on_elem in stream
+	 * order, which attributes them as a serial run does. */
+	if (in->nworkers < 2 || size < 2 * in->chunk || (!in->print && !in->apart) ||
+	    in->id_filter[0] || in->id_filter[1])
 		return 0;
+	dec_perf_mem_cursor_init(&start.c, in->mem);
 	span.fd = open(in->path, O_RDONLY | O_CLOEXEC);
 	/* a fragment that runs past the end of the file is warned about serially */
 	if (span.fd < 0 || fstat(span.fd, &sb) < 0 || (uint64_t)sb.st_size < span.end ||
@@ -458,6 +459,20 @@ int dec_perf_input_run_lines(struct cst_perf_input *in, const struct cst_trace *
 	ret = dec_perf_input_run(in, trace, elem_fn, NULL, ctx, stats);
 	in->print = NULL;
 	in->write = NULL;
+	return ret;
+}
+
+int dec_perf_input_run_apart(struct cst_perf_input *in, const struct cst_trace *trace,
+			     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
+			     struct cst_decoder_stats *stats)
+{
+	int ret;
+
+	if (!in)
+		return -cste_invalid;
+	in->apart = true;
+	ret = dec_perf_input_run(in, trace, elem_fn, sb_fn, ctx, stats);
+	in->apart = false;
 	return ret;
 }
 

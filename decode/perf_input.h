@@ -20,6 +20,14 @@ int dec_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
 		       cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
 		       struct cst_decoder_stats *stats);
 
+/** As dec_perf_input_run, for a caller that hands the elements to another thread
+ *  (a pipe's producer): the fragments decode on threads for it too, as for
+ *  printing (on the thread that takes the elements, the copies they travel in
+ *  would cost it more than decoding them). */
+int dec_perf_input_run_apart(struct cst_perf_input *in, const struct cst_trace *trace,
+			     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
+			     struct cst_decoder_stats *stats);
+
 /** As dec_perf_input_run without sideband, for cst_session_run_lines: @elem_fn
  *  (which prints with @print and hands the bytes to @write) gets the elements
  *  decoded on this thread; a fragment decoded on threads is printed there with

@@ -119,6 +119,8 @@ struct cst_perf_input {
 	/* after a split run that met a decoder error: what the serial decode of the
 	 * fragment leaves out */
 	struct split_skip skip;
+	/* dec_perf_input_run_apart: elements decoded on threads too */
+	bool apart;
 	/* cst_session_run_lines: printing on the workers too, when set */
 	cst_elem_print_fn print;
 	void *print_ctx;

@@ -411,12 +411,12 @@ static int run_buffers(struct cst_session *s, cst_elem_fn elem_fn, cst_packet_fn
 	return 0;
 }
 
-/* The serial decode of a perf.data, as a pipe's producer runs it. */
+/* The decode of a perf.data, as a pipe's producer runs it. */
 static int run_perf(void *ctx, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *cb_ctx)
 {
 	struct cst_session *s = ctx;
 
-	return dec_perf_input_run(s->perf, s->trace, elem_fn, sb_fn, cb_ctx, &s->stats);
+	return dec_perf_input_run_apart(s->perf, s->trace, elem_fn, sb_fn, cb_ctx, &s->stats);
 }
 
 int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)

@@ -94,5 +94,5 @@ check "perf.data corrupt: the bytes change the decode: $(head -c 300 "$TMP/corru
 	bash -c '! cmp -s "$0" "$1"' "$TMP/clean.err" "$TMP/corrupt.err"
 [ "$1" = arm ] && check "perf.data corrupt: OpenCSD reports errors: $(head -c 300 "$TMP/corrupt.err")" \
 	grep -q "trace decoder error" "$TMP/corrupt.err"
-same perf-corrupt "$TMP/corrupt.data" "decode --format=jsonl,decode --format=none --stats" "4K"
+same perf-corrupt "$TMP/corrupt.data" "decode --format=jsonl,decode --format=none --stats,script,report" "4K"
 finish
