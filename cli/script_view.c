@@ -46,6 +46,33 @@ static const struct {
 
 enum mode { mode_branch, mode_insn, mode_calls };
 
+/* Formatted locations by address: a trace runs the same few thousand branches
+ * again and again (loops), and formatting "addr sym+off (dso)" was most of the
+ * cost of a line. A location prints the same while its lookup gives the same
+ * answer (the symbolizer's strings stay put while it lives). */
+#define LOC_MEMO 1024
+#define LOC_BYTES 232
+struct loc_memo {
+	uint64_t addr, func_offset, dso_offset;
+	const struct cst_sym_func *func;
+	const char *dso, *file;
+	int line;
+	bool valid;
+	uint8_t len;
+	char b[LOC_BYTES];
+};
+
+/* The last line's head, which the next line repeats until time or thread moves. */
+struct head_memo {
+	int32_t pid, tid, cpu;
+	uint8_t trace_id;
+	uint64_t time;
+	const char *comm;
+	bool valid;
+	uint8_t len;
+	char b[LOC_BYTES];
+};
+
 struct script {
 	struct symcli *cli;
 	struct cst_symbolizer *sym;
@@ -63,6 +90,8 @@ struct script {
 		size_t n;
 	} lens[256];
 	struct cst_line line; /* the line being built */
+	struct loc_memo *memo; /* LOC_MEMO of them */
+	struct head_memo head;
 };
 
 static const char script_usage[] =
@@ -111,14 +140,13 @@ static int parse_fields(const char *arg, unsigned *fields)
 	return 0;
 }
 
-static void put_head(struct script *s, const struct cst_elem *e, int32_t pid, uint64_t time)
+static void format_head(struct script *s, const struct cst_elem *e, int32_t pid, uint64_t time,
+			const char *comm)
 {
 	struct cst_line *l = &s->line;
 
 	if (s->fields & f_comm) {
-		const char *c = e->tid >= 0 ? cst_symbolizer_comm(s->sym, e->tid) : NULL;
-
-		cst_line_str(l, c ? c : "-", 16);
+		cst_line_str(l, comm ? comm : "-", 16);
 		cst_line_char(l, ' ');
 	}
 	if (s->fields & f_pid) {
@@ -161,6 +189,28 @@ static void put_head(struct script *s, const struct cst_elem *e, int32_t pid, ui
 	}
 }
 
+/* The head of a line: the memo's bytes when nothing it shows has changed. */
+static void put_head(struct script *s, const struct cst_elem *e, int32_t pid, uint64_t time)
+{
+	struct head_memo *m = &s->head;
+	const char *comm = (s->fields & f_comm) && e->tid >= 0
+				   ? cst_symbolizer_comm(s->sym, e->tid) : NULL;
+	size_t at = s->line.n;
+
+	if (m->valid && m->pid == pid && m->tid == e->tid && m->cpu == e->cpu &&
+	    m->trace_id == e->trace_id && m->time == time && m->comm == comm) {
+		cst_line_mem(&s->line, m->b, m->len);
+		return;
+	}
+	format_head(s, e, pid, time, comm);
+	m->valid = s->line.n - at <= sizeof(m->b) && s->line.n < sizeof(s->line.b);
+	if (m->valid) {
+		*m = (struct head_memo){pid, e->tid, e->cpu, e->trace_id, time, comm, true,
+					(uint8_t)(s->line.n - at), {0}};
+		memcpy(m->b, s->line.b + at, m->len);
+	}
+}
+
 /* "+0x1f" ("+0" for zero, as printf's %#x) */
 static void put_offset(struct cst_line *l, uint64_t off)
 {
@@ -186,7 +236,7 @@ static void put_name(struct script *s, const char *name)
 }
 
 /* "addr sym+off (dso)" as the fields ask */
-static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *loc)
+static void format_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *loc)
 {
 	struct cst_line *l = &s->line;
 
@@ -225,6 +275,33 @@ static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *l
 		cst_line_char(l, ':');
 		cst_line_dec(l, loc->line, 0, 0);
 	}
+}
+
+static bool same_loc(const struct loc_memo *m, uint64_t addr, const struct cst_sym_loc *loc)
+{
+	return m->valid && m->addr == addr && m->func == loc->func &&
+	       m->func_offset == loc->func_offset && m->dso == loc->dso &&
+	       m->dso_offset == loc->dso_offset && m->file == loc->file && m->line == loc->line;
+}
+
+/* format_loc, through the memo. */
+static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *loc)
+{
+	struct loc_memo *m = &s->memo[(addr ^ (addr >> 10)) % LOC_MEMO];
+	size_t at = s->line.n;
+
+	if (same_loc(m, addr, loc)) {
+		cst_line_mem(&s->line, m->b, m->len);
+		return;
+	}
+	format_loc(s, addr, loc);
+	/* a location cut short by a full line is not kept */
+	m->valid = s->line.n - at <= sizeof(m->b) && s->line.n < sizeof(s->line.b);
+	if (!m->valid)
+		return;
+	*m = (struct loc_memo){addr, loc->func_offset, loc->dso_offset, loc->func, loc->dso,
+			       loc->file, loc->line, true, (uint8_t)(s->line.n - at), {0}};
+	memcpy(m->b, s->line.b + at, m->len);
 }
 
 /* The line is complete: one write, then start the next. */
@@ -479,7 +556,10 @@ int script_view_run(int argc, char **argv)
 	bool srcline, have_fields;
 	int err, fin, status = 1;
 
-	if (!s) {
+	if (s)
+		s->memo = calloc(LOC_MEMO, sizeof(*s->memo));
+	if (!s || !s->memo) {
+		free(s);
 		cli_error("out of memory");
 		return 1;
 	}
@@ -491,6 +571,7 @@ int script_view_run(int argc, char **argv)
 					   &args},
 			    argc, argv, NULL, &cli, &trace);
 	if (parsed != verb_run) {
+		free(s->memo);
 		free(s);
 		return verb_exit(parsed);
 	}
@@ -547,6 +628,7 @@ out:
 	cst_symbolizer_free(sym);
 	cst_session_free(session);
 	symcli_fini(&cli);
+	free(s->memo);
 	free(s);
 	return status;
 }
