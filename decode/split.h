@@ -26,7 +26,8 @@
 #define SPLIT_HELD 64 /* blocks the list being output may hold before its worker waits */
 /* bytes all other lists may hold before their workers wait: a dense 64 KiB chunk
  * makes 20 MB of element copies */
-#define SPLIT_HELD_BYTES (40u * 1024u * 1024u)
+#define SPLIT_HELD_BYTES (24u * 1024u * 1024u)
+#define SPLIT_TAKE 8 /* blocks the output takes off a list at a time */
 #define SPLIT_CHUNK (64u * 1024u) /* chunk size when none is asked for */
 #define SPLIT_LINE 4096 /* the longest a print function may make of one element */
 

@@ -171,10 +171,24 @@ static struct split_block *next_blocks(struct split *sp, struct split_chunk *c)
 		pthread_mutex_unlock(&sp->lock);
 		return NULL; /* nothing more: the buffer is decoded serially instead */
 	}
+	/* a few at a time: the blocks being replayed are held too, and a list that
+	 * grew while it was not being output may be long */
 	b = c->first;
-	c->first = c->last = NULL;
-	c->held = 0;
-	c->held_bytes = 0;
+	if (b) {
+		struct split_block *last = b;
+		unsigned n = 1;
+
+		while (n < SPLIT_TAKE && last->next) {
+			last = last->next;
+			n++;
+		}
+		c->first = last->next;
+		if (!c->first)
+			c->last = NULL;
+		last->next = NULL;
+		c->held -= n;
+		c->held_bytes -= n * block_bytes(sp);
+	}
 	pthread_cond_broadcast(&sp->cond); /* a worker may wait for its list to go */
 	pthread_mutex_unlock(&sp->lock);
 	return b;
