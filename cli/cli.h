@@ -52,6 +52,9 @@ void cli_note_printed(uint64_t nelems);
  *  before (cli_pipe_drained); a restarted child symbolizes the elements printed
  *  already with its output to stdout and its messages left out (cli_quiet). */
 void cli_note_skippable(void);
+/** An output file being written under temporary name @path (@open), or renamed or
+ *  removed (!@open): a child that dies leaves none behind. */
+void cli_note_tmp(const char *path, bool open);
 void cli_set_quiet(bool quiet);
 bool cli_quiet(void);
 /** Elements a restarted child leaves out, or -1 when this is no such child. */

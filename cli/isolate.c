@@ -43,6 +43,9 @@ struct crash_note {
 	 * runs, 1 once it crashed; drained once the other thread has written what
 	 * was decoded before the crash */
 	volatile sig_atomic_t pipe_state, drained;
+	/* outputs being written under a temporary name (cli_out_open), removed by
+	 * the parent when the child dies before it renames them */
+	char tmp[4][1024];
 	/* the crash: the object of the first frame that is not the C/C++ runtime */
 	bool blamed, in_opencsd;
 	char object[256];
@@ -106,6 +109,28 @@ void cli_note_threaded(bool threaded)
 {
 	if (note)
 		note->threaded = threaded;
+}
+
+void cli_note_tmp(const char *path, bool open)
+{
+	for (size_t i = 0; note && path && i < sizeof(note->tmp) / sizeof(note->tmp[0]); i++) {
+		if (open && !note->tmp[i][0]) {
+			snprintf(note->tmp[i], sizeof(note->tmp[i]), "%s", path);
+			return;
+		}
+		if (!open && !strcmp(note->tmp[i], path)) {
+			note->tmp[i][0] = '\0';
+			return;
+		}
+	}
+}
+
+/* The child died: what it was writing will never be complete. */
+static void remove_tmp(void)
+{
+	for (size_t i = 0; i < sizeof(note->tmp) / sizeof(note->tmp[0]); i++)
+		if (note->tmp[i][0])
+			unlink(note->tmp[i]);
 }
 
 void cli_note_skippable(void)
@@ -310,6 +335,7 @@ int cli_run_isolated(int (*run)(int, char **), int argc, char **argv)
 		status = wait_child(pid);
 		if (WIFEXITED(status))
 			return WEXITSTATUS(status);
+		remove_tmp();
 		if (!is_crash(WTERMSIG(status))) {
 			/* SIGPIPE (`| head`), SIGINT, SIGTERM: end the way the child ended */
 			signal(WTERMSIG(status), SIG_DFL);

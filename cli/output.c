@@ -47,6 +47,7 @@ int cli_out_open(struct cli_out *o, const char *path, const char *input, bool pr
 		o->tmp = NULL;
 		return -1;
 	}
+	cli_note_tmp(o->tmp, true);
 	/* mkstemp makes 0600; other outputs get what the umask allows */
 	if (!private_file) {
 		mask = umask(0);
@@ -57,6 +58,7 @@ int cli_out_open(struct cli_out *o, const char *path, const char *input, bool pr
 	if (!o->f) {
 		close(fd);
 		unlink(o->tmp);
+		cli_note_tmp(o->tmp, false);
 		free(o->tmp);
 		o->tmp = NULL;
 		o->f = stdout;
@@ -89,6 +91,7 @@ int cli_out_commit(struct cli_out *o)
 		cli_error("%s: write failed: %s", o->path, strerror(errno));
 		unlink(o->tmp);
 	}
+	cli_note_tmp(o->tmp, false);
 	free(o->tmp);
 	o->tmp = NULL;
 	return err;
@@ -101,6 +104,7 @@ void cli_out_abort(struct cli_out *o)
 	fclose(o->f);
 	o->f = stdout;
 	unlink(o->tmp);
+	cli_note_tmp(o->tmp, false);
 	free(o->tmp);
 	o->tmp = NULL;
 }

@@ -18,7 +18,7 @@ for _ in $(seq 2000); do cat "$crash"; done > "$TMP/crash.bin"
 check "one thread: the decoder crashes and decoding resumes past it: $(head -c 300 "$TMP/one.err")" \
 	grep -q "crashed (signal .*decoding resumes there" "$TMP/one.err"
 check "one thread: elements from before the crash are printed" [ -s "$TMP/one" ]
-same perf-crash "$TMP/crash.data" "decode --format=elements" "4K 64K"
+same perf-crash "$TMP/crash.data" "decode --format=elements,script --raw" "4K 64K"
 
 # The symbolizing verbs decode a perf.data on a thread of their own and symbolize
 # and print on the other (cst_session_opts.pipe). A crash between two good
@@ -34,7 +34,7 @@ load=$(readelf -lW "$A64" | awk '$1 == "LOAD" && $NF == "0x10000" {print $3 ":" 
 "$CSTRACE" script --threads 1 "$TMP/between.data" > "$TMP/one" 2> "$TMP/one.err"
 check "one thread: the first fragment's branches, then the crash: $(head -c 300 "$TMP/one.err")" \
 	sh -c '[ -s "$0" ] && grep -q "decoder crashed" "$1"' "$TMP/one" "$TMP/one.err"
-same perf-crash-between "$TMP/between.data" "script,script --insn,report" "1K 64K"
+same perf-crash-between "$TMP/between.data" "script,script --insn,report,script --raw" "1K 64K"
 
 # The crash input at the start of a fragment after a long one: the decoder that
 # ran through the first fragment (reset, as perf resets it) gets past it, a
@@ -48,12 +48,22 @@ cat "$crash" "$TMP/many.bin" > "$TMP/crash-many.bin"
 	--trace-file "$TMP/many.bin" --trace-file "$TMP/crash-many.bin" \
 	--trace-file "$TMP/many.bin" \
 	--image "$A64@${load%%:*}:0:${load##*:}" --image "$crash@0" || fail "perf_gen --trace-file"
-"$CSTRACE" script --threads 1 "$TMP/after.data" > "$TMP/one" 2> "$TMP/one.err"
+"$CSTRACE" script --threads 1 "$TMP/after.data" > "$TMP/after.one" 2> "$TMP/one.err"
 check "one thread: no crash after a long fragment: $(head -c 300 "$TMP/one.err")" \
-	sh -c '[ -s "$0" ] && ! grep -q "crashed" "$1"' "$TMP/one" "$TMP/one.err"
+	sh -c '[ -s "$0" ] && ! grep -q "crashed" "$1"' "$TMP/after.one" "$TMP/one.err"
 CSTRACE_DEBUG=1 "$CSTRACE" script --threads 2 --chunk-size 1K "$TMP/after.data" > /dev/null \
 	2> "$TMP/many.err"
 check "two threads: a worker crashed, and the child ran again: $(head -c 300 "$TMP/many.err")" \
 	grep -q "debug: .*crashed on threads; again on one thread" "$TMP/many.err"
-same perf-crash-after "$TMP/after.data" "script,script --insn,report,decode --format=jsonl" "1K"
+same perf-crash-after "$TMP/after.data" "script,script --insn,report,decode --format=jsonl,script --raw,script --raw --insn" "1K"
+
+# With -o, each child writes the file whole under a temporary name, and the
+# parent removes the one a dead child left: the file is the one-thread output,
+# and nothing else is left beside it. A crash on one thread leaves no file.
+mkdir "$TMP/o"
+"$CSTRACE" script --threads 2 --chunk-size 1K -o "$TMP/o/after.txt" "$TMP/after.data" 2> /dev/null
+check "-o after a crash on threads: the one-thread output" cmp -s "$TMP/after.one" "$TMP/o/after.txt"
+"$CSTRACE" script --threads 1 -o "$TMP/o/between.txt" "$TMP/between.data" 2> /dev/null
+check "-o: nothing left beside the file after crashes: $(ls "$TMP/o" | tr '\n' ' ')" \
+	[ "$(ls -A "$TMP/o")" = after.txt ]
 finish
