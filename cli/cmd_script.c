@@ -39,6 +39,7 @@ struct script {
 	bool insn;
 	int io_errno; /* a write failed (cli_write_failed) */
 	bool t32_warned;
+	bool quiet; /* a restarted child, on an element printed already */
 	uint64_t lines;
 	/* --insn: the code of mixed 16/32-bit T32 ranges, to split them */
 	struct cst_symbolizer *sym;
@@ -68,7 +69,9 @@ static void put_head(struct script *s, const struct cst_elem *e)
 static void end_line(struct script *s)
 {
 	cst_line_end(&s->line);
-	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n)
+	if (s->quiet)
+		return;
+	if (fwrite_unlocked(s->line.b, 1, s->line.n, s->f) != s->line.n)
 		cli_write_failed(&s->io_errno);
 	s->lines++;
 }
@@ -137,12 +140,31 @@ static void put_insns(struct script *s, const struct cst_elem *e)
 	}
 }
 
+static int sample_elem(struct script *s, const struct cst_elem *e);
+
+/* Each element's lines are written under the stream's lock and counted: a crash on
+ * a decoding thread flushes whole elements only, and a child restarted on one
+ * thread leaves out the lines of those (cli_note_threaded). */
 static int on_elem(void *ctx, const struct cst_elem *e)
 {
 	struct script *s = ctx;
+	bool skip = trace_opts_note_elem(e);
+	int ret;
+
+	flockfile(s->f);
+	s->quiet = skip;
+	ret = sample_elem(s, e);
+	s->quiet = false;
+	if (!skip)
+		cli_note_printed(1);
+	funlockfile(s->f);
+	return ret;
+}
+
+static int sample_elem(struct script *s, const struct cst_elem *e)
+{
 	uint8_t id = e->trace_id & 0x7f;
 
-	trace_opts_note_elem(e);
 	switch (e->type) {
 	case cst_elem_instr_range:
 		if (s->insn) {
@@ -225,10 +247,14 @@ int cmd_script(int argc, char **argv)
 	if (parsed != verb_run)
 		return verb_exit(parsed);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	/* samples stream out as they come: a decoder crash can be skipped */
+	/* samples stream out as they come: a decoder crash can be skipped. With
+	 * threads, a perf.data decodes beside the printing (the pipe). */
+	topts.session.pipe = true;
+	topts.session.pipe_state = cli_pipe_state();
 	ret = trace_opts_open(&topts, trace, stdout, &session);
 	if (ret < 0)
 		goto out;
+	cli_note_threaded(topts.session.threads > 1);
 	if (s.insn) {
 		struct cst_symbolizer_opts so = {.sz = sizeof(so), .symfs = topts.session.symfs,
 						 .buildid_dir = topts.session.buildid_dir,
@@ -244,6 +270,8 @@ int cmd_script(int argc, char **argv)
 		}
 	}
 	ret = cst_session_run(session, on_elem, on_sideband, &s);
+	if (ret == -cste_crashed)
+		cli_pipe_drained();
 	cli_progress_end();
 	if (!cli_flush_output(stdout, NULL, s.io_errno))
 		goto out;
