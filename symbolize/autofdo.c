@@ -103,7 +103,8 @@ static uint64_t vaddr_in(const struct cst_sym_piece *pc, uint64_t addr)
 /* Code some binary maps (not "[unknown]"): raw dumps are left out when writing. */
 static bool in_binary(const struct cst_sym_piece *pc)
 {
-	return strcmp(pc->loc.dso, "[unknown]") != 0;
+	/* asked twice per range: the first byte settles it for every binary's path */
+	return pc->loc.dso[0] != '[' || strcmp(pc->loc.dso, "[unknown]") != 0;
 }
 
 /* Where the range left from: its last instruction, in its last piece's binary. */
