@@ -22,6 +22,21 @@ struct clock {
 	bool seen;
 };
 
+/* The parts of a slice that only depend on its frame (name, category and args),
+ * as they were formatted last time, by entry address: a loop calls the same
+ * few functions a million times, and escaping and formatting those was most of
+ * the cost of a slice. */
+#define MEMO 1024
+#define MEMO_BYTES 240
+struct frame_memo {
+	const struct cst_sym_func *func;
+	const char *dso;
+	uint64_t entry;
+	bool call, exception, valid;
+	uint8_t name_len, args_len; /* "name","cat":"..." and ,"args":{...,"entry":"0x..." */
+	char b[MEMO_BYTES];
+};
+
 struct cst_perfetto {
 	FILE *f;
 	struct cst_symbolizer *sym;
@@ -33,6 +48,7 @@ struct cst_perfetto {
 	bool first;                /* no event written yet */
 	bool io_error;
 	struct cst_line line;      /* the slice being built */
+	struct frame_memo *memo;   /* MEMO of them */
 };
 
 int cst_perfetto_alloc(struct cst_perfetto **out, FILE *f, const struct cst_perfetto_opts *opts)
@@ -43,13 +59,18 @@ int cst_perfetto_alloc(struct cst_perfetto **out, FILE *f, const struct cst_perf
 	if (!out || !f || cst_opts_load(&o, sizeof(o), opts, "cst_perfetto_opts", NULL) < 0)
 		return -cste_invalid;
 	pw = calloc(1, sizeof(*pw));
-	if (!pw)
+	if (pw)
+		pw->memo = calloc(MEMO, sizeof(*pw->memo));
+	if (!pw || !pw->memo) {
+		free(pw);
 		return -cste_nomem;
+	}
 	pw->f = f;
 	pw->sym = o.sym;
 	pw->perf_clock = o.perf_clock;
 	pw->first = true;
 	if (fputs("{\"traceEvents\":[", f) == EOF) {
+		free(pw->memo);
 		free(pw);
 		return -cste_io;
 	}
@@ -64,6 +85,7 @@ void cst_perfetto_free(struct cst_perfetto *pw)
 	for (size_t i = 0; i < pw->tcap; i++)
 		free(pw->threads[i].start);
 	free(pw->threads);
+	free(pw->memo);
 	free(pw);
 }
 
@@ -126,6 +148,54 @@ static const char *base_name(const char *p)
 	const char *s = p ? strrchr(p, '/') : NULL;
 
 	return s ? s + 1 : p;
+}
+
+static bool same_frame(const struct frame_memo *m, const struct cst_call_frame *fr, bool call)
+{
+	return m->valid && m->entry == fr->entry && m->func == fr->func && m->dso == fr->dso &&
+	       m->call == call && m->exception == fr->exception;
+}
+
+/* The name and category of a frame's slice. */
+static void put_name(struct cst_line *l, const struct cst_call_frame *fr)
+{
+	l_json(l, cst_call_frame_name(fr));
+	cst_line_str(l, fr->exception ? ",\"cat\":\"exception\"" : ",\"cat\":\"call\"", 0);
+}
+
+/* Its args, but the cut that ends some. The entry address only where it is not
+ * the function's (a jump into it, or a frame running when trace began): a tenth of
+ * a 300 MB timeline was the same address twice. */
+static void put_args(struct cst_line *l, const struct cst_call_frame *fr, bool call)
+{
+	cst_line_str(l, ",\"args\":{\"dso\":", 0);
+	l_json(l, base_name(fr->dso));
+	if (fr->func) {
+		cst_line_str(l, ",\"addr\":", 0);
+		cst_line_udec(l, fr->func->addr, 0);
+	}
+	cst_line_str(l, call ? ",\"call\":true" : ",\"call\":false", 0);
+	if (!fr->func || fr->entry != fr->func->addr) {
+		cst_line_str(l, ",\"entry\":\"0x", 0);
+		cst_line_hex(l, fr->entry, 0, 0, 0);
+		cst_line_char(l, '"');
+	}
+}
+
+/* Keep the frame's parts of slice @l (the name at [@name_at, @name_end), the args
+ * from @args_at to the end) when they fit, and the line was not cut. */
+static void remember(struct frame_memo *m, const struct cst_call_frame *fr, bool call,
+		     const struct cst_line *l, size_t name_at, size_t name_end, size_t args_at)
+{
+	size_t nn = name_end - name_at, na = l->n - args_at;
+
+	m->valid = false;
+	if (nn + na > sizeof(m->b) || l->n >= NAME_END)
+		return;
+	*m = (struct frame_memo){fr->func, fr->dso, fr->entry, call, fr->exception, true,
+				 (uint8_t)nn, (uint8_t)na, {0}};
+	memcpy(m->b, l->b + name_at, nn);
+	memcpy(m->b + nn, l->b + args_at, na);
 }
 
 static uint64_t now(struct cst_perfetto *pw, const struct cst_call_event *ev)
@@ -201,13 +271,21 @@ int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 		uint64_t start = t->start[ev->depth - 1];
 		struct cst_line *l = &pw->line;
 
+		struct frame_memo *m = &pw->memo[(fr->entry ^ (fr->entry >> 10)) % MEMO];
+		bool call = cst_call_frame_is_call(fr), hit = same_frame(m, fr, call);
+		size_t name_at, name_end, args_at;
+
 		cst_line_reset(l);
 		cst_line_str(l, pw->first ? "\n{\"ph\":\"X\",\"name\":" : ",\n{\"ph\":\"X\",\"name\":",
 			     0);
 		pw->first = false;
-		l_json(l, cst_call_frame_name(fr));
-		cst_line_str(l, fr->exception ? ",\"cat\":\"exception\",\"pid\":" : ",\"cat\":\"call\",\"pid\":",
-			     0);
+		name_at = l->n;
+		if (hit)
+			cst_line_mem(l, m->b, m->name_len);
+		else
+			put_name(l, fr);
+		name_end = l->n;
+		cst_line_str(l, ",\"pid\":", 0);
 		cst_line_dec(l, t->pid, 0, 0);
 		cst_line_str(l, ",\"tid\":", 0);
 		cst_line_dec(l, t->tid, 0, 0);
@@ -215,16 +293,13 @@ int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 		l_us(l, start);
 		cst_line_str(l, ",\"dur\":", 0);
 		l_us(l, ns - start);
-		cst_line_str(l, ",\"args\":{\"dso\":", 0);
-		l_json(l, base_name(fr->dso));
-		if (fr->func) {
-			cst_line_str(l, ",\"addr\":", 0);
-			cst_line_udec(l, fr->func->addr, 0);
-		}
-		cst_line_str(l, cst_call_frame_is_call(fr) ? ",\"call\":true,\"entry\":\"0x"
-						     : ",\"call\":false,\"entry\":\"0x", 0);
-		cst_line_hex(l, fr->entry, 0, 0, 0);
-		cst_line_char(l, '"');
+		args_at = l->n;
+		if (hit)
+			cst_line_mem(l, m->b + m->name_len, m->args_len);
+		else
+			put_args(l, fr, call);
+		if (!hit)
+			remember(m, fr, call, l, name_at, name_end, args_at);
 		if (ev->end == cst_call_end_gap)
 			cst_line_str(l, ",\"cut\":\"trace lost\"", 0);
 		else if (ev->end == cst_call_end_eot)

@@ -377,6 +377,15 @@ if args.perfetto:
                 fail(f"perfetto: slice {e['name']} at {e['ts']} overlaps its parent's end")
                 break
             open_ends.append(end)
+    # the entry address is given only where it is not the function's address
+    for e in evs:
+        a = e["args"]
+        if "entry" in a and int(a["entry"], 16) == a.get("addr"):
+            fail(f"perfetto: slice {e['name']} repeats its function's address as entry")
+            break
+        if "entry" not in a and "addr" not in a:
+            fail(f"perfetto: slice {e['name']} gives neither its function nor its entry")
+            break
     calls = collections.Counter(node_key(e["args"].get("dso"), e["args"].get("addr"))
                                 for e in evs if e["args"].get("call"))
     want_calls = collections.Counter()
