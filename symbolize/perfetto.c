@@ -14,6 +14,10 @@ struct pthread {
 	size_t cap;
 	int32_t pid, tid;
 	bool used;
+	/* ,"pid":P,"tid":T,"ts": as last formatted, and for which pid and tid */
+	int32_t ids_pid, ids_tid;
+	uint8_t ids_len;
+	char ids[48];
 };
 
 struct clock {
@@ -148,6 +152,26 @@ static const char *base_name(const char *p)
 	const char *s = p ? strrchr(p, '/') : NULL;
 
 	return s ? s + 1 : p;
+}
+
+/* A slice's pid and tid, formatted once per thread (and again when they change). */
+static void put_ids(struct cst_line *l, struct pthread *t)
+{
+	if (!t->ids_len || t->ids_pid != t->pid || t->ids_tid != t->tid) {
+		struct cst_line ids;
+
+		cst_line_reset(&ids);
+		cst_line_str(&ids, ",\"pid\":", 0);
+		cst_line_dec(&ids, t->pid, 0, 0);
+		cst_line_str(&ids, ",\"tid\":", 0);
+		cst_line_dec(&ids, t->tid, 0, 0);
+		cst_line_str(&ids, ",\"ts\":", 0);
+		memcpy(t->ids, ids.b, ids.n);
+		t->ids_len = (uint8_t)ids.n;
+		t->ids_pid = t->pid;
+		t->ids_tid = t->tid;
+	}
+	cst_line_mem(l, t->ids, t->ids_len);
 }
 
 static bool same_frame(const struct frame_memo *m, const struct cst_call_frame *fr, bool call)
@@ -285,11 +309,7 @@ int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 		else
 			put_name(l, fr);
 		name_end = l->n;
-		cst_line_str(l, ",\"pid\":", 0);
-		cst_line_dec(l, t->pid, 0, 0);
-		cst_line_str(l, ",\"tid\":", 0);
-		cst_line_dec(l, t->tid, 0, 0);
-		cst_line_str(l, ",\"ts\":", 0);
+		put_ids(l, t);
 		l_us(l, start);
 		cst_line_str(l, ",\"dur\":", 0);
 		l_us(l, ns - start);
@@ -305,7 +325,8 @@ int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 		else if (ev->end == cst_call_end_eot)
 			cst_line_str(l, ",\"cut\":\"trace ended\"", 0);
 		cst_line_str(l, "}}", 0);
-		fwrite(l->b, 1, l->n, pw->f);
+		/* the caller's thread alone writes the file */
+		fwrite_unlocked(l->b, 1, l->n, pw->f);
 		break;
 	}
 	case cst_call_gap:
