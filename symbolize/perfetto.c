@@ -157,21 +157,22 @@ static const char *base_name(const char *p)
 /* A slice's pid and tid, formatted once per thread (and again when they change). */
 static void put_ids(struct cst_line *l, struct pthread *t)
 {
-	if (!t->ids_len || t->ids_pid != t->pid || t->ids_tid != t->tid) {
-		struct cst_line ids;
+	size_t at = l->n;
 
-		cst_line_reset(&ids);
-		cst_line_str(&ids, ",\"pid\":", 0);
-		cst_line_dec(&ids, t->pid, 0, 0);
-		cst_line_str(&ids, ",\"tid\":", 0);
-		cst_line_dec(&ids, t->tid, 0, 0);
-		cst_line_str(&ids, ",\"ts\":", 0);
-		memcpy(t->ids, ids.b, ids.n);
-		t->ids_len = (uint8_t)ids.n;
-		t->ids_pid = t->pid;
-		t->ids_tid = t->tid;
+	if (t->ids_len && t->ids_pid == t->pid && t->ids_tid == t->tid) {
+		cst_line_mem(l, t->ids, t->ids_len);
+		return;
 	}
-	cst_line_mem(l, t->ids, t->ids_len);
+	cst_line_str(l, ",\"pid\":", 0);
+	cst_line_dec(l, t->pid, 0, 0);
+	cst_line_str(l, ",\"tid\":", 0);
+	cst_line_dec(l, t->tid, 0, 0);
+	cst_line_str(l, ",\"ts\":", 0);
+	/* at most 42 bytes: it fits, unless the line was cut */
+	t->ids_len = l->n - at <= sizeof(t->ids) ? (uint8_t)(l->n - at) : 0;
+	memcpy(t->ids, l->b + at, t->ids_len);
+	t->ids_pid = t->pid;
+	t->ids_tid = t->tid;
 }
 
 static bool same_frame(const struct frame_memo *m, const struct cst_call_frame *fr, bool call)
@@ -294,7 +295,6 @@ int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 		const struct cst_call_frame *fr = ev->frame;
 		uint64_t start = t->start[ev->depth - 1];
 		struct cst_line *l = &pw->line;
-
 		struct frame_memo *m = &pw->memo[(fr->entry ^ (fr->entry >> 10)) % MEMO];
 		bool call = cst_call_frame_is_call(fr), hit = same_frame(m, fr, call);
 		size_t name_at, name_end, args_at;
