@@ -51,10 +51,29 @@ cat "$crash" "$TMP/many.bin" > "$TMP/crash-many.bin"
 "$CSTRACE" script --threads 1 "$TMP/after.data" > "$TMP/after.one" 2> "$TMP/one.err"
 check "one thread: no crash after a long fragment: $(head -c 300 "$TMP/one.err")" \
 	sh -c '[ -s "$0" ] && ! grep -q "crashed" "$1"' "$TMP/after.one" "$TMP/one.err"
-CSTRACE_DEBUG=1 "$CSTRACE" script --threads 2 --chunk-size 1K "$TMP/after.data" > /dev/null \
-	2> "$TMP/many.err"
-check "two threads: a worker crashed, and the child ran again: $(head -c 300 "$TMP/many.err")" \
-	grep -q "debug: .*crashed on threads; again on one thread" "$TMP/many.err"
+# Whether the worker crashes depends on what OpenCSD reads through a bad pointer:
+# on the host it always has; under qemu-user (the cross stages) not in every run.
+# Up to eight runs; required on the host, told elsewhere.
+crashed=0
+for _ in 1 2 3 4 5 6 7 8; do
+	CSTRACE_DEBUG=1 "$CSTRACE" script --threads 2 --chunk-size 1K "$TMP/after.data" \
+		> /dev/null 2> "$TMP/many.err"
+	if grep -q "debug: .*crashed on threads; again on one thread" "$TMP/many.err"; then
+		crashed=1
+		break
+	fi
+done
+case "$(uname -m)" in
+x86_64) native="X86-64" ;;
+aarch64) native="AArch64" ;;
+*) native="ARM" ;;
+esac
+if readelf -h "$CSTRACE" | grep -q "Machine: *.*$native"; then
+	check "two threads: a worker crashed, and the child ran again: $(head -c 300 "$TMP/many.err")" \
+		[ $crashed = 1 ]
+elif [ $crashed = 0 ]; then
+	echo "note: no worker crashed in eight runs under emulation; the outputs are compared below"
+fi
 same perf-crash-after "$TMP/after.data" "script,script --insn,report,decode --format=jsonl,script --raw,script --raw --insn" "1K"
 
 # With -o, each child writes the file whole under a temporary name, and the
