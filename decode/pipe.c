@@ -45,6 +45,9 @@ struct batch {
 struct dec_pipe {
 	const struct dec_pipe_run *r;
 	pthread_t consumer, producer;
+	/* the producer as it knows itself (set first thing on its thread, read on it
+	 * and on the threads it starts) */
+	pthread_t decoding;
 	pthread_mutex_t lock;
 	pthread_cond_t ready, room; /* a batch was queued; one was taken */
 	struct batch *head, *tail;  /* queued, oldest first */
@@ -183,13 +186,23 @@ static int pipe_sb(void *ctx, const struct cst_sideband *sb)
 	return 0;
 }
 
+/* Only the producer fills its batch. The caller's thread, and the workers of a
+ * fragment decoded on threads (code memory found missing as a worker first reads
+ * it), tell their messages where they are. */
+static bool on_producer(const struct dec_pipe *p)
+{
+	pthread_t self = pthread_self();
+
+	return p && !pthread_equal(self, p->consumer) && pthread_equal(self, p->decoding);
+}
+
 bool dec_pipe_log(struct dec_pipe *p, enum cst_log_level level, const char *msg)
 {
 	struct item *it;
 	size_t at;
 	int err;
 
-	if (!p || pthread_equal(pthread_self(), p->consumer))
+	if (!on_producer(p))
 		return false;
 	/* a message about to be lost (no memory, or the consumer stopped) is
 	 * printed where it is */
@@ -211,7 +224,7 @@ bool dec_pipe_progress(struct dec_pipe *p, uint64_t done, uint64_t total)
 	struct item *it;
 	int err;
 
-	if (!p || pthread_equal(pthread_self(), p->consumer))
+	if (!on_producer(p))
 		return false;
 	if (!(it = next_item(p, &err)))
 		return true; /* progress of a run that stops: nothing to tell */
@@ -225,7 +238,10 @@ static void *producer_main(void *arg)
 {
 	struct dec_pipe *p = arg;
 	const struct dec_pipe_run *r = p->r;
-	int ret = r->produce(r->produce_ctx, pipe_elem, r->sb_fn ? pipe_sb : NULL, p);
+	int ret;
+
+	p->decoding = pthread_self();
+	ret = r->produce(r->produce_ctx, pipe_elem, r->sb_fn ? pipe_sb : NULL, p);
 
 	publish(p, true); /* the last batch: it allocates nothing, and a stop is known */
 	pthread_mutex_lock(&p->lock);
