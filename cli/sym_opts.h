@@ -64,12 +64,14 @@ struct symcli {
 void symcli_init(struct symcli *c);
 /** Handle a SYMCLI_LONG or TRACE_OPTS_LONG option: 1 handled, 0 not ours, -1 bad. */
 int symcli_parse(struct symcli *c, int opt, const char *arg);
-/** Open @path as a session and a symbolizer over it, with the --elf files. */
-/** cst_symbolizer_run, which decodes a perf.data on a thread of its own (with
- *  --threads above 1) while this one symbolizes; after a decoder crash there it
- *  writes what was decoded before and lets the child die as a serial run does. */
+/** cst_symbolizer_run, which decodes a perf.data on other threads (with --threads
+ *  above 1) while this one symbolizes. It counts the elements @fn has been given:
+ *  after a decoder crash there it writes what was decoded before and lets the
+ *  child die, and the child run again on one thread leaves out what those
+ *  printed (cli_note_skippable). */
 int symcli_run(struct cst_symbolizer *sym, struct cst_session *session, cst_sym_elem_fn fn,
 	       void *ctx);
+/** Open @path as a session and a symbolizer over it, with the --elf files. */
 int symcli_open(struct symcli *c, const char *path, struct cst_session **session,
 		struct cst_symbolizer **sym);
 /** The time of @se: the latest timestamp of its trace ID (ranges carry none of

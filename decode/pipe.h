@@ -1,13 +1,13 @@
 /* Internal to decode/: a session decoded on a thread of its own (pipe.c).
  *
- * The decoding thread (the producer) runs the session's serial decode with
- * callbacks that copy each element, sideband record, log message and progress
- * report into batches; the caller's thread (the consumer) takes the batches in
- * order and hands each item to the caller's callbacks, its log and its progress
- * function, so that everything the caller sees, and in which order, is what the
- * serial decode would have shown it. The caller's thread symbolizes and writes
- * while the next elements are decoded: on two cores a run takes about as long as
- * the longer of the two halves. */
+ * The decoding thread (the producer) runs the session's decode (a fragment split
+ * on workers where it can be, their elements replayed in order) with callbacks
+ * that copy each element, sideband record, log message and progress report into
+ * batches; the caller's thread (the consumer) takes the batches in order and
+ * hands each item to the caller's callbacks, its log and its progress function,
+ * so that everything the caller sees, and in which order, is what the serial
+ * decode would have shown it. The caller's thread symbolizes and writes while the
+ * next elements are decoded. */
 #ifndef CSTRACE_DECODE_PIPE_H
 #define CSTRACE_DECODE_PIPE_H
 
