@@ -15,6 +15,15 @@
  * stops when it is full (cs_etm_decoder__buffer_packet). */
 #define PACKET_QUEUE_FULL 1023u
 #define NIDS 128u
+/* Elements held in all lanes together past this many bytes go to a temporary file
+ * (dec_perf_order_set_hold_limit). A queue with no usable timestamp holds every
+ * element it decodes until it ends (perf throws them away; cstrace keeps them):
+ * in memory, 60,000 small fragments took 316 MB of RSS. The file is written and
+ * read in order, from the page cache: with 4 MiB the same run peaks at 33 MB and
+ * is no slower (malloc's growth keeps about twice the limit resident). */
+#define HOLD_LIMIT_DEFAULT (4u << 20)
+/* Elements read back from the file at a time. */
+#define SPILL_READ 256u
 
 /* Where in its fragment's input OpenCSD produced an element. */
 enum source { from_body, from_last_bytes, from_end_of_trace };
@@ -32,6 +41,12 @@ struct vec {
 	size_t head, n, cap;
 };
 
+/* Held elements moved to the spill file: the oldest of their lane, in order. */
+struct spilled {
+	uint64_t off;
+	size_t n;
+};
+
 /* One trace ID in one queue: held elements and perf's time estimate state
  * (struct cs_etm_packet_queue: cs_timestamp, next_cs_timestamp, instr_count). */
 struct lane {
@@ -43,6 +58,9 @@ struct lane {
 	 * at each fragment end was quadratic) */
 	size_t marked; /* held.v[0..marked) are all perf_unseen */
 	size_t nseen;  /* held elements perf reports (perf_unseen false) */
+	/* held before held.v[head]: in the spill file, all perf_unseen */
+	struct spilled *sp;
+	size_t nsp, sp_cap;
 };
 
 struct queue {
@@ -68,6 +86,11 @@ struct perf_order {
 	void *ctx;
 	struct heap_item *heap;
 	unsigned nheap;
+	/* holding: elements in lanes' memory, the limit, and the file past it */
+	size_t held_n, hold_limit;
+	struct cst_spill spill;
+	size_t spill_live; /* segments in lanes, not yet read back */
+	struct held *readback;
 };
 
 /* What the model says after an element, as perf's decoder callback answers. */
@@ -94,7 +117,14 @@ struct perf_order *dec_perf_order_alloc(unsigned nqueues, enum perf_order_ctx ct
 	o->fill = fill;
 	o->emit = emit;
 	o->ctx = ctx;
+	o->hold_limit = HOLD_LIMIT_DEFAULT;
 	return o;
+}
+
+void dec_perf_order_set_hold_limit(struct perf_order *o, size_t bytes)
+{
+	if (o)
+		o->hold_limit = bytes;
 }
 
 void dec_perf_order_free(struct perf_order *o)
@@ -104,13 +134,17 @@ void dec_perf_order_free(struct perf_order *o)
 	for (unsigned i = 0; o->q && i < o->nqueues; i++) {
 		free(o->q[i].in.v);
 		for (unsigned id = 0; id < NIDS; id++) {
-			if (o->q[i].lanes[id])
+			if (o->q[i].lanes[id]) {
 				free(o->q[i].lanes[id]->held.v);
+				free(o->q[i].lanes[id]->sp);
+			}
 			free(o->q[i].lanes[id]);
 		}
 	}
 	free(o->q);
 	free(o->heap);
+	free(o->readback);
+	cst_spill_close(&o->spill);
 	free(o);
 }
 
@@ -188,17 +222,45 @@ static struct lane *lane_of(struct perf_order *o, unsigned queue, uint8_t id)
 	return *l;
 }
 
-/* perf processes a lane's packet queue: its samples go out now. */
-static int lane_flush(struct perf_order *o, struct lane *l)
+static int emit_held(struct perf_order *o, struct held *h)
+{
+	h->e.ocsd = h->has_o ? &h->o : NULL;
+	return o->emit(o->ctx, &h->e);
+}
+
+/* The lane's spilled elements, read back in order, go out. */
+static int lane_flush_spilled(struct perf_order *o, struct lane *l)
 {
 	int ret = 0;
 
-	for (size_t i = l->held.head; i < l->held.n && !ret; i++) {
-		struct held *h = &l->held.v[i];
+	if (l->nsp && !o->readback && !(o->readback = malloc(SPILL_READ * sizeof(struct held))))
+		return -cste_nomem;
+	for (size_t s = 0; s < l->nsp && !ret; s++) {
+		for (size_t done = 0; done < l->sp[s].n && !ret;) {
+			size_t k = l->sp[s].n - done < SPILL_READ ? l->sp[s].n - done : SPILL_READ;
 
-		h->e.ocsd = h->has_o ? &h->o : NULL;
-		ret = o->emit(o->ctx, &h->e);
+			ret = cst_spill_read(&o->spill, l->sp[s].off + done * sizeof(struct held),
+					     o->readback, k * sizeof(struct held));
+			for (size_t i = 0; i < k && !ret; i++)
+				ret = emit_held(o, &o->readback[i]);
+			done += k;
+		}
 	}
+	o->spill_live -= l->nsp;
+	l->nsp = 0;
+	if (!o->spill_live)
+		cst_spill_reset(&o->spill); /* every segment is read: the space goes back */
+	return ret;
+}
+
+/* perf processes a lane's packet queue: its samples go out now. */
+static int lane_flush(struct perf_order *o, struct lane *l)
+{
+	int ret = lane_flush_spilled(o, l);
+
+	for (size_t i = l->held.head; i < l->held.n && !ret; i++)
+		ret = emit_held(o, &l->held.v[i]);
+	o->held_n -= l->held.n - l->held.head;
 	l->held.head = l->held.n = 0;
 	l->marked = l->nseen = 0;
 	l->packets = 0;
@@ -233,10 +295,41 @@ static int queue_flush_unseen(struct perf_order *o, unsigned queue)
 	return ret;
 }
 
-/* Every element @queue holds is one perf will not report. */
-static void queue_mark_unseen(struct perf_order *o, unsigned queue)
+/* Move what @l holds in memory (all marked perf_unseen: nothing will change it)
+ * to the end of the spill file. */
+static int lane_spill(struct perf_order *o, struct lane *l)
 {
-	for (unsigned id = 0; id < NIDS; id++) {
+	size_t n = l->held.n - l->held.head;
+	uint64_t off;
+	int ret;
+
+	if (!n)
+		return 0;
+	if (CST_GROW(l->sp, l->sp_cap, l->nsp + 1) < 0)
+		return -cste_nomem;
+	ret = cst_spill_write(&o->spill, &l->held.v[l->held.head], n * sizeof(struct held), &off);
+	if (ret)
+		return ret;
+	if (l->nsp && l->sp[l->nsp - 1].off + l->sp[l->nsp - 1].n * sizeof(struct held) == off) {
+		l->sp[l->nsp - 1].n += n; /* right after the lane's last segment */
+	} else {
+		l->sp[l->nsp++] = (struct spilled){off, n};
+		o->spill_live++;
+	}
+	o->held_n -= n;
+	l->held.head = l->held.n = 0;
+	l->marked = 0;
+	return 0;
+}
+
+/* Every element @queue holds is one perf will not report. They stay held (until
+ * the lane's first chunk goes out, or the queue ends), in the spill file once all
+ * lanes hold more than the limit. */
+static int queue_mark_unseen(struct perf_order *o, unsigned queue)
+{
+	int ret = 0;
+
+	for (unsigned id = 0; id < NIDS && !ret; id++) {
 		struct lane *l = o->q[queue].lanes[id];
 
 		if (!l)
@@ -248,18 +341,21 @@ static void queue_mark_unseen(struct perf_order *o, unsigned queue)
 			l->held.v[i].e.perf_unseen = true;
 		}
 		l->marked = l->held.n;
+		if (o->held_n > o->hold_limit / sizeof(struct held))
+			ret = lane_spill(o, l);
 	}
+	return ret;
 }
 
 /* cs_etm__clear_all_packet_queues: perf throws the packets away before a queue's
  * first timestamp. cstrace keeps them (they go out with the lane's first chunk,
  * marked perf_unseen) but counts as perf counts. */
-static void queue_forget_packets(struct perf_order *o, unsigned queue)
+static int queue_forget_packets(struct perf_order *o, unsigned queue)
 {
-	queue_mark_unseen(o, queue);
 	for (unsigned id = 0; id < NIDS; id++)
 		if (o->q[queue].lanes[id])
 			o->q[queue].lanes[id]->packets = 0;
+	return queue_mark_unseen(o, queue);
 }
 
 /* ------------------------------------------------------------- the model */
@@ -420,17 +516,17 @@ static int run_queue(struct perf_order *o, unsigned queue, bool first)
 		if (!h) {
 			/* perf is done with the queue (cs_etm__end_block processes no
 			 * packet queue): what is still held, it never reports */
-			queue_mark_unseen(o, queue);
-			return queue_flush(o, queue);
+			return queue_mark_unseen(o, queue) ?: queue_flush(o, queue);
 		}
 		if (h->end) {
 			bool stopped = o->q[queue].perf_stopped;
 
 			o->q[queue].perf_stopped = false;
 			if (first)
-				queue_forget_packets(o, queue);
-			else if ((err = stopped ? queue_flush_unseen(o, queue)
-						: queue_flush(o, queue)))
+				err = queue_forget_packets(o, queue);
+			else
+				err = stopped ? queue_flush_unseen(o, queue) : queue_flush(o, queue);
+			if (err)
 				return err; /* else: used up with no estimate pending */
 			continue;
 		}
@@ -438,6 +534,7 @@ static int run_queue(struct perf_order *o, unsigned queue, bool first)
 		if (!l || !(dst = vec_add(&l->held)))
 			return -cste_nomem;
 		*dst = *h;
+		o->held_n++;
 		if (h->src == from_end_of_trace || o->q[queue].perf_stopped) {
 			dst->e.perf_unseen = true; /* no packet, no estimate */
 			continue;
@@ -453,9 +550,8 @@ static int run_queue(struct perf_order *o, unsigned queue, bool first)
 		}
 		if (s == step_wait) {
 			/* a full packet queue, or a timestamp that gave no estimate */
-			if (first)
-				queue_forget_packets(o, queue);
-			else if ((err = queue_flush(o, queue)))
+			err = first ? queue_forget_packets(o, queue) : queue_flush(o, queue);
+			if (err)
 				return err;
 		}
 	}

@@ -33,6 +33,10 @@ struct perf_order *dec_perf_order_alloc(unsigned nqueues, enum perf_order_ctx ct
 				    perf_order_fill_fn fill, cst_elem_fn emit, void *ctx);
 void dec_perf_order_free(struct perf_order *o);
 
+/** Hold at most about @bytes of elements in memory (4 MiB unless set): what
+ *  waits longer goes to a temporary file and comes back in order. */
+void dec_perf_order_set_hold_limit(struct perf_order *o, size_t bytes);
+
 /** Hold a copy of @e (and of the OpenCSD element behind it) for @queue. */
 int dec_perf_order_push(struct perf_order *o, unsigned queue, const struct cst_elem *e);
 /** What @queue pushes from here on comes out of its fragment's last unit of input

@@ -224,6 +224,26 @@ int cst_mapped_input_map(struct cst_mapped_input *in);
 /** Unmap and close, keeping errno; @in is empty (fd -1) after. */
 void cst_mapped_input_close(struct cst_mapped_input *in);
 
+/** A temporary file for what a bounded-memory stage holds too long to keep in
+ *  memory (elements waiting for their turn in a merge). It has no name (O_TMPFILE
+ *  under $TMPDIR, else /tmp; where that is refused, a 0600 file unlinked at once),
+ *  so nothing is left behind, whatever ends the process. Zero-initialize; it is
+ *  created on the first write. */
+struct cst_spill {
+	int fd_plus1;  /* 0: not created yet */
+	uint64_t end;  /* bytes written since the last reset */
+};
+
+/** Append @n bytes at @p; *@off gets where they start. Returns 0, -cste_io (errno
+ *  set: a full disk, no temporary directory). */
+int cst_spill_write(struct cst_spill *s, const void *p, size_t n, uint64_t *off);
+/** Read @n bytes back from @off. Returns 0 or -cste_io. */
+int cst_spill_read(struct cst_spill *s, uint64_t off, void *p, size_t n);
+/** Nothing written is needed any more: give the space back. */
+void cst_spill_reset(struct cst_spill *s);
+/** Close (and so delete) the file; @s is as zero-initialized after. */
+void cst_spill_close(struct cst_spill *s);
+
 /** cst_open_input as a stdio stream read in @mode ("r", "rb"); NULL with errno. */
 FILE *cst_fopen_input(const char *path, const char *mode);
 

@@ -28,6 +28,7 @@ struct script {
 	size_t len;
 	int last_q, run; /* the run of elements of one queue being counted */
 	int unseen;      /* elements marked perf_unseen */
+	uint64_t hash;   /* of every element's queue, type, size and mark, in order */
 };
 
 /* Each fill pushes a whole fragment: decoding ahead must not change the order. */
@@ -86,32 +87,46 @@ static int emit(void *ctx, const struct cst_elem *e)
 	s->last_q = e->cpu;
 	s->run++;
 	s->unseen += e->perf_unseen;
+	s->hash = (s->hash ^ ((uint64_t)e->cpu << 56 | (uint64_t)e->type << 48 |
+			      (uint64_t)e->perf_unseen << 40 | e->num_insns | e->timestamp << 20)) *
+		  0x100000001b3ull;
 	return 0;
 }
 
 /* @want: the runs of queues in perf's order; @unseen: how many elements of them
- * perf itself would not report. */
+ * perf itself would not report. Each case runs twice: holding in memory, and with
+ * everything held long going through the temporary file (a hold limit of 0),
+ * which must give the same elements in the same order. */
 static void run(const char *name, const struct ev *q0, size_t n0, const struct ev *q1,
 		size_t n1, const char *want, int unseen)
 {
 	struct script s;
+	uint64_t hash = 0;
 
-	memset(&s, 0, sizeof(s));
-	s.q[0] = q0;
-	s.q[1] = q1;
-	s.nev[0] = n0;
-	s.nev[1] = n1;
-	s.o = dec_perf_order_alloc(2, perf_order_ctx_ctxid, fill, emit, &s);
-	CHECK(s.o != NULL);
-	CHECK_EQ_INT(dec_perf_order_run(s.o), 0);
-	put_run(&s);
-	if (strcmp(s.out, want))
-		fprintf(stderr, "%s: got \"%s\"\n", name, s.out);
-	CHECK_EQ_STR(s.out, want);
-	if (s.unseen != unseen)
-		fprintf(stderr, "%s: %d elements perf_unseen\n", name, s.unseen);
-	CHECK_EQ_INT(s.unseen, unseen);
-	dec_perf_order_free(s.o);
+	for (int spill = 0; spill < 2; spill++) {
+		memset(&s, 0, sizeof(s));
+		s.q[0] = q0;
+		s.q[1] = q1;
+		s.nev[0] = n0;
+		s.nev[1] = n1;
+		s.o = dec_perf_order_alloc(2, perf_order_ctx_ctxid, fill, emit, &s);
+		CHECK(s.o != NULL);
+		if (spill)
+			dec_perf_order_set_hold_limit(s.o, 0);
+		CHECK_EQ_INT(dec_perf_order_run(s.o), 0);
+		put_run(&s);
+		if (strcmp(s.out, want))
+			fprintf(stderr, "%s%s: got \"%s\"\n", name, spill ? " (spilled)" : "", s.out);
+		CHECK_EQ_STR(s.out, want);
+		if (s.unseen != unseen)
+			fprintf(stderr, "%s: %d elements perf_unseen\n", name, s.unseen);
+		CHECK_EQ_INT(s.unseen, unseen);
+		if (spill && s.hash != hash)
+			fprintf(stderr, "%s: other elements when spilled\n", name);
+		CHECK(!spill || s.hash == hash);
+		hash = s.hash;
+		dec_perf_order_free(s.o);
+	}
 }
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -214,6 +229,26 @@ int main(void)
 		f0[n++] = (struct ev){'T', 5000};
 		/* 0:on,ts(1000) 0:on + 1022 ranges (full) 1:on,ts,r(2000) 0:78 ranges,ts */
 		run("full queue", f0, n, f1, N(f1), "0x1025 1x3 0x79", 0);
+	}
+	/* No timestamp for 200 fragments: everything queue 0 decodes waits for its
+	 * first estimate (perf drops it: perf_unseen), past any hold limit, then goes
+	 * out with its first chunk, after queue 1's at 100. */
+	{
+		static struct ev k0[200 * 4 + 3];
+		static const struct ev k1[] = {{'O', 0}, {'T', 100}, {'R', 1}, {'R', 1}};
+		size_t n = 0;
+
+		for (int i = 0; i < 200; i++) {
+			k0[n++] = (struct ev){'O', 0};
+			k0[n++] = (struct ev){'R', (unsigned long long)i + 1};
+			k0[n++] = (struct ev){'R', 7};
+			k0[n++] = (struct ev){'|', 0};
+		}
+		k0[n++] = (struct ev){'O', 0};
+		k0[n++] = (struct ev){'T', 500};
+		k0[n++] = (struct ev){'R', 1};
+		/* 1:on,ts(100),r100,r101 0:600 unseen,on,ts(500),r500 */
+		run("held long", k0, n, k1, N(k1), "1x4 0x603", 600);
 	}
 	return test_done();
 }
