@@ -114,7 +114,8 @@ static const char script_usage[] =
 	"  -F, --fields LIST    fields: comm,pid,tid,cpu,time,id,flags,ip,sym,symoff,dso,\n"
 	"                       addr,srcline,insn,insncnt (perf script -F style); time is\n"
 	"                       seconds on perf's clock when the trace converts to it\n"
-	"                       (perf.data TIME_CONV), else raw timestamp ticks\n"
+	"                       (perf.data TIME_CONV), else raw timestamp ticks;\n"
+	"                       insncnt: instructions since the branch before\n"
 	"  --ns                 times to the nanosecond (default: microseconds)\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n" SYMCLI_HELP
 		TRACE_OPTS_HELP "  -h, --help           this text\n";

@@ -481,3 +481,28 @@ const char *cst_id_set_format(const uint64_t ids[2], char *out, size_t size)
 			n += (size_t)snprintf(out + n, size - n, "%s0x%x", n ? "," : "", id);
 	return out;
 }
+
+bool cst_elem_same_context(const struct cst_elem *a, const struct cst_elem *b)
+{
+	return a->trace_id == b->trace_id && a->source == b->source && a->pid == b->pid &&
+	       a->tid == b->tid && a->cpu == b->cpu && a->fragment == b->fragment &&
+	       a->ctx.context_id == b->ctx.context_id && a->ctx.el == b->ctx.el &&
+	       a->ctx.el_valid == b->ctx.el_valid && a->ctx.security == b->ctx.security &&
+	       a->ctx.bits64 == b->ctx.bits64 && a->ctx.ctxid_valid == b->ctx.ctxid_valid &&
+	       a->ctx.vmid_valid == b->ctx.vmid_valid && a->ctx.vmid == b->ctx.vmid &&
+	       a->exception_number == b->exception_number &&
+	       a->exception_ret_addr == b->exception_ret_addr &&
+	       a->exception_ret_addr_valid == b->exception_ret_addr_valid && a->gap == b->gap &&
+	       a->sw_id_valid == b->sw_id_valid && a->sw_master == b->sw_master &&
+	       a->sw_channel == b->sw_channel && a->sw_payload_size == b->sw_payload_size &&
+	       a->sw_payload == b->sw_payload;
+}
+
+bool cst_elem_continues(const struct cst_elem *a, const struct cst_elem *b)
+{
+	return a->type == cst_elem_instr_range && b->type == cst_elem_instr_range &&
+	       a->end == b->start && a->isa == b->isa && a->last_class == cst_insn_other &&
+	       a->last_executed && !a->has_cycle_count && !b->has_cycle_count &&
+	       a->timestamp == b->timestamp && a->perf_unseen == b->perf_unseen &&
+	       a->num_insns <= UINT32_MAX - b->num_insns && cst_elem_same_context(a, b);
+}

@@ -47,8 +47,8 @@ struct item {
 	uint8_t kind; /* enum item_kind */
 };
 
-/* The fields struct range_item carries, and same_rest() compares, are all of
- * struct cst_elem's: a field added to it must be added to one of them. */
+/* The fields struct range_item carries, and cst_elem_same_context() compares,
+ * are all of struct cst_elem's: a field added to it must be added to one of them. */
 _Static_assert(sizeof(struct cst_elem) == 176, "struct cst_elem changed: see range_item");
 
 struct batch {
@@ -173,23 +173,6 @@ static size_t keep(struct batch *b, const void *bytes, size_t n)
 	return at;
 }
 
-/* @a and @b agree in every field struct range_item does not carry. */
-static bool same_rest(const struct cst_elem *a, const struct cst_elem *b)
-{
-	return a->trace_id == b->trace_id && a->source == b->source && a->pid == b->pid &&
-	       a->tid == b->tid && a->cpu == b->cpu && a->fragment == b->fragment &&
-	       a->ctx.context_id == b->ctx.context_id && a->ctx.el == b->ctx.el &&
-	       a->ctx.el_valid == b->ctx.el_valid && a->ctx.security == b->ctx.security &&
-	       a->ctx.bits64 == b->ctx.bits64 && a->ctx.ctxid_valid == b->ctx.ctxid_valid &&
-	       a->ctx.vmid_valid == b->ctx.vmid_valid && a->ctx.vmid == b->ctx.vmid &&
-	       a->exception_number == b->exception_number &&
-	       a->exception_ret_addr == b->exception_ret_addr &&
-	       a->exception_ret_addr_valid == b->exception_ret_addr_valid && a->gap == b->gap &&
-	       a->sw_id_valid == b->sw_id_valid && a->sw_master == b->sw_master &&
-	       a->sw_channel == b->sw_channel && a->sw_payload_size == b->sw_payload_size &&
-	       a->sw_payload == b->sw_payload;
-}
-
 static void range_from(struct range_item *r, const struct cst_elem *e)
 {
 	r->offset = e->offset;
@@ -234,7 +217,7 @@ static int pipe_elem(void *ctx, const struct cst_elem *e)
 
 	if (!(it = next_item(p, &err)))
 		return err;
-	if (p->sent_any && same_rest(e, &p->sent)) {
+	if (p->sent_any && cst_elem_same_context(e, &p->sent)) {
 		it->kind = item_range;
 		range_from(&it->u.range, e);
 		range_into(&p->sent, &it->u.range);

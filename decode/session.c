@@ -1,5 +1,6 @@
 /* Sessions: open any trace input (snapshot directory, perf.data, raw sink dump)
  * and decode it as one element stream with sideband, through one call. */
+#include "merge.h"
 #include "perf_input.h"
 #include "pipe.h"
 #include "split.h"
@@ -411,16 +412,48 @@ static int run_buffers(struct cst_session *s, cst_elem_fn elem_fn, cst_packet_fn
 	return 0;
 }
 
-/* The decode of a perf.data, as a pipe's producer runs it. */
+/* A run that ended with @ret: the range held goes out, as the serial run would
+ * have delivered it, unless the callbacks asked to stop (a positive value). */
+static int merge_end(struct dec_merge *m, int ret)
+{
+	int end;
+
+	if (ret > 0)
+		return ret;
+	end = dec_merge_end(m);
+	return ret ? ret : end;
+}
+
+/* The decode of a perf.data, as a pipe's producer runs it: the runs of ranges
+ * are merged before the pipe, which then carries fewer elements. */
 static int run_perf(void *ctx, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *cb_ctx)
 {
 	struct cst_session *s = ctx;
+	struct dec_merge m = {.elem_fn = elem_fn, .sb_fn = sb_fn, .ctx = cb_ctx};
+	int ret;
 
-	return dec_perf_input_run_apart(s->perf, s->trace, elem_fn, sb_fn, cb_ctx, &s->stats);
+	if (!s->opts.merge_ranges)
+		return dec_perf_input_run_apart(s->perf, s->trace, elem_fn, sb_fn, cb_ctx, &s->stats);
+	ret = dec_perf_input_run_apart(s->perf, s->trace, dec_merge_elem, sb_fn ? dec_merge_sb : NULL,
+				       &m, &s->stats);
+	return merge_end(&m, ret);
+}
+
+static int run_here(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
+{
+	int ret;
+
+	if (s->kind == cst_input_perf)
+		return dec_perf_input_run(s->perf, s->trace, elem_fn, sb_fn, ctx, &s->stats);
+	ret = emit_images(s, sb_fn, ctx);
+	if (ret)
+		return ret;
+	return run_buffers(s, elem_fn, NULL, ctx, NULL);
 }
 
 int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
 {
+	struct dec_merge m = {.elem_fn = elem_fn, .sb_fn = sb_fn, .ctx = ctx};
 	int ret;
 
 	if (!s)
@@ -436,12 +469,10 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 			return ret;
 		memset(&s->stats, 0, sizeof(s->stats)); /* no thread: decode here */
 	}
-	if (s->kind == cst_input_perf)
-		return dec_perf_input_run(s->perf, s->trace, elem_fn, sb_fn, ctx, &s->stats);
-	ret = emit_images(s, sb_fn, ctx);
-	if (ret)
-		return ret;
-	return run_buffers(s, elem_fn, NULL, ctx, NULL);
+	if (!s->opts.merge_ranges)
+		return run_here(s, elem_fn, sb_fn, ctx);
+	ret = run_here(s, dec_merge_elem, sb_fn ? dec_merge_sb : NULL, &m);
+	return merge_end(&m, ret);
 }
 
 int cst_session_run_lines(struct cst_session *s, cst_elem_print_fn print, void *print_ctx,

@@ -218,6 +218,21 @@ static inline bool cst_elem_taken_branch(const struct cst_elem *e)
 	return cst_elem_ends_in_branch(e) && e->last_executed;
 }
 
+/** @a and @b agree in every field that is not about their range or time: trace
+ *  ID, source, context, attribution (pid, tid, CPU, fragment), exception, gap and
+ *  software-trace fields. (Range fields: offset, start, end, instruction count,
+ *  ISA, the last instruction's class, size and condition, timestamp, cycle count,
+ *  perf_unseen.) */
+bool cst_elem_same_context(const struct cst_elem *a, const struct cst_elem *b);
+
+/** Range @b goes on where range @a stopped, as if one range: @b starts at @a's
+ *  end, in the same ISA and context, at the same time with no cycle count on
+ *  either, and @a's last instruction is neither a branch nor another waypoint and
+ *  passed its condition. OpenCSD's ETMv3 decoder gives one range per
+ *  instruction; the symbolizing views take such runs as one
+ *  (cst_session_opts.merge_ranges). */
+bool cst_elem_continues(const struct cst_elem *a, const struct cst_elem *b);
+
 /** Name of an element type ("instr_range", ...). */
 const char *cst_elem_type_name(enum cst_elem_type type);
 const char *cst_isa_name(enum cst_isa isa);
@@ -456,6 +471,12 @@ struct cst_session_opts {
 	 * -cste_crashed on the caller's thread, which can then finish its output. */
 	bool pipe;
 	volatile sig_atomic_t *pipe_state;
+	/* cst_session_run delivers each run of instruction ranges that continue one
+	 * another (cst_elem_continues) as one range: its first's offset, the last's
+	 * end and last instruction, their instructions summed. The same instructions
+	 * and branches in far fewer elements (ETMv3: a quarter). Sideband and every
+	 * other element end a run. */
+	bool merge_ranges;
 	/* Decode on this many threads (0 or 1: the calling thread only). A snapshot or
 	 * raw buffer of one trace source, in 16-byte frames or unformatted, is cut into
 	 * chunks of about @chunk_size bytes (0: 64 KiB) decoded side by side and joined

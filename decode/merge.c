@@ -1,0 +1,62 @@
+/* Runs of ranges delivered as one (see merge.h). A range that can go on is held
+ * until the next element shows whether it does; one that cannot (it ends in a
+ * branch or a waypoint) goes out at once, so that most ranges of ETMv4 trace
+ * pass straight through. */
+#include "merge.h"
+
+#include <stdint.h>
+
+/* Whether a range after @e could continue it (see cst_elem_continues). */
+static bool can_go_on(const struct cst_elem *e)
+{
+	return e->type == cst_elem_instr_range && e->last_class == cst_insn_other &&
+	       e->last_executed && !e->has_cycle_count && e->num_insns < UINT32_MAX / 2;
+}
+
+static int deliver_run(struct dec_merge *m)
+{
+	m->held = false;
+	return m->elem_fn ? m->elem_fn(m->ctx, &m->run) : 0;
+}
+
+int dec_merge_elem(void *merge, const struct cst_elem *e)
+{
+	struct dec_merge *m = merge;
+	int ret;
+
+	if (m->held) {
+		if (cst_elem_continues(&m->run, e)) {
+			m->run.end = e->end;
+			m->run.num_insns += e->num_insns;
+			m->run.last_class = e->last_class;
+			m->run.last_subclass = e->last_subclass;
+			m->run.last_size = e->last_size;
+			m->run.last_executed = e->last_executed;
+			return can_go_on(&m->run) ? 0 : deliver_run(m);
+		}
+		if ((ret = deliver_run(m)) != 0)
+			return ret;
+	}
+	if (can_go_on(e)) {
+		m->run = *e;
+		m->run.ocsd = NULL; /* OpenCSD's element lives as long as this call */
+		m->held = true;
+		return 0;
+	}
+	return m->elem_fn ? m->elem_fn(m->ctx, e) : 0;
+}
+
+int dec_merge_sb(void *merge, const struct cst_sideband *sb)
+{
+	struct dec_merge *m = merge;
+	int ret;
+
+	if (m->held && (ret = deliver_run(m)) != 0)
+		return ret;
+	return m->sb_fn ? m->sb_fn(m->ctx, sb) : 0;
+}
+
+int dec_merge_end(struct dec_merge *m)
+{
+	return m->held ? deliver_run(m) : 0;
+}
