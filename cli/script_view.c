@@ -300,8 +300,15 @@ static void put_loc(struct script *s, uint64_t addr, const struct cst_sym_loc *l
 	m->valid = s->line.n - at <= sizeof(m->b) && s->line.n < sizeof(s->line.b);
 	if (!m->valid)
 		return;
-	*m = (struct loc_memo){addr, loc->func_offset, loc->dso_offset, loc->func, loc->dso,
-			       loc->file, loc->line, true, (uint8_t)(s->line.n - at), {0}};
+	/* field by field: a compound literal would zero the text first */
+	m->addr = addr;
+	m->func_offset = loc->func_offset;
+	m->dso_offset = loc->dso_offset;
+	m->func = loc->func;
+	m->dso = loc->dso;
+	m->file = loc->file;
+	m->line = loc->line;
+	m->len = (uint8_t)(s->line.n - at);
 	memcpy(m->b, s->line.b + at, m->len);
 }
 
