@@ -48,8 +48,10 @@ struct item {
 };
 
 /* The fields struct range_item carries, and cst_elem_same_context() compares,
- * are all of struct cst_elem's: a field added to it must be added to one of them. */
-_Static_assert(sizeof(struct cst_elem) == 176, "struct cst_elem changed: see range_item");
+ * are all of struct cst_elem's: a field added to it must be added to one of them.
+ * (Its size on LP64 hosts and on 32-bit Arm, where pointers take 4 bytes.) */
+_Static_assert(sizeof(struct cst_elem) == (sizeof(void *) == 8 ? 176 : 168),
+	       "struct cst_elem changed: see range_item");
 
 struct batch {
 	struct batch *next;
