@@ -105,6 +105,11 @@ try:
         for verb in (["decode", "--format=none"], ["script", "--insn"], ["report"],
                      ["dump"]):
             scaled("perf.data " + verb[0], perf, lambda p, v=verb: v + [p])
+        # In perf's time order a queue that never gives a timestamp holds all it
+        # decodes until it ends: in memory, 316 MB for 60,000 of these fragments.
+        for verb in (["script", "--raw", "--insn", "--order=time"],
+                     ["report", "--order=time"]):
+            scaled("perf.data %s, time order" % verb[0], perf, lambda p, v=verb: v + [p])
     else:
         print("no AArch64 test program: perf.data left out")
 
