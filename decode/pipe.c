@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#define PIPE_BATCH 1024 /* items a batch holds */
+#define PIPE_BATCH 4096 /* items a batch holds (a batch handed over is a wake-up) */
 #define PIPE_QUEUED 8   /* batches queued before the producer waits */
 #define PIPE_POLL_NS (50 * 1000 * 1000) /* an idle consumer looks for a crash this often */
 

@@ -17,6 +17,12 @@ void dec_split_copy(struct split_entry *to, const struct cst_elem *e)
 	to->e.ocsd = NULL;
 }
 
+/* Blocks the list being output may hold before its worker waits. */
+static unsigned held_max(const struct split *sp)
+{
+	return sp->print ? SPLIT_HELD : SPLIT_HELD_ELEMS;
+}
+
 /* What one block takes. */
 static size_t block_bytes(const struct split *sp)
 {
@@ -111,7 +117,7 @@ void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block
 	 * chunk's head before it flushes a block, so the worker before never waits
 	 * on one that waits here.) */
 	while (!sp->abort && !c->abandon &&
-	       (sp->replaying == k ? c->held > SPLIT_HELD : sp->held_bytes > SPLIT_HELD_BYTES))
+	       (sp->replaying == k ? c->held > held_max(sp) : sp->held_bytes > SPLIT_HELD_BYTES))
 		pthread_cond_wait(&sp->cond, &sp->lock);
 	pthread_mutex_unlock(&sp->lock);
 	*cur = NULL;
@@ -178,7 +184,7 @@ static struct split_block *next_blocks(struct split *sp, struct split_chunk *c)
 		struct split_block *last = b;
 		unsigned n = 1;
 
-		while (n < SPLIT_TAKE && last->next) {
+		while (n < (sp->print ? SPLIT_TAKE : SPLIT_TAKE_ELEMS) && last->next) {
 			last = last->next;
 			n++;
 		}
@@ -210,7 +216,7 @@ static void free_blocks(struct split_block *b)
  * peak is held anyway); the rest are freed. */
 static void recycle(struct split *sp, struct split_block *b)
 {
-	size_t keep = SPLIT_HELD + SPLIT_HELD_BYTES / block_bytes(sp);
+	size_t keep = held_max(sp) + SPLIT_HELD_BYTES / block_bytes(sp);
 
 	pthread_mutex_lock(&sp->lock);
 	while (b && sp->nspare < keep) {
