@@ -123,35 +123,19 @@ void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block
 	*cur = NULL;
 }
 
-static bool same_ctx(const struct cst_pe_context *a, const struct cst_pe_context *b)
-{
-	return a->el == b->el && a->el_valid == b->el_valid && a->security == b->security &&
-	       a->bits64 == b->bits64 && a->ctxid_valid == b->ctxid_valid &&
-	       a->context_id == b->context_id && a->vmid_valid == b->vmid_valid &&
-	       a->vmid == b->vmid;
-}
-
 bool dec_split_same(const struct split_entry *a, const struct cst_elem *b)
 {
 	const struct cst_elem *x = &a->e;
 	char sa[512], sb[512];
 	struct cst_elem ea = a->e;
 
-	if (x->type != b->type || x->offset != b->offset || x->trace_id != b->trace_id ||
-	    x->pid != b->pid || x->tid != b->tid || x->cpu != b->cpu ||
-	    x->fragment != b->fragment ||
-	    x->source != b->source || x->start != b->start || x->end != b->end ||
-	    x->num_insns != b->num_insns || x->isa != b->isa || x->last_class != b->last_class ||
+	if (!cst_elem_same_context(x, b) || x->type != b->type || x->offset != b->offset ||
+	    x->start != b->start || x->end != b->end || x->num_insns != b->num_insns ||
+	    x->isa != b->isa || x->last_class != b->last_class ||
 	    x->last_subclass != b->last_subclass || x->last_size != b->last_size ||
-	    x->last_executed != b->last_executed || !same_ctx(&x->ctx, &b->ctx) ||
-	    x->exception_number != b->exception_number ||
-	    x->exception_ret_addr != b->exception_ret_addr ||
-	    x->exception_ret_addr_valid != b->exception_ret_addr_valid ||
-	    x->timestamp != b->timestamp || x->has_cycle_count != b->has_cycle_count ||
-	    x->cycle_count != b->cycle_count || x->gap != b->gap ||
-	    x->sw_id_valid != b->sw_id_valid || x->sw_master != b->sw_master ||
-	    x->sw_channel != b->sw_channel || x->sw_payload_size != b->sw_payload_size ||
-	    x->sw_payload != b->sw_payload || a->has_o != (b->ocsd != NULL))
+	    x->last_executed != b->last_executed || x->timestamp != b->timestamp ||
+	    x->has_cycle_count != b->has_cycle_count || x->cycle_count != b->cycle_count ||
+	    a->has_o != (b->ocsd != NULL))
 		return false;
 	if (!a->has_o)
 		return true;
