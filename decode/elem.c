@@ -502,11 +502,16 @@ bool cst_elem_same_context(const struct cst_elem *a, const struct cst_elem *b)
 	       a->sw_payload == b->sw_payload;
 }
 
+bool cst_elem_can_continue(const struct cst_elem *a)
+{
+	return a->type == cst_elem_instr_range && a->last_class == cst_insn_other &&
+	       a->last_executed && !a->has_cycle_count;
+}
+
 bool cst_elem_continues(const struct cst_elem *a, const struct cst_elem *b)
 {
-	return a->type == cst_elem_instr_range && b->type == cst_elem_instr_range &&
-	       a->end == b->start && a->isa == b->isa && a->last_class == cst_insn_other &&
-	       a->last_executed && !a->has_cycle_count && !b->has_cycle_count &&
+	return cst_elem_can_continue(a) && b->type == cst_elem_instr_range &&
+	       a->end == b->start && a->isa == b->isa && !b->has_cycle_count &&
 	       a->timestamp == b->timestamp && a->perf_unseen == b->perf_unseen &&
 	       a->num_insns <= UINT32_MAX - b->num_insns && cst_elem_same_context(a, b);
 }

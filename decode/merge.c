@@ -6,11 +6,11 @@
 
 #include <stdint.h>
 
-/* Whether a range after @e could continue it (see cst_elem_continues). */
+/* Whether to hold @e for a range that may continue it; a run near the count's
+ * limit goes out instead. */
 static bool can_go_on(const struct cst_elem *e)
 {
-	return e->type == cst_elem_instr_range && e->last_class == cst_insn_other &&
-	       e->last_executed && !e->has_cycle_count && e->num_insns < UINT32_MAX / 2;
+	return cst_elem_can_continue(e) && e->num_insns < UINT32_MAX / 2;
 }
 
 static int deliver_run(struct dec_merge *m)

@@ -225,6 +225,11 @@ static inline bool cst_elem_taken_branch(const struct cst_elem *e)
  *  perf_unseen.) */
 bool cst_elem_same_context(const struct cst_elem *a, const struct cst_elem *b);
 
+/** A range that starts where @a ends could continue it (cst_elem_continues):
+ *  @a is a range with no cycle count whose last instruction is neither a branch
+ *  nor another waypoint and passed its condition. */
+bool cst_elem_can_continue(const struct cst_elem *a);
+
 /** Range @b goes on where range @a stopped, as if one range: @b starts at @a's
  *  end, in the same ISA and context, at the same time with no cycle count on
  *  either, and @a's last instruction is neither a branch nor another waypoint and
