@@ -412,31 +412,38 @@ static int run_buffers(struct cst_session *s, cst_elem_fn elem_fn, cst_packet_fn
 	return 0;
 }
 
-/* A run that ended with @ret: the range held goes out, as the serial run would
- * have delivered it, unless the callbacks asked to stop (a positive value). */
-static int merge_end(struct dec_merge *m, int ret)
-{
-	int end;
+typedef int (*run_fn)(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn,
+		      void *ctx);
 
+/* @run, with the runs of ranges joined in front of the callbacks when the session
+ * asks for it (merge_ranges). At the end the range held goes out, as a serial run
+ * would have delivered it, unless the callbacks asked to stop (a positive value). */
+static int run_merging(struct cst_session *s, run_fn run, cst_elem_fn elem_fn,
+		       cst_sideband_fn sb_fn, void *ctx)
+{
+	struct dec_merge m = {.elem_fn = elem_fn, .sb_fn = sb_fn, .ctx = ctx};
+	int ret, end;
+
+	if (!s->opts.merge_ranges)
+		return run(s, elem_fn, sb_fn, ctx);
+	ret = run(s, dec_merge_elem, sb_fn ? dec_merge_sb : NULL, &m);
 	if (ret > 0)
 		return ret;
-	end = dec_merge_end(m);
+	end = dec_merge_end(&m);
 	return ret ? ret : end;
 }
 
+static int run_apart(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn,
+		     void *ctx)
+{
+	return dec_perf_input_run_apart(s->perf, s->trace, elem_fn, sb_fn, ctx, &s->stats);
+}
+
 /* The decode of a perf.data, as a pipe's producer runs it: the runs of ranges
- * are merged before the pipe, which then carries fewer elements. */
+ * are joined before the pipe, which then carries fewer elements. */
 static int run_perf(void *ctx, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *cb_ctx)
 {
-	struct cst_session *s = ctx;
-	struct dec_merge m = {.elem_fn = elem_fn, .sb_fn = sb_fn, .ctx = cb_ctx};
-	int ret;
-
-	if (!s->opts.merge_ranges)
-		return dec_perf_input_run_apart(s->perf, s->trace, elem_fn, sb_fn, cb_ctx, &s->stats);
-	ret = dec_perf_input_run_apart(s->perf, s->trace, dec_merge_elem, sb_fn ? dec_merge_sb : NULL,
-				       &m, &s->stats);
-	return merge_end(&m, ret);
+	return run_merging(ctx, run_apart, elem_fn, sb_fn, cb_ctx);
 }
 
 static int run_here(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
@@ -453,7 +460,6 @@ static int run_here(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 
 int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
 {
-	struct dec_merge m = {.elem_fn = elem_fn, .sb_fn = sb_fn, .ctx = ctx};
 	int ret;
 
 	if (!s)
@@ -469,10 +475,7 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 			return ret;
 		memset(&s->stats, 0, sizeof(s->stats)); /* no thread: decode here */
 	}
-	if (!s->opts.merge_ranges)
-		return run_here(s, elem_fn, sb_fn, ctx);
-	ret = run_here(s, dec_merge_elem, sb_fn ? dec_merge_sb : NULL, &m);
-	return merge_end(&m, ret);
+	return run_merging(s, run_here, elem_fn, sb_fn, ctx);
 }
 
 int cst_session_run_lines(struct cst_session *s, cst_elem_print_fn print, void *print_ctx,
