@@ -154,8 +154,11 @@ int cst_str_append(char **s, const char *sep, const char *more);
 		cst_lo_;                                                           \
 	})
 
-/** cst_grow for an array pointer @arr and a size_t capacity @cap. */
-#define CST_GROW(arr, cap, need) cst_grow(&(arr), &(cap), (need), sizeof(*(arr)))
+/** cst_grow for an array pointer @arr and a size_t capacity @cap. The common case,
+ *  room already there, is decided inline: per-element paths grow per element.
+ *  @need is evaluated twice. */
+#define CST_GROW(arr, cap, need)                                                   \
+	((size_t)(need) <= (cap) && (arr) ? 0 : cst_grow(&(arr), &(cap), (need), sizeof(*(arr))))
 
 /** An open-addressing index over an array: each slot holds an element's index
  *  plus one (0: empty), at the slot its hash picks or the next free one. Rebuild

@@ -100,9 +100,9 @@ static void test_le(void)
 static void test_grow(void)
 {
 	uint32_t *a = NULL;
-	size_t cap = 0;
+	size_t cap = 0, none = 0;
 
-	CHECK_EQ_INT(CST_GROW(a, cap, 0), 0);
+	CHECK_EQ_INT(CST_GROW(a, cap, none), 0);
 	CHECK(a == NULL && cap == 0);
 	for (uint32_t i = 0; i < 1000; i++) {
 		if (CST_GROW(a, cap, i + 1)) {
