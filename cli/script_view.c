@@ -429,16 +429,15 @@ static void branch_event(struct script *s, const struct cst_flow_event *ev)
 /* The call trace, from the symbolize library's call model: each frame as it is
  * entered, indented by its depth, marked when it was not entered by a call; and
  * where lost trace emptied the stack. */
-static const char *how_mark(const struct cst_call_frame *fr)
+static void put_how(struct cst_line *l, const struct cst_call_frame *fr)
 {
-	switch (fr->how) {
-	case cst_call_how_tail: return " (tail call)";
-	case cst_call_how_exception: return " (exception)";
-	case cst_call_how_jump: return " (jump)";
-	case cst_call_how_return: return " (returned to)";
-	case cst_call_how_start: return fr->entered ? "" : " (already running)";
-	default: return "";
-	}
+	const char *how = cst_call_frame_how_name(fr);
+
+	if (!strcmp(how, "call"))
+		return;
+	cst_line_str(l, " (", 0);
+	cst_line_str(l, how, 0);
+	cst_line_char(l, ')');
 }
 
 static int call_event(void *ctx, const struct cst_call_event *ev)
@@ -466,7 +465,7 @@ static int call_event(void *ctx, const struct cst_call_event *ev)
 			cst_line_str(&s->line, fr->dso, 0);
 			cst_line_char(&s->line, ')');
 		}
-		cst_line_str(&s->line, how_mark(fr), 0);
+		put_how(&s->line, fr);
 	}
 	end_line(s);
 	return s->io_errno ? -cste_io : 0;

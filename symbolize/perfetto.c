@@ -35,11 +35,20 @@ struct clock {
 struct frame_memo {
 	const struct cst_sym_func *func;
 	const char *dso;
+	const char *how;           /* cst_call_frame_how_name: the category */
 	uint64_t entry;
-	bool call, exception, valid;
+	bool valid;
 	uint8_t name_len, args_len; /* "name","cat":"..." and ,"args":{...,"entry":"0x..." */
 	char b[MEMO_BYTES];
 };
+
+/* Slices are most of the file (a million calls make a million slices): each is
+ * formatted straight into a buffer of OUT_SIZE, written when it fills. A slice
+ * takes at most SLICE_MAX bytes: names are cut at NAME_MAX, the other fields are
+ * bounded. */
+#define OUT_SIZE (256u << 10)
+#define NAME_MAX_BYTES 768
+#define SLICE_MAX 4096
 
 struct cst_perfetto {
 	FILE *f;
@@ -51,8 +60,10 @@ struct cst_perfetto {
 	bool perf_clock;           /* times are perf's ns (cst_perfetto_opts) */
 	bool first;                /* no event written yet */
 	bool io_error;
-	struct cst_line line;      /* the slice being built */
+	struct cst_line line;      /* a frame's name and args, when not memoized */
 	struct frame_memo *memo;   /* MEMO of them */
+	char *out;                 /* OUT_SIZE bytes of events not yet written */
+	size_t out_n;
 };
 
 int cst_perfetto_alloc(struct cst_perfetto **out, FILE *f, const struct cst_perfetto_opts *opts)
@@ -63,9 +74,15 @@ int cst_perfetto_alloc(struct cst_perfetto **out, FILE *f, const struct cst_perf
 	if (!out || !f || cst_opts_load(&o, sizeof(o), opts, "cst_perfetto_opts", NULL) < 0)
 		return -cste_invalid;
 	pw = calloc(1, sizeof(*pw));
-	if (pw)
+	if (pw) {
 		pw->memo = calloc(MEMO, sizeof(*pw->memo));
-	if (!pw || !pw->memo) {
+		pw->out = malloc(OUT_SIZE);
+	}
+	if (!pw || !pw->memo || !pw->out) {
+		if (pw) {
+			free(pw->memo);
+			free(pw->out);
+		}
 		free(pw);
 		return -cste_nomem;
 	}
@@ -75,6 +92,7 @@ int cst_perfetto_alloc(struct cst_perfetto **out, FILE *f, const struct cst_perf
 	pw->first = true;
 	if (fputs("{\"traceEvents\":[", f) == EOF) {
 		free(pw->memo);
+		free(pw->out);
 		free(pw);
 		return -cste_io;
 	}
@@ -90,6 +108,7 @@ void cst_perfetto_free(struct cst_perfetto *pw)
 		free(pw->threads[i].start);
 	free(pw->threads);
 	free(pw->memo);
+	free(pw->out);
 	free(pw);
 }
 
@@ -109,28 +128,64 @@ static void put_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Slices are most of the file: each is built in one cst_line and written once,
- * without printf (a million calls make a million slices). */
-
-/* Microseconds, the format's unit, with the nanoseconds kept. */
-static void l_us(struct cst_line *l, uint64_t ns)
+/* Write the events formatted so far. */
+static void flush_out(struct cst_perfetto *pw)
 {
-	cst_line_udec(l, ns / 1000, 0);
-	cst_line_char(l, '.');
-	cst_line_dec(l, (int64_t)(ns % 1000), 3, 1);
+	if (pw->out_n && fwrite_unlocked(pw->out, 1, pw->out_n, pw->f) != pw->out_n)
+		pw->io_error = true;
+	pw->out_n = 0;
 }
 
-/* Where a name stops: slices were built in 1 KiB with 256 bytes kept for the
- * fields after the name (names are cut, never the syntax). */
-#define NAME_END (1024 - 256)
+/* Where the next event (at most SLICE_MAX bytes) goes, after the separator. */
+static char *event_at(struct cst_perfetto *pw)
+{
+	char *p;
 
-/* A JSON string. */
-static void l_json(struct cst_line *l, const char *s)
+	if (pw->out_n + SLICE_MAX > OUT_SIZE)
+		flush_out(pw);
+	p = pw->out + pw->out_n;
+	if (!pw->first)
+		*p++ = ',';
+	*p++ = '\n';
+	pw->first = false;
+	return p;
+}
+
+#define PUT_LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
+
+static char *put_udec(char *p, uint64_t v)
+{
+	char d[20];
+	int i = 20;
+
+	do
+		d[--i] = (char)('0' + v % 10);
+	while ((v /= 10));
+	memcpy(p, d + i, (size_t)(20 - i));
+	return p + 20 - i;
+}
+
+/* Microseconds, the format's unit, with the nanoseconds kept. */
+static char *put_us(char *p, uint64_t ns)
+{
+	unsigned r = (unsigned)(ns % 1000);
+
+	p = put_udec(p, ns / 1000);
+	p[0] = '.';
+	p[1] = (char)('0' + r / 100);
+	p[2] = (char)('0' + r / 10 % 10);
+	p[3] = (char)('0' + r % 10);
+	return p + 4;
+}
+
+/* A JSON string of at most @max bytes of @s. */
+static void l_json(struct cst_line *l, const char *s, size_t max)
 {
 	static const char hex[] = "0123456789abcdef";
+	size_t end = l->n + max;
 
 	cst_line_char(l, '"');
-	for (; s && *s && l->n < NAME_END; s++) {
+	for (; s && *s && l->n < end; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '"' || c == '\\') {
@@ -154,73 +209,67 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* A slice's pid and tid, formatted once per thread (and again when they change). */
-static void put_ids(struct cst_line *l, struct pthread *t)
+/* A slice's ,"pid":P,"tid":T,"ts": formatted once per thread (and again when
+ * they change). */
+static char *put_ids(char *p, struct pthread *t)
 {
-	size_t at = l->n;
+	if (!t->ids_len || t->ids_pid != t->pid || t->ids_tid != t->tid) {
+		int n = snprintf(t->ids, sizeof(t->ids), ",\"pid\":%" PRId32 ",\"tid\":%" PRId32
+			",\"ts\":", t->pid, t->tid);
 
-	if (t->ids_len && t->ids_pid == t->pid && t->ids_tid == t->tid) {
-		cst_line_mem(l, t->ids, t->ids_len);
-		return;
+		t->ids_len = (uint8_t)n; /* at most 42 bytes of 48 */
+		t->ids_pid = t->pid;
+		t->ids_tid = t->tid;
 	}
-	cst_line_str(l, ",\"pid\":", 0);
-	cst_line_dec(l, t->pid, 0, 0);
-	cst_line_str(l, ",\"tid\":", 0);
-	cst_line_dec(l, t->tid, 0, 0);
-	cst_line_str(l, ",\"ts\":", 0);
-	/* at most 42 bytes: it fits, unless the line was cut */
-	t->ids_len = l->n - at <= sizeof(t->ids) ? (uint8_t)(l->n - at) : 0;
-	memcpy(t->ids, l->b + at, t->ids_len);
-	t->ids_pid = t->pid;
-	t->ids_tid = t->tid;
+	memcpy(p, t->ids, t->ids_len);
+	return p + t->ids_len;
 }
 
-static bool same_frame(const struct frame_memo *m, const struct cst_call_frame *fr, bool call)
-{
-	return m->valid && m->entry == fr->entry && m->func == fr->func && m->dso == fr->dso &&
-	       m->call == call && m->exception == fr->exception;
-}
+/* A frame's name and category ("name","cat":"how"), then its args but the cut
+ * that ends some (,"args":{"dso":...). The entry address only where it is not the
+ * function's (a jump into it, or a frame running when trace began): a tenth of a
+ * 300 MB timeline was the same address twice. The category says how the frame
+ * began, so the args need not say whether it was a call. */
+struct frame_text {
+	const char *b;
+	size_t name_len, args_len;
+};
 
-/* The name and category of a frame's slice. */
-static void put_name(struct cst_line *l, const struct cst_call_frame *fr)
+static struct frame_text frame_text(struct cst_perfetto *pw, const struct cst_call_frame *fr)
 {
-	l_json(l, cst_call_frame_name(fr));
-	cst_line_str(l, fr->exception ? ",\"cat\":\"exception\"" : ",\"cat\":\"call\"", 0);
-}
+	struct frame_memo *m = &pw->memo[(fr->entry ^ (fr->entry >> 10)) % MEMO];
+	const char *how = cst_call_frame_how_name(fr);
+	struct cst_line *l = &pw->line;
+	size_t nn, na;
 
-/* Its args, but the cut that ends some. The entry address only where it is not
- * the function's (a jump into it, or a frame running when trace began): a tenth of
- * a 300 MB timeline was the same address twice. */
-static void put_args(struct cst_line *l, const struct cst_call_frame *fr, bool call)
-{
+	if (m->valid && m->entry == fr->entry && m->func == fr->func && m->dso == fr->dso &&
+	    m->how == how)
+		return (struct frame_text){m->b, m->name_len, m->args_len};
+	cst_line_reset(l);
+	l_json(l, cst_call_frame_name(fr), NAME_MAX_BYTES);
+	cst_line_str(l, ",\"cat\":\"", 0);
+	cst_line_str(l, how, 0);
+	cst_line_char(l, '"');
+	nn = l->n;
 	cst_line_str(l, ",\"args\":{\"dso\":", 0);
-	l_json(l, base_name(fr->dso));
+	l_json(l, base_name(fr->dso), NAME_MAX_BYTES - 128);
 	if (fr->func) {
 		cst_line_str(l, ",\"addr\":", 0);
 		cst_line_udec(l, fr->func->addr, 0);
 	}
-	cst_line_str(l, call ? ",\"call\":true" : ",\"call\":false", 0);
 	if (!fr->func || fr->entry != fr->func->addr) {
 		cst_line_str(l, ",\"entry\":\"0x", 0);
 		cst_line_hex(l, fr->entry, 0, 0, 0);
 		cst_line_char(l, '"');
 	}
-}
-
-/* Keep the frame's parts of slice @l (the name at [@name_at, @name_end), the args
- * from @args_at to the end) when they fit, and the line was not cut. */
-static void remember(struct frame_memo *m, const struct cst_call_frame *fr, bool call,
-		     const struct cst_line *l, size_t name_at, size_t name_end, size_t args_at)
-{
-	size_t nn = name_end - name_at, na = l->n - args_at;
-
-	m->valid = false;
-	if (nn + na > sizeof(m->b) || l->n >= NAME_END)
-		return;
-	*m = (struct frame_memo){fr->func, fr->dso, fr->entry, call, fr->exception, true,
-				 (uint8_t)nn, (uint8_t)na, {0}};
-	memcpy(m->b, l->b + name_at, nn);
-	memcpy(m->b + nn, l->b + args_at, na);
+	na = l->n - nn;
+	m->valid = nn + na <= sizeof(m->b);
+	if (!m->valid)
+		return (struct frame_text){l->b, nn, na};
+	*m = (struct frame_memo){fr->func, fr->dso, how, fr->entry, true, (uint8_t)nn,
+				 (uint8_t)na, {0}};
+	memcpy(m->b, l->b, nn + na);
+	return (struct frame_text){m->b, nn, na};
 }
 
 static uint64_t now(struct cst_perfetto *pw, const struct cst_call_event *ev)
@@ -245,14 +294,6 @@ static uint64_t now(struct cst_perfetto *pw, const struct cst_call_event *ev)
 	return ns;
 }
 
-static void sep(struct cst_perfetto *pw)
-{
-	if (!pw->first)
-		fputc(',', pw->f);
-	fputc('\n', pw->f);
-	pw->first = false;
-}
-
 static int32_t pid_of(const struct cst_call_event *ev)
 {
 	return ev->pid >= 0 ? ev->pid : 0;
@@ -261,6 +302,43 @@ static int32_t pid_of(const struct cst_call_event *ev)
 static int32_t tid_of(const struct cst_call_event *ev)
 {
 	return ev->tid >= 0 ? ev->tid : (int32_t)ev->trace_id;
+}
+
+/* The complete slice of a frame that exits at @ns. */
+static void put_slice(struct cst_perfetto *pw, struct pthread *t, const struct cst_call_event *ev,
+		      uint64_t ns)
+{
+	struct frame_text ft = frame_text(pw, ev->frame);
+	uint64_t start = t->start[ev->depth - 1];
+	char *p = event_at(pw);
+
+	p = PUT_LIT(p, "{\"ph\":\"X\",\"name\":");
+	memcpy(p, ft.b, ft.name_len);
+	p += ft.name_len;
+	p = put_ids(p, t);
+	p = put_us(p, start);
+	p = PUT_LIT(p, ",\"dur\":");
+	p = put_us(p, ns - start);
+	memcpy(p, ft.b + ft.name_len, ft.args_len);
+	p += ft.args_len;
+	if (ev->end == cst_call_end_gap)
+		p = PUT_LIT(p, ",\"cut\":\"trace lost\"");
+	else if (ev->end == cst_call_end_eot)
+		p = PUT_LIT(p, ",\"cut\":\"trace ended\"");
+	p = PUT_LIT(p, "}}");
+	pw->out_n = (size_t)(p - pw->out);
+}
+
+/* An instant where trace was lost. */
+static void put_gap(struct cst_perfetto *pw, struct pthread *t, uint64_t ns)
+{
+	char *p = event_at(pw);
+
+	p = PUT_LIT(p, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"trace lost\",\"cat\":\"gap\"");
+	p = put_ids(p, t);
+	p = put_us(p, ns);
+	*p++ = '}';
+	pw->out_n = (size_t)(p - pw->out);
 }
 
 int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
@@ -291,56 +369,24 @@ int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 			return -cste_nomem;
 		t->start[ev->depth - 1] = ns;
 		return 0;
-	case cst_call_exit: {
-		const struct cst_call_frame *fr = ev->frame;
-		uint64_t start = t->start[ev->depth - 1];
-		struct cst_line *l = &pw->line;
-		struct frame_memo *m = &pw->memo[(fr->entry ^ (fr->entry >> 10)) % MEMO];
-		bool call = cst_call_frame_is_call(fr), hit = same_frame(m, fr, call);
-		size_t name_at, name_end, args_at;
-
-		cst_line_reset(l);
-		cst_line_str(l, pw->first ? "\n{\"ph\":\"X\",\"name\":" : ",\n{\"ph\":\"X\",\"name\":",
-			     0);
-		pw->first = false;
-		name_at = l->n;
-		if (hit)
-			cst_line_mem(l, m->b, m->name_len);
-		else
-			put_name(l, fr);
-		name_end = l->n;
-		put_ids(l, t);
-		l_us(l, start);
-		cst_line_str(l, ",\"dur\":", 0);
-		l_us(l, ns - start);
-		args_at = l->n;
-		if (hit)
-			cst_line_mem(l, m->b + m->name_len, m->args_len);
-		else
-			put_args(l, fr, call);
-		if (!hit)
-			remember(m, fr, call, l, name_at, name_end, args_at);
-		if (ev->end == cst_call_end_gap)
-			cst_line_str(l, ",\"cut\":\"trace lost\"", 0);
-		else if (ev->end == cst_call_end_eot)
-			cst_line_str(l, ",\"cut\":\"trace ended\"", 0);
-		cst_line_str(l, "}}", 0);
-		/* the caller's thread alone writes the file */
-		fwrite_unlocked(l->b, 1, l->n, pw->f);
+	case cst_call_exit:
+		put_slice(pw, t, ev, ns);
 		break;
-	}
 	case cst_call_gap:
-		sep(pw);
-		fprintf(pw->f, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"trace lost\",\"cat\":\"gap\","
-			       "\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"ts\":%" PRIu64 ".%03u}",
-			t->pid, t->tid, ns / 1000, (unsigned)(ns % 1000));
+		put_gap(pw, t, ns);
 		break;
 	default:
 		break;
 	}
-	if (ferror(pw->f))
-		pw->io_error = true;
 	return pw->io_error ? -cste_io : 0;
+}
+
+static void sep(struct cst_perfetto *pw)
+{
+	if (!pw->first)
+		fputc(',', pw->f);
+	fputc('\n', pw->f);
+	pw->first = false;
 }
 
 static void name_event(struct cst_perfetto *pw, const char *what, int32_t pid, int32_t tid,
@@ -366,6 +412,7 @@ int cst_perfetto_finish(struct cst_perfetto *pw)
 {
 	if (!pw)
 		return -cste_invalid;
+	flush_out(pw);
 	for (size_t i = 0; i < pw->tcap; i++) {
 		const struct pthread *t = &pw->threads[i];
 		bool pid_named = false;
@@ -386,5 +433,5 @@ int cst_perfetto_finish(struct cst_perfetto *pw)
 		: pw->perf_clock ? "trace timestamps on perf's clock (TIME_CONV) plus 1 ns per "
 				   "instruction"
 				 : "trace timestamps (raw ticks as ns) plus 1 ns per instruction");
-	return ferror(pw->f) ? -cste_io : 0;
+	return pw->io_error || ferror(pw->f) ? -cste_io : 0;
 }

@@ -342,6 +342,21 @@ static inline bool cst_call_frame_is_call(const struct cst_call_frame *f)
 	       f->how == cst_call_how_exception || (f->how == cst_call_how_start && f->entered);
 }
 
+/** How a frame began, in words the views print: "call" (and the first frame of a
+ *  thread that began at the entry), "tail call", "exception", "jump", "returned
+ *  to" or "already running". The first three are the frames that count as calls. */
+static inline const char *cst_call_frame_how_name(const struct cst_call_frame *f)
+{
+	switch (f->how) {
+	case cst_call_how_tail: return "tail call";
+	case cst_call_how_exception: return "exception";
+	case cst_call_how_jump: return "jump";
+	case cst_call_how_return: return "returned to";
+	case cst_call_how_start: return f->entered ? "call" : "already running";
+	default: return "call";
+	}
+}
+
 enum cst_call_kind {
 	cst_call_enter = 1, /* @frame was pushed; it is stack[depth - 1] */
 	cst_call_exit,      /* @frame is about to be popped; it is stack[depth - 1] */

@@ -386,8 +386,14 @@ if args.perfetto:
         if "entry" not in a and "addr" not in a:
             fail(f"perfetto: slice {e['name']} gives neither its function nor its entry")
             break
+    # the category says how a frame began; these three count as calls
+    hows = {"call", "tail call", "exception", "jump", "returned to", "already running"}
+    for e in evs:
+        if e.get("cat") not in hows or "call" in e["args"]:
+            fail(f"perfetto: slice {e['name']} has category {e.get('cat')!r}, args {e['args']}")
+            break
     calls = collections.Counter(node_key(e["args"].get("dso"), e["args"].get("addr"))
-                                for e in evs if e["args"].get("call"))
+                                for e in evs if e["cat"] in ("call", "tail call", "exception"))
     want_calls = collections.Counter()
     for p, (_, c) in want.items():
         want_calls[p[-1]] += c
