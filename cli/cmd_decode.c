@@ -185,6 +185,12 @@ int cmd_decode(int argc, char **argv)
 			"cstrace: on %u threads: %" PRIu64 " chunks, %" PRIu64
 			" decoded apart (the others by the decoder before them)\n",
 			topts.session.threads, st.chunks, st.chunks_apart);
+	if (stats && st.queues_ahead)
+		fprintf(stderr,
+			"cstrace: on %u threads: %" PRIu64 " queues decoded ahead of the time order%s\n",
+			topts.session.threads, st.queues_ahead,
+			st.ahead_fallbacks ? " (taken again on one thread: a decoder reported errors)"
+					   : "");
 	if (!topts.session.start_offset && !cli_check_decoded(trace, &st))
 		goto out;
 	status = 0;

@@ -161,18 +161,6 @@ static int decode_fragment(struct cst_perf_input *in, struct cst_decoder *dec, u
 
 /* ------------------------------------------------------------- on threads */
 
-/* A worker's code memory: a cursor of its own that follows the context IDs its
- * decoder meets, as on_elem moves the shared one; and the attribution on_elem
- * gives, as it stands in the worker's part of the fragment. Each starts as a copy
- * of the one taken at the fragment's start: on_elem moves the shared attribution
- * while the workers run, when it takes their elements (dec_perf_input_run_apart). */
-struct worker_mem {
-	struct perf_mem_cursor c;
-	const struct cst_perf_input *in;
-	int32_t tid, cpu;
-	uint32_t fragment;
-};
-
 static void *worker_mem_open(void *ctx)
 {
 	const struct worker_mem *start = ctx;
@@ -191,7 +179,7 @@ static void worker_mem_close(void *wctx)
 }
 
 /* The threads table stands still while a fragment decodes: read on workers. */
-static void worker_mem_elem(void *wctx, struct cst_elem *e)
+void dec_pi_worker_elem(void *wctx, struct cst_elem *e)
 {
 	struct worker_mem *w = wctx;
 
@@ -236,7 +224,7 @@ static int decode_split(struct cst_perf_input *in, const struct cst_trace *trace
 				     .progress = on_split_progress, .progress_ctx = &prog};
 	struct worker_mem start = {.in = in, .tid = in->cur_tid, .cpu = in->cur_cpu,
 				   .fragment = in->fragment};
-	struct split_mem mem = {worker_mem_open, worker_mem_close, worker_mem_elem,
+	struct split_mem mem = {worker_mem_open, worker_mem_close, dec_pi_worker_elem,
 				dec_perf_mem_cursor_read, &start, true};
 	struct split_out out = {in->print ? NULL : on_elem, in, in->print ? in->write : NULL,
 				in->write_ctx};
@@ -405,6 +393,8 @@ static void sum_stats(const struct cst_perf_input *in, struct cst_decoder_stats 
 	}
 	dec_stats_add(stats, &in->split_stats);
 	stats->aux_missing = in->missing_aux;
+	stats->queues_ahead = in->queues_ahead;
+	stats->ahead_fallbacks = in->fallbacks;
 }
 
 /* Decoders keep their mode: throw them away between a run and a dump. */

@@ -14,6 +14,11 @@ void dec_pi_warnf(struct cst_perf_input *in, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (in->redo.messages) {
+		in->redo.messages--; /* told before a time-ordered run went to one thread */
+		return;
+	}
+	in->told.messages++;
 	va_start(ap, fmt);
 	cst_vlogf_at(&in->log, cst_log_warning, in->path, off, fmt, ap);
 	va_end(ap);
@@ -23,7 +28,7 @@ void dec_pi_warnf(struct cst_perf_input *in, uint64_t off, const char *fmt, ...)
 void dec_pi_progress(struct cst_perf_input *in, uint64_t bytes)
 {
 	in->progress_done += bytes;
-	if (in->progress)
+	if (in->progress && in->progress_done >= in->progress_quiet_to)
 		in->progress(in->progress_ctx, in->progress_done, in->progress_total);
 }
 

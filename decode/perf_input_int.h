@@ -63,6 +63,50 @@ struct tqueue {
 	int32_t pid, tid;        /* attribution as it stands in this queue */
 };
 
+/* A worker's code memory: a cursor of its own that follows the context IDs its
+ * decoder meets, as on_elem moves the shared one; and the attribution on_elem
+ * gives, as it stands in the worker's part of the fragment (or the queue's, in
+ * time order). It starts as a copy of the one at the fragment's start: on_elem
+ * moves the shared attribution while the workers run, when it takes their
+ * elements. */
+struct worker_mem {
+	struct perf_mem_cursor c;
+	const struct cst_perf_input *in;
+	int32_t tid, cpu;
+	uint32_t fragment;
+};
+/* Time order: what decoding a piece of a queue makes besides its elements, told
+ * to the merge (dec_pi_timed_apply) at once, or recorded for it when decoded ahead. */
+enum qev {
+	qev_elem = 1,     /* an element (recorded only) */
+	qev_last_bytes,   /* dec_perf_order_last_bytes */
+	qev_end_data,     /* dec_perf_order_end_data */
+	qev_end_fragment, /* dec_perf_order_end_fragment */
+	qev_no_decoder,   /* warning: fragment at record offset a, raw b, skipped */
+	qev_short,        /* warning: trace at offset a ends b bytes early */
+	qev_progress,     /* a bytes decoded */
+	qev_piece_end,    /* (recorded) one fill of the merge ends here */
+	qev_queue_end,    /* (recorded) the queue has nothing left */
+	qev_stop,         /* (recorded) decoding stopped with the value a */
+	qev_fallback,     /* (recorded) a decoder had something to say: take the run again
+			     on one thread */
+};
+
+struct qahead;
+/* One queue being decoded a piece at a time: on the merge's thread (ahead NULL),
+ * or ahead of it on a worker, with an attribution and code memory of its own. */
+struct qrun {
+	struct cst_perf_input *in;
+	unsigned q;
+	struct qahead *ahead;
+	struct worker_mem wm;
+};
+
+/* What a time-ordered run told, and what a run taken again passes silently. */
+struct timed_counts {
+	uint64_t elements, sideband, messages;
+};
+
 /* Who runs on a CPU (per-CPU) or in a per-thread buffer, from ITRACE_START/SWITCH. */
 struct running {
 	int32_t key; /* cpu, or tid for per-thread buffers */
@@ -151,6 +195,14 @@ struct cst_perf_input {
 	struct cst_perf_reader *sb_r;
 	struct cst_perf_record sb_rec;
 	bool sb_pending, sb_done;
+	/* queues decoded ahead on threads (perf_timed_ahead.c), or NULL; when a decoder
+	 * there had something to say, the run is taken again on one thread
+	 * (fallback), passing what it told before (redo) */
+	struct ahead *ahead;
+	bool fallback;
+	uint64_t queues_ahead, fallbacks; /* for cst_decoder_stats */
+	struct timed_counts told, redo;
+	uint64_t progress_quiet_to; /* progress is told again from here */
 };
 
 /* perf_input.c */
@@ -168,6 +220,9 @@ int dec_pi_sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
 		    cst_sideband_fn sb_fn, void *ctx);
 
 /* perf_fragments.c */
+/* Give @e the attribution of @wctx (a struct worker_mem), following a context
+ * element into the next ones, as on_elem does with the shared attribution. */
+void dec_pi_worker_elem(void *wctx, struct cst_elem *e);
 struct cst_decoder *dec_pi_decoder_in(struct cst_perf_input *in, const struct cst_trace *trace,
 				      struct cst_decoder **slot, bool raw, int ci,
 				      cst_packet_fn pkt_fn, void *pkt_ctx);
@@ -185,5 +240,28 @@ void dec_pi_buffer_fragment(struct cst_perf_input *in, const struct cst_perf_rec
 int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
 		     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx);
 void dec_pi_free_timed(struct cst_perf_input *in);
+/* Decode the next piece of @r's queue: what one fill of the merge does. Returns
+ * 0, 1 when the queue has nothing left, or an error or stop value. */
+int dec_pi_timed_piece(struct qrun *r);
+/* Tell the merge an event of queue @q (enum qev, arguments as listed there). */
+int dec_pi_timed_apply(struct cst_perf_input *in, unsigned q, enum qev kind, uint64_t a,
+		       uint64_t b);
+
+/* perf_timed_ahead.c: the queues decoded ahead of the merge on threads */
+/* Whether to (cst_session_opts threads, no --id, few enough queues, code memory
+ * that never warns). */
+bool dec_pi_ahead_wanted(struct cst_perf_input *in);
+int dec_pi_ahead_start(struct cst_perf_input *in);
+/* Stop the threads (the merge ended); dec_pi_ahead_free frees the rest. */
+void dec_pi_ahead_stop(struct cst_perf_input *in);
+void dec_pi_ahead_free(struct cst_perf_input *in);
+/* perf_order_fill_fn's work when decoding ahead: replay one piece of queue @q. */
+int dec_pi_ahead_fill(struct cst_perf_input *in, unsigned q);
+/* For dec_pi_timed_piece on a worker: @r's decoder for fragment @f in @slot, its
+ * events recorded, and its reads of the file. */
+struct cst_decoder *dec_pi_ahead_decoder(struct qrun *r, struct cst_decoder **slot,
+					 const struct frag *f);
+int dec_pi_ahead_record(struct qrun *r, enum qev kind, uint64_t a, uint64_t b);
+int64_t dec_pi_ahead_read(struct qrun *r, uint64_t pos, uint64_t want, const uint8_t **at);
 
 #endif

@@ -69,7 +69,18 @@ struct perf_mem {
 	uint64_t clock; /* position of the sideband being applied */
 	uint64_t view;  /* position whose maps reads see */
 	int missing;
+	/* dec_perf_mem_ready_quietly: what would have been warned about, instead */
+	bool quiet, would_warn;
 };
+
+/* A warning about a file, or in a quiet pass the note that there would be one. */
+#define MEM_WARN(m, ...)                                                         \
+	do {                                                                     \
+		if ((m)->quiet)                                                  \
+			(m)->would_warn = true;                                  \
+		else                                                             \
+			cst_logf(&(m)->log, cst_log_warning, __VA_ARGS__);       \
+	} while (0)
 
 static int file_index(struct perf_mem *m, const char *name);
 
@@ -260,9 +271,8 @@ static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool 
 
 			hex_id(f->bid, f->bid_size, want);
 			hex_id(bid, n, got);
-			cst_logf(&m->log, cst_log_warning,
-				 "%s: build-id %s does not match the recorded %s: not used", path, got,
-				 want);
+			MEM_WARN(m, "%s: build-id %s does not match the recorded %s: not used", path,
+				 got, want);
 			elf_end(e);
 			close(fd);
 			return -1;
@@ -323,14 +333,13 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 		f->missing = true;
 		m->missing++;
 		if (stat(f->name, &st) == 0 && !S_ISREG(st.st_mode)) {
-			cst_logf(&m->log, cst_log_warning,
-				 "%s: not a regular file; its code is not decoded (gaps)",
+			MEM_WARN(m, "%s: not a regular file; its code is not decoded (gaps)",
 				 cst_printable(f->name, shown, sizeof(shown)));
 			return false;
 		}
 		if (f->bid_size)
 			hex_id(f->bid, f->bid_size, hex);
-		cst_logf(&m->log, cst_log_warning,
+		MEM_WARN(m,
 			 "%s (build-id %s): not found%s%s%s nor in the build-id cache; its code "
 			 "is not decoded (gaps)",
 			 cst_printable(f->name, shown, sizeof(shown)), f->bid_size ? hex : "unknown",
@@ -405,8 +414,7 @@ static void resolve_kernel(struct perf_mem *m, struct mfile *f)
 	if (f->in.fd < 0 || !f->is_elf) {
 		f->missing = true;
 		m->missing++;
-		cst_logf(&m->log, cst_log_warning,
-			 "%s: cannot read as an ELF vmlinux or kcore; kernel code not decoded",
+		MEM_WARN(m, "%s: cannot read as an ELF vmlinux or kcore; kernel code not decoded",
 			 f->name);
 	} else {
 		cst_mapped_input_map(&f->in); /* unmapped: read through the block */
@@ -428,6 +436,50 @@ static bool ready(struct perf_mem *m, int index)
 		pthread_mutex_unlock(&m->lock);
 	}
 	return !f->missing;
+}
+
+/* Undo a resolution that would have warned: the file is found (and the warning
+ * given) again when it is first read. */
+static void unresolve(struct perf_mem *m, struct mfile *f)
+{
+	cst_mapped_input_close(&f->in);
+	f->in = (struct cst_mapped_input){.fd = -1};
+	free(f->segs);
+	f->segs = NULL;
+	f->nsegs = 0;
+	if (f->missing)
+		m->missing--;
+	f->resolved = f->missing = f->is_elf = false;
+}
+
+bool dec_perf_mem_ready_quietly(struct perf_mem *m)
+{
+	bool clean = true;
+
+	if (!m)
+		return false;
+	pthread_mutex_lock(&m->lock);
+	m->quiet = true;
+	for (int i = 0; i < m->nfiles; i++) {
+		struct mfile *f = &m->files[i];
+
+		if (f->ready)
+			continue;
+		m->would_warn = false;
+		if (i == m->kernel_file)
+			resolve_kernel(m, f);
+		else
+			resolve(m, f);
+		if (m->would_warn) {
+			unresolve(m, f);
+			clean = false;
+		} else {
+			__atomic_store_n(&f->ready, true, __ATOMIC_RELEASE);
+		}
+	}
+	m->quiet = false;
+	pthread_mutex_unlock(&m->lock);
+	return clean;
 }
 
 /* Bytes at file offset @off of a ready file: from its mapping, else through its

@@ -58,6 +58,12 @@ void dec_perf_mem_cursor_init(struct perf_mem_cursor *c, struct perf_mem *m);
 uint32_t dec_perf_mem_cursor_read(void *ctx, uint8_t trace_id, uint64_t address,
 				  enum cst_mem_space space, uint32_t len, uint8_t *buf);
 
+/** Find every file the maps name now, where that needs no warning (a file not
+ *  found, or one whose build-id does not match where it was looked for, is left
+ *  to be found and warned about when first read). True when every file was:
+ *  reads then never warn, whichever thread reads first. */
+bool dec_perf_mem_ready_quietly(struct perf_mem *m);
+
 /** Files that could not be found (each warned once). */
 int dec_perf_mem_missing(const struct perf_mem *m);
 

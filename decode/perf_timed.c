@@ -29,8 +29,14 @@ static int trail_sideband(struct cst_perf_input *in, uint64_t upto)
 		if (in->sb_rec.file_offset >= upto)
 			break;
 		in->sb_pending = false;
-		if (in->sb_rec.type != cst_perf_rec_aux && in->sb_rec.type != cst_perf_rec_auxtrace)
-			ret = dec_pi_sideband(in, &in->sb_rec, in->user_sb_fn, in->user_ctx);
+		if (in->sb_rec.type == cst_perf_rec_aux || in->sb_rec.type == cst_perf_rec_auxtrace)
+			continue;
+		if (in->redo.sideband) {
+			in->redo.sideband--; /* told before the run went to one thread */
+			continue;
+		}
+		in->told.sideband++;
+		ret = dec_pi_sideband(in, &in->sb_rec, in->user_sb_fn, in->user_ctx);
 	}
 	in->sb_apply = true;
 	return ret;
@@ -44,9 +50,14 @@ static int emit_timed(void *ctx, const struct cst_elem *e)
 
 	if (e->fragment && e->fragment <= in->nfrags)
 		ret = trail_sideband(in, in->frags[e->fragment - 1].rec_off);
-	if (!ret && in->user_elem_fn)
-		ret = in->user_elem_fn(in->user_ctx, e);
-	return ret;
+	if (ret)
+		return ret;
+	if (in->redo.elements) {
+		in->redo.elements--; /* delivered before the run went to one thread */
+		return 0;
+	}
+	in->told.elements++;
+	return in->user_elem_fn ? in->user_elem_fn(in->user_ctx, e) : 0;
 }
 
 /* on_elem, in time order: hold the element in its queue. */
@@ -57,18 +68,23 @@ static int hold_timed(void *ctx, const struct cst_elem *e)
 	return dec_perf_order_push(in->order, in->cur_queue, e);
 }
 
-/* The decoder of queue @t for fragment @f (one per queue, as perf has). */
-static struct cst_decoder *queue_decoder(struct cst_perf_input *in, struct tqueue *t,
-					 const struct frag *f)
+/* The decoder of queue @t for fragment @f (one per queue, as perf has): in a serial
+ * run the shared ones' kind; decoding ahead, one reading through the queue's own
+ * memory cursor. */
+static struct cst_decoder *queue_decoder(struct qrun *r, struct tqueue *t, const struct frag *f)
 {
-	if (!f->raw)
-		return dec_pi_decoder_in(in, in->trace, &t->frames, false, f->ci, NULL, NULL);
-	if (t->raw && t->raw_ci != f->ci) {
+	struct cst_perf_input *in = r->in;
+	struct cst_decoder **slot = f->raw ? &t->raw : &t->frames;
+
+	if (f->raw && t->raw && t->raw_ci != f->ci) {
 		cst_decoder_free(t->raw);
 		t->raw = NULL;
 	}
-	t->raw_ci = f->ci;
-	return dec_pi_decoder_in(in, in->trace, &t->raw, true, f->ci, NULL, NULL);
+	if (f->raw)
+		t->raw_ci = f->ci;
+	if (!r->ahead)
+		return dec_pi_decoder_in(in, in->trace, slot, f->raw, f->ci, NULL, NULL);
+	return dec_pi_ahead_decoder(r, slot, f);
 }
 
 /* Where the last unit OpenCSD takes from @f starts: its last whole 16-byte frame
@@ -82,11 +98,75 @@ static uint64_t last_unit(const struct frag *f)
 	return whole < unit ? UINT64_MAX : f->data_off + whole - unit;
 }
 
-/* perf_order_fill_fn: decode the next piece of queue @q's trace. */
-static int fill_timed(void *ctx, unsigned q)
+int dec_pi_timed_apply(struct cst_perf_input *in, unsigned q, enum qev kind, uint64_t a,
+		       uint64_t b)
 {
-	struct cst_perf_input *in = ctx;
-	struct tqueue *t = &in->tq[q];
+	switch (kind) {
+	case qev_last_bytes:
+		return dec_perf_order_last_bytes(in->order, q);
+	case qev_end_data:
+		return dec_perf_order_end_data(in->order, q);
+	case qev_end_fragment:
+		return dec_perf_order_end_fragment(in->order, q);
+	case qev_no_decoder:
+		dec_pi_warnf(in, a, "AUX record: no decoder for this %s data; skipped",
+			     b ? "raw" : "formatted");
+		return 0;
+	case qev_short:
+		dec_pi_warnf(in, a, "AUXTRACE data ends early (%" PRIu64 " bytes missing)", b);
+		return 0;
+	case qev_progress:
+		dec_pi_progress(in, a);
+		return 0;
+	default:
+		return -cste_invalid;
+	}
+}
+
+/* What a piece makes besides elements: to the merge at once, or recorded for it. */
+static int event(struct qrun *r, enum qev kind, uint64_t a, uint64_t b)
+{
+	return r->ahead ? dec_pi_ahead_record(r, kind, a, b)
+			: dec_pi_timed_apply(r->in, r->q, kind, a, b);
+}
+
+/* Whose the queue's next elements are, and whose memory its decoder reads. */
+static void attribute(struct qrun *r, const struct tqueue *t)
+{
+	struct cst_perf_input *in = r->in;
+
+	if (r->ahead) {
+		r->wm.fragment = (uint32_t)(t->cur - in->frags) + 1;
+		r->wm.c.pid = t->pid;
+		r->wm.tid = t->tid;
+		r->wm.cpu = t->cur->cpu;
+		r->wm.c.view = t->cur->rec_off;
+		return;
+	}
+	in->cur_queue = r->q;
+	in->fragment = (uint32_t)(t->cur - in->frags) + 1;
+	in->cur_pid = t->pid;
+	in->cur_tid = t->tid;
+	in->cur_cpu = t->cur->cpu;
+	dec_perf_mem_set_pid(in->mem, t->pid);
+	dec_perf_mem_set_view(in->mem, t->cur->rec_off);
+}
+
+/* Up to @want bytes at file offset @pos (fewer at the end of the file). */
+static int64_t read_piece(struct qrun *r, uint64_t pos, uint64_t want, const uint8_t **at)
+{
+	if (!r->ahead) {
+		*at = r->in->piece;
+		return cst_perf_reader_pread(r->in->r, pos, r->in->piece, want);
+	}
+	return dec_pi_ahead_read(r, pos, want, at);
+}
+
+int dec_pi_timed_piece(struct qrun *r)
+{
+	struct cst_perf_input *in = r->in;
+	struct tqueue *t = &in->tq[r->q];
+	const uint8_t *bytes = NULL;
 	uint64_t want;
 	int64_t got;
 	int ret = 0;
@@ -98,10 +178,11 @@ static int fill_timed(void *ctx, unsigned q)
 			return 1;
 		f = &in->frags[t->scan];
 		t->scan = f->next;
-		t->dec = queue_decoder(in, t, f);
+		t->dec = queue_decoder(r, t, f);
 		if (!t->dec) {
-			dec_pi_warnf(in, f->rec_off, "AUX record: no decoder for this %s data; skipped",
-			      f->raw ? "raw" : "formatted");
+			ret = event(r, qev_no_decoder, f->rec_off, f->raw);
+			if (ret)
+				return ret;
 			continue;
 		}
 		cst_decoder_reset(t->dec);
@@ -112,39 +193,50 @@ static int fill_timed(void *ctx, unsigned q)
 		t->pid = f->pid;
 		t->tid = f->tid;
 	}
-	in->cur_queue = q;
-	in->fragment = (uint32_t)(t->cur - in->frags) + 1;
-	in->cur_pid = t->pid;
-	in->cur_tid = t->tid;
-	in->cur_cpu = t->cur->cpu;
-	dec_perf_mem_set_pid(in->mem, t->pid);
-	dec_perf_mem_set_view(in->mem, t->cur->rec_off);
+	attribute(r, t);
 	want = t->left < TIMED_PIECE ? t->left : TIMED_PIECE;
 	if (t->pos < t->last_unit && t->pos + want > t->last_unit)
 		want = t->last_unit - t->pos; /* the last unit goes in on its own */
-	if (t->pos == t->last_unit && (ret = dec_perf_order_last_bytes(in->order, q)))
+	if (t->pos == t->last_unit && (ret = event(r, qev_last_bytes, 0, 0)))
 		return ret;
-	got = want ? cst_perf_reader_pread(in->r, t->pos, in->piece, want) : 0;
+	got = want ? read_piece(r, t->pos, want, &bytes) : 0;
 	if (want && got <= 0) {
-		dec_pi_warnf(in, t->pos, "AUXTRACE data ends early (%" PRIu64 " bytes missing)", t->left);
+		ret = event(r, qev_short, t->pos, t->left);
 		t->left = 0;
 	} else {
-		ret = cst_decoder_feed(t->dec, t->pos, in->piece, (size_t)got);
-		dec_pi_progress(in, (uint64_t)got);
+		int told;
+
+		ret = cst_decoder_feed(t->dec, t->pos, bytes, (size_t)got);
+		told = event(r, qev_progress, (uint64_t)got, 0);
+		if (!ret)
+			ret = told;
 		t->pos += (uint64_t)got;
 		t->left -= (uint64_t)got;
 	}
 	if (!ret && !t->left) {
-		ret = dec_perf_order_end_data(in->order, q);
+		ret = event(r, qev_end_data, 0, 0);
 		if (!ret)
 			ret = cst_decoder_end(t->dec);
 		if (!ret)
-			ret = dec_perf_order_end_fragment(in->order, q);
+			ret = event(r, qev_end_fragment, 0, 0);
 		t->cur = NULL;
 	}
-	t->pid = in->cur_pid; /* context IDs may have named another thread */
-	t->tid = in->cur_tid;
+	/* context IDs may have named another thread */
+	t->pid = r->ahead ? r->wm.c.pid : in->cur_pid;
+	t->tid = r->ahead ? r->wm.tid : in->cur_tid;
 	return ret;
+}
+
+/* perf_order_fill_fn: decode the next piece of queue @q's trace, or take what
+ * was decoded ahead. */
+static int fill_timed(void *ctx, unsigned q)
+{
+	struct cst_perf_input *in = ctx;
+	struct qrun r = {.in = in, .q = q};
+
+	if (in->ahead)
+		return dec_pi_ahead_fill(in, q);
+	return dec_pi_timed_piece(&r);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -195,9 +287,9 @@ static void chain_queues(struct cst_perf_input *in)
 	}
 }
 
-/* Decode the queued fragments merged as perf 6.1 merges them (perf_order.h). */
-int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
-		     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
+/* Set up the merge of the queued fragments and run it, decoding ahead on threads
+ * when @ahead. */
+static int run_merge(struct cst_perf_input *in, bool ahead)
 {
 	struct cst_perf_reader_opts ro = {.sz = sizeof(ro)};
 	enum perf_order_ctx kind = in->pid_fmt == pid_fmt_ctxid  ? perf_order_ctx_ctxid
@@ -206,14 +298,9 @@ int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
 	unsigned ntq = 0;
 	int ret;
 
-	dec_pi_free_timed(in);
 	ret = number_queues(in, &ntq);
 	if (ret)
 		return ret;
-	in->trace = trace;
-	in->user_elem_fn = elem_fn;
-	in->user_sb_fn = sb_fn;
-	in->user_ctx = ctx;
 	in->sb_pending = in->sb_done = false;
 	in->tq = calloc(ntq ? ntq : 1, sizeof(*in->tq));
 	in->piece = malloc(TIMED_PIECE);
@@ -230,14 +317,53 @@ int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
 			return -cste_nomem;
 		in->elem_fn = hold_timed;
 		in->elem_ctx = in;
+		if (ahead && (ret = dec_pi_ahead_start(in)))
+			return ret;
 		ret = dec_perf_order_run(in->order);
+		dec_pi_ahead_stop(in);
 	}
 	if (!ret)
 		ret = trail_sideband(in, UINT64_MAX);
 	return ret;
 }
+
+/* Decode the queued fragments merged as perf 6.1 merges them (perf_order.h). */
+int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
+		     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
+{
+	uint64_t progress_from = in->progress_done;
+	int ret;
+
+	dec_pi_free_timed(in);
+	in->fallback = false;
+	in->queues_ahead = in->fallbacks = 0;
+	in->trace = trace;
+	in->user_elem_fn = elem_fn;
+	in->user_sb_fn = sb_fn;
+	in->user_ctx = ctx;
+	memset(&in->told, 0, sizeof(in->told));
+	memset(&in->redo, 0, sizeof(in->redo));
+	ret = run_merge(in, dec_pi_ahead_wanted(in));
+	if (!in->fallback)
+		return ret;
+	/* A decoder on a thread had something to say (corrupt trace): its text comes
+	 * from OpenCSD's one process-wide logger, silenced while threads decode. Start
+	 * again on this thread, and pass what went out already. */
+	in->fallback = false;
+	in->fallbacks++;
+	dec_pi_free_timed(in);
+	in->redo = in->told;
+	in->progress_quiet_to = in->progress_done;
+	in->progress_done = progress_from;
+	memset(&in->told, 0, sizeof(in->told));
+	ret = run_merge(in, false);
+	in->progress_quiet_to = 0;
+	return ret;
+}
+
 void dec_pi_free_timed(struct cst_perf_input *in)
 {
+	dec_pi_ahead_stop(in); /* its decoders are the queues' */
 	for (unsigned q = 0; in->tq && q < in->ntq; q++) {
 		cst_decoder_free(in->tq[q].frames);
 		cst_decoder_free(in->tq[q].raw);
@@ -251,4 +377,5 @@ void dec_pi_free_timed(struct cst_perf_input *in)
 	in->sb_r = NULL;
 	free(in->piece);
 	in->piece = NULL;
+	dec_pi_ahead_free(in);
 }

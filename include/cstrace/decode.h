@@ -324,6 +324,10 @@ struct cst_decoder_stats {
 	 * into, and how many of them the output took from their own decoder (the
 	 * others were decoded by the decoder of the chunk before) */
 	uint64_t chunks, chunks_apart;
+	/* perf.data in time order on threads: the queues (CPUs) decoded ahead of the
+	 * merge, and whether the run was taken again on one thread (a decoder had
+	 * something to say) */
+	uint64_t queues_ahead, ahead_fallbacks;
 };
 
 struct cst_decoder;

@@ -69,4 +69,31 @@ for l in c:
 sys.exit(0 if j == len(p) else "perf branch line %d not found in order: %s" % (j + 1, p[j]))
 ' "$TMP/p.br" "$TMP/c.br" "$(sed -n 's/.* \([0-9]*\) AUX records.*/\1/p' "$TMP/perf.data.stats")"
 fi
+
+# --threads: the queues are decoded ahead of the merge on threads; every verb must
+# print what one thread prints, and the runs must really have decoded ahead.
+. "$CSTRACE_SOURCE_DIR/tests/decode/threads_lib.sh"
+same time-order "$TMP/perf.data" \
+	"decode --format=elements,decode --format=none --stats,script,script --raw --insn,report,report -g" "4K"
+check "decode --threads 2: the queues were decoded ahead" sh -c \
+	'"$0" decode --format=none --stats --threads 2 "$1" 2>&1 | grep -q "queues decoded ahead of the time order$"' \
+	"$CSTRACE" "$TMP/perf.data"
+# Random bytes in the middle of the file's trace: ETMv3 decoders report errors. A
+# worker's decoder that has something to say sends the run back to one thread,
+# which passes what went out already; ETMv4 ones resync without a word.
+python3 -c 'import random, sys
+random.seed(1)
+b = bytearray(open(sys.argv[1], "rb").read())
+for i in range(2000):
+    b[len(b) // 2 + i] = random.randrange(256)
+open(sys.argv[2], "wb").write(b)' "$TMP/perf.data" "$TMP/corrupt.data"
+"$CSTRACE" decode --format=none --stats --threads 1 "$TMP/corrupt.data" 2> "$TMP/corrupt.err"
+if grep -q "trace decoder error" "$TMP/corrupt.err"; then
+	check "corrupt: the run on threads went back to one thread" sh -c \
+		'"$0" decode --format=none --stats --threads 2 "$1" 2>&1 | grep -q "taken again on one thread"' \
+		"$CSTRACE" "$TMP/corrupt.data"
+elif [ "$arch" = arm ]; then
+	fail "corrupt: no decoder error to fall back on: $(head -c 300 "$TMP/corrupt.err")"
+fi
+same time-order-corrupt "$TMP/corrupt.data" "decode --format=elements,decode --format=none --stats,script,report" "4K"
 finish
