@@ -40,6 +40,10 @@ read -r t_fi r_fi < <(measure "$tmp/f.insn" "$CSTRACE" script --raw --insn --ord
 read -r t_pb r_pb < <(measure "$tmp/p.br" perf script -i "$tmp/t.data" --itrace=b -F pid,tid,cpu,ip,addr)
 read -r t_cb r_cb < <(measure "$tmp/c.br" "$CSTRACE" script --raw "$tmp/t.data")
 read -r t_dn r_dn < <(measure /dev/null "$CSTRACE" decode --format=none "$tmp/t.data")
+# the same on one thread: in time order, the CPUs' queues decode ahead of the merge
+# on the other threads (the default: the CPUs online)
+read -r t_cb1 r_cb1 < <(measure "$tmp/c1.br" "$CSTRACE" script --raw --threads 1 "$tmp/t.data")
+read -r t_dn1 r_dn1 < <(measure /dev/null "$CSTRACE" decode --format=none --threads 1 "$tmp/t.data")
 
 # the same lines in the same order, less those cstrace marks perf_unseen
 "$CSTRACE" decode --format=jsonl "$tmp/t.data" >"$tmp/c.jsonl"
@@ -67,3 +71,7 @@ row "cstrace script --raw --insn --order=file" "$t_fi" "$r_fi" "$t_pi" "$r_pi" "
 row "perf script --itrace=b -F pid,tid,cpu,ip,addr (peer)" "$t_pb" "$r_pb" "$t_pb" "$r_pb" -
 row "cstrace script --raw (branches, time order)" "$t_cb" "$r_cb" "$t_pb" "$r_pb" "$(same "$tmp/p.br" "$tmp/c.br")"
 row "cstrace decode --format=none (time order, no output)" "$t_dn" "$r_dn" "$t_pi" "$r_pi" -
+row "cstrace script --raw (branches, time order, 1 thread)" "$t_cb1" "$r_cb1" "$t_pb" "$r_pb" "$(same "$tmp/p.br" "$tmp/c1.br")"
+row "cstrace decode --format=none (time order, 1 thread)" "$t_dn1" "$r_dn1" "$t_pi" "$r_pi" -
+echo
+echo "$(nproc) CPUs online: the runs without --threads use that many threads"
