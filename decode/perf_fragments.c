@@ -73,6 +73,26 @@ static int check_ids(struct cst_perf_input *in)
 	return -cste_no_trace;
 }
 
+struct cst_decoder *dec_pi_decoder_make(struct cst_perf_input *in, const struct cst_trace *trace,
+					struct cst_decoder **slot, bool raw, int ci,
+					const struct cst_decoder_opts *o, cst_elem_fn elem_fn,
+					void *elem_ctx, cst_packet_fn pkt_fn, void *pkt_ctx)
+{
+	int buffer = raw ? (ci < 0 ? -1 : in->raw_buffer[ci]) : in->frames_buffer;
+
+	if (buffer < 0)
+		return NULL;
+	if (!*slot) {
+		*slot = cst_decoder_alloc(trace, buffer, o, NULL);
+		if (!*slot)
+			return NULL;
+		cst_decoder_set_elem_cb(*slot, elem_fn, elem_ctx);
+		if (pkt_fn)
+			cst_decoder_set_packet_cb(*slot, pkt_fn, pkt_ctx);
+	}
+	return *slot;
+}
+
 /* The decoder in @slot, made for @raw data of CPU index @ci on first use. */
 struct cst_decoder *dec_pi_decoder_in(struct cst_perf_input *in, const struct cst_trace *trace,
 				      struct cst_decoder **slot, bool raw, int ci,
@@ -81,19 +101,8 @@ struct cst_decoder *dec_pi_decoder_in(struct cst_perf_input *in, const struct cs
 	struct cst_decoder_opts o = {.sz = sizeof(o), .log = &in->log,
 				     .packets_only = in->packets_only, .fsync_reset = !raw,
 				     .mem_read = dec_perf_mem_read, .mem_ctx = in->mem};
-	int buffer = raw ? (ci < 0 ? -1 : in->raw_buffer[ci]) : in->frames_buffer;
 
-	if (buffer < 0)
-		return NULL;
-	if (!*slot) {
-		*slot = cst_decoder_alloc(trace, buffer, &o, NULL);
-		if (!*slot)
-			return NULL;
-		cst_decoder_set_elem_cb(*slot, on_elem, in);
-		if (pkt_fn)
-			cst_decoder_set_packet_cb(*slot, pkt_fn, pkt_ctx);
-	}
-	return *slot;
+	return dec_pi_decoder_make(in, trace, slot, raw, ci, &o, on_elem, in, pkt_fn, pkt_ctx);
 }
 
 static struct cst_decoder *decoder_for(struct cst_perf_input *in, const struct cst_trace *trace,

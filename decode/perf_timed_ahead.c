@@ -167,21 +167,12 @@ static void ahead_log(void *ctx, enum cst_log_level level, const char *msg)
 struct cst_decoder *dec_pi_ahead_decoder(struct qrun *r, struct cst_decoder **slot,
 					 const struct frag *f)
 {
-	struct cst_perf_input *in = r->in;
 	struct cst_decoder_opts o = {.sz = sizeof(o), .log = &r->ahead->log,
 				     .fsync_reset = !f->raw, .mem_read = dec_perf_mem_cursor_read,
 				     .mem_ctx = &r->wm.c};
-	int buffer = f->raw ? (f->ci < 0 ? -1 : in->raw_buffer[f->ci]) : in->frames_buffer;
 
-	if (buffer < 0)
-		return NULL;
-	if (!*slot) {
-		*slot = cst_decoder_alloc(in->trace, buffer, &o, NULL);
-		if (!*slot)
-			return NULL;
-		cst_decoder_set_elem_cb(*slot, ahead_elem, r);
-	}
-	return *slot;
+	return dec_pi_decoder_make(r->in, r->in->trace, slot, f->raw, f->ci, &o, ahead_elem, r,
+				   NULL, NULL);
 }
 
 int64_t dec_pi_ahead_read(struct qrun *r, uint64_t pos, uint64_t want, const uint8_t **at)

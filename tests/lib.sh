@@ -15,4 +15,14 @@ check() { local d=$1; shift; checks=$((checks + 1)); if ! "$@"; then fail "$d"; 
 # quiet CMD...: run CMD with its output kept in $TMP/stdout.log and stderr.log.
 quiet() { "$@" >>"$TMP/stdout.log" 2>>"$TMP/stderr.log"; }
 need_shared() { [ -d "$SHARED/opencsd" ] || skip "shared captures not found at $SHARED/opencsd"; }
+# scribble IN OUT: OUT is IN with 2,000 random bytes (the same each run) over its
+# middle: in a perf.data, corrupt trace that decoders must resync after
+scribble() {
+  python3 -c 'import random, sys
+random.seed(1)
+b = bytearray(open(sys.argv[1], "rb").read())
+for i in range(2000):
+    b[len(b) // 2 + i] = random.randrange(256)
+open(sys.argv[2], "wb").write(b)' "$1" "$2"
+}
 finish() { echo "$checks checks, $fails failed"; [ "$fails" -eq 0 ]; exit $?; }

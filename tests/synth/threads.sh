@@ -82,12 +82,7 @@ apart perf-decoy 16 4K "$TMP/decoy.data"
 # random bytes in the middle of the fragment: ETMv3 decoders report errors there
 # (a worker's error sends the fragment to one thread, which leaves out what went
 # out); ETMv4 ones resync without a word
-python3 -c 'import random, sys
-random.seed(1)
-b = bytearray(open(sys.argv[1], "rb").read())
-for i in range(2000):
-    b[len(b) // 2 + i] = random.randrange(256)
-open(sys.argv[2], "wb").write(b)' "$pd" "$TMP/corrupt.data"
+scribble "$pd" "$TMP/corrupt.data"
 "$CSTRACE" decode --format=none --stats --threads 1 "$TMP/corrupt.data" 2> "$TMP/corrupt.err"
 "$CSTRACE" decode --format=none --stats --threads 1 "$pd" 2> "$TMP/clean.err"
 check "perf.data corrupt: the bytes change the decode: $(head -c 300 "$TMP/corrupt.err")" \

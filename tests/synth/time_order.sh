@@ -81,12 +81,7 @@ check "decode --threads 2: the queues were decoded ahead" sh -c \
 # Random bytes in the middle of the file's trace: ETMv3 decoders report errors. A
 # worker's decoder that has something to say sends the run back to one thread,
 # which passes what went out already; ETMv4 ones resync without a word.
-python3 -c 'import random, sys
-random.seed(1)
-b = bytearray(open(sys.argv[1], "rb").read())
-for i in range(2000):
-    b[len(b) // 2 + i] = random.randrange(256)
-open(sys.argv[2], "wb").write(b)' "$TMP/perf.data" "$TMP/corrupt.data"
+scribble "$TMP/perf.data" "$TMP/corrupt.data"
 "$CSTRACE" decode --format=none --stats --threads 1 "$TMP/corrupt.data" 2> "$TMP/corrupt.err"
 if grep -q "trace decoder error" "$TMP/corrupt.err"; then
 	check "corrupt: the run on threads went back to one thread" sh -c \
