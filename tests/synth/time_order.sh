@@ -91,4 +91,15 @@ elif [ "$arch" = arm ]; then
 	fail "corrupt: no decoder error to fall back on: $(head -c 300 "$TMP/corrupt.err")"
 fi
 same time-order-corrupt "$TMP/corrupt.data" "decode --format=elements,decode --format=none --stats,script,report" "4K"
+# A program that is gone since the recording: code memory warns about it where it
+# is first read, which on workers would be wherever one got first; the queues stay
+# on one thread, and the warning comes where it always did.
+cp "$prog" "$TMP/gone"
+"$CSTRACE" synth --arch "$arch" --out perf --timestamps -o "$TMP/gone.data" "$@" -- "$TMP/gone" \
+	> /dev/null 2>&1 || fail "synth of a copy of the program"
+rm -f "$TMP/gone"
+"$CSTRACE" decode --format=none --stats --threads 2 "$TMP/gone.data" > /dev/null 2> "$TMP/gone.err"
+check "program gone: warned about, and not decoded ahead: $(head -c 300 "$TMP/gone.err")" sh -c \
+	'grep -q "gone (build-id [0-9a-f]*): not found" "$0" && ! grep -q "decoded ahead" "$0"' "$TMP/gone.err"
+same time-order-gone "$TMP/gone.data" "decode --format=none --stats,script" "4K"
 finish
