@@ -12,7 +12,7 @@
 
 static void show_progress(void *ctx, uint64_t done, uint64_t total)
 {
-	cli_note_offset(done);
+	trace_opts_note_offset(done);
 	cli_progress(ctx, done, total);
 }
 
@@ -258,8 +258,10 @@ int trace_opts_finish(struct trace_opts *t)
 	return 0;
 }
 
-/* Element offsets say how far decoding got, unless elements come out merged by
- * time: then decoders run ahead of what is printed. */
+/* Element offsets, and the bytes decoded so far, say how far decoding got, unless
+ * elements come out merged by time: then the CPUs' decoders take turns, or run
+ * ahead of what is printed on other threads, and no one position says where a
+ * crash was. */
 static bool offsets_noted = true;
 /* a child restarted after a crash on threads: elements printed already */
 static int64_t skip_left;

@@ -35,6 +35,10 @@ load=$(readelf -lW "$A64" | awk '$1 == "LOAD" && $NF == "0x10000" {print $3 ":" 
 check "one thread: the first fragment's branches, then the crash: $(head -c 300 "$TMP/one.err")" \
 	sh -c '[ -s "$0" ] && grep -q "decoder crashed" "$1"' "$TMP/one" "$TMP/one.err"
 same perf-crash-between "$TMP/between.data" "script,script --insn,report,script --raw" "1K 64K"
+# The same in time order: decode's queues run ahead of the merge on a worker, which
+# crashes while the merge prints; the run ends as one thread's does (time order
+# resumes nowhere, and says no byte position: its decoders take turns)
+same perf-crash-time "$TMP/between.data" "decode --format=elements,script,report" "64K" --order=time
 
 # The crash input at the start of a fragment after a long one: the decoder that
 # ran through the first fragment (reset, as perf resets it) gets past it, a
