@@ -27,7 +27,8 @@
 #define AHEAD_ITEMS 1024
 #define AHEAD_ITEM_CAP (AHEAD_ITEMS + AHEAD_ITEMS / 2)
 /* what all queues may hold ready together (each queue at least two blocks): an
- * item is an element copy, a block about 200 KiB. The merge often drains one
+ * item is an element copy with OpenCSD's (288 bytes on LP64), a block about
+ * 430 KiB. The merge often drains one
  * queue for a long stretch (a CPU's run between timestamps that come far apart:
  * 85,000 branches at a time on QEMU's four-CPU runs); what a worker decodes of the
  * other queues meanwhile is all that runs beside it. */
