@@ -18,6 +18,11 @@
  * dense trace gives thousands of ranges per KiB (4 KiB pieces held 80 MiB on a 4-CPU
  * loop, 64 bytes hold 8 MiB, in the same time: bench/perf_bench.sh). */
 #define TIMED_PIECE 64u
+/* time order: what each queue reads of the file at a time for its pieces (a read
+ * per 64-byte piece was a system call per piece), less where there are many
+ * queues: all of them together read at most TIMED_WINDOWS bytes */
+#define TIMED_WINDOW (64u * 1024u)
+#define TIMED_WINDOWS (4u * 1024u * 1024u)
 
 /* One AUXTRACE record: where its payload sits and which ring it came from. */
 struct auxbuf {
@@ -61,6 +66,8 @@ struct tqueue {
 	uint64_t last_unit;      /* where the fragment's last frame (raw: byte) starts */
 	struct cst_decoder *dec;
 	int32_t pid, tid;        /* attribution as it stands in this queue */
+	uint8_t *win;            /* in->win_size bytes of the file from win_pos */
+	uint64_t win_pos, win_len;
 };
 
 /* A worker's code memory: a cursor of its own that follows the context IDs its
@@ -187,7 +194,7 @@ struct cst_perf_input {
 	unsigned ntq, cur_queue;
 	struct perf_order *order;
 	const struct cst_trace *trace;
-	uint8_t *piece;
+	size_t win_size; /* of each queue's window */
 	cst_elem_fn user_elem_fn;
 	cst_sideband_fn user_sb_fn;
 	void *user_ctx;
@@ -264,11 +271,10 @@ void dec_pi_ahead_stop(struct cst_perf_input *in);
 void dec_pi_ahead_free(struct cst_perf_input *in);
 /* perf_order_fill_fn's work when decoding ahead: replay one piece of queue @q. */
 int dec_pi_ahead_fill(struct cst_perf_input *in, unsigned q);
-/* For dec_pi_timed_piece on a worker: @r's decoder for fragment @f in @slot, its
- * events recorded, and its reads of the file. */
+/* For dec_pi_timed_piece on a worker: @r's decoder for fragment @f in @slot, and
+ * its events recorded. */
 struct cst_decoder *dec_pi_ahead_decoder(struct qrun *r, struct cst_decoder **slot,
 					 const struct frag *f);
 int dec_pi_ahead_record(struct qrun *r, enum qev kind, uint64_t a, uint64_t b);
-int64_t dec_pi_ahead_read(struct qrun *r, uint64_t pos, uint64_t want, const uint8_t **at);
 
 #endif

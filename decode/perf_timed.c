@@ -152,14 +152,26 @@ static void attribute(struct qrun *r, const struct tqueue *t)
 	dec_perf_mem_set_view(in->mem, t->cur->rec_off);
 }
 
-/* Up to @want bytes at file offset @pos (fewer at the end of the file). */
-static int64_t read_piece(struct qrun *r, uint64_t pos, uint64_t want, const uint8_t **at)
+/* Up to @want bytes at file offset @pos (fewer at the end of the file), through
+ * @t's window: what pread() of them would give. */
+static int64_t read_piece(struct cst_perf_input *in, struct tqueue *t, uint64_t pos, uint64_t want,
+			  const uint8_t **at)
 {
-	if (!r->ahead) {
-		*at = r->in->piece;
-		return cst_perf_reader_pread(r->in->r, pos, r->in->piece, want);
+	uint64_t avail;
+
+	if (!t->win && !(t->win = malloc(in->win_size)))
+		return -cste_nomem;
+	if (pos < t->win_pos || pos + want > t->win_pos + t->win_len) {
+		int64_t n = cst_perf_reader_pread(in->r, pos, t->win, in->win_size);
+
+		t->win_pos = pos;
+		t->win_len = n > 0 ? (uint64_t)n : 0;
+		if (n < 0)
+			return n;
 	}
-	return dec_pi_ahead_read(r, pos, want, at);
+	avail = t->win_pos + t->win_len - pos;
+	*at = t->win + (pos - t->win_pos);
+	return (int64_t)(want < avail ? want : avail);
 }
 
 int dec_pi_timed_piece(struct qrun *r)
@@ -199,7 +211,7 @@ int dec_pi_timed_piece(struct qrun *r)
 		want = t->last_unit - t->pos; /* the last unit goes in on its own */
 	if (t->pos == t->last_unit && (ret = event(r, qev_last_bytes, 0, 0)))
 		return ret;
-	got = want ? read_piece(r, t->pos, want, &bytes) : 0;
+	got = want ? read_piece(in, t, t->pos, want, &bytes) : 0;
 	if (want && got <= 0) {
 		ret = event(r, qev_short, t->pos, t->left);
 		t->left = 0;
@@ -303,9 +315,11 @@ static int run_merge(struct cst_perf_input *in, bool ahead)
 		return ret;
 	in->sb_pending = in->sb_done = false;
 	in->tq = calloc(ntq ? ntq : 1, sizeof(*in->tq));
-	in->piece = malloc(TIMED_PIECE);
-	if (!in->tq || !in->piece)
+	if (!in->tq)
 		return -cste_nomem;
+	in->win_size = ntq && TIMED_WINDOWS / ntq < TIMED_WINDOW ? TIMED_WINDOWS / ntq : TIMED_WINDOW;
+	if (in->win_size < TIMED_PIECE)
+		in->win_size = TIMED_PIECE;
 	in->ntq = ntq;
 	chain_queues(in);
 	ret = cst_perf_reader_open(&in->sb_r, in->path, &ro); /* warnings came from the walk */
@@ -367,6 +381,7 @@ void dec_pi_free_timed(struct cst_perf_input *in)
 	for (unsigned q = 0; in->tq && q < in->ntq; q++) {
 		cst_decoder_free(in->tq[q].frames);
 		cst_decoder_free(in->tq[q].raw);
+		free(in->tq[q].win);
 	}
 	free(in->tq);
 	in->tq = NULL;
@@ -375,7 +390,5 @@ void dec_pi_free_timed(struct cst_perf_input *in)
 	in->order = NULL;
 	cst_perf_reader_free(in->sb_r);
 	in->sb_r = NULL;
-	free(in->piece);
-	in->piece = NULL;
 	dec_pi_ahead_free(in);
 }

@@ -39,8 +39,6 @@
  * AHEAD_MIN_READY blocks each, a block being filled and one replayed) */
 #define AHEAD_MAX_QUEUES 64
 #define AHEAD_THREADS 16
-/* bytes of the file a queue reads at a time; the merge's pieces are 64 bytes */
-#define AHEAD_WINDOW (64u * 1024u)
 
 struct qitem {
 	uint32_t kind; /* enum qev */
@@ -77,9 +75,6 @@ struct qahead {
 	struct qblock *taking;
 	size_t at;
 	bool ended;
-	/* AHEAD_WINDOW bytes of the file from win_pos (win_len of them there) */
-	uint8_t *win;
-	uint64_t win_pos, win_len;
 };
 
 struct ahead {
@@ -177,24 +172,6 @@ struct cst_decoder *dec_pi_ahead_decoder(struct qrun *r, struct cst_decoder **sl
 
 	return dec_pi_decoder_make(r->in, r->in->trace, slot, f->raw, f->ci, &o, ahead_elem, r,
 				   NULL, NULL);
-}
-
-int64_t dec_pi_ahead_read(struct qrun *r, uint64_t pos, uint64_t want, const uint8_t **at)
-{
-	struct qahead *qa = r->ahead;
-	uint64_t avail;
-
-	if (pos < qa->win_pos || pos + want > qa->win_pos + qa->win_len) {
-		int64_t n = cst_perf_reader_pread(r->in->r, pos, qa->win, AHEAD_WINDOW);
-
-		qa->win_pos = pos;
-		qa->win_len = n > 0 ? (uint64_t)n : 0;
-		if (n < 0)
-			return n;
-	}
-	avail = qa->win_pos + qa->win_len - pos;
-	*at = qa->win + (pos - qa->win_pos);
-	return (int64_t)(want < avail ? want : avail);
 }
 
 /* Record pieces of @qa's queue into @b until it holds AHEAD_ITEMS items or the
@@ -435,9 +412,6 @@ int dec_pi_ahead_start(struct cst_perf_input *in)
 		qa->run.wm.in = in;
 		dec_perf_mem_cursor_init(&qa->run.wm.c, in->mem);
 		qa->log = (struct cst_log){ahead_log, qa};
-		qa->win = malloc(AHEAD_WINDOW);
-		if (!qa->win)
-			return -cste_nomem;
 	}
 	/* silenced: see the top of this file */
 	ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
@@ -494,7 +468,6 @@ void dec_pi_ahead_free(struct cst_perf_input *in)
 	for (unsigned q = 0; q < ah->nq; q++) {
 		free_blocks(ah->qa[q].first);
 		free_blocks(ah->qa[q].taking);
-		free(ah->qa[q].win);
 	}
 	free_blocks(ah->spare);
 	free(ah->qa);
