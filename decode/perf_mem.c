@@ -443,7 +443,6 @@ static bool ready(struct perf_mem *m, int index)
 static void unresolve(struct perf_mem *m, struct mfile *f)
 {
 	cst_mapped_input_close(&f->in);
-	f->in = (struct cst_mapped_input){.fd = -1};
 	free(f->segs);
 	f->segs = NULL;
 	f->nsegs = 0;

@@ -86,7 +86,6 @@ struct ahead {
 	/* the workers end: the merge ended, or a queue fell back (written under the
 	 * lock, read without it between pieces) */
 	bool stop;
-	bool fallback;
 	struct qblock *spare;
 	pthread_t tid[AHEAD_THREADS];
 	unsigned nthreads;
@@ -279,10 +278,8 @@ static void *worker(void *arg)
 		qa->nready++;
 		if (b->end)
 			qa->done = true;
-		if (b->end == qev_fallback) {
-			ah->fallback = true;
+		if (b->end == qev_fallback)
 			__atomic_store_n(&ah->stop, true, __ATOMIC_RELAXED);
-		}
 		pthread_cond_broadcast(&ah->cond);
 	}
 	pthread_cond_broadcast(&ah->cond);

@@ -112,22 +112,6 @@ void cst_perfetto_free(struct cst_perfetto *pw)
 	free(pw);
 }
 
-static void put_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* Write the events formatted so far. */
 static void flush_out(struct cst_perfetto *pw)
 {
@@ -381,38 +365,33 @@ int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 	return pw->io_error ? -cste_io : 0;
 }
 
-static void sep(struct cst_perfetto *pw)
-{
-	if (!pw->first)
-		fputc(',', pw->f);
-	fputc('\n', pw->f);
-	pw->first = false;
-}
-
 static void name_event(struct cst_perfetto *pw, const char *what, int32_t pid, int32_t tid,
 		       bool thread)
 {
 	const char *comm = pw->sym ? cst_symbolizer_comm(pw->sym, thread ? tid : pid) : NULL;
-	char buf[160];
+	char buf[160], *p;
 
 	if (thread)
 		snprintf(buf, sizeof(buf), "%s/%" PRId32, comm ? comm : "thread", tid);
 	else
 		snprintf(buf, sizeof(buf), "%s %" PRId32, comm ? comm : "process", pid);
-	sep(pw);
-	fprintf(pw->f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRId32, what, pid);
+	cst_line_reset(&pw->line);
+	l_json(&pw->line, buf, sizeof(buf)); /* at most 6 bytes a byte: within SLICE_MAX */
+	p = event_at(pw);
+	p += sprintf(p, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRId32, what, pid);
 	if (thread)
-		fprintf(pw->f, ",\"tid\":%" PRId32, tid);
-	fputs(",\"args\":{\"name\":", pw->f);
-	put_string(pw->f, buf);
-	fputs("}}", pw->f);
+		p += sprintf(p, ",\"tid\":%" PRId32, tid);
+	p = PUT_LIT(p, ",\"args\":{\"name\":");
+	memcpy(p, pw->line.b, pw->line.n);
+	p += pw->line.n;
+	p = PUT_LIT(p, "}}");
+	pw->out_n = (size_t)(p - pw->out);
 }
 
 int cst_perfetto_finish(struct cst_perfetto *pw)
 {
 	if (!pw)
 		return -cste_invalid;
-	flush_out(pw);
 	for (size_t i = 0; i < pw->tcap; i++) {
 		const struct pthread *t = &pw->threads[i];
 		bool pid_named = false;
@@ -426,6 +405,7 @@ int cst_perfetto_finish(struct cst_perfetto *pw)
 			name_event(pw, "process_name", t->pid, t->tid, false);
 		name_event(pw, "thread_name", t->pid, t->tid, true);
 	}
+	flush_out(pw);
 	fprintf(pw->f,
 		"\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"cstrace\","
 		"\"clock\":\"%s\"}}\n",
