@@ -78,10 +78,11 @@ same time-order "$TMP/perf.data" \
 check "decode --threads 2: the queues were decoded ahead" sh -c \
 	'"$0" decode --format=none --stats --threads 2 "$1" 2>&1 | grep -q "queues decoded ahead of the time order$"' \
 	"$CSTRACE" "$TMP/perf.data"
-# Random bytes in the middle of the file's trace: ETMv3 decoders report errors. A
+# Random bytes in the middle of a CPU's trace: ETMv3 decoders report errors. A
 # worker's decoder that has something to say sends the run back to one thread,
 # which passes what went out already; ETMv4 ones resync without a word.
-scribble "$TMP/perf.data" "$TMP/corrupt.data"
+python3 "$CSTRACE_SOURCE_DIR/tests/perfdata/scribble_aux.py" "$TMP/perf.data" "$TMP/corrupt.data" ||
+	fail "scribble over the trace"
 "$CSTRACE" decode --format=none --stats --threads 1 "$TMP/corrupt.data" 2> "$TMP/corrupt.err"
 if grep -q "trace decoder error" "$TMP/corrupt.err"; then
 	check "corrupt: the run on threads went back to one thread" sh -c \
