@@ -254,8 +254,7 @@ static void on_crash(int sig, siginfo_t *si, void *ucontext)
 		 * elements decoded before the crash: let it write them first */
 		struct timespec tick = {0, 10 * 1000 * 1000};
 
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		note->pipe_state = 1;
+		__atomic_store_n(&note->pipe_state, 1, __ATOMIC_SEQ_CST);
 		for (int i = 0; i < 2000 && !note->drained; i++)
 			nanosleep(&tick, NULL);
 	}

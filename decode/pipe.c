@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define PIPE_BATCH 4096 /* items a batch holds (a batch handed over is a wake-up) */
 #define PIPE_QUEUED 8   /* batches queued before the producer waits */
 #define PIPE_POLL_NS (50 * 1000 * 1000) /* an idle consumer looks for a crash this often */
+#define PIPE_SETTLE_NS (1000 * 1000) /* after a crash, how often it looks for the end of a fill */
 
 enum item_kind { item_range, item_elem, item_sb, item_log, item_progress };
 
@@ -72,6 +74,10 @@ struct dec_pipe {
 	unsigned queued;
 	struct batch *spare;        /* taken batches, to be filled again */
 	struct batch *cur;          /* the producer's, being filled */
+	/* set while the producer adds an item (fill_begin): after a crash the
+	 * consumer delivers @cur only once no item is half made, and no other
+	 * can be begun (seq_cst, against *r->state) */
+	int filling;
 	bool done;                  /* the producer has finished: @ret is its result */
 	int ret;
 	int stop;                   /* the consumer's stop value: the producer ends
@@ -82,6 +88,31 @@ struct dec_pipe {
 	bool sent_any;
 	struct cst_elem cur_elem; /* the consumer's */
 };
+
+static bool crashed(const struct dec_pipe *p)
+{
+	return p->r->state && __atomic_load_n(p->r->state, __ATOMIC_SEQ_CST) > 0;
+}
+
+/* The producer is about to add an item. A crash in OpenCSD on any decoding thread
+ * (a worker's, or this one's) ends the run: what was made before it is delivered
+ * (dec_pipe_run) while this thread stops here for good, between two items. A
+ * worker's crash does not stop the producer by itself, which would go on
+ * replaying what the other workers decoded into the batch being delivered. */
+static void fill_begin(struct dec_pipe *p)
+{
+	__atomic_store_n(&p->filling, 1, __ATOMIC_SEQ_CST);
+	if (crashed(p)) {
+		__atomic_store_n(&p->filling, 0, __ATOMIC_SEQ_CST);
+		for (;;)
+			pause(); /* the crashed thread ends the process */
+	}
+}
+
+static void fill_end(struct dec_pipe *p)
+{
+	__atomic_store_n(&p->filling, 0, __ATOMIC_SEQ_CST);
+}
 
 static struct batch *batch_take(struct dec_pipe *p)
 {
@@ -211,9 +242,8 @@ static void range_into(struct cst_elem *e, const struct range_item *r)
 	e->perf_unseen = r->perf_unseen;
 }
 
-static int pipe_elem(void *ctx, const struct cst_elem *e)
+static int add_elem(struct dec_pipe *p, const struct cst_elem *e)
 {
-	struct dec_pipe *p = ctx;
 	struct item *it;
 	int err;
 
@@ -237,9 +267,19 @@ static int pipe_elem(void *ctx, const struct cst_elem *e)
 	return 0;
 }
 
-static int pipe_sb(void *ctx, const struct cst_sideband *sb)
+static int pipe_elem(void *ctx, const struct cst_elem *e)
 {
 	struct dec_pipe *p = ctx;
+	int ret;
+
+	fill_begin(p);
+	ret = add_elem(p, e);
+	fill_end(p);
+	return ret;
+}
+
+static int add_sb(struct dec_pipe *p, const struct cst_sideband *sb)
+{
 	struct item *it;
 	int err;
 
@@ -260,6 +300,17 @@ static int pipe_sb(void *ctx, const struct cst_sideband *sb)
 	return 0;
 }
 
+static int pipe_sb(void *ctx, const struct cst_sideband *sb)
+{
+	struct dec_pipe *p = ctx;
+	int ret;
+
+	fill_begin(p);
+	ret = add_sb(p, sb);
+	fill_end(p);
+	return ret;
+}
+
 /* Only the producer fills its batch. The caller's thread, and the workers of a
  * fragment decoded on threads (code memory found missing as a worker first reads
  * it), tell their messages where they are. */
@@ -270,16 +321,14 @@ static bool on_producer(const struct dec_pipe *p)
 	return p && !pthread_equal(self, p->consumer) && pthread_equal(self, p->decoding);
 }
 
-bool dec_pipe_log(struct dec_pipe *p, enum cst_log_level level, const char *msg)
+/* A message about to be lost (no memory, or the consumer stopped) is printed
+ * where it is: false. */
+static bool add_log(struct dec_pipe *p, enum cst_log_level level, const char *msg)
 {
 	struct item *it;
 	size_t at;
 	int err;
 
-	if (!on_producer(p))
-		return false;
-	/* a message about to be lost (no memory, or the consumer stopped) is
-	 * printed where it is */
 	if (!(it = next_item(p, &err)))
 		return false;
 	at = keep(p->cur, msg, strlen(msg) + 1);
@@ -293,6 +342,18 @@ bool dec_pipe_log(struct dec_pipe *p, enum cst_log_level level, const char *msg)
 	return true;
 }
 
+bool dec_pipe_log(struct dec_pipe *p, enum cst_log_level level, const char *msg)
+{
+	bool queued;
+
+	if (!on_producer(p))
+		return false;
+	fill_begin(p);
+	queued = add_log(p, level, msg);
+	fill_end(p);
+	return queued;
+}
+
 bool dec_pipe_progress(struct dec_pipe *p, uint64_t done, uint64_t total)
 {
 	struct item *it;
@@ -300,11 +361,14 @@ bool dec_pipe_progress(struct dec_pipe *p, uint64_t done, uint64_t total)
 
 	if (!on_producer(p))
 		return false;
-	if (!(it = next_item(p, &err)))
-		return true; /* progress of a run that stops: nothing to tell */
-	it->kind = item_progress;
-	it->u.progress.done = done;
-	it->u.progress.total = total;
+	fill_begin(p);
+	it = next_item(p, &err);
+	if (it) { /* else progress of a run that stops: nothing to tell */
+		it->kind = item_progress;
+		it->u.progress.done = done;
+		it->u.progress.total = total;
+	}
+	fill_end(p);
 	return true;
 }
 
@@ -317,7 +381,9 @@ static void *producer_main(void *arg)
 	p->decoding = pthread_self();
 	ret = r->produce(r->produce_ctx, pipe_elem, r->sb_fn ? pipe_sb : NULL, p);
 
+	fill_begin(p);
 	publish(p, true); /* the last batch: it allocates nothing, and a stop is known */
+	fill_end(p);
 	pthread_mutex_lock(&p->lock);
 	p->ret = ret;
 	p->done = true;
@@ -373,11 +439,6 @@ static void deliver(struct dec_pipe *p, struct batch *b, int *stop)
 		if (ret && !*stop)
 			*stop = ret;
 	}
-}
-
-static bool crashed(const struct dec_pipe *p)
-{
-	return p->r->state && *p->r->state > 0;
 }
 
 /* The next queued batch, or NULL at the end (*@crash when the producer crashed). */
@@ -451,9 +512,20 @@ int dec_pipe_run(const struct dec_pipe_run *r, struct dec_pipe **active, bool *s
 		return 0;
 	}
 	*started = true;
-	for (;;) {
+	for (bool settled = false;;) {
 		struct batch *b = wait_batch(p, &crash);
 
+		if (!b && crash && !settled) {
+			/* the producer may be adding an item (a worker crashed while it
+			 * replays); once it is not, it adds none (fill_begin), and what
+			 * it queued meanwhile is delivered first */
+			struct timespec tick = {0, PIPE_SETTLE_NS};
+
+			settled = !__atomic_load_n(&p->filling, __ATOMIC_SEQ_CST);
+			if (!settled)
+				nanosleep(&tick, NULL);
+			continue;
+		}
 		if (!b)
 			break;
 		deliver(p, b, &stop);
@@ -469,10 +541,10 @@ int dec_pipe_run(const struct dec_pipe_run *r, struct dec_pipe **active, bool *s
 		pthread_mutex_unlock(&p->lock);
 	}
 	if (crash) {
-		/* The producer stopped inside the decoder, not while making an item:
-		 * what its unfinished batch holds came before the crash too. It is
-		 * parked in the signal handler for good: nothing to join or free. */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		/* The producer stopped between two items: in the decoder (its own
+		 * crash) or before its next item (fill_begin). What its unfinished
+		 * batch holds came before the crash too. It is parked for good:
+		 * nothing to join or free. */
 		if (p->cur)
 			deliver(p, p->cur, &stop);
 		return -cste_crashed;
