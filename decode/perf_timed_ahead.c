@@ -95,11 +95,10 @@ bool dec_pi_ahead_wanted(struct cst_perf_input *in)
 {
 	/* --id: every queue is decoded, and only the merge's thread may count what
 	 * was kept (on_elem); a run resumed after a crash goes on one thread. Behind
-	 * the pipe (apart), a crash in OpenCSD parks the decoding thread while the
-	 * other delivers what it made (cst_session_opts.pipe_state): with workers
-	 * beside it, the crashed thread would not be the one that feeds the pipe. */
-	return in->nworkers >= 2 && !in->apart && !in->id_filter[0] && !in->id_filter[1] &&
-	       !in->resume_at && dec_perf_mem_ready_quietly(in->mem);
+	 * the pipe, a worker's crash stops the merge before its next element (the
+	 * pipe's fill_begin), and what it made before is delivered. */
+	return in->nworkers >= 2 && !in->id_filter[0] && !in->id_filter[1] && !in->resume_at &&
+	       dec_perf_mem_ready_quietly(in->mem);
 }
 
 /* ------------------------------------------------------------- recording */

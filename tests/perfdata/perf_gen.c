@@ -297,6 +297,7 @@ static void frame(struct buf *out, const struct buf *in, uint8_t id)
 /* What --trace-file wraps, and how. */
 struct wrap {
 	const char *trace_files[8]; /* each written as one AUX record, in order */
+	uint32_t trace_queues[8];   /* ... into this AUX queue (AUXTRACE idx) */
 	int ntrace_files;
 	char *images[16];
 	int nimages;
@@ -380,10 +381,11 @@ static int wrap_capture(const char *out, const struct wrap *wr)
 	}
 	sid.id = 100;
 	cst_perf_writer_itrace_start(w, PID, PID, &sid);
-	uint64_t at = 0;
+	uint64_t at[8] = {0}; /* each queue's AUX offset */
 
 	for (int k = 0; k < wr->ntrace_files; k++) {
 		const char *trace_file = wr->trace_files[k];
+		uint32_t q = wr->trace_queues[k];
 		uint8_t *data;
 		long n;
 
@@ -398,10 +400,10 @@ static int wrap_capture(const char *out, const struct wrap *wr)
 			return 1;
 		}
 		fclose(f);
-		cst_perf_writer_aux(w, at, (uint64_t)n, wr->raw ? CST_PERF_AUX_CORESIGHT_RAW : 0,
+		cst_perf_writer_aux(w, at[q], (uint64_t)n, wr->raw ? CST_PERF_AUX_CORESIGHT_RAW : 0,
 				    &sid);
-		cst_perf_writer_auxtrace(w, at, 1, 0, PID, UINT32_MAX, data, (uint64_t)n);
-		at += (uint64_t)n;
+		cst_perf_writer_auxtrace(w, at[q], 1, q, PID, UINT32_MAX, data, (uint64_t)n);
+		at[q] += (uint64_t)n;
 		free(data);
 	}
 	sid.id = 200;
@@ -424,7 +426,8 @@ static void usage(void)
 			"       [--build-id-pad] [--comm NAME]\n"
 			"       perf_gen --out FILE --trace-file ETB.bin [--traceid ID] [--trcidr1 V]\n"
 			"                [--etmv3-regs ETMCR,ETMIDR,ETMCCER] [--trcconfigr V] [--raw]\n"
-			"                (--trace-file repeatable: one AUX record each)\n"
+			"                (--trace-file repeatable: one AUX record each,\n"
+			"                 in the queue the --trace-queue N before it names)\n"
 			"                [--image DUMP@ADDR[:OFFSET[:LENGTH]]]...\n"
 			"       [--expect FILE]\n");
 	exit(2);
@@ -442,13 +445,14 @@ int main(int argc, char **argv)
 		{"auxtrace-idx", 1, 0, 'Q'}, {"fragments", 1, 0, 'N'},
 		{"mmap-name", 1, 0, 'P'}, {"mmap-unterminated", 0, 0, 'U'},
 		{"mmap-pgoff", 1, 0, 'O'}, {"aux-gap", 1, 0, 'A'},
-		{"build-id-pad", 0, 0, 'B'}, {"comm", 1, 0, 'K'},
+		{"build-id-pad", 0, 0, 'B'}, {"comm", 1, 0, 'K'}, {"trace-queue", 1, 0, 'W'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
 	bool raw = false, cpu_wide = false, snapshot = false, finish = true, hw_id = false;
 	bool mmap = true, ctxid = true;
 	uint32_t idx2 = 1; /* --cpu-wide: the second AUXTRACE buffer's idx (queue) */
+	uint32_t trace_queue = 0; /* --trace-file: the AUX queue of those that follow */
 	unsigned long nfrag = 2; /* --cpu-wide: AUX records, each with its AUXTRACE */
 	const char *mmap_name = NULL; /* the name MMAP2 records instead of the ELF's */
 	bool mmap_unterminated = false; /* a second MMAP2 whose name has no NUL */
@@ -485,9 +489,12 @@ int main(int argc, char **argv)
 		case 'M': mmap = false; break;
 		case 'C': ctxid = false; break;
 		case 'T':
-			if (wr.ntrace_files < 8)
+			if (wr.ntrace_files < 8) {
+				wr.trace_queues[wr.ntrace_files] = trace_queue;
 				wr.trace_files[wr.ntrace_files++] = optarg;
+			}
 			break;
+		case 'W': trace_queue = (uint32_t)strtoul(optarg, NULL, 0) % 8; break;
 		case 'D': wr.traceid = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'R': wr.idr1 = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'G': wr.trcconfigr = (uint32_t)strtoul(optarg, NULL, 0); break;

@@ -31,6 +31,7 @@ load=$(readelf -lW "$A64" | awk '$1 == "LOAD" && $NF == "0x10000" {print $3 ":" 
 "$GEN" --out "$TMP/between.data" --raw --traceid 0x10 --trcconfigr 0xc1 \
 	--trace-file "$TMP/one.bin" --trace-file "$crash" --trace-file "$TMP/one.bin" \
 	--image "$A64@${load%%:*}:0:${load##*:}" --image "$crash@0" || fail "perf_gen --trace-file"
+for _ in $(seq 200); do cat "$TMP/one.bin"; done > "$TMP/many.bin"
 "$CSTRACE" script --threads 1 "$TMP/between.data" > "$TMP/one" 2> "$TMP/one.err"
 check "one thread: the first fragment's branches, then the crash: $(head -c 300 "$TMP/one.err")" \
 	sh -c '[ -s "$0" ] && grep -q "decoder crashed" "$1"' "$TMP/one" "$TMP/one.err"
@@ -39,6 +40,17 @@ same perf-crash-between "$TMP/between.data" "script,script --insn,report,script 
 # crashes while the merge prints; the run ends as one thread's does (time order
 # resumes nowhere, and says no byte position: its decoders take turns)
 same perf-crash-time "$TMP/between.data" "decode --format=elements,script,report" "64K" --order=time
+# Two queues, the crash in the first: a worker decodes the second while another
+# crashes; behind the pipe (script, report) the merge stops before its next element
+# and what it made is delivered (tests/decode/test_pipe_crash.c)
+"$GEN" --out "$TMP/queues.data" --raw --traceid 0x10 --trcconfigr 0xc1 \
+	--trace-file "$TMP/one.bin" --trace-file "$crash" --trace-file "$TMP/one.bin" \
+	--trace-queue 1 --trace-file "$TMP/many.bin" \
+	--image "$A64@${load%%:*}:0:${load##*:}" --image "$crash@0" || fail "perf_gen --trace-queue"
+"$CSTRACE" script --threads 1 --order=time "$TMP/queues.data" > /dev/null 2> "$TMP/one.err"
+check "one thread, two queues: the decoder crashes: $(head -c 300 "$TMP/one.err")" \
+	grep -q "decoder crashed" "$TMP/one.err"
+same perf-crash-queues "$TMP/queues.data" "decode --format=elements,script,report" "64K" --order=time
 
 # The crash input at the start of a fragment after a long one: the decoder that
 # ran through the first fragment (reset, as perf resets it) gets past it, a
@@ -46,7 +58,6 @@ same perf-crash-time "$TMP/between.data" "decode --format=elements,script,report
 # workers too, behind the pipe: the child that crashed on a worker is run again
 # on one thread, leaving out what the crashed one printed, and ends as a
 # one-thread run does, with no crash at all.
-for _ in $(seq 200); do cat "$TMP/one.bin"; done > "$TMP/many.bin"
 cat "$crash" "$TMP/many.bin" > "$TMP/crash-many.bin"
 "$GEN" --out "$TMP/after.data" --raw --traceid 0x10 --trcconfigr 0xc1 \
 	--trace-file "$TMP/many.bin" --trace-file "$TMP/crash-many.bin" \
