@@ -6,8 +6,11 @@
 # Prints one table row per command: wall and CPU time, instructions per second,
 # the ratio against its peer, peak RSS. Output goes to /dev/null.
 #
-# usage: bench/interp_bench.sh [path/to/cstrace] [runs] [rounds]
+# usage: bench/interp_bench.sh [path/to/cstrace] [runs] [rounds] [parts]
 #   rounds: interp.lua rounds (2: about 92 M instructions, 18 MB of trace)
+#   parts: of "a64 timed arm" (all by default). timed: bench/src/luamt.c, four
+#   interpreters on four threads (1 round of 500 words per round asked, about
+#   100 M instructions at 2), recorded per CPU with timestamps
 # Needs a deb-src entry for `apt-get source` (added when missing, as root) and the
 # aarch64 cross compiler; the armhf build (Thumb-2, ETMv3.5) runs when
 # arm-linux-gnueabihf-gcc is installed, on 300 words a round instead of 2000
@@ -17,6 +20,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 CSTRACE=${1:-$here/build/cstrace}
 RUNS=${2:-1}
 ROUNDS=${3:-2}
+PARTS=${4:-a64 timed arm} # a64: one CPU; timed: four CPUs in time order; arm: armhf
 # sources, binaries and traces are kept here between runs (remove it to remake them)
 work=${CSTRACE_BENCH_DIR:-$(dirname "$CSTRACE")/bench/interp}
 command -v qemu-aarch64 >/dev/null || { echo "SKIP: qemu-aarch64 not installed"; exit 0; }
@@ -54,6 +58,17 @@ build_lua() { # compiler output
 	"$1" -O2 -g -DLUA_USE_POSIX -static -o "$2" "${srcs[@]}" -lm
 }
 build_lua aarch64-linux-gnu-gcc "$work/lua-a64"
+# four interpreters on four threads (bench/src/luamt.c): a per-CPU recording
+build_luamt() { # compiler output
+	[ -x "$2" ] && return 0
+	local srcs=() f
+	for f in "$src"/*.c; do
+		case "${f##*/}" in lua.c | luac.c) ;; *) srcs+=("$f") ;; esac
+	done
+	"$1" -O2 -g -DLUA_USE_POSIX -static -I"$src" -o "$2" "$here/bench/src/luamt.c" \
+		"${srcs[@]}" -lm -lpthread
+}
+build_luamt aarch64-linux-gnu-gcc "$work/luamt-a64"
 
 # --- the traces: perf.data for cstrace and perf, a snapshot for trc_pkt_lister
 synth() { # arch lua "rounds size" out kind [synth options]
@@ -127,9 +142,44 @@ bench_arch() { # arch lua "rounds size" [synth options]
 	fi
 }
 
+# A per-CPU recording with timestamps (four guest threads, four CPUs), merged in
+# time order: symbolizing verbs with one thread and with the CPUs online.
+bench_timed() { # "rounds size"
+	local args=$1 data insns mb w c r pw
+	data=$work/aarch64-4cpu-${args// /-}.data
+	synth aarch64 "$work/luamt-a64" "$args" "$data" perf --plugin --timestamps
+	insns=$(sed -n 's/^cstrace: synth: \([0-9]*\) instructions.*/\1/p' "$data.err")
+	mb=$(awk -v b="$(sed -n 's/.* \([0-9]*\) trace bytes.*/\1/p' "$data.err")" 'BEGIN{printf "%.1f", b / 1048576}')
+	echo
+	echo "aarch64, 4 CPUs in time order: luamt interp.lua $args: $insns instructions, $mb MB of trace"
+	echo
+	echo "| command | wall | CPU | instructions/s | vs peer | peak RSS |"
+	echo "|---|---|---|---|---|---|"
+	if [ "$have_perf" = 1 ]; then
+		read -r pw c r < <(measure perf report -i "$data" --itrace=i1i --stdio)
+		row "perf report --itrace=i1i --stdio (peer)" "$insns" - "$pw" "$c" "$r"
+		read -r w c r < <(measure "$CSTRACE" report --threads 1 "$data")
+		row "cstrace report --threads 1" "$insns" "$pw" "$w" "$c" "$r"
+		read -r w c r < <(measure "$CSTRACE" report "$data")
+		row "cstrace report ($(nproc) threads)" "$insns" "$pw" "$w" "$c" "$r"
+		read -r pw c r < <(measure perf script -i "$data" --itrace=b -F ip,addr,sym)
+		row "perf script --itrace=b -F ip,addr,sym (peer)" "$insns" - "$pw" "$c" "$r"
+		read -r w c r < <(measure "$CSTRACE" script --threads 1 "$data")
+		row "cstrace script --threads 1" "$insns" "$pw" "$w" "$c" "$r"
+		read -r w c r < <(measure "$CSTRACE" script "$data")
+		row "cstrace script ($(nproc) threads)" "$insns" "$pw" "$w" "$c" "$r"
+	fi
+	read -r pw c r < <(measure "$CSTRACE" decode --format=none --threads 1 "$data")
+	row "cstrace decode --format=none --threads 1" "$insns" - "$pw" "$c" "$r"
+	read -r w c r < <(measure "$CSTRACE" decode --format=none "$data")
+	row "cstrace decode --format=none ($(nproc) threads)" "$insns" "$pw" "$w" "$c" "$r"
+}
+
 echo "interp_bench: $(nproc) CPUs, $(date -u +%Y-%m-%d), best wall of $RUNS run(s)"
-bench_arch aarch64 "$work/lua-a64" "$ROUNDS 2000" --plugin
-if command -v arm-linux-gnueabihf-gcc >/dev/null && command -v qemu-arm >/dev/null; then
+case " $PARTS " in *" a64 "*) bench_arch aarch64 "$work/lua-a64" "$ROUNDS 2000" --plugin ;; esac
+case " $PARTS " in *" timed "*) bench_timed "1 $((ROUNDS * 500))" ;; esac
+if [[ " $PARTS " = *" arm "* ]] && command -v arm-linux-gnueabihf-gcc >/dev/null &&
+	command -v qemu-arm >/dev/null; then
 	build_lua arm-linux-gnueabihf-gcc "$work/lua-armhf"
 	bench_arch arm "$work/lua-armhf" "$ROUNDS 300"
 fi
