@@ -91,6 +91,7 @@ struct perf_order {
 	struct cst_spill spill;
 	size_t spill_live; /* segments in lanes, not yet read back */
 	struct held *readback;
+	bool drop_ocsd; /* dec_perf_order_keep_ocsd(false) */
 };
 
 /* What the model says after an element, as perf's decoder callback answers. */
@@ -127,6 +128,12 @@ void dec_perf_order_set_hold_limit(struct perf_order *o, size_t bytes)
 		o->hold_limit = bytes;
 }
 
+void dec_perf_order_keep_ocsd(struct perf_order *o, bool keep)
+{
+	if (o)
+		o->drop_ocsd = !keep;
+}
+
 void dec_perf_order_free(struct perf_order *o)
 {
 	if (!o)
@@ -150,6 +157,17 @@ void dec_perf_order_free(struct perf_order *o)
 
 /* ------------------------------------------------------------- holding */
 
+/* Copy @h: what its flags say it holds (the OpenCSD element is a third of it). */
+static void held_copy(struct held *to, const struct held *h)
+{
+	to->e = h->e;
+	to->has_o = h->has_o;
+	to->end = h->end;
+	to->src = h->src;
+	if (h->has_o)
+		to->o = h->o;
+}
+
 /* Append room for one. Queues are emptied whole (next_in before a fill, lane_flush),
  * so nothing is ever moved to the front. */
 static struct held *vec_add(struct vec *v)
@@ -172,7 +190,7 @@ int dec_perf_order_push(struct perf_order *o, unsigned queue, const struct cst_e
 	h->end = false;
 	h->e.perf_unseen = false;
 	h->src = o->q[queue].pushing;
-	h->has_o = e->ocsd != NULL;
+	h->has_o = e->ocsd && !o->drop_ocsd;
 	if (h->has_o) {
 		h->o = *(const ocsd_generic_trace_elem *)e->ocsd;
 		h->o.ptr_extended_data = NULL; /* the payload it points to is gone; e has it */
@@ -533,7 +551,7 @@ static int run_queue(struct perf_order *o, unsigned queue, bool first)
 		l = lane_of(o, queue, h->e.trace_id);
 		if (!l || !(dst = vec_add(&l->held)))
 			return -cste_nomem;
-		*dst = *h;
+		held_copy(dst, h);
 		o->held_n++;
 		if (h->src == from_end_of_trace || o->q[queue].perf_stopped) {
 			dst->e.perf_unseen = true; /* no packet, no estimate */

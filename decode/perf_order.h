@@ -15,6 +15,7 @@
 #ifndef CSTRACE_DECODE_PERF_ORDER_H
 #define CSTRACE_DECODE_PERF_ORDER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cstrace/decode.h"
@@ -36,6 +37,11 @@ void dec_perf_order_free(struct perf_order *o);
 /** Hold at most about @bytes of elements in memory (4 MiB unless set): what
  *  waits longer goes to a temporary file and comes back in order. */
 void dec_perf_order_set_hold_limit(struct perf_order *o, size_t bytes);
+
+/** Whether the elements handed on carry the OpenCSD element behind each (yes
+ *  unless set): only a printer of OpenCSD's own text needs it, and its copy is a
+ *  third of what each held element takes. */
+void dec_perf_order_keep_ocsd(struct perf_order *o, bool keep);
 
 /** Hold a copy of @e (and of the OpenCSD element behind it) for @queue. */
 int dec_perf_order_push(struct perf_order *o, unsigned queue, const struct cst_elem *e);

@@ -329,6 +329,7 @@ static int run_merge(struct cst_perf_input *in, bool ahead)
 		in->order = dec_perf_order_alloc(ntq, kind, fill_timed, emit_timed, in);
 		if (!in->order)
 			return -cste_nomem;
+		dec_perf_order_keep_ocsd(in->order, !in->apart); /* the pipe drops it */
 		in->elem_fn = hold_timed;
 		in->elem_ctx = in;
 		if (ahead && (ret = dec_pi_ahead_start(in)))
