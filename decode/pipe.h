@@ -33,6 +33,8 @@ struct dec_pipe_run {
 	void *progress_ctx;
 	/* cst_session_opts.pipe_state */
 	volatile sig_atomic_t *state;
+	/* a fence per item even where the kernel offers membarrier (tests) */
+	bool full_fence;
 };
 
 /* Run @r. *@active points at the pipe while it runs (NULL before and after), for

@@ -466,8 +466,11 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 		return -cste_invalid;
 	memset(&s->stats, 0, sizeof(s->stats));
 	if (s->kind == cst_input_perf && s->opts.pipe && s->opts.threads > 1) {
-		struct dec_pipe_run r = {run_perf, s, elem_fn, sb_fn, ctx, &s->user_log,
-					 s->user_progress, s->user_progress_ctx, s->opts.pipe_state};
+		struct dec_pipe_run r = {.produce = run_perf, .produce_ctx = s,
+					 .elem_fn = elem_fn, .sb_fn = sb_fn, .ctx = ctx,
+					 .log = &s->user_log, .progress = s->user_progress,
+					 .progress_ctx = s->user_progress_ctx,
+					 .state = s->opts.pipe_state};
 		bool started;
 
 		ret = dec_pipe_run(&r, &s->pipe, &started);

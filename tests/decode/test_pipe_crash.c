@@ -5,7 +5,8 @@
  * stopped, in order, and the producer must make nothing more: the restarted child
  * leaves out as many elements as were delivered. Here a thread plays the crashed
  * worker; the producer either goes on making elements (the merge replaying other
- * queues) or waits for the crashed worker for good (the merge needs its queue). */
+ * queues) or waits for the crashed worker for good (the merge needs its queue),
+ * with either handshake (pipe.c, fill_begin). */
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -83,12 +84,12 @@ static int on_elem(void *ctx, const struct cst_elem *e)
 	return 0;
 }
 
-static void run_case(bool wait_after_crash)
+static void run_case(bool wait_after_crash, bool full_fence)
 {
-	static struct run runs[2];
-	struct run *r = &runs[wait_after_crash];
+	static struct run runs[2][2];
+	struct run *r = &runs[wait_after_crash][full_fence];
 	struct dec_pipe_run pr = {.produce = produce, .produce_ctx = r, .elem_fn = on_elem,
-				  .ctx = r, .state = &r->state};
+				  .ctx = r, .state = &r->state, .full_fence = full_fence};
 	struct dec_pipe *active = NULL;
 	struct timespec settle = {0, 200 * 1000 * 1000};
 	bool started = false;
@@ -113,7 +114,10 @@ static void run_case(bool wait_after_crash)
 
 int main(void)
 {
-	run_case(false);
-	run_case(true);
+	/* the handshake with membarrier where the kernel has it, and with fences */
+	for (int fence = 0; fence < 2; fence++) {
+		run_case(false, fence);
+		run_case(true, fence);
+	}
 	return test_done();
 }
