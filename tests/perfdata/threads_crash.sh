@@ -41,8 +41,8 @@ same perf-crash-between "$TMP/between.data" "script,script --insn,report,script 
 # resumes nowhere, and says no byte position: its decoders take turns)
 same perf-crash-time "$TMP/between.data" "decode --format=elements,script,report" "64K" --order=time
 # Two queues, the crash in the first: a worker decodes the second while another
-# crashes; behind the pipe (script, report) the merge stops before its next element
-# and what it made is delivered (tests/decode/test_pipe_crash.c)
+# crashes, and behind the pipe (script, report) the merge goes on until its next
+# element (tests/decode/test_pipe_crash.c); every verb ends as one thread's does
 "$GEN" --out "$TMP/queues.data" --raw --traceid 0x10 --trcconfigr 0xc1 \
 	--trace-file "$TMP/one.bin" --trace-file "$crash" --trace-file "$TMP/one.bin" \
 	--trace-queue 1 --trace-file "$TMP/many.bin" \
