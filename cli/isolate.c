@@ -41,8 +41,11 @@ struct crash_note {
 	uint64_t printed, flushed;
 	/* decoding on a thread of its own (cst_session_opts.pipe_state): -1 while it
 	 * runs, 1 once it crashed; drained once the other thread has written what
-	 * was decoded before the crash */
-	volatile sig_atomic_t pipe_state, drained;
+	 * was decoded before the crash. The decoding thread reads pipe_state at
+	 * every element, the delivering one counts @printed at every element: a
+	 * cache line of its own, or the two would pass it back and forth. */
+	_Alignas(64) volatile sig_atomic_t pipe_state;
+	volatile sig_atomic_t drained;
 	/* outputs being written under a temporary name (cli_out_open), removed by
 	 * the parent when the child dies before it renames them */
 	char tmp[4][1024];
