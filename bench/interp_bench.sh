@@ -102,19 +102,26 @@ row() { # label insns peer_wall wall cpu rss
 			l, w, c, n / w / 1e6, ratio, r / 1024 }'
 }
 
+# table_head DATA TITLE: sets insns (what synth said of DATA) and prints the title
+# with the trace's size, then the table's head
+table_head() {
+	local mb
+	insns=$(sed -n 's/^cstrace: synth: \([0-9]*\) instructions.*/\1/p' "$1.err")
+	mb=$(awk -v b="$(sed -n 's/.* \([0-9]*\) trace bytes.*/\1/p' "$1.err")" 'BEGIN{printf "%.1f", b / 1048576}')
+	echo
+	echo "$2: $insns instructions, $mb MB of trace"
+	echo
+	echo "| command | wall | CPU | instructions/s | vs peer | peak RSS |"
+	echo "|---|---|---|---|---|---|"
+}
+
 bench_arch() { # arch lua "rounds size" [synth options]
-	local arch=$1 lua=$2 args=$3 data snap insns mb w c r pw w1
+	local arch=$1 lua=$2 args=$3 data snap insns w c r pw w1
 	shift 3
 	data=$work/$arch-${args// /-}.data snap=$work/$arch-${args// /-}.snap
 	synth "$arch" "$lua" "$args" "$data" perf "$@"
 	synth "$arch" "$lua" "$args" "$snap" snapshot "$@"
-	insns=$(sed -n 's/^cstrace: synth: \([0-9]*\) instructions.*/\1/p' "$data.err")
-	mb=$(awk -v b="$(sed -n 's/.* \([0-9]*\) trace bytes.*/\1/p' "$data.err")" 'BEGIN{printf "%.1f", b / 1048576}')
-	echo
-	echo "$arch: lua interp.lua $args: $insns instructions, $mb MB of trace"
-	echo
-	echo "| command | wall | CPU | instructions/s | vs peer | peak RSS |"
-	echo "|---|---|---|---|---|---|"
+	table_head "$data" "$arch: lua interp.lua $args"
 	if [ "$have_perf" = 1 ]; then
 		read -r pw c r < <(measure perf report -i "$data" --itrace=i1i --stdio)
 		row "perf report --itrace=i1i --stdio (peer)" "$insns" - "$pw" "$c" "$r"
@@ -145,16 +152,10 @@ bench_arch() { # arch lua "rounds size" [synth options]
 # A per-CPU recording with timestamps (four guest threads, four CPUs), merged in
 # time order: symbolizing verbs with one thread and with the CPUs online.
 bench_timed() { # "rounds size"
-	local args=$1 data insns mb w c r pw
+	local args=$1 data insns w c r pw
 	data=$work/aarch64-4cpu-${args// /-}.data
 	synth aarch64 "$work/luamt-a64" "$args" "$data" perf --plugin --timestamps
-	insns=$(sed -n 's/^cstrace: synth: \([0-9]*\) instructions.*/\1/p' "$data.err")
-	mb=$(awk -v b="$(sed -n 's/.* \([0-9]*\) trace bytes.*/\1/p' "$data.err")" 'BEGIN{printf "%.1f", b / 1048576}')
-	echo
-	echo "aarch64, 4 CPUs in time order: luamt interp.lua $args: $insns instructions, $mb MB of trace"
-	echo
-	echo "| command | wall | CPU | instructions/s | vs peer | peak RSS |"
-	echo "|---|---|---|---|---|---|"
+	table_head "$data" "aarch64, 4 CPUs in time order: luamt interp.lua $args"
 	if [ "$have_perf" = 1 ]; then
 		read -r pw c r < <(measure perf report -i "$data" --itrace=i1i --stdio)
 		row "perf report --itrace=i1i --stdio (peer)" "$insns" - "$pw" "$c" "$r"
