@@ -78,7 +78,7 @@ struct dec_pipe {
 	struct batch *cur;          /* the producer's, being filled */
 	/* set while the producer adds an item (fill_begin): after a crash the
 	 * consumer delivers @cur only once no item is half made, and no other
-	 * can be begun (seq_cst, against *r->state) */
+	 * can be begun (fill_settled) */
 	int filling;
 	bool asym; /* fill_begin needs no fence (membarrier_ready) */
 	bool done;                  /* the producer has finished: @ret is its result */
