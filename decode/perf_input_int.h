@@ -262,7 +262,7 @@ int dec_pi_timed_apply(struct cst_perf_input *in, unsigned q, enum qev kind, uin
 		       uint64_t b);
 
 /* perf_timed_ahead.c: the queues decoded ahead of the merge on threads */
-/* Whether to: on threads (cst_session_opts threads), not behind the pipe, no --id,
+/* Whether to: on threads (cst_session_opts threads), no --id,
  * not resumed after a crash, and code memory that never warns (dec_pi_ahead_start
  * still leaves more than 64 queues on one thread). */
 bool dec_pi_ahead_wanted(struct cst_perf_input *in);
