@@ -61,6 +61,16 @@ void dec_stats_count(struct cst_decoder_stats *st, const struct cst_elem *e)
 	}
 }
 
+void dec_stats_count_run(struct cst_decoder_stats *st, const struct cst_elem *e, uint32_t nraw)
+{
+	dec_stats_count(st, e);
+	if (nraw > 1) { /* a run of ranges: each counts as the decoder counted it */
+		st->elements += nraw - 1;
+		st->synced += nraw - 1;
+		st->ranges += nraw - 1;
+	}
+}
+
 static ocsd_datapath_resp_t on_elem(const void *p_context, const ocsd_trc_index_t index_sop,
 				    const uint8_t trc_chan_id, const ocsd_generic_trace_elem *el)
 {

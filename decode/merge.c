@@ -6,11 +6,25 @@
 
 #include <stdint.h>
 
-/* Whether to hold @e for a range that may continue it; a run near the count's
- * limit goes out instead. */
-static bool can_go_on(const struct cst_elem *e)
+/* A run near the count's limit goes out instead. (Joining in pieces gives what
+ * joining one by one does short of that limit: 2^31 instructions without a
+ * branch, 8 GiB of code, are never met.) */
+bool dec_merge_can_hold(const struct cst_elem *run)
 {
-	return cst_elem_can_continue(e) && e->num_insns < UINT32_MAX / 2;
+	return cst_elem_can_continue(run) && run->num_insns < UINT32_MAX / 2;
+}
+
+bool dec_merge_fold(struct cst_elem *run, const struct cst_elem *e)
+{
+	if (!cst_elem_continues(run, e))
+		return false;
+	run->end = e->end;
+	run->num_insns += e->num_insns;
+	run->last_class = e->last_class;
+	run->last_subclass = e->last_subclass;
+	run->last_size = e->last_size;
+	run->last_executed = e->last_executed;
+	return true;
 }
 
 static int deliver_run(struct dec_merge *m)
@@ -25,19 +39,12 @@ int dec_merge_elem(void *merge, const struct cst_elem *e)
 	int ret;
 
 	if (m->held) {
-		if (cst_elem_continues(&m->run, e)) {
-			m->run.end = e->end;
-			m->run.num_insns += e->num_insns;
-			m->run.last_class = e->last_class;
-			m->run.last_subclass = e->last_subclass;
-			m->run.last_size = e->last_size;
-			m->run.last_executed = e->last_executed;
-			return can_go_on(&m->run) ? 0 : deliver_run(m);
-		}
+		if (dec_merge_fold(&m->run, e))
+			return dec_merge_can_hold(&m->run) ? 0 : deliver_run(m);
 		if ((ret = deliver_run(m)) != 0)
 			return ret;
 	}
-	if (can_go_on(e)) {
+	if (dec_merge_can_hold(e)) {
 		m->run = *e;
 		m->run.ocsd = NULL; /* OpenCSD's element lives as long as this call */
 		m->held = true;

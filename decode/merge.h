@@ -16,6 +16,14 @@ struct dec_merge {
 };
 
 int dec_merge_elem(void *merge, const struct cst_elem *e);
+
+/** Whether a run may be held for ranges that continue it (the rule of
+ *  dec_merge_elem, for callers that join runs themselves: split workers). */
+bool dec_merge_can_hold(const struct cst_elem *run);
+/** Fold @e into @run when it continues it (cst_elem_continues): true if it did.
+ *  Joining runs joined this way again gives what joining their ranges one by one
+ *  gives, so runs may be joined in pieces (on workers) and the pieces again. */
+bool dec_merge_fold(struct cst_elem *run, const struct cst_elem *e);
 int dec_merge_sb(void *merge, const struct cst_sideband *sb);
 /** The input ended: deliver the run held. Returns 0 or @elem_fn's value. */
 int dec_merge_end(struct dec_merge *m);

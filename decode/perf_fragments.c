@@ -236,7 +236,7 @@ static int decode_split(struct cst_perf_input *in, const struct cst_trace *trace
 	struct split_mem mem = {worker_mem_open, worker_mem_close, dec_pi_worker_elem,
 				dec_perf_mem_cursor_read, &start, true};
 	struct split_out out = {in->print ? NULL : on_elem, in, in->print ? in->write : NULL,
-				in->write_ctx};
+				in->write_ctx, in->merged};
 	int buffer = f->raw ? in->raw_buffer[f->ci] : in->frames_buffer;
 	struct split_span span = {-1, off, off + size, 0};
 	enum split_outcome how = split_unsplittable;
@@ -462,7 +462,7 @@ int dec_perf_input_run_lines(struct cst_perf_input *in, const struct cst_trace *
 }
 
 int dec_perf_input_run_apart(struct cst_perf_input *in, const struct cst_trace *trace,
-			     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
+			     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx, bool merged,
 			     struct cst_decoder_stats *stats)
 {
 	int ret;
@@ -470,8 +470,10 @@ int dec_perf_input_run_apart(struct cst_perf_input *in, const struct cst_trace *
 	if (!in)
 		return -cste_invalid;
 	in->apart = true;
+	in->merged = merged;
 	ret = dec_perf_input_run(in, trace, elem_fn, sb_fn, ctx, stats);
 	in->apart = false;
+	in->merged = false;
 	return ret;
 }
 

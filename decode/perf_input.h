@@ -23,9 +23,11 @@ int dec_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
 /** As dec_perf_input_run, for a caller that hands the elements to another thread
  *  (a pipe's producer): the fragments decode on threads for it too, as for
  *  printing (on the thread that takes the elements, the copies they travel in
- *  would cost it more than decoding them). */
+ *  would cost it more than decoding them). With @merged, @elem_fn joins runs of
+ *  ranges (dec_merge) and may get them joined in pieces: the workers of a
+ *  fragment join its runs before they hand them over. */
 int dec_perf_input_run_apart(struct cst_perf_input *in, const struct cst_trace *trace,
-			     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
+			     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx, bool merged,
 			     struct cst_decoder_stats *stats);
 
 /** As dec_perf_input_run without sideband, for cst_session_run_lines: @elem_fn

@@ -170,8 +170,9 @@ struct cst_perf_input {
 	/* after a split run that met a decoder error: what the serial decode of the
 	 * fragment leaves out */
 	struct split_skip skip;
-	/* dec_perf_input_run_apart: elements decoded on threads too */
-	bool apart;
+	/* dec_perf_input_run_apart: elements decoded on threads too, and whether
+	 * the caller joins runs of ranges (then the workers join them first) */
+	bool apart, merged;
 	/* cst_session_run_lines: printing on the workers too, when set */
 	cst_elem_print_fn print;
 	void *print_ctx;

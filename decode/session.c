@@ -350,8 +350,10 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 	if (!dec)
 		return err;
 	if (!pkt_fn && s->opts.threads > 1) {
+		/* elements go to run_merging's dec_merge when merge_ranges is set */
 		struct split_out out = {elem_fn, ctx, lines ? lines->write : NULL,
-					lines ? lines->write_ctx : NULL};
+					lines ? lines->write_ctx : NULL,
+					s->opts.merge_ranges && !lines};
 
 		ret = dec_split_run(dec, s->opts.threads,
 				    s->opts.chunk_size ? s->opts.chunk_size : SPLIT_CHUNK, &out,
@@ -436,7 +438,8 @@ static int run_merging(struct cst_session *s, run_fn run, cst_elem_fn elem_fn,
 static int run_apart(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn,
 		     void *ctx)
 {
-	return dec_perf_input_run_apart(s->perf, s->trace, elem_fn, sb_fn, ctx, &s->stats);
+	return dec_perf_input_run_apart(s->perf, s->trace, elem_fn, sb_fn, ctx,
+					s->opts.merge_ranges, &s->stats);
 }
 
 /* The decode of a perf.data, as a pipe's producer runs it: the runs of ranges

@@ -2,6 +2,8 @@
  * (the scheme is described in split.h). */
 #include "split.h"
 
+#include "merge.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,6 +37,9 @@ struct worker {
 	bool past_join; /* an element at or past join_at was seen */
 	bool joined;
 	int err;
+	/* split.merge: the run of ranges being joined, from this many of them */
+	struct cst_elem run;
+	uint32_t run_raw;
 };
 
 /* Any message a worker's decoder logs while decoding is a decoder error (the
@@ -93,15 +98,50 @@ static void take(struct worker *w, size_t j)
 	pthread_mutex_unlock(&sp->lock);
 }
 
+/* The run held goes into the list. */
+static int release(struct worker *w)
+{
+	uint32_t n = w->run_raw;
+
+	if (!n)
+		return 0;
+	w->run_raw = 0;
+	return dec_split_append_run(w->sp, &w->sp->chunks[w->own], &w->cur, &w->run, n);
+}
+
+/* Into this worker's list with @e: with split.merge, a range that may go on is
+ * held until the next element shows whether it does, as the caller's dec_merge
+ * would hold it (the run's last range before the next chunk's is joined there). */
+static int keep(struct worker *w, const struct cst_elem *e)
+{
+	struct split *sp = w->sp;
+	int ret;
+
+	if (!sp->merge)
+		return dec_split_append(sp, &sp->chunks[w->own], &w->cur, e);
+	if (w->run_raw) {
+		if (dec_merge_fold(&w->run, e)) {
+			w->run_raw++;
+			return dec_merge_can_hold(&w->run) ? 0 : release(w);
+		}
+		if ((ret = release(w)) != 0)
+			return ret;
+	}
+	if (dec_merge_can_hold(e)) {
+		w->run = *e;
+		w->run_raw = 1;
+		return 0;
+	}
+	return dec_split_append(sp, &sp->chunks[w->own], &w->cur, e);
+}
+
 /* The overlap disagreed: what this worker decoded past the next chunk's sync is
  * kept (it is the serial decode), and the chunk is taken over. */
 static int overlap_failed(struct worker *w)
 {
-	struct split *sp = w->sp;
-
 	for (unsigned i = 0; i < w->matched; i++) {
 		w->cmp[i].e.ocsd = w->cmp[i].has_o ? &w->cmp[i].o : NULL;
-		if (dec_split_append(sp, &sp->chunks[w->own], &w->cur, &w->cmp[i].e) < 0)
+		if (keep(w, &w->cmp[i].e) < 0)
 			return -cste_nomem;
 	}
 	take(w, w->boundary);
@@ -166,7 +206,7 @@ static int on_worker_elem(void *ctx, const struct cst_elem *elem)
 	}
 	w->kept = true;
 	w->kept_at = e->offset;
-	w->err = dec_split_append(sp, own, &w->cur, e);
+	w->err = keep(w, e);
 	return w->err;
 }
 
@@ -352,6 +392,10 @@ static int run_chunk(struct split *sp, size_t k, uint8_t *buf)
 			break;
 		}
 		meet(w);
+	}
+	if (release(w) < 0) {
+		ret = -cste_nomem; /* the list lacks its last run: it cannot join */
+		w->joined = false;
 	}
 	dec_split_flush(sp, own, &w->cur);
 	pthread_mutex_lock(&sp->lock);

@@ -54,6 +54,9 @@ struct split_block {
 	/* SPLIT_BLOCK elements, or NULL when printing; without the OpenCSD element
 	 * (cst_session_run's elements from other threads carry none) */
 	struct cst_elem *v;
+	/* with split.merge, how many of the decoder's elements each of v stands
+	 * for (a run of ranges joined on the worker); else NULL: one each */
+	uint32_t *nraw;
 	char *bytes;           /* SPLIT_BYTES, or NULL for elements */
 	size_t len;
 	uint64_t offset; /* of the last element but an end of trace */
@@ -138,12 +141,18 @@ struct split {
 	cst_elem_print_fn print;
 	void *print_ctx;
 	const struct split_mem *mem; /* or NULL: the decoders' own memory */
+	/* the workers join runs of ranges (merge.h) before they keep them: the
+	 * caller joins them anyway, and fewer elements travel (split_out.merged) */
+	bool merge;
 };
 
 /* split_join.c: append @e to a list being filled by one worker (@cur is its
  * private block, published to @c when full or on flush). */
 int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block **cur,
 		     const struct cst_elem *e);
+/* The same for a run of ranges joined from @nraw of the decoder's ranges. */
+int dec_split_append_run(struct split *sp, struct split_chunk *c, struct split_block **cur,
+			 const struct cst_elem *run, uint32_t nraw);
 void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block **cur);
 /* Whether two elements are the same (every field a view can print). */
 bool dec_split_same(const struct split_entry *a, const struct cst_elem *b);
@@ -155,6 +164,9 @@ struct split_out {
 	void *ctx;
 	cst_lines_fn write;
 	void *write_ctx;
+	/* @fn joins runs of ranges (dec_merge): they may come joined in pieces; the
+	 * count of elements delivered still counts the decoder's */
+	bool merged;
 };
 
 /* Replay the lists in stream order; counts into @stats. Returns 0, the callback's

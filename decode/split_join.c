@@ -48,7 +48,11 @@ static struct split_block *new_block(struct split *sp)
 			b->bytes = malloc(SPLIT_BYTES);
 		else
 			b->v = malloc(SPLIT_BLOCK * sizeof(*b->v));
-		if (!b->bytes && !b->v) {
+		if (sp->merge)
+			b->nraw = malloc(SPLIT_BLOCK * sizeof(*b->nraw));
+		if ((!b->bytes && !b->v) || (sp->merge && !b->nraw)) {
+			free(b->v);
+			free(b->bytes);
 			free(b);
 			return NULL;
 		}
@@ -63,6 +67,12 @@ static struct split_block *new_block(struct split *sp)
 
 int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block **cur,
 		     const struct cst_elem *e)
+{
+	return dec_split_append_run(sp, c, cur, e, 1);
+}
+
+int dec_split_append_run(struct split *sp, struct split_chunk *c, struct split_block **cur,
+			 const struct cst_elem *e, uint32_t nraw)
 {
 	struct split_block *b = *cur;
 
@@ -82,13 +92,15 @@ int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block
 	} else {
 		b->v[b->n] = *e;
 		b->v[b->n].ocsd = NULL;
+		if (b->nraw)
+			b->nraw[b->n] = nraw;
 	}
 	b->n++;
 	if (e->type != cst_elem_eot) {
 		b->offset = e->offset;
 		b->has_offset = true;
 	}
-	dec_stats_count(&b->st, e);
+	dec_stats_count_run(&b->st, e, nraw);
 	return 0;
 }
 
@@ -190,6 +202,7 @@ static void free_blocks(struct split_block *b)
 		struct split_block *n = b->next;
 
 		free(b->v);
+		free(b->nraw);
 		free(b->bytes);
 		free(b);
 		b = n;
@@ -239,7 +252,7 @@ static int replay_block(const struct split_out *out, struct split_block *b,
 			    : 0;
 	}
 	for (unsigned i = 0; i < b->n && !ret; i++) {
-		++*delivered;
+		*delivered += b->nraw ? b->nraw[i] : 1;
 		ret = out->fn ? out->fn(out->ctx, &b->v[i]) : 0;
 	}
 	return ret;
@@ -398,6 +411,7 @@ static int run_span(struct split *sp, uint64_t pos, unsigned threads, uint64_t c
 	}
 	*outcome = split_done;
 	sp->trace_id = (uint8_t)id;
+	sp->merge = out->merged && !sp->print;
 	ret = split_setup(sp, pos, chunk);
 	if (ret) {
 		cst_decoder_free(sp->dec0);
