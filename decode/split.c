@@ -129,6 +129,7 @@ static int keep(struct worker *w, const struct cst_elem *e)
 	}
 	if (dec_merge_can_hold(e)) {
 		w->run = *e;
+		w->run.ocsd = NULL; /* OpenCSD's element lives as long as the callback */
 		w->run_raw = 1;
 		return 0;
 	}
