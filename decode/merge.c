@@ -6,15 +6,17 @@
 
 #include <stdint.h>
 
-/* A run near the count's limit goes out instead. (Joining in pieces gives what
+/* Whether to hold @run for ranges that may continue it; a run near the count's
+ * limit goes out instead. (Joining in pieces gives what
  * joining one by one does short of that limit: 2^31 instructions without a
  * branch, 8 GiB of code, are never met.) */
-bool dec_merge_can_hold(const struct cst_elem *run)
+static bool can_hold(const struct cst_elem *run)
 {
 	return cst_elem_can_continue(run) && run->num_insns < UINT32_MAX / 2;
 }
 
-bool dec_merge_fold(struct cst_elem *run, const struct cst_elem *e)
+/* Fold @e into @run when it continues it (cst_elem_continues): true if it did. */
+static bool fold(struct cst_elem *run, const struct cst_elem *e)
 {
 	if (!cst_elem_continues(run, e))
 		return false;
@@ -39,14 +41,17 @@ int dec_merge_elem(void *merge, const struct cst_elem *e)
 	int ret;
 
 	if (m->held) {
-		if (dec_merge_fold(&m->run, e))
-			return dec_merge_can_hold(&m->run) ? 0 : deliver_run(m);
+		if (fold(&m->run, e)) {
+			m->nrun++;
+			return can_hold(&m->run) ? 0 : deliver_run(m);
+		}
 		if ((ret = deliver_run(m)) != 0)
 			return ret;
 	}
-	if (dec_merge_can_hold(e)) {
+	if (can_hold(e)) {
 		m->run = *e;
 		m->run.ocsd = NULL; /* OpenCSD's element lives as long as this call */
+		m->nrun = 1;
 		m->held = true;
 		return 0;
 	}

@@ -12,18 +12,21 @@ struct dec_merge {
 	cst_sideband_fn sb_fn;
 	void *ctx;
 	struct cst_elem run; /* the run so far, while @held */
+	uint32_t nrun;       /* how many ranges it joins */
 	bool held;
 };
 
+/** Joining runs joined this way again gives what joining their ranges one by one
+ *  gives (whether two ranges join depends only on the end of the first and the
+ *  start of the second): runs may be joined in pieces (split workers) and the
+ *  pieces again. */
 int dec_merge_elem(void *merge, const struct cst_elem *e);
-
-/** Whether a run may be held for ranges that continue it (the rule of
- *  dec_merge_elem, for callers that join runs themselves: split workers). */
-bool dec_merge_can_hold(const struct cst_elem *run);
-/** Fold @e into @run when it continues it (cst_elem_continues): true if it did.
- *  Joining runs joined this way again gives what joining their ranges one by one
- *  gives, so runs may be joined in pieces (on workers) and the pieces again. */
-bool dec_merge_fold(struct cst_elem *run, const struct cst_elem *e);
+/** How many of the ranges given to @m the element @e, as @m hands it on, joins:
+ *  for @elem_fn to ask during its call. */
+static inline uint32_t dec_merge_count(const struct dec_merge *m, const struct cst_elem *e)
+{
+	return e == &m->run ? m->nrun : 1;
+}
 int dec_merge_sb(void *merge, const struct cst_sideband *sb);
 /** The input ended: deliver the run held. Returns 0 or @elem_fn's value. */
 int dec_merge_end(struct dec_merge *m);

@@ -37,9 +37,7 @@ struct worker {
 	bool past_join; /* an element at or past join_at was seen */
 	bool joined;
 	int err;
-	/* split.merge: the run of ranges being joined, from this many of them */
-	struct cst_elem run;
-	uint32_t run_raw;
+	struct dec_merge merge; /* split.merge: runs of ranges joined into the list */
 };
 
 /* Any message a worker's decoder logs while decoding is a decoder error (the
@@ -98,42 +96,25 @@ static void take(struct worker *w, size_t j)
 	pthread_mutex_unlock(&sp->lock);
 }
 
-/* The run held goes into the list. */
-static int release(struct worker *w)
+/* dec_merge's output: into this worker's list, with the count of the decoder's
+ * ranges it joins. */
+static int append_joined(void *ctx, const struct cst_elem *e)
 {
-	uint32_t n = w->run_raw;
+	struct worker *w = ctx;
 
-	if (!n)
-		return 0;
-	w->run_raw = 0;
-	return dec_split_append_run(w->sp, &w->sp->chunks[w->own], &w->cur, &w->run, n);
+	return dec_split_append_run(w->sp, &w->sp->chunks[w->own], &w->cur, e,
+				    dec_merge_count(&w->merge, e));
 }
 
-/* Into this worker's list with @e: with split.merge, a range that may go on is
- * held until the next element shows whether it does, as the caller's dec_merge
- * would hold it (the run's last range before the next chunk's is joined there). */
+/* Into this worker's list with @e: with split.merge, through the worker's own
+ * dec_merge, which holds a range that may go on until the next element shows
+ * whether it does (the last run of a chunk's list and the first of the next are
+ * joined by the caller's). */
 static int keep(struct worker *w, const struct cst_elem *e)
 {
-	struct split *sp = w->sp;
-	int ret;
-
-	if (!sp->merge)
-		return dec_split_append(sp, &sp->chunks[w->own], &w->cur, e);
-	if (w->run_raw) {
-		if (dec_merge_fold(&w->run, e)) {
-			w->run_raw++;
-			return dec_merge_can_hold(&w->run) ? 0 : release(w);
-		}
-		if ((ret = release(w)) != 0)
-			return ret;
-	}
-	if (dec_merge_can_hold(e)) {
-		w->run = *e;
-		w->run.ocsd = NULL; /* OpenCSD's element lives as long as the callback */
-		w->run_raw = 1;
-		return 0;
-	}
-	return dec_split_append(sp, &sp->chunks[w->own], &w->cur, e);
+	if (w->sp->merge)
+		return dec_merge_elem(&w->merge, e);
+	return dec_split_append(w->sp, &w->sp->chunks[w->own], &w->cur, e);
 }
 
 /* The overlap disagreed: what this worker decoded past the next chunk's sync is
@@ -352,7 +333,8 @@ static int run_chunk(struct split *sp, size_t k, uint8_t *buf)
 	if (!w)
 		return -cste_nomem;
 	*w = (struct worker){.sp = sp, .own = k, .boundary = k + 1,
-			     .mode = k ? w_presync : w_body, .log = {on_worker_log, w}};
+			     .mode = k ? w_presync : w_body, .log = {on_worker_log, w},
+			     .merge = {.elem_fn = append_joined, .ctx = w}};
 	if (sp->mem && !(w->mem = sp->mem->open(sp->mem->ctx))) {
 		free(w);
 		return -cste_nomem;
@@ -394,7 +376,7 @@ static int run_chunk(struct split *sp, size_t k, uint8_t *buf)
 		}
 		meet(w);
 	}
-	if (release(w) < 0) {
+	if (sp->merge && dec_merge_end(&w->merge) < 0) {
 		ret = -cste_nomem; /* the list lacks its last run: it cannot join */
 		w->joined = false;
 	}
