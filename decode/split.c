@@ -102,8 +102,8 @@ static int append_joined(void *ctx, const struct cst_elem *e)
 {
 	struct worker *w = ctx;
 
-	return dec_split_append_run(w->sp, &w->sp->chunks[w->own], &w->cur, e,
-				    dec_merge_count(&w->merge, e));
+	return dec_split_append(w->sp, &w->sp->chunks[w->own], &w->cur, e,
+				dec_merge_count(&w->merge, e));
 }
 
 /* Into this worker's list with @e: with split.merge, through the worker's own
@@ -114,7 +114,7 @@ static int keep(struct worker *w, const struct cst_elem *e)
 {
 	if (w->sp->merge)
 		return dec_merge_elem(&w->merge, e);
-	return dec_split_append(w->sp, &w->sp->chunks[w->own], &w->cur, e);
+	return dec_split_append(w->sp, &w->sp->chunks[w->own], &w->cur, e, 1);
 }
 
 /* The overlap disagreed: what this worker decoded past the next chunk's sync is

@@ -146,13 +146,11 @@ struct split {
 	bool merge;
 };
 
-/* split_join.c: append @e to a list being filled by one worker (@cur is its
- * private block, published to @c when full or on flush). */
+/* split_join.c: append @e, which stands for @nraw of the decoder's elements (more
+ * than one for a run of ranges joined on the worker), to a list being filled by
+ * one worker (@cur is its private block, published to @c when full or on flush). */
 int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block **cur,
-		     const struct cst_elem *e);
-/* The same for a run of ranges joined from @nraw of the decoder's ranges. */
-int dec_split_append_run(struct split *sp, struct split_chunk *c, struct split_block **cur,
-			 const struct cst_elem *run, uint32_t nraw);
+		     const struct cst_elem *e, uint32_t nraw);
 void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block **cur);
 /* Whether two elements are the same (every field a view can print). */
 bool dec_split_same(const struct split_entry *a, const struct cst_elem *b);

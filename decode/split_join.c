@@ -66,13 +66,7 @@ static struct split_block *new_block(struct split *sp)
 }
 
 int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block **cur,
-		     const struct cst_elem *e)
-{
-	return dec_split_append_run(sp, c, cur, e, 1);
-}
-
-int dec_split_append_run(struct split *sp, struct split_chunk *c, struct split_block **cur,
-			 const struct cst_elem *e, uint32_t nraw)
+		     const struct cst_elem *e, uint32_t nraw)
 {
 	struct split_block *b = *cur;
 
