@@ -253,10 +253,11 @@ static void on_crash(int sig, siginfo_t *si, void *ucontext)
 	if (note)
 		blame(fault_pc(ucontext));
 	if (note && note->pipe_state < 0 && note->blamed && note->in_opencsd) {
-		/* OpenCSD runs on the decoding thread and its workers, and the
+		/* OpenCSD runs on the decoding thread and its workers (or on
+		 * workers only, whose lists the delivering thread replays), and the
 		 * delivering one holds elements decoded before the crash: let it
 		 * write them first (the decoding thread stops between two of them,
-		 * decode/pipe.c) */
+		 * decode/pipe.c; the replay between two blocks, decode/split_join.c) */
 		struct timespec tick = {0, 10 * 1000 * 1000};
 
 		__atomic_store_n(&note->pipe_state, 1, __ATOMIC_SEQ_CST);

@@ -217,6 +217,12 @@ static void on_split_progress(void *ctx, uint64_t done, uint64_t total)
 	}
 }
 
+/* Is a fragment of @size bytes worth cutting into chunks for the workers? */
+static bool splittable_size(const struct cst_perf_input *in, uint64_t size)
+{
+	return size >= 2 * in->chunk;
+}
+
 /* Decode [off, off + size) of @f on threads (cst_session_opts threads) for
  * cst_session_run_lines: each worker with its own decoder and memory cursor gives
  * its elements the attribution on_elem would and prints them, and the bytes go to
@@ -236,7 +242,7 @@ static int decode_split(struct cst_perf_input *in, const struct cst_trace *trace
 	struct split_mem mem = {worker_mem_open, worker_mem_close, dec_pi_worker_elem,
 				dec_perf_mem_cursor_read, &start, true};
 	struct split_out out = {in->print ? NULL : on_elem, in, in->print ? in->write : NULL,
-				in->write_ctx, in->merged};
+				in->write_ctx, in->merged, in->crash_state};
 	int buffer = f->raw ? in->raw_buffer[f->ci] : in->frames_buffer;
 	struct split_span span = {-1, off, off + size, 0};
 	enum split_outcome how = split_unsplittable;
@@ -247,13 +253,12 @@ static int decode_split(struct cst_perf_input *in, const struct cst_trace *trace
 	int ret;
 
 	*serial = true;
-	/* Only printed output, or elements another thread takes, are decoded on
-	 * threads: handing copies of the elements back to the thread that takes them
-	 * costs it more than decoding them did (report and script on a 92 M-instruction
-	 * trace: 4.9 s on one thread, 6.2 s with the copies); and --id needs each
-	 * element seen here. The replay gives the elements to on_elem in stream
-	 * order, which attributes them as a serial run does. */
-	if (in->nworkers < 2 || size < 2 * in->chunk || (!in->print && !in->apart) ||
+	/* Only printed output, or elements for dec_perf_input_run_apart, are decoded
+	 * on threads: its callers have asked for copies (the elements carry no
+	 * OpenCSD element, and the copies cost time); and --id needs each element
+	 * seen here. The replay gives the elements to on_elem in stream order, which
+	 * attributes them as a serial run does. */
+	if (in->nworkers < 2 || !splittable_size(in, size) || (!in->print && !in->apart) ||
 	    in->id_filter[0] || in->id_filter[1])
 		return 0;
 	dec_perf_mem_cursor_init(&start.c, in->mem);
@@ -463,7 +468,7 @@ int dec_perf_input_run_lines(struct cst_perf_input *in, const struct cst_trace *
 
 int dec_perf_input_run_apart(struct cst_perf_input *in, const struct cst_trace *trace,
 			     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx, bool merged,
-			     struct cst_decoder_stats *stats)
+			     volatile sig_atomic_t *crash_state, struct cst_decoder_stats *stats)
 {
 	int ret;
 
@@ -471,10 +476,26 @@ int dec_perf_input_run_apart(struct cst_perf_input *in, const struct cst_trace *
 		return -cste_invalid;
 	in->apart = true;
 	in->merged = merged;
+	in->crash_state = crash_state;
 	ret = dec_perf_input_run(in, trace, elem_fn, sb_fn, ctx, stats);
 	in->apart = false;
 	in->merged = false;
+	in->crash_state = NULL;
 	return ret;
+}
+
+bool dec_perf_input_splits(const struct cst_perf_input *in)
+{
+	uint64_t all = 0, big = 0;
+
+	if (!in || in->timed || in->nworkers < 2 || in->id_filter[0] || in->id_filter[1])
+		return false;
+	for (size_t i = 0; i < in->nbufs; i++) {
+		all += in->bufs[i].size;
+		if (splittable_size(in, in->bufs[i].size))
+			big += in->bufs[i].size;
+	}
+	return big && big >= all / 4 * 3;
 }
 
 int dec_perf_input_dump(struct cst_perf_input *in, const struct cst_trace *trace,

@@ -5,6 +5,8 @@
 
 #include "cstrace/decode.h"
 
+#include <signal.h>
+
 struct cst_perf_input;
 
 /** Open a perf.data file: read its header and cs_etm metadata, and add one
@@ -20,15 +22,22 @@ int dec_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
 		       cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
 		       struct cst_decoder_stats *stats);
 
-/** As dec_perf_input_run, for a caller that hands the elements to another thread
- *  (a pipe's producer): the fragments decode on threads for it too, as for
- *  printing (on the thread that takes the elements, the copies they travel in
- *  would cost it more than decoding them). With @merged, @elem_fn joins runs of
- *  ranges (dec_merge) and may get them joined in pieces: the workers of a
- *  fragment join its runs before they hand them over. */
+/** As dec_perf_input_run, with the fragments decoded on threads (as for
+ *  printing) and their elements, copied, replayed to @elem_fn in order on this
+ *  thread. With @merged, @elem_fn joins runs of ranges (dec_merge) and may get
+ *  them joined in pieces: the workers of a fragment join its runs before they
+ *  hand them over. @crash_state: the caller's crash handler's
+ *  (split_out.crash_state), or NULL; with it, a crash in OpenCSD on a worker
+ *  returns -cste_crashed after the elements decoded before it. */
 int dec_perf_input_run_apart(struct cst_perf_input *in, const struct cst_trace *trace,
 			     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx, bool merged,
-			     struct cst_decoder_stats *stats);
+			     volatile sig_atomic_t *crash_state, struct cst_decoder_stats *stats);
+
+/** Whether dec_perf_input_run_apart would decode most of the trace on threads:
+ *  file order, no --id, and three quarters of the AUX bytes in buffers big enough
+ *  to be split. Where it would not, a decoding thread of its own beside the
+ *  caller's (decode/pipe.h) gains more. */
+bool dec_perf_input_splits(const struct cst_perf_input *in);
 
 /** As dec_perf_input_run without sideband, for cst_session_run_lines: @elem_fn
  *  (which prints with @print and hands the bytes to @write) gets the elements

@@ -171,8 +171,10 @@ struct cst_perf_input {
 	 * fragment leaves out */
 	struct split_skip skip;
 	/* dec_perf_input_run_apart: elements decoded on threads too, and whether
-	 * the caller joins runs of ranges (then the workers join them first) */
+	 * the caller joins runs of ranges (then the workers join them first); its
+	 * crash handler's state, when the caller's thread replays (split_out) */
 	bool apart, merged;
+	volatile sig_atomic_t *crash_state;
 	/* cst_session_run_lines: printing on the workers too, when set */
 	cst_elem_print_fn print;
 	void *print_ctx;

@@ -353,7 +353,7 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 		/* elements go to run_merging's dec_merge when merge_ranges is set */
 		struct split_out out = {elem_fn, ctx, lines ? lines->write : NULL,
 					lines ? lines->write_ctx : NULL,
-					s->opts.merge_ranges && !lines};
+					s->opts.merge_ranges && !lines, NULL};
 
 		ret = dec_split_run(dec, s->opts.threads,
 				    s->opts.chunk_size ? s->opts.chunk_size : SPLIT_CHUNK, &out,
@@ -439,7 +439,7 @@ static int run_apart(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn
 		     void *ctx)
 {
 	return dec_perf_input_run_apart(s->perf, s->trace, elem_fn, sb_fn, ctx,
-					s->opts.merge_ranges, &s->stats);
+					s->opts.merge_ranges, NULL, &s->stats);
 }
 
 /* The decode of a perf.data, as a pipe's producer runs it: the runs of ranges
@@ -447,6 +447,16 @@ static int run_apart(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn
 static int run_perf(void *ctx, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *cb_ctx)
 {
 	return run_merging(ctx, run_apart, elem_fn, sb_fn, cb_ctx);
+}
+
+/* The fragments decoded on workers and replayed on the caller's thread: with most
+ * of the trace on the workers, a thread between them and the caller would only
+ * copy the elements once more (AArch64 script: 3.6 s with it, 3.3 s without). */
+static int run_replayed(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn,
+			void *ctx)
+{
+	return dec_perf_input_run_apart(s->perf, s->trace, elem_fn, sb_fn, ctx,
+					s->opts.merge_ranges, s->opts.pipe_state, &s->stats);
 }
 
 static int run_here(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
@@ -468,6 +478,9 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 	if (!s)
 		return -cste_invalid;
 	memset(&s->stats, 0, sizeof(s->stats));
+	if (s->kind == cst_input_perf && s->opts.pipe && s->opts.threads > 1 &&
+	    dec_perf_input_splits(s->perf))
+		return run_merging(s, run_replayed, elem_fn, sb_fn, ctx);
 	if (s->kind == cst_input_perf && s->opts.pipe && s->opts.threads > 1) {
 		struct dec_pipe_run r = {.produce = run_perf, .produce_ctx = s,
 					 .elem_fn = elem_fn, .sb_fn = sb_fn, .ctx = ctx,

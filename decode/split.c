@@ -446,5 +446,9 @@ void *dec_split_worker(void *arg)
 		}
 	}
 	free(buf);
+	pthread_mutex_lock(&sp->lock);
+	sp->exited++; /* nothing of the run is touched from here on */
+	pthread_cond_broadcast(&sp->cond);
+	pthread_mutex_unlock(&sp->lock);
 	return NULL;
 }

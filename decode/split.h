@@ -18,6 +18,7 @@
 #include "decoder_int.h"
 
 #include <pthread.h>
+#include <signal.h>
 
 /* elements of a synced chunk compared with the decode of the chunk before */
 #define SPLIT_VERIFY 64
@@ -144,6 +145,9 @@ struct split {
 	/* the workers join runs of ranges (merge.h) before they keep them: the
 	 * caller joins them anyway, and fewer elements travel (split_out.merged) */
 	bool merge;
+	/* split_out.crash_state; workers that have ended (a crashed one never does) */
+	volatile sig_atomic_t *crash_state;
+	unsigned exited;
 };
 
 /* split_join.c: append @e, which stands for @nraw of the decoder's elements (more
@@ -165,10 +169,17 @@ struct split_out {
 	/* @fn joins runs of ranges (dec_merge): they may come joined in pieces; the
 	 * count of elements delivered still counts the decoder's */
 	bool merged;
+	/* The caller's crash handler, when the replay runs on the caller's thread
+	 * (cst_session_opts.pipe_state): -1 while the workers run. A handler that
+	 * catches OpenCSD crashing on a worker sets it to 1 and waits; the replay
+	 * then stops between two blocks and returns -cste_crashed at once, leaving
+	 * the crashed worker and what it uses alone (the process is about to end). */
+	volatile sig_atomic_t *crash_state;
 };
 
 /* Replay the lists in stream order; counts into @stats. Returns 0, the callback's
- * stop value or an error; *delivered tells how many elements went out. */
+ * stop value, an error, or -cste_crashed (split_out.crash_state); *delivered
+ * tells how many elements went out. */
 int dec_split_replay(struct split *sp, const struct split_out *out,
 		     struct cst_decoder_stats *stats, uint64_t *delivered);
 void dec_split_free_lists(struct split *sp);

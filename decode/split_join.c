@@ -4,7 +4,13 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* how often a replay waiting for a list looks for a crash (split_out.crash_state),
+ * and how long, after one, it waits for the other workers to end */
+#define SPLIT_POLL_NS (50 * 1000 * 1000)
+#define SPLIT_PARK_S 5
 
 void dec_split_copy(struct split_entry *to, const struct cst_elem *e)
 {
@@ -154,15 +160,44 @@ bool dec_split_same(const struct split_entry *a, const struct cst_elem *b)
 	return !strcmp(sa, sb);
 }
 
+/* Has a worker crashed (split_out.crash_state)? */
+static bool crashed(const struct split *sp)
+{
+	return sp->crash_state && __atomic_load_n(sp->crash_state, __ATOMIC_SEQ_CST) > 0;
+}
+
+/* Wait on @sp's condition, called with the lock held; with a crash handler, for a
+ * while only: a crashed worker never signals. */
+static void wait_cond(struct split *sp)
+{
+	struct timespec t;
+
+	if (!sp->crash_state) {
+		pthread_cond_wait(&sp->cond, &sp->lock);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_nsec += SPLIT_POLL_NS;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&sp->cond, &sp->lock, &t);
+}
+
 /* Wait for more of chunk @c's list: returns its blocks taken off the list (NULL
- * when the list is complete or the run aborted). */
+ * when the list is complete, the run aborted or a worker crashed). */
 static struct split_block *next_blocks(struct split *sp, struct split_chunk *c)
 {
 	struct split_block *b;
 
 	pthread_mutex_lock(&sp->lock);
-	while (!c->first && !c->done && !sp->abort)
-		pthread_cond_wait(&sp->cond, &sp->lock);
+	while (!c->first && !c->done && !sp->abort && !crashed(sp))
+		wait_cond(sp);
+	if (crashed(sp)) {
+		pthread_mutex_unlock(&sp->lock);
+		return NULL;
+	}
 	if (sp->serial) {
 		pthread_mutex_unlock(&sp->lock);
 		return NULL; /* nothing more: the buffer is decoded serially instead */
@@ -262,6 +297,10 @@ int dec_split_replay(struct split *sp, const struct split_out *out,
 		struct split_chunk *ch = &sp->chunks[c];
 		struct split_block *b = next_blocks(sp, ch);
 
+		if (crashed(sp)) {
+			ret = -cste_crashed;
+			break;
+		}
 		if (!b) {
 			pthread_mutex_lock(&sp->lock);
 			if (sp->abort && !ch->done)
@@ -388,6 +427,22 @@ static int split_setup(struct split *sp, uint64_t pos, uint64_t chunk)
 	return 0;
 }
 
+/* A worker crashed (split_out.crash_state), called with the lock held: let the
+ * others end (they stop at the abort), so that none is left using what the
+ * caller frees on its way out. The crashed one never ends: it waits in the
+ * handler until the caller has written its output, and then the process ends. */
+static void park_after_crash(struct split *sp, unsigned nthreads)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += SPLIT_PARK_S;
+	while (sp->exited + 1 < nthreads)
+		if (pthread_cond_timedwait(&sp->cond, &sp->lock, &until))
+			break;
+	pthread_mutex_unlock(&sp->lock);
+}
+
 /* The run over the span in @sp (fd, begin, end) from @pos. */
 static int run_span(struct split *sp, uint64_t pos, unsigned threads, uint64_t chunk,
 		    const struct split_out *out, struct cst_decoder_stats *stats,
@@ -425,6 +480,9 @@ static int run_span(struct split *sp, uint64_t pos, unsigned threads, uint64_t c
 	 * safe across threads: silenced here, and an error sends the buffer to a
 	 * serial decode anyway (on_worker_log). */
 	ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 0);
+	sp->crash_state = out->crash_state;
+	if (sp->crash_state)
+		__atomic_store_n(sp->crash_state, -1, __ATOMIC_SEQ_CST);
 	for (unsigned i = 0; i < threads && i < sp->nchunks; i++)
 		if (pthread_create(&tid[nthreads], NULL, dec_split_worker, sp) == 0)
 			nthreads++;
@@ -432,9 +490,15 @@ static int run_span(struct split *sp, uint64_t pos, unsigned threads, uint64_t c
 	pthread_mutex_lock(&sp->lock);
 	sp->abort = true;
 	pthread_cond_broadcast(&sp->cond);
+	if (ret == -cste_crashed) {
+		park_after_crash(sp, nthreads);
+		return ret; /* nothing freed: the crashed worker may still hold it */
+	}
 	pthread_mutex_unlock(&sp->lock);
 	for (unsigned i = 0; i < nthreads; i++)
 		pthread_join(tid[i], NULL);
+	if (sp->crash_state)
+		__atomic_store_n(sp->crash_state, 0, __ATOMIC_SEQ_CST);
 	ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);
 	if (sp->serial)
 		*outcome = split_serial;

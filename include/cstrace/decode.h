@@ -470,14 +470,19 @@ struct cst_session_opts {
 	bool confine;
 	/* perf.data: --symdir, searched for recorded binaries after symfs */
 	const struct cst_symdir *symdir;
-	/* perf.data, with @threads above 1: cst_session_run decodes on a thread of its
-	 * own and calls the callbacks, @log and @progress on the caller's thread, in
-	 * the order and with the content of a serial run, while the next elements are
-	 * decoded (so the caller's work on each element overlaps decoding).
-	 * @pipe_state, if set, is -1 while the decoding thread runs and 0 otherwise. A
-	 * signal handler that catches a crash of that thread sets it to 1 and waits:
-	 * the elements decoded before are delivered, and cst_session_run returns
-	 * -cste_crashed on the caller's thread, which can then finish its output. */
+	/* perf.data, with @threads above 1: cst_session_run decodes on threads other
+	 * than the caller's and calls the callbacks, @log and @progress on the
+	 * caller's thread, in the order and with the content of a serial run, while
+	 * the next elements are decoded (so the caller's work on each element
+	 * overlaps decoding). In file order with most of the trace in AUX records
+	 * big enough to be split, the workers' elements are replayed on the
+	 * caller's thread; otherwise the decode runs on a thread of its own that
+	 * hands them over (decode/pipe.h).
+	 * @pipe_state, if set, is -1 while decoding threads run beside the caller's
+	 * and 0 otherwise. A signal handler that catches a crash of one of them in
+	 * OpenCSD sets it to 1 and waits: the elements decoded before are
+	 * delivered, and cst_session_run returns -cste_crashed on the caller's
+	 * thread, which can then finish its output. */
 	bool pipe;
 	volatile sig_atomic_t *pipe_state;
 	/* cst_session_run delivers each run of instruction ranges that continue one
