@@ -427,20 +427,40 @@ static int split_setup(struct split *sp, uint64_t pos, uint64_t chunk)
 	return 0;
 }
 
-/* A worker crashed (split_out.crash_state), called with the lock held: let the
- * others end (they stop at the abort), so that none is left using what the
- * caller frees on its way out. The crashed one never ends: it waits in the
- * handler until the caller has written its output, and then the process ends. */
-static void park_after_crash(struct split *sp, unsigned nthreads)
+/* The replay is over (@ret): stop the workers and wait for them to end. With a
+ * crash handler, a worker may crash in OpenCSD meanwhile (one decoding past
+ * what was replayed): then, as when the replay saw a crash, the others are let
+ * end (they stop at the abort), so that none is left using what the caller
+ * frees on its way out, and -cste_crashed is returned with nothing freed. The
+ * crashed one never ends: it waits in the handler until the caller has written
+ * its output, and then the process ends. */
+static int end_workers(struct split *sp, pthread_t *tid, unsigned nthreads, int ret)
 {
 	struct timespec until;
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += SPLIT_PARK_S;
-	while (sp->exited + 1 < nthreads)
-		if (pthread_cond_timedwait(&sp->cond, &sp->lock, &until))
-			break;
+	pthread_mutex_lock(&sp->lock);
+	sp->abort = true;
+	pthread_cond_broadcast(&sp->cond);
+	while (sp->crash_state && ret != -cste_crashed && sp->exited < nthreads) {
+		wait_cond(sp);
+		if (crashed(sp))
+			ret = -cste_crashed;
+	}
+	if (ret == -cste_crashed) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += SPLIT_PARK_S;
+		while (sp->exited + 1 < nthreads)
+			if (pthread_cond_timedwait(&sp->cond, &sp->lock, &until))
+				break;
+		pthread_mutex_unlock(&sp->lock);
+		return ret;
+	}
 	pthread_mutex_unlock(&sp->lock);
+	for (unsigned i = 0; i < nthreads; i++)
+		pthread_join(tid[i], NULL);
+	if (sp->crash_state)
+		__atomic_store_n(sp->crash_state, 0, __ATOMIC_SEQ_CST);
+	return ret;
 }
 
 /* The run over the span in @sp (fd, begin, end) from @pos. */
@@ -487,18 +507,9 @@ static int run_span(struct split *sp, uint64_t pos, unsigned threads, uint64_t c
 		if (pthread_create(&tid[nthreads], NULL, dec_split_worker, sp) == 0)
 			nthreads++;
 	ret = nthreads ? dec_split_replay(sp, out, stats, delivered) : -cste_nomem;
-	pthread_mutex_lock(&sp->lock);
-	sp->abort = true;
-	pthread_cond_broadcast(&sp->cond);
-	if (ret == -cste_crashed) {
-		park_after_crash(sp, nthreads);
+	ret = end_workers(sp, tid, nthreads, ret);
+	if (ret == -cste_crashed)
 		return ret; /* nothing freed: the crashed worker may still hold it */
-	}
-	pthread_mutex_unlock(&sp->lock);
-	for (unsigned i = 0; i < nthreads; i++)
-		pthread_join(tid[i], NULL);
-	if (sp->crash_state)
-		__atomic_store_n(sp->crash_state, 0, __ATOMIC_SEQ_CST);
 	ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);
 	if (sp->serial)
 		*outcome = split_serial;
