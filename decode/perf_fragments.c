@@ -484,17 +484,35 @@ int dec_perf_input_run_apart(struct cst_perf_input *in, const struct cst_trace *
 	return ret;
 }
 
+/* Is @b's trace one source's? Several CPUs' sources share the formatted data:
+ * a buffer whose frames name more than one trace ID (CPUs sharing a sink) is
+ * decoded on one thread (split.h), so its frames are read to know. */
+static bool one_source(const struct cst_perf_input *in, int fd, const struct auxbuf *b)
+{
+	uint64_t ids[2] = {0, 0};
+
+	if (in->frames_buffer < 0 || in->info.nr_cpu < 2)
+		return true;
+	if (fd < 0 || dec_split_scan_ids(fd, b->data_off, b->data_off + b->size, ids) < 0)
+		return false;
+	return __builtin_popcountll(ids[0]) + __builtin_popcountll(ids[1]) <= 1;
+}
+
 bool dec_perf_input_splits(const struct cst_perf_input *in)
 {
 	uint64_t all = 0, big = 0;
+	int fd;
 
 	if (!in || in->timed || in->nworkers < 2 || in->id_filter[0] || in->id_filter[1])
 		return false;
+	fd = open(in->path, O_RDONLY | O_CLOEXEC);
 	for (size_t i = 0; i < in->nbufs; i++) {
 		all += in->bufs[i].size;
-		if (splittable_size(in, in->bufs[i].size))
+		if (splittable_size(in, in->bufs[i].size) && one_source(in, fd, &in->bufs[i]))
 			big += in->bufs[i].size;
 	}
+	if (fd >= 0)
+		close(fd);
 	return big && big >= all / 4 * 3;
 }
 

@@ -35,8 +35,9 @@ int dec_perf_input_run_apart(struct cst_perf_input *in, const struct cst_trace *
 
 /** Whether dec_perf_input_run_apart would decode most of the trace on threads:
  *  file order, no --id, and three quarters of the AUX bytes in buffers big enough
- *  to be split. Where it would not, a decoding thread of its own beside the
- *  caller's (decode/pipe.h) gains more. */
+ *  to be split, each one source's (with several CPUs in formatted data, their
+ *  frames are read to know). Where it would not, a decoding thread of its own
+ *  beside the caller's (decode/pipe.h) gains more. */
 bool dec_perf_input_splits(const struct cst_perf_input *in);
 
 /** As dec_perf_input_run without sideband, for cst_session_run_lines: @elem_fn

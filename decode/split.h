@@ -232,6 +232,10 @@ static inline bool dec_split_skip_elem(struct split_skip *k)
 /* A cst_log function over a struct split_skip. */
 void dec_split_skip_log(void *ctx, enum cst_log_level level, const char *msg);
 
+/* The trace IDs the 16-byte frames of [@pos, @end) of @fd name, added into @ids.
+ * Returns 0, -cste_io or -cste_nomem. */
+int dec_split_scan_ids(int fd, uint64_t pos, uint64_t end, uint64_t ids[2]);
+
 /* split.c: the worker threads */
 void *dec_split_worker(void *arg);
 

@@ -353,8 +353,7 @@ void dec_split_free_lists(struct split *sp)
 	free_blocks(sp->spare);
 }
 
-/* The IDs the frames of [pos, end) of @fd name. Returns 0 or -cste_io. */
-static int scan_ids(int fd, uint64_t pos, uint64_t end, uint64_t ids[2])
+int dec_split_scan_ids(int fd, uint64_t pos, uint64_t end, uint64_t ids[2])
 {
 	uint8_t *buf = malloc(1u << 20);
 
@@ -395,7 +394,7 @@ static int split_id(const struct cst_decoder *dec, int fd, uint64_t pos, uint64_
 		}
 	if (n == 1)
 		return id;
-	if (dec->format != cst_bufmt_frames || scan_ids(fd, pos, end, ids) < 0)
+	if (dec->format != cst_bufmt_frames || dec_split_scan_ids(fd, pos, end, ids) < 0)
 		return -1;
 	id = -1;
 	for (int i = 0; i < 128; i++) {
