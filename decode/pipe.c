@@ -4,6 +4,8 @@
  * filled again (fresh memory for every batch would cost page faults). */
 #include "pipe.h"
 
+#include "deadline.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -502,12 +504,7 @@ static struct batch *wait_batch(struct dec_pipe *p, bool *crash)
 			pthread_cond_wait(&p->ready, &p->lock);
 			continue;
 		}
-		clock_gettime(CLOCK_REALTIME, &t);
-		t.tv_nsec += PIPE_POLL_NS;
-		if (t.tv_nsec >= 1000000000) {
-			t.tv_sec++;
-			t.tv_nsec -= 1000000000;
-		}
+		dec_deadline_after(&t, PIPE_POLL_NS);
 		pthread_cond_timedwait(&p->ready, &p->lock, &t);
 	}
 	b = p->head;

@@ -478,10 +478,9 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 	if (!s)
 		return -cste_invalid;
 	memset(&s->stats, 0, sizeof(s->stats));
-	if (s->kind == cst_input_perf && s->opts.pipe && s->opts.threads > 1 &&
-	    dec_perf_input_splits(s->perf))
-		return run_merging(s, run_replayed, elem_fn, sb_fn, ctx);
 	if (s->kind == cst_input_perf && s->opts.pipe && s->opts.threads > 1) {
+		if (dec_perf_input_splits(s->perf))
+			return run_merging(s, run_replayed, elem_fn, sb_fn, ctx);
 		struct dec_pipe_run r = {.produce = run_perf, .produce_ctx = s,
 					 .elem_fn = elem_fn, .sb_fn = sb_fn, .ctx = ctx,
 					 .log = &s->user_log, .progress = s->user_progress,

@@ -2,15 +2,16 @@
  * replay in stream order, and the run that sets it all up (split.h). */
 #include "split.h"
 
+#include "deadline.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* how often a replay waiting for a list looks for a crash (split_out.crash_state),
  * and how long, after one, it waits for the other workers to end */
 #define SPLIT_POLL_NS (50 * 1000 * 1000)
-#define SPLIT_PARK_S 5
+#define SPLIT_PARK_NS (5ll * 1000 * 1000 * 1000)
 
 void dec_split_copy(struct split_entry *to, const struct cst_elem *e)
 {
@@ -176,12 +177,7 @@ static void wait_cond(struct split *sp)
 		pthread_cond_wait(&sp->cond, &sp->lock);
 		return;
 	}
-	clock_gettime(CLOCK_REALTIME, &t);
-	t.tv_nsec += SPLIT_POLL_NS;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
+	dec_deadline_after(&t, SPLIT_POLL_NS);
 	pthread_cond_timedwait(&sp->cond, &sp->lock, &t);
 }
 
@@ -192,12 +188,9 @@ static struct split_block *next_blocks(struct split *sp, struct split_chunk *c)
 	struct split_block *b;
 
 	pthread_mutex_lock(&sp->lock);
+	/* after a crash the replay stops (dec_split_replay looks again) */
 	while (!c->first && !c->done && !sp->abort && !crashed(sp))
 		wait_cond(sp);
-	if (crashed(sp)) {
-		pthread_mutex_unlock(&sp->lock);
-		return NULL;
-	}
 	if (sp->serial) {
 		pthread_mutex_unlock(&sp->lock);
 		return NULL; /* nothing more: the buffer is decoded serially instead */
@@ -446,8 +439,7 @@ static int end_workers(struct split *sp, pthread_t *tid, unsigned nthreads, int 
 			ret = -cste_crashed;
 	}
 	if (ret == -cste_crashed) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += SPLIT_PARK_S;
+		dec_deadline_after(&until, SPLIT_PARK_NS);
 		while (sp->exited + 1 < nthreads)
 			if (pthread_cond_timedwait(&sp->cond, &sp->lock, &until))
 				break;
