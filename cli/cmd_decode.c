@@ -160,6 +160,15 @@ int cmd_decode(int argc, char **argv)
 	}
 	out.f = file.f;
 	setvbuf(out.f, NULL, _IOFBF, 1 << 20);
+	/* OpenCSD's own print of each element needs OpenCSD's element */
+	if (out.format == out_elements && topts.session.decoder == cst_decoder_cstrace) {
+		cli_error("--format=elements prints OpenCSD's elements: not with --decoder=cstrace");
+		cli_out_abort(&file);
+		trace_opts_fini(&topts);
+		return 2;
+	}
+	if (out.format == out_elements)
+		topts.session.decoder = cst_decoder_opencsd;
 
 	ret = trace_opts_open(&topts, trace, out.f, &session);
 	if (ret < 0)
@@ -183,8 +192,12 @@ int cmd_decode(int argc, char **argv)
 	if (stats && st.chunks > 1)
 		fprintf(stderr,
 			"cstrace: on %u threads: %" PRIu64 " chunks, %" PRIu64
-			" decoded apart (the others by the decoder before them)\n",
-			topts.session.threads, st.chunks, st.chunks_apart);
+			" decoded apart (the others by the decoder before them), %" PRIu64
+			" by cstrace's ETMv4 follower\n",
+			topts.session.threads, st.chunks, st.chunks_apart, st.chunks_followed);
+	if (stats && st.followed)
+		fprintf(stderr, "cstrace: %" PRIu64 " of the elements by cstrace's ETMv4 decoder\n",
+			st.followed);
 	if (stats && st.queues_ahead)
 		fprintf(stderr,
 			"cstrace: on %u threads: %" PRIu64 " queues decoded ahead of the time order%s\n",

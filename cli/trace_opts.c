@@ -210,6 +210,18 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 		t->session.threads = (unsigned)v;
 		return 1;
 	}
+	case 0x1012:
+		if (!strcasecmp(arg, "auto")) {
+			t->session.decoder = cst_decoder_auto;
+		} else if (!strcasecmp(arg, "opencsd")) {
+			t->session.decoder = cst_decoder_opencsd;
+		} else if (!strcasecmp(arg, "cstrace")) {
+			t->session.decoder = cst_decoder_cstrace;
+		} else {
+			cli_error("--decoder: '%s': expected auto, opencsd or cstrace", arg);
+			return -1;
+		}
+		return 1;
 	case 0x1011: {
 		uint64_t v;
 

@@ -42,7 +42,8 @@ struct trace_opts {
 	{"start-offset", required_argument, NULL, 0x100f},                  \
 	{"symdir", required_argument, NULL, 0x1020},                        \
 	{"threads", required_argument, NULL, 0x1010},                       \
-	{"chunk-size", required_argument, NULL, 0x1011}
+	{"chunk-size", required_argument, NULL, 0x1011},                    \
+	{"decoder", required_argument, NULL, 0x1012}
 
 #define TRACE_OPTS_HELP                                                                   \
 	"  --id LIST            decode only these trace IDs (e.g. 0x10,0x12)\n"            \
@@ -73,7 +74,11 @@ struct trace_opts {
 	"  --threads N          decode on N threads (default: the online CPUs): a snapshot\n" \
 	"                       or raw buffer of one trace source is cut into chunks that\n" \
 	"                       decode side by side; the output is the same for any N\n" \
-	"  --chunk-size N       bytes per chunk for --threads (default 64K; K/M suffixes)\n"
+	"  --chunk-size N       bytes per chunk for --threads (default 64K; K/M suffixes)\n" \
+	"  --decoder D          ETMv4 decode after OpenCSD's packets: auto (default:\n" \
+	"                       cstrace's own on threads where it covers the trace, the\n" \
+	"                       same elements much faster; else OpenCSD's), opencsd,\n" \
+	"                       or cstrace (everywhere; what it does not cover is an error)\n"
 
 void trace_opts_init(struct trace_opts *t);
 /** Handle one getopt value in the TRACE_OPTS range. Returns 1 if handled, 0 if not

@@ -71,46 +71,54 @@ void dec_stats_count_run(struct cst_decoder_stats *st, const struct cst_elem *e,
 	}
 }
 
-static ocsd_datapath_resp_t on_elem(const void *p_context, const ocsd_trc_index_t index_sop,
-				    const uint8_t trc_chan_id, const ocsd_generic_trace_elem *el)
+/* An element of trace ID @chan made at the packet of OpenCSD index @index_sop:
+ * where it is, whose, in which context; then to the callback. Nonzero: stop. */
+static int deliver(struct cst_decoder *dec, ocsd_trc_index_t index_sop, uint8_t chan,
+		   struct cst_elem *e)
 {
-	struct cst_decoder *dec = (struct cst_decoder *)p_context;
-	uint8_t id = trc_chan_id & 0x7f;
-	struct cst_elem e;
+	uint8_t id = chan & 0x7f;
 	int ret;
 
-	dec_elem_from_ocsd(&e, (const struct _ocsd_generic_trace_elem *)el);
 	/* A flushed perf.data fragment's end of trace comes with index 0 (no packet of
 	 * its own): keep it 0, as rebuilt against data fed past 4 GiB it would read as
 	 * a multiple of 4 GiB. Snapshots give EOT its last packet's index. */
-	e.offset = e.type == cst_elem_eot && !index_sop ? 0 : dec_decoder_offset(dec, index_sop);
+	e->offset = e->type == cst_elem_eot && !index_sop ? 0 : dec_decoder_offset(dec, index_sop);
 	/* OpenCSD keeps a source's last packet index across a reset: the end of trace
 	 * of a source that gave nothing since (another CPU's, in a perf.data fragment)
 	 * would name a packet of earlier data. It gets 0 too, so that it does not
 	 * depend on what the decoder was fed before (decoding on threads). */
-	if (e.type == cst_elem_eot && dec->was_reset && !((dec->said[id / 64] >> (id % 64)) & 1))
-		e.offset = 0;
-	else if (e.type != cst_elem_eot)
+	if (e->type == cst_elem_eot && dec->was_reset && !((dec->said[id / 64] >> (id % 64)) & 1))
+		e->offset = 0;
+	else if (e->type != cst_elem_eot)
 		dec->said[id / 64] |= 1ull << (id % 64);
-	e.trace_id = trc_chan_id;
-	e.source = dec->id_source[id];
-	e.pid = e.tid = e.cpu = -1;
-	if (e.source >= 0)
-		e.cpu = dec->trace->sources[e.source].cpu;
-	if (e.type == cst_elem_pe_context)
-		dec->ctx[id] = e.ctx;
+	e->trace_id = chan;
+	e->source = dec->id_source[id];
+	e->pid = e->tid = e->cpu = -1;
+	if (e->source >= 0)
+		e->cpu = dec->trace->sources[e->source].cpu;
+	if (e->type == cst_elem_pe_context)
+		dec->ctx[id] = e->ctx;
 	else
-		e.ctx = dec->ctx[id];
+		e->ctx = dec->ctx[id];
 
-	dec_stats_count(&dec->stats, &e);
+	dec_stats_count(&dec->stats, e);
 	if (!dec->elem_fn)
-		return OCSD_RESP_CONT;
-	ret = dec->elem_fn(dec->elem_ctx, &e);
-	if (ret) {
+		return 0;
+	ret = dec->elem_fn(dec->elem_ctx, e);
+	if (ret)
 		dec->stop = ret;
-		return OCSD_RESP_FATAL_SYS_ERR;
-	}
-	return OCSD_RESP_CONT;
+	return ret;
+}
+
+static ocsd_datapath_resp_t on_elem(const void *p_context, const ocsd_trc_index_t index_sop,
+				    const uint8_t trc_chan_id, const ocsd_generic_trace_elem *el)
+{
+	struct cst_elem e;
+
+	dec_elem_from_ocsd(&e, (const struct _ocsd_generic_trace_elem *)el);
+	return deliver((struct cst_decoder *)p_context, index_sop, trc_chan_id, &e)
+		       ? OCSD_RESP_FATAL_SYS_ERR
+		       : OCSD_RESP_CONT;
 }
 
 void dec_decoder_on_packet(const void *p_context, const ocsd_datapath_op_t op,
@@ -146,20 +154,63 @@ void dec_decoder_deliver(struct cst_decoder *dec, ocsd_trc_index_t index_sop, ui
 
 /* Code bytes for OpenCSD: from the trace's images, else from the caller's reader;
  * 0 bytes makes OpenCSD report ADDR_NACC (a gap) rather than fail. */
+static uint32_t read_code(void *ctx, uint8_t trace_id, uint64_t address, uint32_t space,
+			  uint32_t len, uint8_t *buf)
+{
+	struct cst_decoder *dec = ctx;
+	uint32_t got = dec_mem_images_read(dec->mem, address, space, len, buf);
+
+	if (got || !dec->opts.mem_read)
+		return got;
+	return dec->opts.mem_read(dec->opts.mem_ctx, trace_id, address, (enum cst_mem_space)space,
+				  len, buf);
+}
+
 static uint32_t on_mem_read(const void *p_context, const ocsd_vaddr_t address,
 			    const ocsd_mem_space_acc_t mem_space, const uint8_t trc_id,
 			    const uint32_t req, uint8_t *buf)
 {
-	struct cst_decoder *dec = (struct cst_decoder *)p_context;
-	uint32_t got = dec_mem_images_read(dec->mem, address, (uint32_t)mem_space, req, buf);
-
-	if (got || !dec->opts.mem_read)
-		return got;
-	return dec->opts.mem_read(dec->opts.mem_ctx, trc_id, address,
-				  (enum cst_mem_space)mem_space, req, buf);
+	return read_code((void *)p_context, trc_id, address, (uint32_t)mem_space, req, buf);
 }
+
+static int follow_elem(void *ctx, uint32_t index, uint8_t trace_id, struct cst_elem *e)
+{
+	struct cst_decoder *dec = ctx;
+
+	dec->stats.followed++;
+	return deliver(dec, index, trace_id, e);
+}
+
+static void follow_decline(void *ctx, uint32_t index, uint8_t trace_id, const char *why)
+{
+	struct cst_decoder *dec = ctx;
+
+	if (dec->follow == dec_follow_strict)
+		cst_logf(dec->opts.log, cst_log_error,
+			 "%s: offset %llu: trace ID 0x%x holds %s, which cstrace's decoder "
+			 "does not cover (--decoder=auto decodes it with OpenCSD's)",
+			 cst_trace_buffer(dec->trace, dec->buffer)->path,
+			 (unsigned long long)dec_decoder_offset(dec, index), trace_id, why);
+	else
+		cst_logf(dec->opts.log, cst_log_debug,
+			 "%s: offset %llu: trace ID 0x%x holds %s: decoded with OpenCSD's "
+			 "decoder",
+			 cst_trace_buffer(dec->trace, dec->buffer)->path,
+			 (unsigned long long)dec_decoder_offset(dec, index), trace_id, why);
+	if (!dec->stop)
+		dec->stop = -cste_unsupported;
+}
+
+const struct etm4_follow_io dec_follow_io = {read_code, follow_elem, follow_decline, NULL};
 struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
 				      const struct cst_decoder_opts *opts, int *errp)
+{
+	return dec_decoder_alloc_follow(trace, buffer, opts, dec_follow_none, errp);
+}
+
+struct cst_decoder *dec_decoder_alloc_follow(const struct cst_trace *trace, int buffer,
+					     const struct cst_decoder_opts *opts,
+					     enum dec_follow follow, int *errp)
 {
 	struct cst_decoder *dec;
 	struct cst_decoder_opts o;
@@ -181,6 +232,7 @@ struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
 		dec->opts.window = CST_DEFAULT_WINDOW;
 	dec->opts.window = (dec->opts.window + CST_FRAME - 1) / CST_FRAME * CST_FRAME;
 	dec->format = b->format;
+	dec->follow = follow;
 	if (dec->format == cst_bufmt_dstream)
 		dec->opts.window = (dec->opts.window + DSTREAM_BLOCK - 1) / DSTREAM_BLOCK * DSTREAM_BLOCK;
 	memset(dec->id_source, -1, sizeof(dec->id_source));
@@ -259,6 +311,8 @@ void cst_decoder_free(struct cst_decoder *dec)
 		pthread_mutex_unlock(&tree_lock);
 	}
 	dec_mem_images_close(dec->mem);
+	for (int i = 0; i < 128; i++)
+		dec_etm4_follow_free(dec->follower[i]);
 	free(dec);
 }
 
@@ -578,4 +632,6 @@ void dec_stats_add(struct cst_decoder_stats *sum, const struct cst_decoder_stats
 	sum->frame_ids[1] |= s->frame_ids[1];
 	sum->chunks += s->chunks;
 	sum->chunks_apart += s->chunks_apart;
+	sum->chunks_followed += s->chunks_followed;
+	sum->followed += s->followed;
 }

@@ -100,6 +100,9 @@ int dec_decoder_add_source(struct cst_decoder *dec, int s, const struct cst_sour
 	default:
 		return -cste_unsupported;
 	}
+	if (dec->follow != dec_follow_none && !dec->opts.packets_only &&
+	    src->protocol == cst_proto_etmv4i && dec_etm4_follow_covers(src, cfg.v4.arch_ver))
+		flags = OCSD_CREATE_FLG_PACKET_PROC; /* the follower decodes its packets */
 	err = ocsd_dt_create_decoder(dec->tree, name, (int)flags, &cfg, &csid);
 	if (err != OCSD_OK) {
 		char msg[256];
@@ -112,6 +115,18 @@ int dec_decoder_add_source(struct cst_decoder *dec, int s, const struct cst_sour
 	csid &= 0x7f;
 	dec->id_source[csid] = (int8_t)s;
 	dec->pkt_ids[csid] = (struct pkt_ctx){dec, csid, src->protocol};
+	if (flags == OCSD_CREATE_FLG_PACKET_PROC && !dec->opts.packets_only) {
+		struct etm4_follow_io io = dec_follow_io;
+
+		io.ctx = dec;
+		dec->follower[csid] = dec_etm4_follow_new(src, cfg.v4.arch_ver, csid, &io);
+		if (!dec->follower[csid] ||
+		    ocsd_dt_attach_packet_callback(dec->tree, csid, OCSD_C_API_CB_PKT_SINK,
+						   (void *)dec_etm4_follow_packet,
+						   dec->follower[csid]) != OCSD_OK)
+			return -cste_nomem;
+		return 0;
+	}
 	if (dec->opts.packets_only &&
 	    ocsd_dt_attach_packet_callback(dec->tree, csid, OCSD_C_API_CB_PKT_MON,
 					   (void *)dec_decoder_on_packet, &dec->pkt_ids[csid]) != OCSD_OK)

@@ -4,10 +4,21 @@
 #ifndef CSTRACE_DECODE_DECODER_INT_H
 #define CSTRACE_DECODE_DECODER_INT_H
 
+#include "etm4_follow.h"
 #include "mem_images.h"
 #include "trace_internal.h"
 
 #include <opencsd/c_api/opencsd_c_api.h>
+
+/* Whether a decoder's ETMv4 sources that the follower covers are decoded by it
+ * (its elements carry no OpenCSD element), and how it says trace the follower
+ * does not cover, which stops the decode (-cste_unsupported). */
+enum dec_follow {
+	dec_follow_none,
+	dec_follow_quiet,  /* through opts.log at debug level: a split worker's
+			      log sends the buffer to one thread (split.c) */
+	dec_follow_strict, /* as an error */
+};
 
 struct pkt_ctx {
 	struct cst_decoder *dec;
@@ -43,6 +54,10 @@ struct cst_decoder {
 	uint64_t carry_offset;
 
 	struct mem_images *mem; /* the trace's images, for the code walk */
+	/* ETMv4 sources decoded by cstrace's follower (etm4_follow.h), by trace
+	 * ID, when asked for (dec_decoder_alloc_follow) and it covers them */
+	enum dec_follow follow;
+	struct etm4_follow *follower[128];
 	bool printer_locked;    /* holds printer_lock (ETE packet listing) */
 
 	struct cst_decoder_stats stats;
@@ -61,6 +76,14 @@ static inline uint64_t dec_decoder_offset(const struct cst_decoder *dec, ocsd_tr
 /* decoder.c: open @dec's buffer file and check it (messages logged as
  * cst_decoder_run logs them): the bytes to decode are [*pos, *end) of *fd. */
 int dec_decoder_open_span(struct cst_decoder *dec, int *fd, uint64_t *pos, uint64_t *end);
+
+/* decoder.c: cst_decoder_alloc, with the follower as @follow says. */
+struct cst_decoder *dec_decoder_alloc_follow(const struct cst_trace *trace, int buffer,
+					     const struct cst_decoder_opts *opts,
+					     enum dec_follow follow, int *errp);
+
+/* decoder.c: a follower's reads and elements go through its decoder */
+extern const struct etm4_follow_io dec_follow_io;
 
 /* decoder.c: add the trace IDs that the 16-byte frames in @data name to @ids
  * (bit n: ID n). */

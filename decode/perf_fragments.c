@@ -83,7 +83,7 @@ struct cst_decoder *dec_pi_decoder_make(struct cst_perf_input *in, const struct 
 	if (buffer < 0)
 		return NULL;
 	if (!*slot) {
-		*slot = cst_decoder_alloc(trace, buffer, o, NULL);
+		*slot = dec_decoder_alloc_follow(trace, buffer, o, in->follow_serial, NULL);
 		if (!*slot)
 			return NULL;
 		cst_decoder_set_elem_cb(*slot, elem_fn, elem_ctx);
@@ -242,7 +242,7 @@ static int decode_split(struct cst_perf_input *in, const struct cst_trace *trace
 	struct split_mem mem = {worker_mem_open, worker_mem_close, dec_pi_worker_elem,
 				dec_perf_mem_cursor_read, &start, true};
 	struct split_out out = {in->print ? NULL : on_elem, in, in->print ? in->write : NULL,
-				in->write_ctx, in->merged, in->crash_state};
+				in->write_ctx, in->merged, in->crash_state, in->follow};
 	int buffer = f->raw ? in->raw_buffer[f->ci] : in->frames_buffer;
 	struct split_span span = {-1, off, off + size, 0};
 	enum split_outcome how = split_unsplittable;

@@ -166,6 +166,8 @@ struct cst_perf_input {
 	 * chunks of this many bytes, and the totals of those runs */
 	unsigned nworkers;
 	uint64_t chunk;
+	bool follow; /* split_out.follow */
+	enum dec_follow follow_serial; /* of the decoders on this thread */
 	struct cst_decoder_stats split_stats;
 	/* after a split run that met a decoder error: what the serial decode of the
 	 * fragment leaves out */

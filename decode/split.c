@@ -296,6 +296,13 @@ static void meet(struct worker *w)
 	w->boundary++;
 }
 
+/* A worker's decoder follows quietly: what the follower does not cover sends the
+ * buffer to one thread (on_worker_log), whose decoder the caller chose. */
+static enum dec_follow worker_follow(const struct split *sp)
+{
+	return sp->follow ? dec_follow_quiet : dec_follow_none;
+}
+
 static struct cst_decoder *worker_decoder(struct split *sp, size_t k, struct worker *w)
 {
 	struct cst_decoder_opts o = sp->dopts;
@@ -306,18 +313,18 @@ static struct cst_decoder *worker_decoder(struct split *sp, size_t k, struct wor
 		o.mem_read = sp->mem->read;
 		o.mem_ctx = w->mem;
 		o.log = NULL;
-		dec = cst_decoder_alloc(sp->trace, sp->buffer, &o, NULL);
+		dec = dec_decoder_alloc_follow(sp->trace, sp->buffer, &o, worker_follow(sp), NULL);
 		if (dec && sp->mem->reset)
 			cst_decoder_reset(dec);
 		return dec;
 	}
-	if (!k) {
+	if (!k && !sp->follow) {
 		dec = sp->dec0;
 		sp->dec0 = NULL;
 		return dec;
 	}
 	o.log = NULL; /* what opening says, the first decoder said already */
-	return cst_decoder_alloc(sp->trace, sp->buffer, &o, NULL);
+	return dec_decoder_alloc_follow(sp->trace, sp->buffer, &o, worker_follow(sp), NULL);
 }
 
 /* Decode from chunk @k's start until this worker's list joins a later chunk's,
@@ -388,6 +395,7 @@ static int run_chunk(struct split *sp, size_t k, uint8_t *buf)
 	}
 	if (!none && !own->abandon && (w->joined || ended || ret < 0)) {
 		own->done = true;
+		own->followed = w->dec->stats.followed > 0;
 		own->next = w->joined ? w->boundary : sp->nchunks;
 		own->ret = w->joined ? 0 : ret;
 		if (ret < 0 && !sp->err)

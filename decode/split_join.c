@@ -305,6 +305,8 @@ int dec_split_replay(struct split *sp, const struct split_out *out,
 			held_after(sp);
 			if (!ret && c < sp->nchunks)
 				stats->chunks_apart++;
+			if (!ret && ch->followed)
+				stats->chunks_followed++;
 			if (sp->serial || (sp->abort && !ch->done)) {
 				pthread_mutex_unlock(&sp->lock);
 				break;
@@ -472,6 +474,7 @@ static int run_span(struct split *sp, uint64_t pos, unsigned threads, uint64_t c
 	*outcome = split_done;
 	sp->trace_id = (uint8_t)id;
 	sp->merge = out->merged && !sp->print;
+	sp->follow = out->follow;
 	ret = split_setup(sp, pos, chunk);
 	if (ret) {
 		cst_decoder_free(sp->dec0);

@@ -324,6 +324,9 @@ struct cst_decoder_stats {
 	 * into, and how many of them the output took from their own decoder (the
 	 * others were decoded by the decoder of the chunk before) */
 	uint64_t chunks, chunks_apart;
+	/* elements made by cstrace's ETMv4 follower (cst_session_opts.ocsd_elements)
+	 * rather than OpenCSD's decoder, and the chunks whose decoder used it */
+	uint64_t followed, chunks_followed;
 	/* perf.data in time order on threads: the queues (CPUs) decoded ahead of the
 	 * merge, and whether the run was taken again on one thread (a decoder had
 	 * something to say) */
@@ -428,6 +431,22 @@ enum cst_order {
 	cst_order_time,     /* merged by perf 6.1's time estimate (cs_etm__process_queues) */
 };
 
+/* OpenCSD frames and parses all trace. ETMv4 instruction trace in the
+ * configurations it covers (decode/etm4_follow.h) can then be followed through
+ * the code by cstrace's own decoder: the same elements as OpenCSD's decoder
+ * gives (proven on the test suite's traces), without OpenCSD's element
+ * (cst_elem.ocsd) and in a fraction of the time. */
+enum cst_decoder_choice {
+	/* decoding threads use cstrace's where it covers the source; trace it does
+	 * not cover makes the buffer or AUX fragment decode again with OpenCSD's on
+	 * one thread; one thread uses OpenCSD's */
+	cst_decoder_auto,
+	cst_decoder_opencsd, /* OpenCSD's everywhere; elements carry cst_elem.ocsd */
+	/* cstrace's for every source it covers, on any thread; trace it does not
+	 * cover is an error (cste_unsupported): to check it against OpenCSD's */
+	cst_decoder_cstrace,
+};
+
 struct cst_session_opts {
 	size_t sz;                 /* sizeof(struct cst_session_opts) */
 	const struct cst_log *log;
@@ -499,6 +518,8 @@ struct cst_session_opts {
 	 * in a perf.data decoded in file order (each worker reading code as the
 	 * context IDs it meets say); other inputs decode on one thread. */
 	unsigned threads;
+	/* Which decoder makes the elements of ETMv4 trace (docs/decode.md). */
+	enum cst_decoder_choice decoder;
 	uint64_t chunk_size;
 };
 

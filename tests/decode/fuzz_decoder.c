@@ -1,11 +1,13 @@
 /* libFuzzer target for the decoder: arbitrary bytes as CoreSight frames (or, when the
  * first byte is odd, as a raw ETMv4 stream) through ETMv4, ETMv3, PTM and STM
- * decoders at once, code bytes served from the input itself, fed in uneven pieces. */
+ * decoders at once, code bytes served from the input itself, fed in uneven pieces;
+ * ETMv4 through cstrace's own decoder when the first byte has bit 1 set. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cstrace/decode.h"
+#include "decoder_int.h"
 
 struct input {
 	const uint8_t *data;
@@ -65,7 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	add(t, buf, cst_proto_etmv3, "traceid=0x11,etmcr=0x10001860");
 	add(t, buf, cst_proto_ptm, "traceid=0x12,etmcr=0x20000400");
 	add(t, buf, cst_proto_stm, "traceid=0x20");
-	d = cst_decoder_alloc(t, buf, &o, NULL);
+	d = (data[0] & 2) ? dec_decoder_alloc_follow(t, buf, &o, dec_follow_strict, NULL)
+			  : cst_decoder_alloc(t, buf, &o, NULL);
 	if (d) {
 		size_t off = 1, piece = 1 + data[0] % 61;
 

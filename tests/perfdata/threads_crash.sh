@@ -53,11 +53,14 @@ check "one thread, two queues: the decoder crashes: $(head -c 300 "$TMP/one.err"
 same perf-crash-queues "$TMP/queues.data" "decode --format=elements,script,report" "64K" --order=time
 
 # The crash input at the start of a fragment after a long one: the decoder that
-# ran through the first fragment (reset, as perf resets it) gets past it, a
-# worker's decoder, new and reset, crashes there. Script and report decode on
-# workers too, behind the pipe: the child that crashed on a worker is run again
-# on one thread, leaving out what the crashed one printed, and ends as a
-# one-thread run does, with no crash at all.
+# ran through the first fragment (reset, as perf resets it) gets past it, a new
+# and reset one crashes there. With OpenCSD's decoder on the workers
+# (--decoder=opencsd) a worker's crashes, behind the pipe or the replay; with
+# cstrace's own (the default) the workers find packets it does not decode, and
+# the fragment goes to one thread, whose new OpenCSD decoder crashes on the
+# printing thread. Either way the child that crashed is run again on one thread,
+# leaving out what the crashed one printed, and ends as a one-thread run does,
+# with no crash at all.
 cat "$crash" "$TMP/many.bin" > "$TMP/crash-many.bin"
 "$GEN" --out "$TMP/after.data" --raw --traceid 0x10 --trcconfigr 0xc1 \
 	--trace-file "$TMP/many.bin" --trace-file "$TMP/crash-many.bin" \
@@ -66,30 +69,34 @@ cat "$crash" "$TMP/many.bin" > "$TMP/crash-many.bin"
 "$CSTRACE" script --threads 1 "$TMP/after.data" > "$TMP/after.one" 2> "$TMP/one.err"
 check "one thread: no crash after a long fragment: $(head -c 300 "$TMP/one.err")" \
 	sh -c '[ -s "$0" ] && ! grep -q "crashed" "$1"' "$TMP/after.one" "$TMP/one.err"
-# Whether the worker crashes depends on what OpenCSD reads through a bad pointer:
-# on the host it always has; under qemu-user (the cross stages) not in every run.
-# Up to eight runs; required on the host, told elsewhere.
-crashed=0
-for _ in 1 2 3 4 5 6 7 8; do
-	CSTRACE_DEBUG=1 "$CSTRACE" script --threads 2 --chunk-size 1K "$TMP/after.data" \
-		> /dev/null 2> "$TMP/many.err"
-	if grep -q "debug: .*crashed on threads; again on one thread" "$TMP/many.err"; then
-		crashed=1
-		break
-	fi
-done
 case "$(uname -m)" in
 x86_64) native="X86-64" ;;
 aarch64) native="AArch64" ;;
 *) native="ARM" ;;
 esac
-if readelf -h "$CSTRACE" | grep -q "Machine: *.*$native"; then
-	check "two threads: a worker crashed, and the child ran again: $(head -c 300 "$TMP/many.err")" \
-		[ $crashed = 1 ]
-elif [ $crashed = 0 ]; then
-	echo "note: no worker crashed in eight runs under emulation; the outputs are compared below"
-fi
-same perf-crash-after "$TMP/after.data" "script,script --insn,report,decode --format=jsonl,script --raw,script --raw --insn" "1K"
+for decoder in opencsd auto; do
+	# Whether the decoder crashes depends on what OpenCSD reads through a bad
+	# pointer: on the host it always has; under qemu-user (the cross stages) not
+	# in every run. Up to eight runs; required on the host, told elsewhere.
+	crashed=0
+	for _ in 1 2 3 4 5 6 7 8; do
+		CSTRACE_DEBUG=1 "$CSTRACE" script --threads 2 --chunk-size 1K --decoder=$decoder \
+			"$TMP/after.data" > /dev/null 2> "$TMP/many.err"
+		if grep -q "debug: .*crashed on threads; again on one thread" "$TMP/many.err"; then
+			crashed=1
+			break
+		fi
+	done
+	if readelf -h "$CSTRACE" | grep -q "Machine: *.*$native"; then
+		check "two threads, --decoder=$decoder: a decoder crashed, and the child ran again: $(head -c 300 "$TMP/many.err")" \
+			[ $crashed = 1 ]
+	elif [ $crashed = 0 ]; then
+		echo "note: --decoder=$decoder: no crash in eight runs under emulation; the outputs are compared below"
+	fi
+	same perf-crash-after-$decoder "$TMP/after.data" \
+		"script,script --insn,report,decode --format=jsonl,script --raw,script --raw --insn" "1K" \
+		--decoder=$decoder
+done
 
 # With -o, each child writes the file whole under a temporary name, and the
 # parent removes the one a dead child left: the file is the one-thread output,

@@ -17,6 +17,10 @@ synth_long_run "$1" "$2" "$3"
 "$CSTRACE" decode --threads 1 --format=jsonl "$TMP/snap" > "$TMP/one.jsonl"
 check "one thread equals QEMU" python3 "$here/compare.py" --truth "$TMP/truth" \
 	--jsonl "$TMP/one.jsonl" --snapshot "$TMP/snap"
+# cstrace's own ETMv4 decoder, which the threads use (OpenCSD's decodes ETMv3)
+"$CSTRACE" decode --threads 1 --decoder=cstrace --format=jsonl "$TMP/snap" > "$TMP/own.jsonl"
+check "one thread, --decoder=cstrace: equals QEMU" python3 "$here/compare.py" \
+	--truth "$TMP/truth" --jsonl "$TMP/own.jsonl" --snapshot "$TMP/snap"
 apart=0
 for t in 2 3 4; do
 	for cs in 4K 64K; do
@@ -43,6 +47,9 @@ check "synth perf.data from the same run" sh -c \
 "$CSTRACE" decode --threads 1 --format=jsonl "$pd" > "$TMP/perf.jsonl"
 check "perf.data: one thread equals QEMU" python3 "$here/compare.py" --truth "$TMP/truth" \
 	--jsonl "$TMP/perf.jsonl" --snapshot "$TMP/snap"
+"$CSTRACE" decode --threads 1 --decoder=cstrace --format=jsonl "$pd" > "$TMP/perf-own.jsonl"
+check "perf.data, --decoder=cstrace: the elements of OpenCSD's decoder" \
+	cmp -s "$TMP/perf.jsonl" "$TMP/perf-own.jsonl"
 PERF_VERBS="decode --format=jsonl,decode --format=none --stats,script,script --raw,report"
 same perf "$pd" "$PERF_VERBS" "4K"
 same perf-64K "$pd" "decode --format=jsonl" "64K"

@@ -1,0 +1,761 @@
+/* cstrace's own ETMv4 instruction-trace decoder behind OpenCSD's packet processor
+ * (etm4_follow.h): the packets go on a stack of pending elements, and each P0
+ * element (atom, exception) is committed as it comes (no speculation), walking
+ * the code from the current address to the next waypoint, as OpenCSD's ETMv4
+ * decoder does. Walks are cached by their start address, so a loop's blocks are
+ * walked once. */
+#include "etm4_follow.h"
+
+#include <opencsd/etmv4/trc_pkt_types_etmv4.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* TRCCONFIGR bits of what the follower does not decode: LSP0 (2:1), cycle counts
+ * (4), conditional instructions (10:8), return stack (12), Q elements (14:13),
+ * data address and value (17:16). */
+#define CONFIGR_NOT_COVERED 0x37716u
+#define STACK_MAX 64       /* pending elements before the follower gives up */
+#define BLOCKS (1u << 14)  /* walks cached, by start address */
+#define READ_AHEAD 64      /* code bytes read at a time */
+
+enum state { st_no_sync, st_wait_sync, st_wait_tinfo, st_decode };
+
+enum pending_kind {
+	pk_atom,
+	pk_addr,
+	pk_ctxt,
+	pk_trace_on,
+	pk_excep,
+	pk_excep_ret,
+	pk_ts,
+	pk_event,
+};
+
+struct pending {
+	enum pending_kind kind;
+	uint32_t index; /* of the packet that made it */
+	union {
+		struct {
+			uint32_t bits; /* bit 0 the oldest, 1 = E */
+			uint8_t num;
+		} atom;
+		struct {
+			uint64_t val;
+			uint8_t is;
+		} addr;
+		struct {
+			etmv4_context_t c;
+			uint8_t is;
+		} ctxt;
+		struct {
+			uint16_t number;
+			bool prev_same; /* the return address is a branch target as well */
+		} excep;
+		uint64_t ts;
+	} u;
+};
+
+/* An instruction as far as waypoints go (OpenCSD's A64 instruction decode). */
+struct insn {
+	enum cst_insn_class cls;
+	enum cst_insn_subclass sub;
+	uint64_t target; /* direct branches */
+};
+
+/* A walk from @start to its first waypoint (its last instruction). */
+struct block {
+	uint64_t start; /* | 1 when valid (A64 addresses are 4-aligned) */
+	uint64_t end;
+	uint32_t num;
+	uint32_t gen; /* etm4_follow.gen when it was walked */
+	struct insn last;
+};
+
+struct etm4_follow {
+	struct etm4_follow_io io;
+	uint8_t trace_id;
+	ocsd_arch_version_t arch;
+	bool wfi_wfe_branch;
+	bool declined;
+	enum cst_gap_reason unsync; /* what the next no-sync element says */
+	bool prev_overflow;         /* the next trace on says "overflow" */
+
+	enum state state;
+	uint32_t index;      /* of the packet being processed */
+	bool need_addr, need_ctxt, pending_addr;
+	uint8_t last_is;
+	uint32_t spec_depth;
+
+	/* the PE, as the decoder knows it */
+	uint64_t addr;
+	enum cst_isa isa;
+	bool is_64bit, is_secure;
+	uint8_t el;
+	struct insn last;    /* the last instruction walked */
+
+	/* what an element without its own carries on from the one before (OpenCSD
+	 * copies ISA and context from element to element: a context packet that
+	 * leaves out the context ID or VMID shows the last one given) */
+	enum cst_isa elem_isa;
+	struct cst_pe_context elem_ctx;
+
+	struct pending stack[STACK_MAX]; /* oldest at head */
+	unsigned head, count;
+
+	/* code read ahead: [code_addr, code_addr + code_len) */
+	uint8_t code[READ_AHEAD];
+	uint64_t code_addr;
+	uint32_t code_len;
+	struct block *blocks;
+	uint32_t gen; /* blocks of other generations are forgotten */
+};
+
+bool dec_etm4_follow_covers(const struct cst_source_cfg *src, ocsd_arch_version_t arch)
+{
+	return src->protocol == cst_proto_etmv4i && (arch == ARCH_V8 || arch == ARCH_V8r3) &&
+	       !(src->regs.etmv4.trcconfigr & CONFIGR_NOT_COVERED) && src->regs.etmv4.trcidr8 == 0;
+}
+
+struct etm4_follow *dec_etm4_follow_new(const struct cst_source_cfg *src,
+					ocsd_arch_version_t arch, uint8_t trace_id,
+					const struct etm4_follow_io *io)
+{
+	struct etm4_follow *f = calloc(1, sizeof(*f));
+	uint32_t idr1 = src->regs.etmv4.trcidr1;
+	unsigned version = ((idr1 >> 8) & 0xf) << 4 | ((idr1 >> 4) & 0xf);
+
+	if (!f)
+		return NULL;
+	f->blocks = calloc(BLOCKS, sizeof(*f->blocks));
+	if (!f->blocks) {
+		free(f);
+		return NULL;
+	}
+	f->io = *io;
+	f->trace_id = trace_id;
+	f->arch = arch;
+	/* WFI and WFE are waypoints from ETMv4.3 on, when TRCIDR2.WFXMODE says so */
+	f->wfi_wfe_branch = (src->regs.etmv4.trcidr2 & 0x80000000u) && version >= 0x43;
+	f->gen = 1;
+	f->state = st_no_sync;
+	f->unsync = cst_gap_init;
+	f->is_secure = true;
+	f->isa = cst_isa_unknown;
+	f->elem_isa = cst_isa_unknown;
+	f->need_addr = f->need_ctxt = true;
+	return f;
+}
+
+void dec_etm4_follow_free(struct etm4_follow *f)
+{
+	if (!f)
+		return;
+	free(f->blocks);
+	free(f);
+}
+
+/* Code read before may not be this context's (perf.data: another process). */
+static void forget_code(struct etm4_follow *f)
+{
+	f->code_len = 0;
+	if (++f->gen == 0) { /* after 4 G contexts: start the generations again */
+		memset(f->blocks, 0, BLOCKS * sizeof(*f->blocks));
+		f->gen = 1;
+	}
+}
+
+static void reset(struct etm4_follow *f)
+{
+	f->state = st_no_sync;
+	f->need_addr = f->need_ctxt = true;
+	f->pending_addr = false;
+	f->spec_depth = 0;
+	f->is_secure = true;
+	f->is_64bit = false;
+	f->el = 0;
+	f->last_is = 0;
+	f->prev_overflow = false;
+	f->head = f->count = 0;
+	forget_code(f);
+}
+
+static int decline(struct etm4_follow *f, const char *why)
+{
+	if (!f->declined)
+		f->io.decline(f->io.ctx, f->index, f->trace_id, why);
+	f->declined = true;
+	return -cste_unsupported;
+}
+
+/* --- elements */
+
+static int put(struct etm4_follow *f, uint32_t index, struct cst_elem *e)
+{
+	if (e->type != cst_elem_pe_context && e->type != cst_elem_instr_range)
+		e->isa = f->elem_isa;
+	f->elem_isa = e->isa;
+	return f->io.elem(f->io.ctx, index, f->trace_id, e);
+}
+
+static int put_type(struct etm4_follow *f, uint32_t index, enum cst_elem_type type)
+{
+	struct cst_elem e = {.type = type};
+
+	return put(f, index, &e);
+}
+
+static int put_range(struct etm4_follow *f, uint32_t index, uint64_t start, uint64_t end,
+		     uint32_t num, bool executed)
+{
+	struct cst_elem e = {.type = cst_elem_instr_range,
+			     .start = start,
+			     .end = end,
+			     .num_insns = num,
+			     .isa = f->isa,
+			     .last_class = f->last.cls,
+			     .last_subclass = f->last.sub,
+			     .last_size = 4,
+			     .last_executed = executed};
+
+	return put(f, index, &e);
+}
+
+static int put_nacc(struct etm4_follow *f, uint32_t index)
+{
+	struct cst_elem e = {.type = cst_elem_addr_nacc, .start = f->addr, .gap = cst_gap_nacc};
+
+	return put(f, index, &e);
+}
+
+static enum cst_isa isa_of(bool is_64bit, uint8_t is)
+{
+	return is_64bit ? cst_isa_a64 : is ? cst_isa_t32 : cst_isa_a32;
+}
+
+static int put_context(struct etm4_follow *f, uint32_t index, const etmv4_context_t *c,
+		       uint8_t is)
+{
+	struct cst_elem e = {.type = cst_elem_pe_context, .ctx = f->elem_ctx};
+
+	f->is_64bit = c->SF;
+	f->is_secure = !c->NS;
+	f->el = (uint8_t)c->EL;
+	e.ctx.bits64 = c->SF;
+	e.ctx.security = c->NS ? cst_sec_nonsecure : cst_sec_secure;
+	e.ctx.el = (uint8_t)c->EL;
+	e.ctx.el_valid = true;
+	if (c->updated_c) {
+		e.ctx.ctxid_valid = true;
+		e.ctx.context_id = c->ctxtID;
+	}
+	if (c->updated_v) {
+		e.ctx.vmid_valid = true;
+		e.ctx.vmid = c->VMID;
+	}
+	e.isa = f->isa = isa_of(f->is_64bit, is);
+	f->elem_ctx = e.ctx;
+	f->need_ctxt = false;
+	forget_code(f);
+	return put(f, index, &e);
+}
+
+/* --- the code */
+
+static int64_t sext(uint64_t v, unsigned bits)
+{
+	uint64_t m = 1ull << (bits - 1);
+
+	return (int64_t)((v ^ m) - m);
+}
+
+/* OpenCSD's A64 decode of waypoints: branches (their kind, link, direct target),
+ * ISB, and WFI/WFE where they are waypoints. */
+static void decode_a64(const struct etm4_follow *f, uint32_t op, uint64_t pc, struct insn *in)
+{
+	bool v8r3 = f->arch >= ARCH_V8r3;
+
+	in->cls = cst_insn_other;
+	in->sub = cst_insn_sub_none;
+	in->target = 0;
+	if ((op & 0xffdffc1f) == 0xd61f0000) { /* BR, BLR */
+		in->cls = cst_insn_branch_indirect;
+		if (op & 0x00200000)
+			in->sub = cst_insn_sub_link;
+	} else if ((op & 0xfffffc1f) == 0xd65f0000) { /* RET */
+		in->cls = cst_insn_branch_indirect;
+		in->sub = cst_insn_sub_ret;
+	} else if (op == 0xd69f03e0) { /* ERET */
+		in->cls = cst_insn_branch_indirect;
+		in->sub = cst_insn_sub_eret;
+	} else if (v8r3 && ((op & 0xffdff800) == 0xd71f0800 ||     /* BRAA, BLRAA.. */
+			    (op & 0xffdff81f) == 0xd61f081f)) {   /* BRAAZ, BLRAAZ.. */
+		in->cls = cst_insn_branch_indirect;
+		if (op & 0x00200000)
+			in->sub = cst_insn_sub_link;
+	} else if (v8r3 && (op & 0xfffffbff) == 0xd69f0bff) { /* ERETAA, ERETAB */
+		in->cls = cst_insn_branch_indirect;
+		in->sub = cst_insn_sub_eret;
+	} else if (v8r3 && (op & 0xfffffbff) == 0xd65f0bff) { /* RETAA, RETAB */
+		in->cls = cst_insn_branch_indirect;
+		in->sub = cst_insn_sub_ret;
+	} else if ((op & 0x7e000000) == 0x34000000 || (op & 0xff000010) == 0x54000000) {
+		/* CBZ, CBNZ, B.cond: imm19 */
+		in->cls = cst_insn_branch;
+		in->target = pc + (uint64_t)(sext((op >> 5) & 0x7ffff, 19) * 4);
+	} else if ((op & 0x7e000000) == 0x36000000) { /* TBZ, TBNZ: imm14 */
+		in->cls = cst_insn_branch;
+		in->target = pc + (uint64_t)(sext((op >> 5) & 0x3fff, 14) * 4);
+	} else if ((op & 0x7c000000) == 0x14000000) { /* B, BL: imm26 */
+		in->cls = cst_insn_branch;
+		in->target = pc + (uint64_t)(sext(op & 0x3ffffff, 26) * 4);
+		if (op & 0x80000000)
+			in->sub = cst_insn_sub_link;
+	} else if ((op & 0xfffff09f) == 0xd503309f && (op & 0x60) == 0x40) {
+		in->cls = cst_insn_isb; /* DSB and DMB are no waypoints in ETMv4 */
+	} else if (f->wfi_wfe_branch && (op & 0xffffffdf) == 0xd503205f) {
+		in->cls = cst_insn_wfi_wfe;
+	}
+}
+
+/* OpenCSD's memory space for the PE's exception level and security state. */
+static uint32_t mem_space(const struct etm4_follow *f)
+{
+	static const uint32_t secure[4] = {OCSD_MEM_SPACE_EL1S, OCSD_MEM_SPACE_EL1S,
+					   OCSD_MEM_SPACE_EL2S, OCSD_MEM_SPACE_EL3};
+	static const uint32_t nonsecure[4] = {OCSD_MEM_SPACE_EL1N, OCSD_MEM_SPACE_EL1N,
+					      OCSD_MEM_SPACE_EL2, OCSD_MEM_SPACE_EL3};
+
+	return f->is_secure ? secure[f->el & 3] : nonsecure[f->el & 3];
+}
+
+/* The opcode at @pc; false if its 4 bytes cannot be read. */
+static bool opcode_at(struct etm4_follow *f, uint64_t pc, uint32_t *op)
+{
+	const uint8_t *p;
+
+	if (pc < f->code_addr || pc - f->code_addr + 4 > f->code_len) {
+		f->code_addr = pc;
+		f->code_len = f->io.read(f->io.ctx, f->trace_id, pc, mem_space(f), READ_AHEAD,
+					 f->code);
+		if (f->code_len > READ_AHEAD)
+			f->code_len = 0;
+		if (f->code_len < 4)
+			return false;
+	}
+	p = f->code + (pc - f->code_addr);
+	*op = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	return true;
+}
+
+enum walk_end { walk_waypoint, walk_nacc };
+
+struct walk {
+	uint64_t start, end;
+	uint32_t num;
+};
+
+/* Walk from the current address to the next waypoint or, with @to_addr, until
+ * the address after an instruction is @match; f->addr ends after the last
+ * instruction walked and f->last describes it. */
+static enum walk_end walk(struct etm4_follow *f, bool to_addr, uint64_t match, struct walk *w)
+{
+	struct block *b = &f->blocks[(f->addr >> 2) & (BLOCKS - 1)];
+	enum walk_end end = walk_nacc;
+	uint32_t op;
+
+	w->start = w->end = f->addr;
+	w->num = 0;
+	if (!to_addr && b->start == (f->addr | 1) && b->gen == f->gen) {
+		w->end = f->addr = b->end;
+		w->num = b->num;
+		f->last = b->last;
+		return walk_waypoint;
+	}
+	while (opcode_at(f, f->addr, &op)) {
+		decode_a64(f, op, f->addr, &f->last);
+		f->addr += 4;
+		w->num++;
+		if (to_addr ? f->addr == match : f->last.cls != cst_insn_other) {
+			end = walk_waypoint;
+			break;
+		}
+	}
+	w->end = f->addr;
+	if (!to_addr && end == walk_waypoint)
+		*b = (struct block){w->start | 1, w->end, w->num, f->gen, f->last};
+	return end;
+}
+
+/* --- committing elements */
+
+static struct pending *oldest(struct etm4_follow *f)
+{
+	return f->count ? &f->stack[f->head] : NULL;
+}
+
+static void pop(struct etm4_follow *f)
+{
+	f->head = (f->head + 1) % STACK_MAX;
+	f->count--;
+}
+
+static int process_atom(struct etm4_follow *f, bool taken, uint32_t index)
+{
+	struct walk w;
+	enum walk_end end;
+	int ret;
+
+	if (f->isa != cst_isa_a64)
+		return decline(f, "code that is not A64");
+	end = walk(f, false, 0, &w);
+	if (end == walk_waypoint) {
+		if (taken && f->last.cls == cst_insn_branch)
+			f->addr = f->last.target;
+		else if (taken && f->last.cls == cst_insn_branch_indirect)
+			f->need_addr = true;
+		return put_range(f, index, w.start, w.end, w.num, taken);
+	}
+	f->need_addr = true;
+	if (w.start != w.end && (ret = put_range(f, index, w.start, w.end, w.num, true)))
+		return ret;
+	return put_nacc(f, index);
+}
+
+static int process_exception(struct etm4_follow *f)
+{
+	/* the exception, then its context if one came, then its address */
+	struct pending ex = *oldest(f), ctxt = {.kind = pk_atom}, addr;
+	struct cst_elem e = {.type = cst_elem_exception};
+	uint64_t ret_addr;
+	int ret;
+
+	pop(f);
+	if (oldest(f) && oldest(f)->kind == pk_ctxt) {
+		ctxt = *oldest(f);
+		pop(f);
+	}
+	if (!oldest(f) || oldest(f)->kind != pk_addr)
+		return decline(f, "an exception without its address");
+	addr = *oldest(f);
+	pop(f);
+	ret_addr = addr.u.addr.val;
+	if (ex.u.excep.prev_same) {
+		/* the return address is where the branch before went too: no range */
+		bool b64 = ctxt.kind == pk_ctxt ? ctxt.u.ctxt.c.SF : f->isa == cst_isa_a64;
+
+		f->addr = ret_addr;
+		f->isa = addr.u.addr.is ? cst_isa_t32 : b64 ? cst_isa_a64 : cst_isa_a32;
+		f->need_addr = false;
+	}
+	if (ctxt.kind == pk_ctxt &&
+	    (ret = put_context(f, ex.index, &ctxt.u.ctxt.c, ctxt.u.ctxt.is)))
+		return ret;
+	if (f->addr != ret_addr) {
+		struct walk w;
+		enum walk_end end;
+
+		if (f->isa != cst_isa_a64)
+			return decline(f, "code that is not A64");
+		end = walk(f, true, ret_addr, &w);
+		if (end != walk_waypoint)
+			f->need_addr = true;
+		if ((end == walk_waypoint || w.start != w.end) &&
+		    (ret = put_range(f, ex.index, w.start, w.end, w.num, true)))
+			return ret;
+		if (end == walk_nacc && (ret = put_nacc(f, ex.index)))
+			return ret;
+	}
+	e.exception_number = ex.u.excep.number;
+	e.exception_ret_addr_valid = true;
+	e.exception_ret_addr = ret_addr;
+	return put(f, ex.index, &e);
+}
+
+/* Commit @n P0 elements, oldest first, with what comes before them. */
+static int commit(struct etm4_follow *f, uint32_t n)
+{
+	uint32_t asked = n;
+	int ret = 0;
+
+	while (n && !ret) {
+		struct pending *p = oldest(f);
+
+		if (!p)
+			return decline(f, "more elements committed than pending");
+		switch (p->kind) {
+		case pk_trace_on: {
+			struct cst_elem e = {.type = cst_elem_trace_on,
+					     .gap = f->prev_overflow ? cst_gap_overflow
+								     : cst_gap_filter};
+
+			f->prev_overflow = false;
+			ret = put(f, p->index, &e);
+			pop(f);
+			break;
+		}
+		case pk_addr:
+			f->addr = p->u.addr.val;
+			f->isa = isa_of(f->is_64bit, p->u.addr.is);
+			f->need_addr = false;
+			pop(f);
+			break;
+		case pk_ctxt:
+			if (p->u.ctxt.c.updated)
+				ret = put_context(f, p->index, &p->u.ctxt.c, p->u.ctxt.is);
+			pop(f);
+			break;
+		case pk_ts: {
+			struct cst_elem e = {.type = cst_elem_timestamp, .timestamp = p->u.ts};
+
+			ret = put(f, p->index, &e);
+			pop(f);
+			break;
+		}
+		case pk_event:
+			ret = put_type(f, p->index, cst_elem_event);
+			pop(f);
+			break;
+		case pk_excep_ret: /* no P0 element on an A-profile core */
+			ret = put_type(f, p->index, cst_elem_exception_ret);
+			pop(f);
+			break;
+		case pk_atom:
+			while (p->u.atom.num && n && !ret) {
+				bool taken = p->u.atom.bits & 1;
+
+				p->u.atom.bits >>= 1;
+				p->u.atom.num--;
+				if (!f->need_ctxt && !f->need_addr)
+					ret = process_atom(f, taken, p->index);
+				n--;
+			}
+			if (!p->u.atom.num)
+				pop(f);
+			break;
+		case pk_excep:
+			ret = process_exception(f);
+			n--;
+			break;
+		}
+	}
+	f->spec_depth -= asked - n;
+	return ret;
+}
+
+/* A timestamp or event left pending when the rest is dropped goes out. */
+static int put_kept(struct etm4_follow *f, const struct pending *p)
+{
+	if (p->kind == pk_ts) {
+		struct cst_elem e = {.type = cst_elem_timestamp, .timestamp = p->u.ts};
+
+		return put(f, p->index, &e);
+	}
+	return p->kind == pk_event ? put_type(f, p->index, cst_elem_event) : 0;
+}
+
+/* At the end of the trace: timestamps and events still pending go out, the rest
+ * is dropped, then the end of trace. */
+static int end_of_trace(struct etm4_follow *f)
+{
+	int ret = 0;
+
+	while (f->count && !ret) {
+		struct pending *p = oldest(f);
+
+		if (p->kind == pk_atom || p->kind == pk_trace_on || p->kind == pk_excep ||
+		    p->kind == pk_excep_ret) {
+			f->count = 0;
+			break;
+		}
+		ret = put_kept(f, p);
+		pop(f);
+	}
+	return ret ? ret : put_type(f, f->index, cst_elem_eot);
+}
+
+/* Overflow or discard: what is pending but timestamps and events is dropped, and
+ * the decoder looks for sync again, saying why (the packet is then taken as the
+ * first of an unsynced decoder's). */
+static int discard(struct etm4_follow *f, enum cst_gap_reason why)
+{
+	int ret = 0;
+
+	while (f->count && !ret) {
+		ret = put_kept(f, oldest(f));
+		pop(f);
+	}
+	f->spec_depth = 0;
+	f->state = st_no_sync;
+	f->unsync = why;
+	return ret;
+}
+
+/* --- packets */
+
+static struct pending *push(struct etm4_follow *f, enum pending_kind kind)
+{
+	struct pending *p;
+
+	if (f->count == STACK_MAX)
+		return NULL;
+	p = &f->stack[(f->head + f->count++) % STACK_MAX];
+	p->kind = kind;
+	p->index = f->index;
+	return p;
+}
+
+static int decode_packet(struct etm4_follow *f, const ocsd_etmv4_i_pkt *pkt)
+{
+	struct pending *p = NULL;
+	bool is_addr = false, none = false;
+
+	switch (pkt->type) {
+	case ETM4_PKT_I_ASYNC:
+	case ETM4_PKT_I_IGNORE:
+	case ETM4_PKT_I_TRACE_INFO: /* after the first: nothing to do */
+	case ETM4_PKT_I_FUNC_RET:   /* ARMv8-M only */
+		none = true;
+		break;
+	case ETM4_PKT_I_EVENT:
+		p = push(f, pk_event);
+		break;
+	case ETM4_PKT_I_OVERFLOW:
+		f->prev_overflow = true;
+		return discard(f, cst_gap_overflow);
+	case ETM4_PKT_I_DISCARD:
+		return discard(f, cst_gap_discard);
+	case ETM4_PKT_I_TRACE_ON:
+		p = push(f, pk_trace_on);
+		break;
+	case ETM4_PKT_I_ATOM_F1:
+	case ETM4_PKT_I_ATOM_F2:
+	case ETM4_PKT_I_ATOM_F3:
+	case ETM4_PKT_I_ATOM_F4:
+	case ETM4_PKT_I_ATOM_F5:
+	case ETM4_PKT_I_ATOM_F6:
+		if ((p = push(f, pk_atom))) {
+			p->u.atom.bits = pkt->atom.En_bits;
+			p->u.atom.num = pkt->atom.num;
+			f->spec_depth += pkt->atom.num;
+		}
+		break;
+	case ETM4_PKT_I_CTXT:
+		if ((p = push(f, pk_ctxt))) {
+			p->u.ctxt.c = pkt->context;
+			p->u.ctxt.is = f->last_is;
+		}
+		break;
+	case ETM4_PKT_I_ADDR_CTXT_L_32IS0:
+	case ETM4_PKT_I_ADDR_CTXT_L_32IS1:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS0:
+	case ETM4_PKT_I_ADDR_CTXT_L_64IS1:
+		f->last_is = pkt->v_addr_ISA;
+		if (!(p = push(f, pk_ctxt)))
+			break;
+		p->u.ctxt.c = pkt->context;
+		p->u.ctxt.is = f->last_is;
+		__attribute__((fallthrough)); /* and the address */
+	case ETM4_PKT_I_ADDR_MATCH:
+	case ETM4_PKT_I_ADDR_L_32IS0:
+	case ETM4_PKT_I_ADDR_L_32IS1:
+	case ETM4_PKT_I_ADDR_L_64IS0:
+	case ETM4_PKT_I_ADDR_L_64IS1:
+	case ETM4_PKT_I_ADDR_S_IS0:
+	case ETM4_PKT_I_ADDR_S_IS1:
+		f->last_is = pkt->v_addr_ISA;
+		if ((p = push(f, pk_addr))) {
+			p->u.addr.val = pkt->v_addr.val;
+			p->u.addr.is = pkt->v_addr_ISA;
+			is_addr = true;
+		}
+		break;
+	case ETM4_PKT_I_EXCEPT:
+		if ((p = push(f, pk_excep))) {
+			p->u.excep.number = (uint16_t)pkt->exception_info.exceptionType;
+			p->u.excep.prev_same = pkt->exception_info.addr_interp == 0x2;
+			f->pending_addr = true; /* committed once its address has come */
+		}
+		break;
+	case ETM4_PKT_I_EXCEPT_RTN:
+		p = push(f, pk_excep_ret);
+		break;
+	case ETM4_PKT_I_TIMESTAMP:
+		if ((p = push(f, pk_ts)))
+			p->u.ts = pkt->ts.timestamp;
+		break;
+	default: {
+		char why[64];
+
+		snprintf(why, sizeof(why), "a packet of type 0x%x", (unsigned)pkt->type);
+		return decline(f, why);
+	}
+	}
+	if (!none && !p)
+		return decline(f, "too many elements pending");
+	if (is_addr && f->pending_addr) {
+		f->spec_depth++;
+		f->pending_addr = false;
+	}
+	/* no speculation: every P0 element is committed as it comes */
+	return f->spec_depth ? commit(f, f->spec_depth) : 0;
+}
+
+static int process(struct etm4_follow *f, const ocsd_etmv4_i_pkt *pkt)
+{
+	int ret;
+
+	switch (f->state) {
+	case st_no_sync: {
+		struct cst_elem e = {.type = cst_elem_no_sync, .gap = f->unsync};
+
+		f->state = st_wait_sync;
+		if ((ret = put(f, f->index, &e)))
+			return ret;
+	}
+		__attribute__((fallthrough)); /* this packet may be the sync */
+	case st_wait_sync:
+		if (pkt->type == ETM4_PKT_I_ASYNC)
+			f->state = st_wait_tinfo;
+		return 0;
+	case st_wait_tinfo:
+		f->need_addr = f->need_ctxt = true;
+		if (pkt->type == ETM4_PKT_I_TRACE_INFO) {
+			f->spec_depth = pkt->curr_spec_depth;
+			f->state = st_decode;
+		}
+		return 0;
+	case st_decode:
+		ret = decode_packet(f, pkt);
+		/* after an overflow, the same packet starts the search for sync */
+		return !ret && f->state == st_no_sync ? process(f, pkt) : ret;
+	}
+	return 0;
+}
+
+ocsd_datapath_resp_t dec_etm4_follow_packet(const void *ctx, const ocsd_datapath_op_t op,
+					    const ocsd_trc_index_t index, const void *packet)
+{
+	struct etm4_follow *f = (struct etm4_follow *)ctx;
+	int ret = 0;
+
+	if (f->declined)
+		return OCSD_RESP_FATAL_SYS_ERR;
+	switch (op) {
+	case OCSD_OP_DATA:
+		f->index = index;
+		ret = process(f, packet);
+		break;
+	case OCSD_OP_EOT:
+		ret = end_of_trace(f);
+		break;
+	case OCSD_OP_RESET:
+		reset(f);
+		f->unsync = cst_gap_reset;
+		break;
+	case OCSD_OP_FLUSH:
+		break;
+	}
+	return ret ? OCSD_RESP_FATAL_SYS_ERR : OCSD_RESP_CONT;
+}
