@@ -193,7 +193,7 @@ int cmd_decode(int argc, char **argv)
 		fprintf(stderr,
 			"cstrace: on %u threads: %" PRIu64 " chunks, %" PRIu64
 			" decoded apart (the others by the decoder before them), %" PRIu64
-			" by cstrace's ETMv4 follower\n",
+			" by cstrace's ETMv4 decoder\n",
 			topts.session.threads, st.chunks, st.chunks_apart, st.chunks_followed);
 	if (stats && st.followed)
 		fprintf(stderr, "cstrace: %" PRIu64 " of the elements by cstrace's ETMv4 decoder\n",

@@ -75,15 +75,16 @@ static int check_ids(struct cst_perf_input *in)
 
 struct cst_decoder *dec_pi_decoder_make(struct cst_perf_input *in, const struct cst_trace *trace,
 					struct cst_decoder **slot, bool raw, int ci,
-					const struct cst_decoder_opts *o, cst_elem_fn elem_fn,
-					void *elem_ctx, cst_packet_fn pkt_fn, void *pkt_ctx)
+					const struct cst_decoder_opts *o, enum dec_follow follow,
+					cst_elem_fn elem_fn, void *elem_ctx, cst_packet_fn pkt_fn,
+					void *pkt_ctx)
 {
 	int buffer = raw ? (ci < 0 ? -1 : in->raw_buffer[ci]) : in->frames_buffer;
 
 	if (buffer < 0)
 		return NULL;
 	if (!*slot) {
-		*slot = dec_decoder_alloc_follow(trace, buffer, o, in->follow_serial, NULL);
+		*slot = dec_decoder_alloc_follow(trace, buffer, o, follow, NULL);
 		if (!*slot)
 			return NULL;
 		cst_decoder_set_elem_cb(*slot, elem_fn, elem_ctx);
@@ -102,7 +103,8 @@ struct cst_decoder *dec_pi_decoder_in(struct cst_perf_input *in, const struct cs
 				     .packets_only = in->packets_only, .fsync_reset = !raw,
 				     .mem_read = dec_perf_mem_read, .mem_ctx = in->mem};
 
-	return dec_pi_decoder_make(in, trace, slot, raw, ci, &o, on_elem, in, pkt_fn, pkt_ctx);
+	return dec_pi_decoder_make(in, trace, slot, raw, ci, &o, in->follow_serial, on_elem, in,
+				   pkt_fn, pkt_ctx);
 }
 
 static struct cst_decoder *decoder_for(struct cst_perf_input *in, const struct cst_trace *trace,

@@ -166,7 +166,7 @@ struct cst_perf_input {
 	 * chunks of this many bytes, and the totals of those runs */
 	unsigned nworkers;
 	uint64_t chunk;
-	bool follow; /* split_out.follow */
+	bool follow; /* split_out.follow; and the decoders ahead of time order */
 	enum dec_follow follow_serial; /* of the decoders on this thread */
 	struct cst_decoder_stats split_stats;
 	/* after a split run that met a decoder error: what the serial decode of the
@@ -236,11 +236,13 @@ int dec_pi_sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
  * element into the next ones, as on_elem does with the shared attribution. */
 void dec_pi_worker_elem(void *wctx, struct cst_elem *e);
 /* The decoder in @slot for @raw data of CPU index @ci (NULL when the file has no
- * buffer for it), made with @o on first use, its elements to @elem_fn. */
+ * buffer for it), made with @o and @follow on first use, its elements to
+ * @elem_fn. */
 struct cst_decoder *dec_pi_decoder_make(struct cst_perf_input *in, const struct cst_trace *trace,
 					struct cst_decoder **slot, bool raw, int ci,
-					const struct cst_decoder_opts *o, cst_elem_fn elem_fn,
-					void *elem_ctx, cst_packet_fn pkt_fn, void *pkt_ctx);
+					const struct cst_decoder_opts *o, enum dec_follow follow,
+					cst_elem_fn elem_fn, void *elem_ctx, cst_packet_fn pkt_fn,
+					void *pkt_ctx);
 /* That decoder as a serial run makes it: elements to on_elem, the shared memory. */
 struct cst_decoder *dec_pi_decoder_in(struct cst_perf_input *in, const struct cst_trace *trace,
 				      struct cst_decoder **slot, bool raw, int ci,
