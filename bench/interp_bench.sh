@@ -131,6 +131,11 @@ bench_arch() { # arch lua "rounds size" [synth options]
 		row "perf script --itrace=b -F ip,addr,sym (peer)" "$insns" - "$pw" "$c" "$r"
 		read -r w c r < <(measure "$CSTRACE" script "$data")
 		row "cstrace script (symbolized branches)" "$insns" "$pw" "$w" "$c" "$r"
+		# the peer's fields only (the same lines as the peer's, give or take its
+		# trace-start lines): the default adds thread, CPU, time, kind and binary
+		# to each, 2.6 times the bytes to make and write
+		read -r w c r < <(measure "$CSTRACE" script -F ip,addr,sym "$data")
+		row "cstrace script -F ip,addr,sym (the peer's fields)" "$insns" "$pw" "$w" "$c" "$r"
 		read -r w c r < <(measure "$CSTRACE" script --raw "$data")
 		row "cstrace script --raw (perf's samples)" "$insns" "$pw" "$w" "$c" "$r"
 	fi
