@@ -139,9 +139,16 @@ bench_arch() { # arch lua "rounds size" [synth options]
 		read -r w c r < <(measure "$CSTRACE" script --raw "$data")
 		row "cstrace script --raw (perf's samples)" "$insns" "$pw" "$w" "$c" "$r"
 	fi
-	# one thread, then the CPUs online: the scaling of a single-CPU recording
+	# one thread, then the CPUs online: the scaling of a single-CPU recording, with
+	# each ETMv4 decoder (one thread uses OpenCSD's by default, threads cstrace's)
 	read -r w1 c r < <(measure "$CSTRACE" decode --format=none --threads 1 "$data")
 	row "cstrace decode --format=none --threads 1 (perf.data)" "$insns" - "$w1" "$c" "$r"
+	read -r w c r < <(measure "$CSTRACE" decode --format=none --decoder=opencsd "$data")
+	row "  the same, --decoder=opencsd, $(nproc) threads" "$insns" "$w1" "$w" "$c" "$r"
+	if [ "$arch" = aarch64 ]; then
+		read -r w1 c r < <(measure "$CSTRACE" decode --format=none --threads 1 --decoder=cstrace "$data")
+		row "  the same, --decoder=cstrace, 1 thread" "$insns" - "$w1" "$c" "$r"
+	fi
 	read -r w c r < <(measure "$CSTRACE" decode --format=none "$data")
 	row "cstrace decode --format=none (perf.data, $(nproc) threads)" "$insns" "$w1" "$w" "$c" "$r"
 	if command -v trc_pkt_lister >/dev/null; then

@@ -1,5 +1,7 @@
 /* The decoder: one OpenCSD decode tree per trace buffer, fed through a fixed read
- * window, turning OpenCSD's generic elements into cst_elem for a callback. */
+ * window, turning OpenCSD's generic elements into cst_elem for a callback; or,
+ * for the ETMv4 sources cstrace's own decoder covers (etm4_follow.h, when asked),
+ * OpenCSD's packets into that decoder, whose elements take the same way. */
 #include "decoder_int.h"
 
 #include <errno.h>
@@ -152,8 +154,9 @@ void dec_decoder_deliver(struct cst_decoder *dec, ocsd_trc_index_t index_sop, ui
 		dec->stop = ret;
 }
 
-/* Code bytes for OpenCSD: from the trace's images, else from the caller's reader;
- * 0 bytes makes OpenCSD report ADDR_NACC (a gap) rather than fail. */
+/* Code bytes for OpenCSD and cstrace's decoder: from the trace's images, else from
+ * the caller's reader; 0 bytes makes them report ADDR_NACC (a gap) rather than
+ * fail. */
 static uint32_t read_code(void *ctx, uint8_t trace_id, uint64_t address, uint32_t space,
 			  uint32_t len, uint8_t *buf)
 {
