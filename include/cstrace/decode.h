@@ -324,7 +324,7 @@ struct cst_decoder_stats {
 	 * into, and how many of them the output took from their own decoder (the
 	 * others were decoded by the decoder of the chunk before) */
 	uint64_t chunks, chunks_apart;
-	/* elements made by cstrace's ETMv4 follower (cst_session_opts.ocsd_elements)
+	/* elements made by cstrace's ETMv4 decoder (cst_session_opts.decoder)
 	 * rather than OpenCSD's decoder, and the chunks whose decoder used it */
 	uint64_t followed, chunks_followed;
 	/* perf.data in time order on threads: the queues (CPUs) decoded ahead of the
