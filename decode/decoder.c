@@ -188,7 +188,7 @@ static void follow_decline(void *ctx, uint32_t index, uint8_t trace_id, const ch
 {
 	struct cst_decoder *dec = ctx;
 
-	if (dec->follow == dec_follow_strict)
+	if (dec->follow == dec_follow_strict || dec->follow == dec_follow_strict_etmv4)
 		cst_logf(dec->opts.log, cst_log_error,
 			 "%s: offset %llu: trace ID 0x%x holds %s, which cstrace's decoder "
 			 "does not cover (--decoder=auto decodes it with OpenCSD's)",
@@ -204,7 +204,7 @@ static void follow_decline(void *ctx, uint32_t index, uint8_t trace_id, const ch
 		dec->stop = -cste_unsupported;
 }
 
-const struct etm4_follow_io dec_follow_io = {read_code, follow_elem, follow_decline, NULL};
+const struct follow_io dec_follow_io = {read_code, follow_elem, follow_decline, NULL};
 struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
 				      const struct cst_decoder_opts *opts, int *errp)
 {
@@ -314,8 +314,10 @@ void cst_decoder_free(struct cst_decoder *dec)
 		pthread_mutex_unlock(&tree_lock);
 	}
 	dec_mem_images_close(dec->mem);
-	for (int i = 0; i < 128; i++)
+	for (int i = 0; i < 128; i++) {
 		dec_etm4_follow_free(dec->follower[i]);
+		dec_etm3_follow_free(dec->follower3[i]);
+	}
 	free(dec);
 }
 

@@ -101,8 +101,11 @@ int dec_decoder_add_source(struct cst_decoder *dec, int s, const struct cst_sour
 		return -cste_unsupported;
 	}
 	if (dec->follow != dec_follow_none && !dec->opts.packets_only &&
-	    src->protocol == cst_proto_etmv4i && dec_etm4_follow_covers(src, cfg.v4.arch_ver))
-		flags = OCSD_CREATE_FLG_PACKET_PROC; /* the follower decodes its packets */
+	    ((src->protocol == cst_proto_etmv4i && dec_etm4_follow_covers(src, cfg.v4.arch_ver)) ||
+	     (src->protocol == cst_proto_etmv3 &&
+	      (dec->follow == dec_follow_quiet || dec->follow == dec_follow_strict) &&
+	      dec_etm3_follow_covers(src, cfg.v3.arch_ver, cfg.v3.core_prof))))
+		flags = OCSD_CREATE_FLG_PACKET_PROC; /* cstrace's decoder takes its packets */
 	err = ocsd_dt_create_decoder(dec->tree, name, (int)flags, &cfg, &csid);
 	if (err != OCSD_OK) {
 		char msg[256];
@@ -116,14 +119,21 @@ int dec_decoder_add_source(struct cst_decoder *dec, int s, const struct cst_sour
 	dec->id_source[csid] = (int8_t)s;
 	dec->pkt_ids[csid] = (struct pkt_ctx){dec, csid, src->protocol};
 	if (flags == OCSD_CREATE_FLG_PACKET_PROC && !dec->opts.packets_only) {
-		struct etm4_follow_io io = dec_follow_io;
+		struct follow_io io = dec_follow_io;
+		void *follower, *sink;
 
 		io.ctx = dec;
-		dec->follower[csid] = dec_etm4_follow_new(src, cfg.v4.arch_ver, csid, &io);
-		if (!dec->follower[csid] ||
-		    ocsd_dt_attach_packet_callback(dec->tree, csid, OCSD_C_API_CB_PKT_SINK,
-						   (void *)dec_etm4_follow_packet,
-						   dec->follower[csid]) != OCSD_OK)
+		if (src->protocol == cst_proto_etmv4i) {
+			follower = dec->follower[csid] =
+				dec_etm4_follow_new(src, cfg.v4.arch_ver, csid, &io);
+			sink = (void *)dec_etm4_follow_packet;
+		} else {
+			follower = dec->follower3[csid] = dec_etm3_follow_new(csid, &io);
+			sink = (void *)dec_etm3_follow_packet;
+		}
+		if (!follower || ocsd_dt_attach_packet_callback(dec->tree, csid,
+								OCSD_C_API_CB_PKT_SINK, sink,
+								follower) != OCSD_OK)
 			return -cste_nomem;
 		return 0;
 	}

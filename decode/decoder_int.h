@@ -4,6 +4,7 @@
 #ifndef CSTRACE_DECODE_DECODER_INT_H
 #define CSTRACE_DECODE_DECODER_INT_H
 
+#include "etm3_follow.h"
 #include "etm4_follow.h"
 #include "mem_images.h"
 #include "trace_internal.h"
@@ -18,6 +19,12 @@ enum dec_follow {
 	dec_follow_quiet,  /* through opts.log at debug level: a split worker's
 			      log sends the buffer to one thread (split.c) */
 	dec_follow_strict, /* as an error */
+	/* As those, for ETMv4 only. perf.data's time order (perf_order.c) sees
+	 * when each element comes out, not only in which order: ETMv3's decoder
+	 * holds a P-header's last range until the next packet, where OpenCSD's
+	 * gave it out as the bytes fed ran out (synth_time_order_arm). */
+	dec_follow_quiet_etmv4,
+	dec_follow_strict_etmv4,
 };
 
 struct pkt_ctx {
@@ -54,10 +61,12 @@ struct cst_decoder {
 	uint64_t carry_offset;
 
 	struct mem_images *mem; /* the trace's images, for the code walk */
-	/* ETMv4 sources decoded by cstrace's follower (etm4_follow.h), by trace
-	 * ID, when asked for (dec_decoder_alloc_follow) and it covers them */
+	/* ETMv4 and ETMv3 sources decoded by cstrace's own decoders
+	 * (etm4_follow.h, etm3_follow.h), by trace ID, when asked for
+	 * (dec_decoder_alloc_follow) and they cover them */
 	enum dec_follow follow;
 	struct etm4_follow *follower[128];
+	struct etm3_follow *follower3[128];
 	bool printer_locked;    /* holds printer_lock (ETE packet listing) */
 
 	struct cst_decoder_stats stats;
@@ -83,7 +92,7 @@ struct cst_decoder *dec_decoder_alloc_follow(const struct cst_trace *trace, int 
 					     enum dec_follow follow, int *errp);
 
 /* decoder.c: a follower's reads and elements go through its decoder */
-extern const struct etm4_follow_io dec_follow_io;
+extern const struct follow_io dec_follow_io;
 
 /* decoder.c: add the trace IDs that the 16-byte frames in @data name to @ids
  * (bit n: ID n). */

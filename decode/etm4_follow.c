@@ -6,6 +6,8 @@
  * walked once. */
 #include "etm4_follow.h"
 
+#include "arm_insn.h"
+
 #include <opencsd/etmv4/trc_pkt_types_etmv4.h>
 
 #include <stdio.h>
@@ -57,24 +59,17 @@ struct pending {
 	} u;
 };
 
-/* An instruction as far as waypoints go (OpenCSD's A64 instruction decode). */
-struct insn {
-	enum cst_insn_class cls;
-	enum cst_insn_subclass sub;
-	uint64_t target; /* direct branches */
-};
-
 /* A walk from @start to its first waypoint (its last instruction). */
 struct block {
 	uint64_t start; /* | 1 when valid (A64 addresses are 4-aligned) */
 	uint64_t end;
 	uint32_t num;
 	uint32_t gen; /* etm4_follow.gen when it was walked */
-	struct insn last;
+	struct arm_insn last;
 };
 
 struct etm4_follow {
-	struct etm4_follow_io io;
+	struct follow_io io;
 	uint8_t trace_id;
 	ocsd_arch_version_t arch;
 	bool wfi_wfe_branch;
@@ -93,7 +88,7 @@ struct etm4_follow {
 	enum cst_isa isa;
 	bool is_64bit, is_secure;
 	uint8_t el;
-	struct insn last;    /* the last instruction walked */
+	struct arm_insn last;    /* the last instruction walked */
 
 	/* what an element without its own carries on from the one before (OpenCSD
 	 * copies ISA and context from element to element: a context packet that
@@ -120,7 +115,7 @@ bool dec_etm4_follow_covers(const struct cst_source_cfg *src, ocsd_arch_version_
 
 struct etm4_follow *dec_etm4_follow_new(const struct cst_source_cfg *src,
 					ocsd_arch_version_t arch, uint8_t trace_id,
-					const struct etm4_follow_io *io)
+					const struct follow_io *io)
 {
 	struct etm4_follow *f = calloc(1, sizeof(*f));
 	uint32_t idr1 = src->regs.etmv4.trcidr1;
@@ -263,62 +258,6 @@ static int put_context(struct etm4_follow *f, uint32_t index, const etmv4_contex
 
 /* --- the code */
 
-static int64_t sext(uint64_t v, unsigned bits)
-{
-	uint64_t m = 1ull << (bits - 1);
-
-	return (int64_t)((v ^ m) - m);
-}
-
-/* OpenCSD's A64 decode of waypoints: branches (their kind, link, direct target),
- * ISB, and WFI/WFE where they are waypoints. */
-static void decode_a64(const struct etm4_follow *f, uint32_t op, uint64_t pc, struct insn *in)
-{
-	bool v8r3 = f->arch >= ARCH_V8r3;
-
-	in->cls = cst_insn_other;
-	in->sub = cst_insn_sub_none;
-	in->target = 0;
-	if ((op & 0xffdffc1f) == 0xd61f0000) { /* BR, BLR */
-		in->cls = cst_insn_branch_indirect;
-		if (op & 0x00200000)
-			in->sub = cst_insn_sub_link;
-	} else if ((op & 0xfffffc1f) == 0xd65f0000) { /* RET */
-		in->cls = cst_insn_branch_indirect;
-		in->sub = cst_insn_sub_ret;
-	} else if (op == 0xd69f03e0) { /* ERET */
-		in->cls = cst_insn_branch_indirect;
-		in->sub = cst_insn_sub_eret;
-	} else if (v8r3 && ((op & 0xffdff800) == 0xd71f0800 ||     /* BRAA, BLRAA.. */
-			    (op & 0xffdff81f) == 0xd61f081f)) {   /* BRAAZ, BLRAAZ.. */
-		in->cls = cst_insn_branch_indirect;
-		if (op & 0x00200000)
-			in->sub = cst_insn_sub_link;
-	} else if (v8r3 && (op & 0xfffffbff) == 0xd69f0bff) { /* ERETAA, ERETAB */
-		in->cls = cst_insn_branch_indirect;
-		in->sub = cst_insn_sub_eret;
-	} else if (v8r3 && (op & 0xfffffbff) == 0xd65f0bff) { /* RETAA, RETAB */
-		in->cls = cst_insn_branch_indirect;
-		in->sub = cst_insn_sub_ret;
-	} else if ((op & 0x7e000000) == 0x34000000 || (op & 0xff000010) == 0x54000000) {
-		/* CBZ, CBNZ, B.cond: imm19 */
-		in->cls = cst_insn_branch;
-		in->target = pc + (uint64_t)(sext((op >> 5) & 0x7ffff, 19) * 4);
-	} else if ((op & 0x7e000000) == 0x36000000) { /* TBZ, TBNZ: imm14 */
-		in->cls = cst_insn_branch;
-		in->target = pc + (uint64_t)(sext((op >> 5) & 0x3fff, 14) * 4);
-	} else if ((op & 0x7c000000) == 0x14000000) { /* B, BL: imm26 */
-		in->cls = cst_insn_branch;
-		in->target = pc + (uint64_t)(sext(op & 0x3ffffff, 26) * 4);
-		if (op & 0x80000000)
-			in->sub = cst_insn_sub_link;
-	} else if ((op & 0xfffff09f) == 0xd503309f && (op & 0x60) == 0x40) {
-		in->cls = cst_insn_isb; /* DSB and DMB are no waypoints in ETMv4 */
-	} else if (f->wfi_wfe_branch && (op & 0xffffffdf) == 0xd503205f) {
-		in->cls = cst_insn_wfi_wfe;
-	}
-}
-
 /* OpenCSD's memory space for the PE's exception level and security state. */
 static uint32_t mem_space(const struct etm4_follow *f)
 {
@@ -374,7 +313,7 @@ static enum walk_end walk(struct etm4_follow *f, bool to_addr, uint64_t match, s
 		return walk_waypoint;
 	}
 	while (opcode_at(f, f->addr, &op)) {
-		decode_a64(f, op, f->addr, &f->last);
+		dec_arm_insn_a64(op, f->addr, f->arch >= ARCH_V8r3, f->wfi_wfe_branch, &f->last);
 		f->addr += 4;
 		w->num++;
 		if (to_addr ? f->addr == match : f->last.cls != cst_insn_other) {

@@ -15,24 +15,9 @@
 #ifndef CSTRACE_DECODE_ETM4_FOLLOW_H
 #define CSTRACE_DECODE_ETM4_FOLLOW_H
 
-#include "cstrace/decode.h"
-
-#include <opencsd/c_api/opencsd_c_api.h>
+#include "follow.h"
 
 struct etm4_follow;
-
-/* What a follower needs from its decoder. */
-struct etm4_follow_io {
-	/* up to @len code bytes at @address in OpenCSD's memory space @space;
-	 * returns how many were read */
-	uint32_t (*read)(void *ctx, uint8_t trace_id, uint64_t address, uint32_t space,
-			 uint32_t len, uint8_t *buf);
-	/* an element made at the packet of OpenCSD index @index; nonzero stops */
-	int (*elem)(void *ctx, uint32_t index, uint8_t trace_id, struct cst_elem *e);
-	/* the trace holds what the follower does not cover (@why), at @index */
-	void (*decline)(void *ctx, uint32_t index, uint8_t trace_id, const char *why);
-	void *ctx;
-};
 
 /* Would a follower decode this source exactly? (ETMv4, and the configuration
  * above.) */
@@ -40,7 +25,7 @@ bool dec_etm4_follow_covers(const struct cst_source_cfg *src, ocsd_arch_version_
 
 struct etm4_follow *dec_etm4_follow_new(const struct cst_source_cfg *src,
 					ocsd_arch_version_t arch, uint8_t trace_id,
-					const struct etm4_follow_io *io);
+					const struct follow_io *io);
 void dec_etm4_follow_free(struct etm4_follow *f);
 
 /* OpenCSD's packet sink (OCSD_C_API_CB_PKT_SINK) for a follower @ctx. */

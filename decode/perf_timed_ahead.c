@@ -170,11 +170,12 @@ struct cst_decoder *dec_pi_ahead_decoder(struct qrun *r, struct cst_decoder **sl
 				     .fsync_reset = !f->raw, .mem_read = dec_perf_mem_cursor_read,
 				     .mem_ctx = &r->wm.c};
 
-	/* cstrace's ETMv4 decoder where it covers the source: what it declines is a
-	 * message, which sends the queue to the serial run as a decoder error does */
+	/* cstrace's own ETMv4 decoder where it covers the source (dec_follow says
+	 * why not ETMv3's): what it declines is a message, which sends the queue to
+	 * the serial run as a decoder error does */
 	return dec_pi_decoder_make(r->in, r->in->trace, slot, f->raw, f->ci, &o,
-				   r->in->follow ? dec_follow_quiet : dec_follow_none, ahead_elem,
-				   r, NULL, NULL);
+				   r->in->follow ? dec_follow_quiet_etmv4 : dec_follow_none,
+				   ahead_elem, r, NULL, NULL);
 }
 
 /* Record pieces of @qa's queue into @b until it holds AHEAD_ITEMS items or the

@@ -22,7 +22,7 @@ follow_same() {
 	check "$name: the same messages" cmp -s "$TMP/ocsd.err" "$TMP/own.err"
 	"$CSTRACE" decode --format=none --stats --threads 1 --decoder=cstrace "$@" "$trace" \
 		2> "$TMP/stats" > /dev/null
-	n=$(sed -n "s/^cstrace: \([0-9]*\) of the elements by cstrace's ETMv4 decoder$/\1/p" \
+	n=$(sed -n "s/^cstrace: \([0-9]*\) of the elements by cstrace's own decoder$/\1/p" \
 		"$TMP/stats")
 	check "$name: every element by cstrace's decoder ($(grep -c . "$TMP/ocsd") elements, ${n:-none} its)" \
 		[ "${n:-0}" -eq "$(grep -c . "$TMP/ocsd")" ]

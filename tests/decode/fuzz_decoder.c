@@ -1,7 +1,8 @@
 /* libFuzzer target for the decoder: arbitrary bytes as CoreSight frames (or, when the
  * first byte is odd, as a raw ETMv4 stream) through ETMv4, ETMv3, PTM and STM
  * decoders at once, code bytes served from the input itself, fed in uneven pieces;
- * ETMv4 through cstrace's own decoder when the first byte has bit 1 set. */
+ * ETMv4 and ETMv3 (not cycle-accurate then) through cstrace's own decoders when
+ * the first byte has bit 1 set. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	b.format = (data[0] & 1) ? cst_bufmt_raw : cst_bufmt_frames;
 	buf = cst_trace_add_buffer(t, &b);
 	add(t, buf, cst_proto_etmv4i, "traceid=0x10,trcconfigr=0xc1");
-	add(t, buf, cst_proto_etmv3, "traceid=0x11,etmcr=0x10001860");
+	add(t, buf, cst_proto_etmv3,
+	    (data[0] & 2) ? "traceid=0x11,etmcr=0x10000860" : "traceid=0x11,etmcr=0x10001860");
 	add(t, buf, cst_proto_ptm, "traceid=0x12,etmcr=0x20000400");
 	add(t, buf, cst_proto_stm, "traceid=0x20");
 	d = (data[0] & 2) ? dec_decoder_alloc_follow(t, buf, &o, dec_follow_strict, NULL)

@@ -28,7 +28,7 @@ same() {
         check "$name: $verb --threads $t --chunk-size $cs: same messages: $(head -c 300 "$TMP/many.err")" \
           cmp -s <(grep -v "^qemu: uncaught target signal" "$TMP/one.err") \
                  <(grep -v -e "decoded apart (the others" -e "decoded ahead of the time order" \
-                         -e "of the elements by cstrace's ETMv4 decoder$" \
+                         -e "of the elements by cstrace's own decoder$" \
                          -e "^qemu: uncaught target signal" "$TMP/many.err")
         check "$name: $verb --threads $t --chunk-size $cs: exit status $rc, one thread $rc1" [ $rc -eq $rc1 ]
       done

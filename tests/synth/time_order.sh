@@ -79,9 +79,10 @@ check "decode --threads 2: the queues were decoded ahead" sh -c \
 	'"$0" decode --format=none --stats --threads 2 "$1" 2>&1 | grep -q "queues decoded ahead of the time order$"' \
 	"$CSTRACE" "$TMP/perf.data"
 # ETMv4 queues ahead go through cstrace's own decoder (the one-thread runs above,
-# through OpenCSD's, printed the same)
-[ "$arch" = aarch64 ] && check "decode --threads 2: the queues ahead decoded by cstrace's ETMv4 decoder" sh -c \
-	'"$0" decode --format=none --stats --threads 2 "$1" 2>&1 | grep -q "of the elements by cstrace.s ETMv4 decoder$"' \
+# through OpenCSD's, printed the same; ETMv3 stays with OpenCSD's in time order,
+# decode/decoder_int.h says why)
+[ "$arch" = aarch64 ] && check "decode --threads 2: the queues ahead decoded by cstrace's own decoder" sh -c \
+	'"$0" decode --format=none --stats --threads 2 "$1" 2>&1 | grep -q "of the elements by cstrace.s own decoder$"' \
 	"$CSTRACE" "$TMP/perf.data"
 # Random bytes in the middle of a CPU's trace: ETMv3 decoders report errors. A
 # worker's decoder that has something to say sends the run back to one thread,

@@ -1,0 +1,469 @@
+/* cstrace's own ETMv3 instruction-trace decoder behind OpenCSD's packet processor
+ * (etm3_follow.h): each atom of a P-header is one instruction, in A32 or T32, an
+ * instruction range of its own as OpenCSD's decoder gives it. The last range of a
+ * P-header waits for the next packet: a branch address with an exception that
+ * cancels the last instruction drops it. Decoded instructions are kept by
+ * address, so each is read and decoded once while the context stands. */
+#include "etm3_follow.h"
+
+#include "arm_insn.h"
+
+#include <opencsd/etmv3/trc_pkt_types_etmv3.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ETMCR bits of what the follower does not decode: data address and value
+ * trace (3:2), cycle-accurate trace (12) */
+#define ETMCR_NOT_COVERED 0x100cu
+#define INSNS (1u << 14) /* decoded instructions kept, by address */
+#define READ_AHEAD 64    /* code bytes read at a time */
+
+enum state { st_no_sync, st_wait_async, st_wait_isync, st_decode };
+
+struct cached_insn {
+	uint64_t addr; /* | 1 when valid (instructions are 2-aligned) */
+	uint32_t gen;
+	bool thumb;
+	struct arm_insn in;
+};
+
+/* OpenCSD's context of the PE, as its elements carry it */
+struct pe {
+	bool secure;
+	int8_t el; /* -1: unknown (ETMv3 says only whether the PE is in Hyp mode) */
+	bool ctxid_valid, vmid_valid;
+	uint32_t ctxid, vmid;
+};
+
+struct etm3_follow {
+	struct follow_io io;
+	uint8_t trace_id;
+	bool declined;
+	enum cst_gap_reason unsync; /* what the next no-sync element says */
+
+	enum state state;
+	uint32_t index; /* of the packet being processed */
+	bool need_addr, sent_unknown;
+	uint64_t addr;
+	struct pe pe;
+	enum cst_isa elem_isa; /* the last element's, for those without their own */
+
+	/* the last range of the last P-header (and the exception return after it),
+	 * until the next packet */
+	struct cst_elem held;
+	uint32_t held_index;
+	bool holding;
+
+	uint8_t code[READ_AHEAD];
+	uint64_t code_addr;
+	uint32_t code_len;
+	struct cached_insn *insns;
+	uint32_t gen;
+};
+
+bool dec_etm3_follow_covers(const struct cst_source_cfg *src, ocsd_arch_version_t arch,
+			    ocsd_core_profile_t profile)
+{
+	return src->protocol == cst_proto_etmv3 && arch == ARCH_V7 &&
+	       (profile == profile_CortexA || profile == profile_CortexR) &&
+	       !(src->regs.etmv3.etmcr & ETMCR_NOT_COVERED);
+}
+
+static void reset_pe(struct pe *pe)
+{
+	*pe = (struct pe){.secure = true, .el = -1};
+}
+
+struct etm3_follow *dec_etm3_follow_new(uint8_t trace_id, const struct follow_io *io)
+{
+	struct etm3_follow *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->insns = calloc(INSNS, sizeof(*f->insns));
+	if (!f->insns) {
+		free(f);
+		return NULL;
+	}
+	f->io = *io;
+	f->trace_id = trace_id;
+	f->gen = 1;
+	f->state = st_no_sync;
+	f->unsync = cst_gap_init;
+	f->need_addr = true;
+	f->elem_isa = cst_isa_unknown;
+	reset_pe(&f->pe);
+	return f;
+}
+
+void dec_etm3_follow_free(struct etm3_follow *f)
+{
+	if (!f)
+		return;
+	free(f->insns);
+	free(f);
+}
+
+/* Code read before may not be this context's (perf.data: another process). */
+static void forget_code(struct etm3_follow *f)
+{
+	f->code_len = 0;
+	if (++f->gen == 0) {
+		memset(f->insns, 0, INSNS * sizeof(*f->insns));
+		f->gen = 1;
+	}
+}
+
+static void reset(struct etm3_follow *f)
+{
+	f->state = st_no_sync;
+	f->need_addr = true;
+	f->sent_unknown = false;
+	f->holding = false;
+	forget_code(f);
+}
+
+static int decline(struct etm3_follow *f, const char *why)
+{
+	if (!f->declined)
+		f->io.decline(f->io.ctx, f->index, f->trace_id, why);
+	f->declined = true;
+	return -cste_unsupported;
+}
+
+/* --- elements */
+
+static int put(struct etm3_follow *f, uint32_t index, struct cst_elem *e)
+{
+	if (e->type != cst_elem_instr_range && e->type != cst_elem_pe_context)
+		e->isa = f->elem_isa;
+	f->elem_isa = e->isa;
+	return f->io.elem(f->io.ctx, index, f->trace_id, e);
+}
+
+static int put_type(struct etm3_follow *f, enum cst_elem_type type)
+{
+	struct cst_elem e = {.type = type};
+
+	return put(f, f->index, &e);
+}
+
+/* The held range goes out (the next packet is no cancelling exception). */
+static int release(struct etm3_follow *f)
+{
+	if (!f->holding)
+		return 0;
+	f->holding = false;
+	return put(f, f->held_index, &f->held);
+}
+
+static int put_context(struct etm3_follow *f, enum cst_isa isa)
+{
+	struct cst_elem e = {.type = cst_elem_pe_context, .isa = isa};
+
+	e.ctx.security = f->pe.secure ? cst_sec_secure : cst_sec_nonsecure;
+	e.ctx.el = (uint8_t)f->pe.el;
+	e.ctx.el_valid = f->pe.el >= 0;
+	e.ctx.ctxid_valid = f->pe.ctxid_valid;
+	e.ctx.context_id = f->pe.ctxid;
+	e.ctx.vmid_valid = f->pe.vmid_valid;
+	e.ctx.vmid = f->pe.vmid;
+	forget_code(f);
+	return put(f, f->index, &e);
+}
+
+static void set_need_addr(struct etm3_follow *f, bool need)
+{
+	f->need_addr = need;
+	f->sent_unknown = false;
+}
+
+/* --- the code */
+
+static enum cst_isa isa_of(ocsd_isa isa)
+{
+	return isa == ocsd_isa_arm ? cst_isa_a32 : isa == ocsd_isa_thumb2 ? cst_isa_t32
+								       : cst_isa_unknown;
+}
+
+/* The 4 bytes at @pc (OpenCSD reads 4 even for a 16-bit T32 instruction). */
+static const uint8_t *code_at(struct etm3_follow *f, uint64_t pc)
+{
+	if (pc < f->code_addr || pc - f->code_addr + 4 > f->code_len) {
+		f->code_addr = pc;
+		f->code_len = f->io.read(f->io.ctx, f->trace_id, pc,
+					 f->pe.secure ? OCSD_MEM_SPACE_S : OCSD_MEM_SPACE_N,
+					 READ_AHEAD, f->code);
+		if (f->code_len > READ_AHEAD)
+			f->code_len = 0;
+		if (f->code_len < 4)
+			return NULL;
+	}
+	return f->code + (pc - f->code_addr);
+}
+
+/* The instruction at @pc, or NULL if its bytes cannot be read. */
+static const struct arm_insn *insn_at(struct etm3_follow *f, uint64_t pc, bool thumb)
+{
+	struct cached_insn *c = &f->insns[(pc >> 1) & (INSNS - 1)];
+	const uint8_t *b;
+
+	if (c->addr == (pc | 1) && c->gen == f->gen && c->thumb == thumb)
+		return &c->in;
+	b = code_at(f, pc);
+	if (!b)
+		return NULL;
+	if (thumb)
+		dec_arm_insn_t32(b, pc, &c->in);
+	else
+		dec_arm_insn_a32((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+					 (uint32_t)b[3] << 24,
+				 pc, &c->in);
+	c->addr = pc | 1;
+	c->gen = f->gen;
+	c->thumb = thumb;
+	return &c->in;
+}
+
+/* --- packets */
+
+static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
+{
+	enum cst_isa isa = isa_of(pkt->curr_isa);
+	uint32_t bits = pkt->atom.En_bits;
+	bool last_is_range = false;
+	int ret = 0;
+
+	if (isa == cst_isa_unknown)
+		return decline(f, "code that is neither A32 nor T32");
+	for (unsigned n = pkt->atom.num; n && !ret; n--, bits >>= 1) {
+		const struct arm_insn *in;
+		struct cst_elem e = {.type = cst_elem_instr_range};
+		bool taken = bits & 1;
+
+		if (f->need_addr) {
+			/* atoms without an address: said once, then skipped */
+			if (!f->sent_unknown) {
+				e.type = cst_elem_addr_unknown;
+				e.gap = cst_gap_resync;
+				ret = put(f, f->index, &e);
+				f->sent_unknown = true;
+				last_is_range = false;
+			}
+			break;
+		}
+		in = insn_at(f, f->addr, isa == cst_isa_t32);
+		if (!in) {
+			e.type = cst_elem_addr_nacc;
+			e.gap = cst_gap_nacc;
+			e.start = f->addr;
+			set_need_addr(f, true);
+			last_is_range = false;
+		} else {
+			e.start = f->addr;
+			e.end = f->addr + in->size;
+			e.num_insns = 1;
+			e.isa = isa;
+			e.last_class = in->cls;
+			e.last_subclass = in->sub;
+			e.last_size = in->size;
+			e.last_executed = taken;
+			if (in->cls == cst_insn_branch && taken)
+				f->addr = in->target;
+			else if (in->cls == cst_insn_branch_indirect && taken)
+				set_need_addr(f, true);
+			else
+				f->addr = e.end;
+			if (in->isa_change) /* as OpenCSD: taken or not */
+				isa = isa == cst_isa_t32 ? cst_isa_a32 : cst_isa_t32;
+			last_is_range = true;
+		}
+		if (!ret && n > 1)
+			ret = put(f, f->index, &e);
+		else if (!ret && last_is_range) {
+			/* the P-header's last range waits for the next packet */
+			f->held = e;
+			f->held_index = f->index;
+			f->holding = true;
+		} else if (!ret) {
+			ret = put(f, f->index, &e);
+		}
+	}
+	return ret;
+}
+
+static int process_isync(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt, bool first)
+{
+	static const enum cst_gap_reason on[] = {cst_gap_filter, cst_gap_filter,
+						 cst_gap_overflow, cst_gap_debug};
+	const etmv3_context_t *c = &pkt->context;
+	int ret = 0;
+
+	if (first || pkt->isync_info.reason != iSync_Periodic) {
+		struct cst_elem e = {.type = cst_elem_trace_on,
+				     .gap = on[pkt->isync_info.reason & 3]};
+
+		if ((ret = put(f, f->index, &e)))
+			return ret;
+	} else if (!(c->updated || c->updated_c || c->updated_v)) {
+		/* OpenCSD 1.3.3 sends an element it made for the context and did
+		 * not fill: not followed */
+		return decline(f, "a periodic I-sync without context");
+	}
+	if (first || c->updated || c->updated_c || c->updated_v) {
+		if (first)
+			reset_pe(&f->pe);
+		if (c->updated_c) {
+			f->pe.ctxid = c->ctxtID;
+			f->pe.ctxid_valid = true;
+		}
+		if (c->updated_v) {
+			f->pe.vmid = c->VMID;
+			f->pe.vmid_valid = true;
+		}
+		if (c->updated) {
+			f->pe.el = c->curr_Hyp ? 2 : -1;
+			f->pe.secure = !c->curr_NS;
+		}
+		if ((ret = put_context(f, isa_of(pkt->curr_isa))))
+			return ret;
+	}
+	if (!pkt->isync_info.no_address) {
+		f->addr = pkt->isync_info.has_LSipAddress ? pkt->data.addr.val : pkt->addr.val;
+		set_need_addr(f, false);
+	}
+	return 0;
+}
+
+static int process_branch(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
+{
+	int ret = 0;
+
+	if (pkt->exception.bits.present && pkt->exception.bits.cancel)
+		f->holding = false; /* the last instruction did not complete */
+	else if ((ret = release(f)))
+		return ret;
+	f->addr = pkt->addr.val;
+	set_need_addr(f, false);
+	if (!pkt->exception.bits.present)
+		return 0;
+	if (pkt->context.updated) {
+		bool secure = !pkt->context.curr_NS;
+		int8_t el = pkt->context.curr_Hyp ? 2 : -1;
+
+		if (secure != f->pe.secure || el != f->pe.el) {
+			f->pe.secure = secure;
+			f->pe.el = el;
+			if ((ret = put_context(f, f->elem_isa)))
+				return ret;
+		}
+	}
+	if (pkt->exception.number) {
+		struct cst_elem e = {.type = cst_elem_exception,
+				     .exception_number = pkt->exception.number};
+
+		ret = put(f, f->index, &e);
+	}
+	return ret;
+}
+
+static int decode_packet(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
+{
+	int ret;
+
+	if (pkt->type != ETM3_PKT_BRANCH_ADDRESS && (ret = release(f)))
+		return ret;
+	switch (pkt->type) {
+	case ETM3_PKT_INCOMPLETE_EOT:
+	case ETM3_PKT_A_SYNC:
+	case ETM3_PKT_IGNORE:
+		return 0;
+	case ETM3_PKT_TRIGGER:
+		return put_type(f, cst_elem_event);
+	case ETM3_PKT_BRANCH_ADDRESS:
+		return process_branch(f, pkt);
+	case ETM3_PKT_I_SYNC:
+		return process_isync(f, pkt, false);
+	case ETM3_PKT_P_HDR:
+		return process_phdr(f, pkt);
+	case ETM3_PKT_CONTEXT_ID:
+		f->pe.ctxid = pkt->context.ctxtID;
+		f->pe.ctxid_valid = true;
+		return put_context(f, f->elem_isa);
+	case ETM3_PKT_VMID:
+		f->pe.vmid = pkt->context.VMID;
+		f->pe.vmid_valid = true;
+		return put_context(f, f->elem_isa);
+	case ETM3_PKT_TIMESTAMP: {
+		struct cst_elem e = {.type = cst_elem_timestamp, .timestamp = pkt->timestamp};
+
+		return put(f, f->index, &e);
+	}
+	default: {
+		char why[64];
+
+		snprintf(why, sizeof(why), "a packet of type %d", (int)pkt->type);
+		return decline(f, why);
+	}
+	}
+}
+
+static int process(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
+{
+	int ret;
+
+	switch (f->state) {
+	case st_no_sync: {
+		struct cst_elem e = {.type = cst_elem_no_sync, .gap = f->unsync};
+
+		f->state = st_wait_async;
+		if ((ret = put(f, f->index, &e)))
+			return ret;
+	}
+		__attribute__((fallthrough)); /* this packet may be the sync */
+	case st_wait_async:
+		if (pkt->type == ETM3_PKT_A_SYNC)
+			f->state = st_wait_isync;
+		return 0;
+	case st_wait_isync:
+		if (pkt->type == ETM3_PKT_I_SYNC) {
+			f->state = st_decode;
+			return process_isync(f, pkt, true);
+		}
+		/* a timestamp may come before the first I-sync */
+		return pkt->type == ETM3_PKT_TIMESTAMP ? decode_packet(f, pkt) : 0;
+	case st_decode:
+		return decode_packet(f, pkt);
+	}
+	return 0;
+}
+
+ocsd_datapath_resp_t dec_etm3_follow_packet(const void *ctx, const ocsd_datapath_op_t op,
+					    const ocsd_trc_index_t index, const void *packet)
+{
+	struct etm3_follow *f = (struct etm3_follow *)ctx;
+	int ret = 0;
+
+	if (f->declined)
+		return OCSD_RESP_FATAL_SYS_ERR;
+	switch (op) {
+	case OCSD_OP_DATA:
+		f->index = index;
+		ret = process(f, packet);
+		break;
+	case OCSD_OP_EOT:
+		ret = release(f);
+		if (!ret)
+			ret = put_type(f, cst_elem_eot);
+		break;
+	case OCSD_OP_RESET:
+		reset(f);
+		f->unsync = cst_gap_reset;
+		break;
+	case OCSD_OP_FLUSH:
+		break;
+	}
+	return ret ? OCSD_RESP_FATAL_SYS_ERR : OCSD_RESP_CONT;
+}
