@@ -18,7 +18,6 @@
  * trace (3:2), cycle-accurate trace (12) */
 #define ETMCR_NOT_COVERED 0x100cu
 #define INSNS (1u << 14) /* decoded instructions kept, by address */
-#define READ_AHEAD 64    /* code bytes read at a time */
 
 enum state { st_no_sync, st_wait_async, st_wait_isync, st_decode };
 
@@ -38,17 +37,13 @@ struct pe {
 };
 
 struct etm3_follow {
-	struct follow_io io;
-	uint8_t trace_id;
-	bool declined;
+	struct follow_base b;
 	enum cst_gap_reason unsync; /* what the next no-sync element says */
 
 	enum state state;
-	uint32_t index; /* of the packet being processed */
 	bool need_addr, sent_unknown;
 	uint64_t addr;
 	struct pe pe;
-	enum cst_isa elem_isa; /* the last element's, for those without their own */
 
 	/* the last range of the last P-header (and the exception return after it),
 	 * until the next packet */
@@ -56,11 +51,7 @@ struct etm3_follow {
 	uint32_t held_index;
 	bool holding;
 
-	uint8_t code[READ_AHEAD];
-	uint64_t code_addr;
-	uint32_t code_len;
-	struct cached_insn *insns;
-	uint32_t gen;
+	struct cached_insn *insns; /* of other generations than b.gen: forgotten */
 };
 
 bool dec_etm3_follow_covers(const struct cst_source_cfg *src, ocsd_arch_version_t arch,
@@ -87,13 +78,10 @@ struct etm3_follow *dec_etm3_follow_new(uint8_t trace_id, const struct follow_io
 		free(f);
 		return NULL;
 	}
-	f->io = *io;
-	f->trace_id = trace_id;
-	f->gen = 1;
+	dec_follow_init(&f->b, trace_id, io);
 	f->state = st_no_sync;
 	f->unsync = cst_gap_init;
 	f->need_addr = true;
-	f->elem_isa = cst_isa_unknown;
 	reset_pe(&f->pe);
 	return f;
 }
@@ -106,14 +94,10 @@ void dec_etm3_follow_free(struct etm3_follow *f)
 	free(f);
 }
 
-/* Code read before may not be this context's (perf.data: another process). */
 static void forget_code(struct etm3_follow *f)
 {
-	f->code_len = 0;
-	if (++f->gen == 0) {
+	if (dec_follow_forget(&f->b))
 		memset(f->insns, 0, INSNS * sizeof(*f->insns));
-		f->gen = 1;
-	}
 }
 
 static void reset(struct etm3_follow *f)
@@ -127,27 +111,21 @@ static void reset(struct etm3_follow *f)
 
 static int decline(struct etm3_follow *f, const char *why)
 {
-	if (!f->declined)
-		f->io.decline(f->io.ctx, f->index, f->trace_id, why);
-	f->declined = true;
-	return -cste_unsupported;
+	return dec_follow_decline(&f->b, why);
 }
 
 /* --- elements */
 
 static int put(struct etm3_follow *f, uint32_t index, struct cst_elem *e)
 {
-	if (e->type != cst_elem_instr_range && e->type != cst_elem_pe_context)
-		e->isa = f->elem_isa;
-	f->elem_isa = e->isa;
-	return f->io.elem(f->io.ctx, index, f->trace_id, e);
+	return dec_follow_put(&f->b, index, e);
 }
 
 static int put_type(struct etm3_follow *f, enum cst_elem_type type)
 {
 	struct cst_elem e = {.type = type};
 
-	return put(f, f->index, &e);
+	return put(f, f->b.index, &e);
 }
 
 /* The held range goes out (the next packet is no cancelling exception). */
@@ -171,7 +149,7 @@ static int put_context(struct etm3_follow *f, enum cst_isa isa)
 	e.ctx.vmid_valid = f->pe.vmid_valid;
 	e.ctx.vmid = f->pe.vmid;
 	forget_code(f);
-	return put(f, f->index, &e);
+	return put(f, f->b.index, &e);
 }
 
 static void set_need_addr(struct etm3_follow *f, bool need)
@@ -188,31 +166,15 @@ static enum cst_isa isa_of(ocsd_isa isa)
 								       : cst_isa_unknown;
 }
 
-/* The 4 bytes at @pc (OpenCSD reads 4 even for a 16-bit T32 instruction). */
-static const uint8_t *code_at(struct etm3_follow *f, uint64_t pc)
-{
-	if (pc < f->code_addr || pc - f->code_addr + 4 > f->code_len) {
-		f->code_addr = pc;
-		f->code_len = f->io.read(f->io.ctx, f->trace_id, pc,
-					 f->pe.secure ? OCSD_MEM_SPACE_S : OCSD_MEM_SPACE_N,
-					 READ_AHEAD, f->code);
-		if (f->code_len > READ_AHEAD)
-			f->code_len = 0;
-		if (f->code_len < 4)
-			return NULL;
-	}
-	return f->code + (pc - f->code_addr);
-}
-
 /* The instruction at @pc, or NULL if its bytes cannot be read. */
 static const struct arm_insn *insn_at(struct etm3_follow *f, uint64_t pc, bool thumb)
 {
 	struct cached_insn *c = &f->insns[(pc >> 1) & (INSNS - 1)];
 	const uint8_t *b;
 
-	if (c->addr == (pc | 1) && c->gen == f->gen && c->thumb == thumb)
+	if (c->addr == (pc | 1) && c->gen == f->b.gen && c->thumb == thumb)
 		return &c->in;
-	b = code_at(f, pc);
+	b = dec_follow_code(&f->b, pc, f->pe.secure ? OCSD_MEM_SPACE_S : OCSD_MEM_SPACE_N);
 	if (!b)
 		return NULL;
 	if (thumb)
@@ -222,7 +184,7 @@ static const struct arm_insn *insn_at(struct etm3_follow *f, uint64_t pc, bool t
 					 (uint32_t)b[3] << 24,
 				 pc, &c->in);
 	c->addr = pc | 1;
-	c->gen = f->gen;
+	c->gen = f->b.gen;
 	c->thumb = thumb;
 	return &c->in;
 }
@@ -248,7 +210,7 @@ static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 			if (!f->sent_unknown) {
 				e.type = cst_elem_addr_unknown;
 				e.gap = cst_gap_resync;
-				ret = put(f, f->index, &e);
+				ret = put(f, f->b.index, &e);
 				f->sent_unknown = true;
 				last_is_range = false;
 			}
@@ -281,14 +243,14 @@ static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 			last_is_range = true;
 		}
 		if (!ret && n > 1)
-			ret = put(f, f->index, &e);
+			ret = put(f, f->b.index, &e);
 		else if (!ret && last_is_range) {
 			/* the P-header's last range waits for the next packet */
 			f->held = e;
-			f->held_index = f->index;
+			f->held_index = f->b.index;
 			f->holding = true;
 		} else if (!ret) {
-			ret = put(f, f->index, &e);
+			ret = put(f, f->b.index, &e);
 		}
 	}
 	return ret;
@@ -305,7 +267,7 @@ static int process_isync(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt, bool 
 		struct cst_elem e = {.type = cst_elem_trace_on,
 				     .gap = on[pkt->isync_info.reason & 3]};
 
-		if ((ret = put(f, f->index, &e)))
+		if ((ret = put(f, f->b.index, &e)))
 			return ret;
 	} else if (!(c->updated || c->updated_c || c->updated_v)) {
 		/* OpenCSD 1.3.3 sends an element it made for the context and did
@@ -356,7 +318,7 @@ static int process_branch(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 		if (secure != f->pe.secure || el != f->pe.el) {
 			f->pe.secure = secure;
 			f->pe.el = el;
-			if ((ret = put_context(f, f->elem_isa)))
+			if ((ret = put_context(f, f->b.elem_isa)))
 				return ret;
 		}
 	}
@@ -364,7 +326,7 @@ static int process_branch(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 		struct cst_elem e = {.type = cst_elem_exception,
 				     .exception_number = pkt->exception.number};
 
-		ret = put(f, f->index, &e);
+		ret = put(f, f->b.index, &e);
 	}
 	return ret;
 }
@@ -391,15 +353,15 @@ static int decode_packet(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 	case ETM3_PKT_CONTEXT_ID:
 		f->pe.ctxid = pkt->context.ctxtID;
 		f->pe.ctxid_valid = true;
-		return put_context(f, f->elem_isa);
+		return put_context(f, f->b.elem_isa);
 	case ETM3_PKT_VMID:
 		f->pe.vmid = pkt->context.VMID;
 		f->pe.vmid_valid = true;
-		return put_context(f, f->elem_isa);
+		return put_context(f, f->b.elem_isa);
 	case ETM3_PKT_TIMESTAMP: {
 		struct cst_elem e = {.type = cst_elem_timestamp, .timestamp = pkt->timestamp};
 
-		return put(f, f->index, &e);
+		return put(f, f->b.index, &e);
 	}
 	default: {
 		char why[64];
@@ -419,7 +381,7 @@ static int process(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 		struct cst_elem e = {.type = cst_elem_no_sync, .gap = f->unsync};
 
 		f->state = st_wait_async;
-		if ((ret = put(f, f->index, &e)))
+		if ((ret = put(f, f->b.index, &e)))
 			return ret;
 	}
 		__attribute__((fallthrough)); /* this packet may be the sync */
@@ -446,11 +408,11 @@ ocsd_datapath_resp_t dec_etm3_follow_packet(const void *ctx, const ocsd_datapath
 	struct etm3_follow *f = (struct etm3_follow *)ctx;
 	int ret = 0;
 
-	if (f->declined)
+	if (f->b.declined)
 		return OCSD_RESP_FATAL_SYS_ERR;
 	switch (op) {
 	case OCSD_OP_DATA:
-		f->index = index;
+		f->b.index = index;
 		ret = process(f, packet);
 		break;
 	case OCSD_OP_EOT:

@@ -20,7 +20,6 @@
 #define CONFIGR_NOT_COVERED 0x37716u
 #define STACK_MAX 64       /* pending elements before the follower gives up */
 #define BLOCKS (1u << 14)  /* walks cached, by start address */
-#define READ_AHEAD 64      /* code bytes read at a time */
 
 enum state { st_no_sync, st_wait_sync, st_wait_tinfo, st_decode };
 
@@ -69,16 +68,13 @@ struct block {
 };
 
 struct etm4_follow {
-	struct follow_io io;
-	uint8_t trace_id;
+	struct follow_base b;
 	ocsd_arch_version_t arch;
 	bool wfi_wfe_branch;
-	bool declined;
 	enum cst_gap_reason unsync; /* what the next no-sync element says */
 	bool prev_overflow;         /* the next trace on says "overflow" */
 
 	enum state state;
-	uint32_t index;      /* of the packet being processed */
 	bool need_addr, need_ctxt, pending_addr;
 	uint8_t last_is;
 	uint32_t spec_depth;
@@ -90,21 +86,15 @@ struct etm4_follow {
 	uint8_t el;
 	struct arm_insn last;    /* the last instruction walked */
 
-	/* what an element without its own carries on from the one before (OpenCSD
-	 * copies ISA and context from element to element: a context packet that
-	 * leaves out the context ID or VMID shows the last one given) */
-	enum cst_isa elem_isa;
+	/* the context the last context element carried (OpenCSD copies it from
+	 * element to element: a context packet that leaves out the context ID or
+	 * VMID shows the last one given) */
 	struct cst_pe_context elem_ctx;
 
 	struct pending stack[STACK_MAX]; /* oldest at head */
 	unsigned head, count;
 
-	/* code read ahead: [code_addr, code_addr + code_len) */
-	uint8_t code[READ_AHEAD];
-	uint64_t code_addr;
-	uint32_t code_len;
-	struct block *blocks;
-	uint32_t gen; /* blocks of other generations are forgotten */
+	struct block *blocks; /* of other generations than b.gen: forgotten */
 };
 
 bool dec_etm4_follow_covers(const struct cst_source_cfg *src, ocsd_arch_version_t arch)
@@ -128,17 +118,14 @@ struct etm4_follow *dec_etm4_follow_new(const struct cst_source_cfg *src,
 		free(f);
 		return NULL;
 	}
-	f->io = *io;
-	f->trace_id = trace_id;
+	dec_follow_init(&f->b, trace_id, io);
 	f->arch = arch;
 	/* WFI and WFE are waypoints from ETMv4.3 on, when TRCIDR2.WFXMODE says so */
 	f->wfi_wfe_branch = (src->regs.etmv4.trcidr2 & 0x80000000u) && version >= 0x43;
-	f->gen = 1;
 	f->state = st_no_sync;
 	f->unsync = cst_gap_init;
 	f->is_secure = true;
 	f->isa = cst_isa_unknown;
-	f->elem_isa = cst_isa_unknown;
 	f->need_addr = f->need_ctxt = true;
 	return f;
 }
@@ -151,14 +138,10 @@ void dec_etm4_follow_free(struct etm4_follow *f)
 	free(f);
 }
 
-/* Code read before may not be this context's (perf.data: another process). */
 static void forget_code(struct etm4_follow *f)
 {
-	f->code_len = 0;
-	if (++f->gen == 0) { /* after 4 G contexts: start the generations again */
+	if (dec_follow_forget(&f->b))
 		memset(f->blocks, 0, BLOCKS * sizeof(*f->blocks));
-		f->gen = 1;
-	}
 }
 
 static void reset(struct etm4_follow *f)
@@ -178,20 +161,14 @@ static void reset(struct etm4_follow *f)
 
 static int decline(struct etm4_follow *f, const char *why)
 {
-	if (!f->declined)
-		f->io.decline(f->io.ctx, f->index, f->trace_id, why);
-	f->declined = true;
-	return -cste_unsupported;
+	return dec_follow_decline(&f->b, why);
 }
 
 /* --- elements */
 
 static int put(struct etm4_follow *f, uint32_t index, struct cst_elem *e)
 {
-	if (e->type != cst_elem_pe_context && e->type != cst_elem_instr_range)
-		e->isa = f->elem_isa;
-	f->elem_isa = e->isa;
-	return f->io.elem(f->io.ctx, index, f->trace_id, e);
+	return dec_follow_put(&f->b, index, e);
 }
 
 static int put_type(struct etm4_follow *f, uint32_t index, enum cst_elem_type type)
@@ -272,18 +249,10 @@ static uint32_t mem_space(const struct etm4_follow *f)
 /* The opcode at @pc; false if its 4 bytes cannot be read. */
 static bool opcode_at(struct etm4_follow *f, uint64_t pc, uint32_t *op)
 {
-	const uint8_t *p;
+	const uint8_t *p = dec_follow_code(&f->b, pc, mem_space(f));
 
-	if (pc < f->code_addr || pc - f->code_addr + 4 > f->code_len) {
-		f->code_addr = pc;
-		f->code_len = f->io.read(f->io.ctx, f->trace_id, pc, mem_space(f), READ_AHEAD,
-					 f->code);
-		if (f->code_len > READ_AHEAD)
-			f->code_len = 0;
-		if (f->code_len < 4)
-			return false;
-	}
-	p = f->code + (pc - f->code_addr);
+	if (!p)
+		return false;
 	*op = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 	return true;
 }
@@ -306,7 +275,7 @@ static enum walk_end walk(struct etm4_follow *f, bool to_addr, uint64_t match, s
 
 	w->start = w->end = f->addr;
 	w->num = 0;
-	if (!to_addr && b->start == (f->addr | 1) && b->gen == f->gen) {
+	if (!to_addr && b->start == (f->addr | 1) && b->gen == f->b.gen) {
 		w->end = f->addr = b->end;
 		w->num = b->num;
 		f->last = b->last;
@@ -323,7 +292,7 @@ static enum walk_end walk(struct etm4_follow *f, bool to_addr, uint64_t match, s
 	}
 	w->end = f->addr;
 	if (!to_addr && end == walk_waypoint)
-		*b = (struct block){w->start | 1, w->end, w->num, f->gen, f->last};
+		*b = (struct block){w->start | 1, w->end, w->num, f->b.gen, f->last};
 	return end;
 }
 
@@ -511,7 +480,7 @@ static int end_of_trace(struct etm4_follow *f)
 		ret = put_kept(f, p);
 		pop(f);
 	}
-	return ret ? ret : put_type(f, f->index, cst_elem_eot);
+	return ret ? ret : put_type(f, f->b.index, cst_elem_eot);
 }
 
 /* Overflow or discard: what is pending but timestamps and events is dropped, and
@@ -541,7 +510,7 @@ static struct pending *push(struct etm4_follow *f, enum pending_kind kind)
 		return NULL;
 	p = &f->stack[(f->head + f->count++) % STACK_MAX];
 	p->kind = kind;
-	p->index = f->index;
+	p->index = f->b.index;
 	return p;
 }
 
@@ -650,7 +619,7 @@ static int process(struct etm4_follow *f, const ocsd_etmv4_i_pkt *pkt)
 		struct cst_elem e = {.type = cst_elem_no_sync, .gap = f->unsync};
 
 		f->state = st_wait_sync;
-		if ((ret = put(f, f->index, &e)))
+		if ((ret = put(f, f->b.index, &e)))
 			return ret;
 	}
 		__attribute__((fallthrough)); /* this packet may be the sync */
@@ -679,11 +648,11 @@ ocsd_datapath_resp_t dec_etm4_follow_packet(const void *ctx, const ocsd_datapath
 	struct etm4_follow *f = (struct etm4_follow *)ctx;
 	int ret = 0;
 
-	if (f->declined)
+	if (f->b.declined)
 		return OCSD_RESP_FATAL_SYS_ERR;
 	switch (op) {
 	case OCSD_OP_DATA:
-		f->index = index;
+		f->b.index = index;
 		ret = process(f, packet);
 		break;
 	case OCSD_OP_EOT:

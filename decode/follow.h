@@ -21,4 +21,36 @@ struct follow_io {
 	void *ctx;
 };
 
+/* What both decoders keep the same way: their decoder's callbacks, the packet
+ * being processed, what an element without an ISA of its own carries on from the
+ * one before (OpenCSD copies it from element to element), code read ahead, and
+ * the generation of what they decoded from it. */
+#define FOLLOW_READ_AHEAD 64
+struct follow_base {
+	struct follow_io io;
+	uint8_t trace_id;
+	bool declined;
+	uint32_t index;
+	enum cst_isa elem_isa;
+	uint8_t code[FOLLOW_READ_AHEAD];
+	uint64_t code_addr;
+	uint32_t code_len;
+	uint32_t gen; /* what was decoded in another generation is forgotten */
+};
+
+/* follow.c */
+void dec_follow_init(struct follow_base *b, uint8_t trace_id, const struct follow_io *io);
+/* Say the trace holds @why, at the packet being processed, and stop for good:
+ * returns -cste_unsupported. */
+int dec_follow_decline(struct follow_base *b, const char *why);
+/* @e (its ISA from the element before, unless a range or a context) at @index. */
+int dec_follow_put(struct follow_base *b, uint32_t index, struct cst_elem *e);
+/* The 4 code bytes at @pc in OpenCSD's memory space @space, or NULL when they
+ * cannot all be read (OpenCSD reads 4, also for a 16-bit T32 instruction). */
+const uint8_t *dec_follow_code(struct follow_base *b, uint64_t pc, uint32_t space);
+/* Code read before may not be this context's (perf.data: another process): a
+ * new generation. True when the caller must empty its tables (after 4 G
+ * generations, when the count starts again). */
+bool dec_follow_forget(struct follow_base *b);
+
 #endif

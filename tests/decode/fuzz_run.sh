@@ -12,7 +12,7 @@ SECS=${1:-20} WHAT=${2:-decoder}
 S=$CSTRACE_SOURCE_DIR
 case "$WHAT" in
 decoder)
-	fuzz_build "$TMP/fuzz" "$S"/decode/{arm_insn,decoder,decoder_config,decoder_printer,elem,etm3_follow,etm4_follow,mem_images,trace}.c \
+	fuzz_build "$TMP/fuzz" "$S"/decode/{arm_insn,decoder,decoder_config,decoder_printer,elem,etm3_follow,etm4_follow,follow,mem_images,trace}.c \
 		"$S"/source/*.c "$S"/common/*.c "$S/tests/decode/fuzz_decoder.c" -I"$S/decode" \
 		-lopencsd_c_api -lopencsd -ljansson -lstdc++ -lpthread ;;
 rawdump)

@@ -1,0 +1,52 @@
+/* What cstrace's ETMv4 and ETMv3 decoders share (follow.h). */
+#include "follow.h"
+
+#include <string.h>
+
+void dec_follow_init(struct follow_base *b, uint8_t trace_id, const struct follow_io *io)
+{
+	memset(b, 0, sizeof(*b));
+	b->io = *io;
+	b->trace_id = trace_id;
+	b->elem_isa = cst_isa_unknown;
+	b->gen = 1;
+}
+
+int dec_follow_decline(struct follow_base *b, const char *why)
+{
+	if (!b->declined)
+		b->io.decline(b->io.ctx, b->index, b->trace_id, why);
+	b->declined = true;
+	return -cste_unsupported;
+}
+
+int dec_follow_put(struct follow_base *b, uint32_t index, struct cst_elem *e)
+{
+	if (e->type != cst_elem_pe_context && e->type != cst_elem_instr_range)
+		e->isa = b->elem_isa;
+	b->elem_isa = e->isa;
+	return b->io.elem(b->io.ctx, index, b->trace_id, e);
+}
+
+const uint8_t *dec_follow_code(struct follow_base *b, uint64_t pc, uint32_t space)
+{
+	if (pc < b->code_addr || pc - b->code_addr + 4 > b->code_len) {
+		b->code_addr = pc;
+		b->code_len = b->io.read(b->io.ctx, b->trace_id, pc, space, FOLLOW_READ_AHEAD,
+					 b->code);
+		if (b->code_len > FOLLOW_READ_AHEAD)
+			b->code_len = 0;
+		if (b->code_len < 4)
+			return NULL;
+	}
+	return b->code + (pc - b->code_addr);
+}
+
+bool dec_follow_forget(struct follow_base *b)
+{
+	b->code_len = 0;
+	if (++b->gen)
+		return false;
+	b->gen = 1;
+	return true;
+}
