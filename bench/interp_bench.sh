@@ -145,10 +145,8 @@ bench_arch() { # arch lua "rounds size" [synth options]
 	row "cstrace decode --format=none --threads 1 (perf.data)" "$insns" - "$w1" "$c" "$r"
 	read -r w c r < <(measure "$CSTRACE" decode --format=none --decoder=opencsd "$data")
 	row "  the same, --decoder=opencsd, $(nproc) threads" "$insns" "$w1" "$w" "$c" "$r"
-	if [ "$arch" = aarch64 ]; then
-		read -r w1 c r < <(measure "$CSTRACE" decode --format=none --threads 1 --decoder=cstrace "$data")
-		row "  the same, --decoder=cstrace, 1 thread" "$insns" - "$w1" "$c" "$r"
-	fi
+	read -r w1 c r < <(measure "$CSTRACE" decode --format=none --threads 1 --decoder=cstrace "$data")
+	row "  the same, --decoder=cstrace, 1 thread" "$insns" - "$w1" "$c" "$r"
 	read -r w c r < <(measure "$CSTRACE" decode --format=none "$data")
 	row "cstrace decode --format=none (perf.data, $(nproc) threads)" "$insns" "$w1" "$w" "$c" "$r"
 	if command -v trc_pkt_lister >/dev/null; then
