@@ -188,7 +188,7 @@ static void follow_decline(void *ctx, uint32_t index, uint8_t trace_id, const ch
 {
 	struct cst_decoder *dec = ctx;
 
-	if (dec->follow == dec_follow_strict || dec->follow == dec_follow_strict_etmv4)
+	if (dec->follow & dec_follow_strict)
 		cst_logf(dec->opts.log, cst_log_error,
 			 "%s: offset %llu: trace ID 0x%x holds %s, which cstrace's decoder "
 			 "does not cover (--decoder=auto decodes it with OpenCSD's)",

@@ -11,21 +11,30 @@
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
-/* Whether a decoder's ETMv4 sources that the follower covers are decoded by it
- * (its elements carry no OpenCSD element), and how it says trace the follower
- * does not cover, which stops the decode (-cste_unsupported). */
+/* Whether a decoder's ETMv4 and ETMv3 sources that cstrace's decoders cover are
+ * decoded by them (their elements carry no OpenCSD element), and how they say
+ * trace they do not cover, which stops the decode (-cste_unsupported): flags. */
 enum dec_follow {
-	dec_follow_none,
-	dec_follow_quiet,  /* through opts.log at debug level: a split worker's
-			      log sends the buffer to one thread (split.c) */
-	dec_follow_strict, /* as an error */
-	/* As those, for ETMv4 only. perf.data's time order (perf_order.c) sees
-	 * when each element comes out, not only in which order: ETMv3's decoder
-	 * holds a P-header's last range until the next packet, where OpenCSD's
-	 * gave it out as the bytes fed ran out (synth_time_order_arm). */
-	dec_follow_quiet_etmv4,
-	dec_follow_strict_etmv4,
+	dec_follow_none = 0,
+	dec_follow_quiet = 1,  /* through opts.log at debug level: a worker's log
+				  sends the buffer or queue to one thread */
+	dec_follow_strict = 2, /* as an error */
+	/* With either, ETMv4 only. perf.data's time order (perf_order.c) sees when
+	 * each element comes out, not only in which order: ETMv3's decoder holds a
+	 * P-header's last range until the next packet, where OpenCSD's gave it out
+	 * as the bytes fed ran out (synth_time_order_arm). */
+	dec_follow_etmv4_only = 4,
 };
+
+/* What the user's choice (cst_session_opts.decoder) asks of the decoders of the
+ * decoding threads (@workers), or of the caller's thread. */
+static inline enum dec_follow dec_follow_for(enum cst_decoder_choice choice, bool workers)
+{
+	if (workers)
+		return choice == cst_decoder_opencsd ? dec_follow_none : dec_follow_quiet;
+	return choice == cst_decoder_cstrace ? dec_follow_strict : dec_follow_none;
+}
+
 
 struct pkt_ctx {
 	struct cst_decoder *dec;

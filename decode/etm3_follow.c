@@ -195,7 +195,6 @@ static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 {
 	enum cst_isa isa = isa_of(pkt->curr_isa);
 	uint32_t bits = pkt->atom.En_bits;
-	bool last_is_range = false;
 	int ret = 0;
 
 	if (isa == cst_isa_unknown)
@@ -212,7 +211,6 @@ static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 				e.gap = cst_gap_resync;
 				ret = put(f, f->b.index, &e);
 				f->sent_unknown = true;
-				last_is_range = false;
 			}
 			break;
 		}
@@ -222,7 +220,6 @@ static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 			e.gap = cst_gap_nacc;
 			e.start = f->addr;
 			set_need_addr(f, true);
-			last_is_range = false;
 		} else {
 			e.start = f->addr;
 			e.end = f->addr + in->size;
@@ -240,16 +237,13 @@ static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 				f->addr = e.end;
 			if (in->isa_change) /* as OpenCSD: taken or not */
 				isa = isa == cst_isa_t32 ? cst_isa_a32 : cst_isa_t32;
-			last_is_range = true;
 		}
-		if (!ret && n > 1)
-			ret = put(f, f->b.index, &e);
-		else if (!ret && last_is_range) {
+		if (n == 1 && e.type == cst_elem_instr_range) {
 			/* the P-header's last range waits for the next packet */
 			f->held = e;
 			f->held_index = f->b.index;
 			f->holding = true;
-		} else if (!ret) {
+		} else {
 			ret = put(f, f->b.index, &e);
 		}
 	}

@@ -83,6 +83,8 @@ struct cst_decoder *dec_pi_decoder_make(struct cst_perf_input *in, const struct 
 
 	if (buffer < 0)
 		return NULL;
+	if (in->timed && follow)
+		follow |= dec_follow_etmv4_only; /* dec_follow says why */
 	if (!*slot) {
 		*slot = dec_decoder_alloc_follow(trace, buffer, o, follow, NULL);
 		if (!*slot)
@@ -103,12 +105,8 @@ struct cst_decoder *dec_pi_decoder_in(struct cst_perf_input *in, const struct cs
 				     .packets_only = in->packets_only, .fsync_reset = !raw,
 				     .mem_read = dec_perf_mem_read, .mem_ctx = in->mem};
 
-	enum dec_follow follow = in->follow_serial;
-
-	if (in->timed && follow == dec_follow_strict)
-		follow = dec_follow_strict_etmv4; /* dec_follow says why */
-	return dec_pi_decoder_make(in, trace, slot, raw, ci, &o, follow, on_elem, in, pkt_fn,
-				   pkt_ctx);
+	return dec_pi_decoder_make(in, trace, slot, raw, ci, &o, in->follow_serial, on_elem, in,
+				   pkt_fn, pkt_ctx);
 }
 
 static struct cst_decoder *decoder_for(struct cst_perf_input *in, const struct cst_trace *trace,

@@ -212,9 +212,8 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 		in->progress_ctx = opts->progress_ctx;
 		in->nworkers = opts->threads;
 		in->chunk = opts->chunk_size ? opts->chunk_size : SPLIT_CHUNK;
-		in->follow = opts->decoder != cst_decoder_opencsd;
-		in->follow_serial = opts->decoder == cst_decoder_cstrace ? dec_follow_strict
-									   : dec_follow_none;
+		in->follow = dec_follow_for(opts->decoder, true);
+		in->follow_serial = dec_follow_for(opts->decoder, false);
 	}
 	if (opts && opts->start_offset) {
 		in->resume_at = opts->start_offset;

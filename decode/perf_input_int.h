@@ -166,8 +166,9 @@ struct cst_perf_input {
 	 * chunks of this many bytes, and the totals of those runs */
 	unsigned nworkers;
 	uint64_t chunk;
-	bool follow; /* split_out.follow; and the decoders ahead of time order */
-	enum dec_follow follow_serial; /* of the decoders on this thread */
+	/* cstrace's decoders: on the workers (split_out.follow, and the queues
+	 * ahead of time order) and on this thread (dec_follow_for) */
+	enum dec_follow follow, follow_serial;
 	struct cst_decoder_stats split_stats;
 	/* after a split run that met a decoder error: what the serial decode of the
 	 * fragment leaves out */

@@ -170,11 +170,9 @@ struct cst_decoder *dec_pi_ahead_decoder(struct qrun *r, struct cst_decoder **sl
 				     .fsync_reset = !f->raw, .mem_read = dec_perf_mem_cursor_read,
 				     .mem_ctx = &r->wm.c};
 
-	/* cstrace's own ETMv4 decoder where it covers the source (dec_follow says
-	 * why not ETMv3's): what it declines is a message, which sends the queue to
-	 * the serial run as a decoder error does */
-	return dec_pi_decoder_make(r->in, r->in->trace, slot, f->raw, f->ci, &o,
-				   r->in->follow ? dec_follow_quiet_etmv4 : dec_follow_none,
+	/* cstrace's decoders where they cover the source: what they decline is a
+	 * message, which sends the queue to the serial run as a decoder error does */
+	return dec_pi_decoder_make(r->in, r->in->trace, slot, f->raw, f->ci, &o, r->in->follow,
 				   ahead_elem, r, NULL, NULL);
 }
 

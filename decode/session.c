@@ -332,12 +332,6 @@ static int print_elem(void *ctx, const struct cst_elem *e)
 			e->type != cst_elem_eot);
 }
 
-/* How this thread's decoders use the follower (cst_decoder_choice). */
-static enum dec_follow session_follow(const struct cst_session *s)
-{
-	return s->opts.decoder == cst_decoder_cstrace ? dec_follow_strict : dec_follow_none;
-}
-
 /* Decode buffer @b into @elem_fn (elements) or @pkt_fn (packets), on threads when
  * asked and possible. */
 static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dopts,
@@ -351,7 +345,7 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 	struct cst_decoder *dec;
 	int err = 0, ret;
 
-	dec = dec_decoder_alloc_follow(s->trace, b, dopts, session_follow(s), &err);
+	dec = dec_decoder_alloc_follow(s->trace, b, dopts, dec_follow_for(s->opts.decoder, false), &err);
 	*no_decoder = !dec;
 	if (!dec)
 		return err;
@@ -360,7 +354,7 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 		struct split_out out = {elem_fn, ctx, lines ? lines->write : NULL,
 					lines ? lines->write_ctx : NULL,
 					s->opts.merge_ranges && !lines, NULL,
-					s->opts.decoder != cst_decoder_opencsd};
+					dec_follow_for(s->opts.decoder, true)};
 
 		ret = dec_split_run(dec, s->opts.threads,
 				    s->opts.chunk_size ? s->opts.chunk_size : SPLIT_CHUNK, &out,
@@ -377,7 +371,7 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 			k.k.user = *s->opts.log;
 		dopts->log = &klog;
 		k.k.quiet = true;
-		dec = dec_decoder_alloc_follow(s->trace, b, dopts, session_follow(s), &err);
+		dec = dec_decoder_alloc_follow(s->trace, b, dopts, dec_follow_for(s->opts.decoder, false), &err);
 		k.k.quiet = false;
 		if (!dec)
 			return err;

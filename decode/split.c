@@ -296,13 +296,6 @@ static void meet(struct worker *w)
 	w->boundary++;
 }
 
-/* A worker's decoder follows quietly: what the follower does not cover sends the
- * buffer to one thread (on_worker_log), whose decoder the caller chose. */
-static enum dec_follow worker_follow(const struct split *sp)
-{
-	return sp->follow ? dec_follow_quiet : dec_follow_none;
-}
-
 static struct cst_decoder *worker_decoder(struct split *sp, size_t k, struct worker *w)
 {
 	struct cst_decoder_opts o = sp->dopts;
@@ -313,7 +306,7 @@ static struct cst_decoder *worker_decoder(struct split *sp, size_t k, struct wor
 		o.mem_read = sp->mem->read;
 		o.mem_ctx = w->mem;
 		o.log = NULL;
-		dec = dec_decoder_alloc_follow(sp->trace, sp->buffer, &o, worker_follow(sp), NULL);
+		dec = dec_decoder_alloc_follow(sp->trace, sp->buffer, &o, sp->follow, NULL);
 		if (dec && sp->mem->reset)
 			cst_decoder_reset(dec);
 		return dec;
@@ -324,7 +317,7 @@ static struct cst_decoder *worker_decoder(struct split *sp, size_t k, struct wor
 		return dec;
 	}
 	o.log = NULL; /* what opening says, the first decoder said already */
-	return dec_decoder_alloc_follow(sp->trace, sp->buffer, &o, worker_follow(sp), NULL);
+	return dec_decoder_alloc_follow(sp->trace, sp->buffer, &o, sp->follow, NULL);
 }
 
 /* Decode from chunk @k's start until this worker's list joins a later chunk's,

@@ -143,7 +143,7 @@ struct split {
 	cst_elem_print_fn print;
 	void *print_ctx;
 	const struct split_mem *mem; /* or NULL: the decoders' own memory */
-	bool follow; /* split_out.follow */
+	enum dec_follow follow; /* split_out.follow */
 	/* the workers join runs of ranges (merge.h) before they keep them: the
 	 * caller joins them anyway, and fewer elements travel (split_out.merged) */
 	bool merge;
@@ -177,10 +177,10 @@ struct split_out {
 	 * then stops between two blocks and returns -cste_crashed at once, leaving
 	 * the crashed worker and what it uses alone (the process is about to end). */
 	volatile sig_atomic_t *crash_state;
-	/* the workers decode ETMv4 with cstrace's follower where it covers the
-	 * source (etm4_follow.h): the same elements, carrying no OpenCSD element;
-	 * trace it does not cover sends the buffer to one thread (split_serial) */
-	bool follow;
+	/* how the workers' decoders use cstrace's own (dec_follow_quiet: where
+	 * they cover the source; the same elements, carrying no OpenCSD element;
+	 * trace they do not cover sends the buffer to one thread, split_serial) */
+	enum dec_follow follow;
 };
 
 /* Replay the lists in stream order; counts into @stats. Returns 0, the callback's
