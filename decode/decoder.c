@@ -35,12 +35,15 @@ static bool id_wanted(const struct cst_decoder *dec, uint8_t id)
  * decode counts the elements it keeps the same way). */
 void dec_stats_count(struct cst_decoder_stats *st, const struct cst_elem *e)
 {
-	st->elements++;
+	/* a run of ranges counts each as the decoder counted it */
+	uint64_t n = e->type == cst_elem_instr_range ? 1 + (uint64_t)e->joined : 1;
+
+	st->elements += n;
 	if (e->type != cst_elem_no_sync && e->type != cst_elem_eot && e->type != cst_elem_unknown)
-		st->synced++;
+		st->synced += n;
 	switch (e->type) {
 	case cst_elem_instr_range:
-		st->ranges++;
+		st->ranges += n;
 		st->instructions += e->num_insns;
 		break;
 	case cst_elem_addr_nacc:
@@ -60,16 +63,6 @@ void dec_stats_count(struct cst_decoder_stats *st, const struct cst_elem *e)
 		break;
 	default:
 		break;
-	}
-}
-
-void dec_stats_count_run(struct cst_decoder_stats *st, const struct cst_elem *e, uint32_t nraw)
-{
-	dec_stats_count(st, e);
-	if (nraw > 1) { /* a run of ranges: each counts as the decoder counted it */
-		st->elements += nraw - 1;
-		st->synced += nraw - 1;
-		st->ranges += nraw - 1;
 	}
 }
 
@@ -180,7 +173,7 @@ static int follow_elem(void *ctx, uint32_t index, uint8_t trace_id, struct cst_e
 {
 	struct cst_decoder *dec = ctx;
 
-	dec->stats.followed++;
+	dec->stats.followed += 1 + e->joined; /* ETMv3's runs (etm3_follow.h) */
 	return deliver(dec, index, trace_id, e);
 }
 

@@ -128,7 +128,8 @@ int dec_decoder_add_source(struct cst_decoder *dec, int s, const struct cst_sour
 				dec_etm4_follow_new(src, cfg.v4.arch_ver, csid, &io);
 			sink = (void *)dec_etm4_follow_packet;
 		} else {
-			follower = dec->follower3[csid] = dec_etm3_follow_new(csid, &io);
+			follower = dec->follower3[csid] =
+				dec_etm3_follow_new(csid, &io, dec->follow & dec_follow_runs);
 			sink = (void *)dec_etm3_follow_packet;
 		}
 		if (!follower || ocsd_dt_attach_packet_callback(dec->tree, csid,

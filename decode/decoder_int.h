@@ -24,6 +24,9 @@ enum dec_follow {
 	 * P-header's last range until the next packet, where OpenCSD's gave it out
 	 * as the bytes fed ran out (synth_time_order_arm). */
 	dec_follow_etmv4_only = 4,
+	/* The elements are joined into runs of ranges anyway (dec_merge): ETMv3's
+	 * decoder joins a P-header's ranges itself, which then travel as one. */
+	dec_follow_runs = 8,
 };
 
 /* What the user's choice (cst_session_opts.decoder) asks of the decoders of the

@@ -28,6 +28,14 @@ struct cached_insn {
 	struct arm_insn in;
 };
 
+/* An instruction as an atom found it: a range of its own in OpenCSD's elements */
+struct executed {
+	uint64_t start;
+	enum cst_isa isa;
+	bool taken; /* the atom: E, or N */
+	const struct arm_insn *in;
+};
+
 /* OpenCSD's context of the PE, as its elements carry it */
 struct pe {
 	bool secure;
@@ -45,11 +53,16 @@ struct etm3_follow {
 	uint64_t addr;
 	struct pe pe;
 
-	/* the last range of the last P-header (and the exception return after it),
-	 * until the next packet */
-	struct cst_elem held;
+	/* the last instruction of the last P-header, until the next packet */
+	struct executed held;
+	struct arm_insn held_insn;
 	uint32_t held_index;
 	bool holding;
+	/* the range being made: one instruction, or with @runs, the run of them that
+	 * a P-header gives (out before the next element, or joined with the held) */
+	bool runs, running;
+	struct cst_elem run;
+	uint32_t run_index;
 
 	struct cached_insn *insns; /* of other generations than b.gen: forgotten */
 };
@@ -67,7 +80,8 @@ static void reset_pe(struct pe *pe)
 	*pe = (struct pe){.secure = true, .el = -1};
 }
 
-struct etm3_follow *dec_etm3_follow_new(uint8_t trace_id, const struct follow_io *io)
+struct etm3_follow *dec_etm3_follow_new(uint8_t trace_id, const struct follow_io *io,
+					bool runs)
 {
 	struct etm3_follow *f = calloc(1, sizeof(*f));
 
@@ -82,6 +96,7 @@ struct etm3_follow *dec_etm3_follow_new(uint8_t trace_id, const struct follow_io
 	f->state = st_no_sync;
 	f->unsync = cst_gap_init;
 	f->need_addr = true;
+	f->runs = runs;
 	reset_pe(&f->pe);
 	return f;
 }
@@ -128,13 +143,62 @@ static int put_type(struct etm3_follow *f, enum cst_elem_type type)
 	return put(f, f->b.index, &e);
 }
 
-/* The held range goes out (the next packet is no cancelling exception). */
+/* The range being made goes out. */
+static int put_run(struct etm3_follow *f)
+{
+	if (!f->running)
+		return 0;
+	f->running = false;
+	return put(f, f->run_index, &f->run);
+}
+
+/* Whether @x continues the run @r, as dec_merge would join their ranges
+ * (cst_elem_continues): every other field of two ranges this decoder made in
+ * one P-header is the same. A run is at most a P-header's atoms and the held
+ * instruction, far from num_insns' limit. */
+static bool continues(const struct cst_elem *r, const struct executed *x)
+{
+	return cst_elem_can_continue(r) && r->end == x->start && r->isa == x->isa;
+}
+
+/* Instruction @x, made at the packet of @index: its range, or (with runs) joined
+ * into the run before it. The element is made only when a range starts: one
+ * made per instruction was most of this decoder's time. */
+static int put_insn(struct etm3_follow *f, const struct executed *x, uint32_t index)
+{
+	const struct arm_insn *in = x->in;
+	struct cst_elem *r = &f->run;
+	int ret;
+
+	if (f->running && continues(r, x)) {
+		r->end = x->start + in->size;
+		r->num_insns++;
+		r->joined++;
+	} else {
+		if ((ret = put_run(f)))
+			return ret;
+		*r = (struct cst_elem){.type = cst_elem_instr_range, .start = x->start,
+				       .end = x->start + in->size, .num_insns = 1, .isa = x->isa};
+		f->run_index = index;
+		f->running = true;
+	}
+	r->last_class = in->cls;
+	r->last_subclass = in->sub;
+	r->last_size = in->size;
+	r->last_executed = x->taken;
+	return f->runs ? 0 : put_run(f);
+}
+
+/* The held instruction goes out (the next packet is no cancelling exception). */
 static int release(struct etm3_follow *f)
 {
-	if (!f->holding)
-		return 0;
-	f->holding = false;
-	return put(f, f->held_index, &f->held);
+	int ret = 0;
+
+	if (f->holding) {
+		f->holding = false;
+		ret = put_insn(f, &f->held, f->held_index);
+	}
+	return ret ? ret : put_run(f);
 }
 
 static int put_context(struct etm3_follow *f, enum cst_isa isa)
@@ -191,6 +255,16 @@ static const struct arm_insn *insn_at(struct etm3_follow *f, uint64_t pc, bool t
 
 /* --- packets */
 
+/* A gap element (@type, @gap) at @addr, after the range being made. */
+static int put_gap(struct etm3_follow *f, enum cst_elem_type type, enum cst_gap_reason gap,
+		   uint64_t addr)
+{
+	struct cst_elem e = {.type = type, .gap = gap, .start = addr};
+	int ret = put_run(f);
+
+	return ret ? ret : put(f, f->b.index, &e);
+}
+
 static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 {
 	enum cst_isa isa = isa_of(pkt->curr_isa);
@@ -200,52 +274,42 @@ static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 	if (isa == cst_isa_unknown)
 		return decline(f, "code that is neither A32 nor T32");
 	for (unsigned n = pkt->atom.num; n && !ret; n--, bits >>= 1) {
+		struct executed x = {.start = f->addr, .isa = isa, .taken = bits & 1};
 		const struct arm_insn *in;
-		struct cst_elem e = {.type = cst_elem_instr_range};
-		bool taken = bits & 1;
 
 		if (f->need_addr) {
 			/* atoms without an address: said once, then skipped */
 			if (!f->sent_unknown) {
-				e.type = cst_elem_addr_unknown;
-				e.gap = cst_gap_resync;
-				ret = put(f, f->b.index, &e);
+				ret = put_gap(f, cst_elem_addr_unknown, cst_gap_resync, 0);
 				f->sent_unknown = true;
 			}
 			break;
 		}
-		in = insn_at(f, f->addr, isa == cst_isa_t32);
+		in = x.in = insn_at(f, f->addr, isa == cst_isa_t32);
 		if (!in) {
-			e.type = cst_elem_addr_nacc;
-			e.gap = cst_gap_nacc;
-			e.start = f->addr;
+			ret = put_gap(f, cst_elem_addr_nacc, cst_gap_nacc, f->addr);
 			set_need_addr(f, true);
-		} else {
-			e.start = f->addr;
-			e.end = f->addr + in->size;
-			e.num_insns = 1;
-			e.isa = isa;
-			e.last_class = in->cls;
-			e.last_subclass = in->sub;
-			e.last_size = in->size;
-			e.last_executed = taken;
-			if (in->cls == cst_insn_branch && taken)
-				f->addr = in->target;
-			else if (in->cls == cst_insn_branch_indirect && taken)
-				set_need_addr(f, true);
-			else
-				f->addr = e.end;
-			if (in->isa_change) /* as OpenCSD: taken or not */
-				isa = isa == cst_isa_t32 ? cst_isa_a32 : cst_isa_t32;
+			continue;
 		}
-		if (n == 1 && e.type == cst_elem_instr_range) {
-			/* the P-header's last range waits for the next packet */
-			f->held = e;
-			f->held_index = f->b.index;
-			f->holding = true;
-		} else {
-			ret = put(f, f->b.index, &e);
+		if (in->cls == cst_insn_branch && x.taken)
+			f->addr = in->target;
+		else if (in->cls == cst_insn_branch_indirect && x.taken)
+			set_need_addr(f, true);
+		else
+			f->addr = x.start + in->size;
+		if (in->isa_change) /* as OpenCSD: taken or not */
+			isa = isa == cst_isa_t32 ? cst_isa_a32 : cst_isa_t32;
+		if (n > 1) {
+			ret = put_insn(f, &x, f->b.index);
+			continue;
 		}
+		/* the P-header's last instruction waits for the next packet (its
+		 * decode is copied: the table may be written before) */
+		f->held_insn = *in;
+		f->held = x;
+		f->held.in = &f->held_insn;
+		f->held_index = f->b.index;
+		f->holding = true;
 	}
 	return ret;
 }
@@ -299,7 +363,7 @@ static int process_branch(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 
 	if (pkt->exception.bits.present && pkt->exception.bits.cancel)
 		f->holding = false; /* the last instruction did not complete */
-	else if ((ret = release(f)))
+	if ((ret = release(f)))
 		return ret;
 	f->addr = pkt->addr.val;
 	set_need_addr(f, false);
@@ -415,6 +479,7 @@ ocsd_datapath_resp_t dec_etm3_follow_packet(const void *ctx, const ocsd_datapath
 			ret = put_type(f, cst_elem_eot);
 		break;
 	case OCSD_OP_RESET:
+		ret = put_run(f); /* what came before the held range */
 		reset(f);
 		f->unsync = cst_gap_reset;
 		break;

@@ -19,7 +19,10 @@ struct etm3_follow;
 bool dec_etm3_follow_covers(const struct cst_source_cfg *src, ocsd_arch_version_t arch,
 			    ocsd_core_profile_t profile);
 
-struct etm3_follow *dec_etm3_follow_new(uint8_t trace_id, const struct follow_io *io);
+/* @runs: the ranges are joined into runs anyway (dec_merge): a P-header's go out
+ * joined (cst_elem.joined counts them), as fewer elements. */
+struct etm3_follow *dec_etm3_follow_new(uint8_t trace_id, const struct follow_io *io,
+					bool runs);
 void dec_etm3_follow_free(struct etm3_follow *f);
 
 /* OpenCSD's packet sink (OCSD_C_API_CB_PKT_SINK) for a follower @ctx. */

@@ -15,13 +15,15 @@ static bool can_hold(const struct cst_elem *run)
 	return cst_elem_can_continue(run) && run->num_insns < UINT32_MAX / 2;
 }
 
-/* Fold @e into @run when it continues it (cst_elem_continues): true if it did. */
+/* Fold @e into @run when it continues it (cst_elem_continues): true if it did.
+ * The run's `joined` counts the ranges it stands for. */
 static bool fold(struct cst_elem *run, const struct cst_elem *e)
 {
 	if (!cst_elem_continues(run, e))
 		return false;
 	run->end = e->end;
 	run->num_insns += e->num_insns;
+	run->joined += e->joined + 1;
 	run->last_class = e->last_class;
 	run->last_subclass = e->last_subclass;
 	run->last_size = e->last_size;
@@ -41,17 +43,14 @@ int dec_merge_elem(void *merge, const struct cst_elem *e)
 	int ret;
 
 	if (m->held) {
-		if (fold(&m->run, e)) {
-			m->nrun++;
+		if (fold(&m->run, e))
 			return can_hold(&m->run) ? 0 : deliver_run(m);
-		}
 		if ((ret = deliver_run(m)) != 0)
 			return ret;
 	}
 	if (can_hold(e)) {
 		m->run = *e;
 		m->run.ocsd = NULL; /* OpenCSD's element lives as long as this call */
-		m->nrun = 1;
 		m->held = true;
 		return 0;
 	}

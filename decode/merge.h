@@ -12,7 +12,6 @@ struct dec_merge {
 	cst_sideband_fn sb_fn;
 	void *ctx;
 	struct cst_elem run; /* the run so far, while @held */
-	uint32_t nrun;       /* how many ranges it joins */
 	bool held;
 };
 
@@ -21,12 +20,6 @@ struct dec_merge {
  *  start of the second): runs may be joined in pieces (split workers) and the
  *  pieces again. */
 int dec_merge_elem(void *merge, const struct cst_elem *e);
-/** How many of the ranges given to @m the element @e, as @m hands it on, joins:
- *  for @elem_fn to ask during its call. */
-static inline uint32_t dec_merge_count(const struct dec_merge *m, const struct cst_elem *e)
-{
-	return e == &m->run ? m->nrun : 1;
-}
 int dec_merge_sb(void *merge, const struct cst_sideband *sb);
 /** The input ended: deliver the run held. Returns 0 or @elem_fn's value. */
 int dec_merge_end(struct dec_merge *m);

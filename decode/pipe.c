@@ -29,7 +29,7 @@ enum item_kind { item_range, item_elem, item_sb, item_log, item_progress };
  * two cores, were 8 % of script's time. */
 struct range_item {
 	uint64_t offset, start, end, timestamp;
-	uint32_t num_insns, cycle_count;
+	uint32_t num_insns, cycle_count, joined;
 	uint8_t type, isa, last_class, last_subclass, last_size;
 	bool last_executed, has_cycle_count, perf_unseen;
 };
@@ -56,7 +56,7 @@ struct item {
 /* The fields struct range_item carries, and cst_elem_same_context() compares,
  * are all of struct cst_elem's: a field added to it must be added to one of them.
  * (Its size on LP64 hosts and on 32-bit Arm, where pointers take 4 bytes.) */
-_Static_assert(sizeof(struct cst_elem) == (sizeof(void *) == 8 ? 176 : 168),
+_Static_assert(sizeof(struct cst_elem) == (sizeof(void *) == 8 ? 184 : 176),
 	       "struct cst_elem changed: see range_item");
 
 struct batch {
@@ -262,6 +262,7 @@ static void range_from(struct range_item *r, const struct cst_elem *e)
 	r->timestamp = e->timestamp;
 	r->num_insns = e->num_insns;
 	r->cycle_count = e->cycle_count;
+	r->joined = e->joined;
 	r->type = (uint8_t)e->type;
 	r->isa = (uint8_t)e->isa;
 	r->last_class = (uint8_t)e->last_class;
@@ -280,6 +281,7 @@ static void range_into(struct cst_elem *e, const struct range_item *r)
 	e->timestamp = r->timestamp;
 	e->num_insns = r->num_insns;
 	e->cycle_count = r->cycle_count;
+	e->joined = r->joined;
 	e->type = (enum cst_elem_type)r->type;
 	e->isa = (enum cst_isa)r->isa;
 	e->last_class = (enum cst_insn_class)r->last_class;

@@ -96,14 +96,12 @@ static void take(struct worker *w, size_t j)
 	pthread_mutex_unlock(&sp->lock);
 }
 
-/* dec_merge's output: into this worker's list, with the count of the decoder's
- * ranges it joins. */
+/* dec_merge's output: into this worker's list. */
 static int append_joined(void *ctx, const struct cst_elem *e)
 {
 	struct worker *w = ctx;
 
-	return dec_split_append(w->sp, &w->sp->chunks[w->own], &w->cur, e,
-				dec_merge_count(&w->merge, e));
+	return dec_split_append(w->sp, &w->sp->chunks[w->own], &w->cur, e);
 }
 
 /* Into this worker's list with @e: with split.merge, through the worker's own
@@ -114,7 +112,7 @@ static int keep(struct worker *w, const struct cst_elem *e)
 {
 	if (w->sp->merge)
 		return dec_merge_elem(&w->merge, e);
-	return dec_split_append(w->sp, &w->sp->chunks[w->own], &w->cur, e, 1);
+	return dec_split_append(w->sp, &w->sp->chunks[w->own], &w->cur, e);
 }
 
 /* The overlap disagreed: what this worker decoded past the next chunk's sync is
@@ -300,13 +298,16 @@ static struct cst_decoder *worker_decoder(struct split *sp, size_t k, struct wor
 {
 	struct cst_decoder_opts o = sp->dopts;
 	struct cst_decoder *dec;
+	/* the list joins runs of ranges (keep): the decoder may give them joined */
+	enum dec_follow follow = sp->follow && sp->merge ? sp->follow | dec_follow_runs
+							 : sp->follow;
 
 	if (sp->mem) {
 		/* dec0 reads memory that is not this worker's */
 		o.mem_read = sp->mem->read;
 		o.mem_ctx = w->mem;
 		o.log = NULL;
-		dec = dec_decoder_alloc_follow(sp->trace, sp->buffer, &o, sp->follow, NULL);
+		dec = dec_decoder_alloc_follow(sp->trace, sp->buffer, &o, follow, NULL);
 		if (dec && sp->mem->reset)
 			cst_decoder_reset(dec);
 		return dec;
@@ -317,7 +318,7 @@ static struct cst_decoder *worker_decoder(struct split *sp, size_t k, struct wor
 		return dec;
 	}
 	o.log = NULL; /* what opening says, the first decoder said already */
-	return dec_decoder_alloc_follow(sp->trace, sp->buffer, &o, sp->follow, NULL);
+	return dec_decoder_alloc_follow(sp->trace, sp->buffer, &o, follow, NULL);
 }
 
 /* Decode from chunk @k's start until this worker's list joins a later chunk's,

@@ -55,9 +55,6 @@ struct split_block {
 	/* SPLIT_BLOCK elements, or NULL when printing; without the OpenCSD element
 	 * (cst_session_run's elements from other threads carry none) */
 	struct cst_elem *v;
-	/* with split.merge, how many of the decoder's elements each of v stands
-	 * for (a run of ranges joined on the worker); else NULL: one each */
-	uint32_t *nraw;
 	char *bytes;           /* SPLIT_BYTES, or NULL for elements */
 	size_t len;
 	uint64_t offset; /* of the last element but an end of trace */
@@ -152,11 +149,11 @@ struct split {
 	unsigned exited;
 };
 
-/* split_join.c: append @e, which stands for @nraw of the decoder's elements (more
- * than one for a run of ranges joined on the worker), to a list being filled by
- * one worker (@cur is its private block, published to @c when full or on flush). */
+/* split_join.c: append @e (a run of ranges joined on the worker counts as the
+ * decoder's ranges it joins) to a list being filled by one worker (@cur is its
+ * private block, published to @c when full or on flush). */
 int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block **cur,
-		     const struct cst_elem *e, uint32_t nraw);
+		     const struct cst_elem *e);
 void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block **cur);
 /* Whether two elements are the same (every field a view can print). */
 bool dec_split_same(const struct split_entry *a, const struct cst_elem *b);

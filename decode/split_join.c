@@ -55,9 +55,7 @@ static struct split_block *new_block(struct split *sp)
 			b->bytes = malloc(SPLIT_BYTES);
 		else
 			b->v = malloc(SPLIT_BLOCK * sizeof(*b->v));
-		if (sp->merge)
-			b->nraw = malloc(SPLIT_BLOCK * sizeof(*b->nraw));
-		if ((!b->bytes && !b->v) || (sp->merge && !b->nraw)) {
+		if (!b->bytes && !b->v) {
 			free(b->v);
 			free(b->bytes);
 			free(b);
@@ -73,7 +71,7 @@ static struct split_block *new_block(struct split *sp)
 }
 
 int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block **cur,
-		     const struct cst_elem *e, uint32_t nraw)
+		     const struct cst_elem *e)
 {
 	struct split_block *b = *cur;
 
@@ -93,15 +91,13 @@ int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block
 	} else {
 		b->v[b->n] = *e;
 		b->v[b->n].ocsd = NULL;
-		if (b->nraw)
-			b->nraw[b->n] = nraw;
 	}
 	b->n++;
 	if (e->type != cst_elem_eot) {
 		b->offset = e->offset;
 		b->has_offset = true;
 	}
-	dec_stats_count_run(&b->st, e, nraw);
+	dec_stats_count(&b->st, e);
 	return 0;
 }
 
@@ -224,7 +220,6 @@ static void free_blocks(struct split_block *b)
 		struct split_block *n = b->next;
 
 		free(b->v);
-		free(b->nraw);
 		free(b->bytes);
 		free(b);
 		b = n;
@@ -274,7 +269,7 @@ static int replay_block(const struct split_out *out, struct split_block *b,
 			    : 0;
 	}
 	for (unsigned i = 0; i < b->n && !ret; i++) {
-		*delivered += b->nraw ? b->nraw[i] : 1;
+		*delivered += b->v[i].type == cst_elem_instr_range ? 1 + b->v[i].joined : 1;
 		ret = out->fn ? out->fn(out->ctx, &b->v[i]) : 0;
 	}
 	return ret;

@@ -35,9 +35,7 @@ int dec_trace_load_snapshot(struct cst_trace *trace, const char *dir, bool confi
 int dec_trace_add_elf(struct cst_trace *trace, const char *spec, const struct cst_log *log);
 
 void dec_stats_add(struct cst_decoder_stats *sum, const struct cst_decoder_stats *s);
-/* decoder.c: count one delivered element into @st */
+/* decoder.c: count one delivered element (or run of ranges) into @st */
 void dec_stats_count(struct cst_decoder_stats *st, const struct cst_elem *e);
-/* The same for @e, a run of ranges joined from @nraw of a decoder's ranges. */
-void dec_stats_count_run(struct cst_decoder_stats *st, const struct cst_elem *e, uint32_t nraw);
 
 #endif

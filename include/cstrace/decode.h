@@ -164,6 +164,9 @@ struct cst_elem {
 	enum cst_insn_subclass last_subclass;
 	uint8_t last_size;      /* bytes of the last instruction */
 	bool last_executed;     /* condition of the last instruction passed */
+	/* a run of ranges joined as one (cst_session_opts.merge_ranges): how many
+	 * more of the decoder's ranges it stands for; 0 for a range of its own */
+	uint32_t joined;
 
 	/* cst_elem_pe_context and, for every element, the context in force */
 	struct cst_pe_context ctx;

@@ -91,6 +91,24 @@ int main(void)
 	      o.e[0].last_subclass == cst_insn_sub_link && o.e[0].last_size == 2);
 	CHECK(o.e[0].pid == 7 && o.e[0].cpu == 1 && o.e[0].trace_id == 0x10);
 	CHECK(o.e[1].start == 0x200 && o.e[1].num_insns == 1);
+	/* `joined` counts the ranges beyond the first: stats and the restart past
+	 * what was delivered count the decoder's ranges */
+	CHECK_EQ_INT(o.e[0].joined, 2);
+	CHECK_EQ_INT(o.e[1].joined, 0);
+
+	/* Runs joined again (a worker's, then the caller's): the counts add up. */
+	in[0] = insn(0x100);
+	in[0].num_insns = 3;
+	in[0].end = 0x106;
+	in[0].joined = 2;
+	in[1] = insn(0x106);
+	in[1].num_insns = 2;
+	in[1].end = 0x10a;
+	in[1].joined = 1;
+	o = run(in, 2, -1);
+	CHECK_EQ_INT(o.n, 1);
+	CHECK(o.e[0].num_insns == 5 && o.e[0].end == 0x10a);
+	CHECK_EQ_INT(o.e[0].joined, 4);
 
 	/* A not-taken branch ends a run (views count branches not taken), and so
 	 * does an instruction that failed its condition. */
