@@ -73,6 +73,7 @@ struct etm4_follow {
 	bool wfi_wfe_branch;
 	enum cst_gap_reason unsync; /* what the next no-sync element says */
 	bool prev_overflow;         /* the next trace on says "overflow" */
+	struct cst_elem range;      /* the ranges it gives (put_range) */
 
 	enum state state;
 	bool need_addr, need_ctxt, pending_addr;
@@ -181,17 +182,21 @@ static int put_type(struct etm4_follow *f, uint32_t index, enum cst_elem_type ty
 static int put_range(struct etm4_follow *f, uint32_t index, uint64_t start, uint64_t end,
 		     uint32_t num, bool executed)
 {
-	struct cst_elem e = {.type = cst_elem_instr_range,
-			     .start = start,
-			     .end = end,
-			     .num_insns = num,
-			     .isa = f->isa,
-			     .last_class = f->last.cls,
-			     .last_subclass = f->last.sub,
-			     .last_size = 4,
-			     .last_executed = executed};
+	struct cst_elem *e = &f->range;
 
-	return put(f, index, &e);
+	/* The fields a range has are all set here; the others stay zero, but for
+	 * those the delivery fills in again for every element (offset, trace ID,
+	 * thread, context): no element zeroed per range. */
+	e->type = cst_elem_instr_range;
+	e->start = start;
+	e->end = end;
+	e->num_insns = num;
+	e->isa = f->isa;
+	e->last_class = f->last.cls;
+	e->last_subclass = f->last.sub;
+	e->last_size = 4;
+	e->last_executed = executed;
+	return put(f, index, e);
 }
 
 static int put_nacc(struct etm4_follow *f, uint32_t index)
