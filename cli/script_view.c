@@ -322,7 +322,9 @@ static void end_line(struct script *s)
 		cst_line_reset(&s->line);
 		return;
 	}
-	if (fwrite(s->line.b, 1, s->line.n, s->f) != s->line.n)
+	/* only this thread writes the output: no lock per line (the lock was 80 %
+	 * of fwrite, 4 % of script), as cmd_script.c does */
+	if (fwrite_unlocked(s->line.b, 1, s->line.n, s->f) != s->line.n)
 		cli_write_failed(&s->io_errno);
 	cst_line_reset(&s->line);
 }
