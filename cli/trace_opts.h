@@ -75,7 +75,7 @@ struct trace_opts {
 	"                       or raw buffer of one trace source is cut into chunks that\n" \
 	"                       decode side by side; the output is the same for any N\n" \
 	"  --chunk-size N       bytes per chunk for --threads (default 64K; K/M suffixes)\n" \
-	"  --decoder D          ETMv4 decode after OpenCSD's packets: auto (default:\n" \
+	"  --decoder D          which decodes ETMv4 and ETMv3 packets: auto (default:\n" \
 	"                       cstrace's own on threads where it covers the trace, the\n" \
 	"                       same elements much faster; else OpenCSD's), opencsd,\n" \
 	"                       or cstrace (everywhere; what it does not cover is an error)\n"

@@ -53,11 +53,16 @@ struct etm3_follow {
 	uint64_t addr;
 	struct pe pe;
 
-	/* the last instruction of the last P-header, until the next packet */
+	/* OpenCSD's list of elements not yet sent, as its count decides what it
+	 * does: a P-header's last range is pended (held here) when it is the only
+	 * element in the list, and a cancelling exception removes the pended count
+	 * of elements from the list's end but leaves the count set, so that the
+	 * last element of that branch stays unsent until the next packet
+	 * (@unsent: given out here already) */
 	struct executed held;
 	struct arm_insn held_insn;
 	uint32_t held_index;
-	bool holding;
+	bool holding, pend, unsent;
 	/* the range being made: one instruction, or with @runs, the run of them that
 	 * a P-header gives (out before the next element, or joined with the held) */
 	bool runs, running;
@@ -120,7 +125,7 @@ static void reset(struct etm3_follow *f)
 	f->state = st_no_sync;
 	f->need_addr = true;
 	f->sent_unknown = false;
-	f->holding = false;
+	f->holding = f->pend = f->unsent = false;
 	forget_code(f);
 }
 
@@ -273,10 +278,12 @@ static int put_gap(struct etm3_follow *f, enum cst_elem_type type, enum cst_gap_
 	return ret ? ret : put(f, f->b.index, &e);
 }
 
-static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
+/* @carried: OpenCSD's list still holds an element from the packet before. */
+static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt, bool carried)
 {
 	enum cst_isa isa = isa_of(pkt->curr_isa);
 	uint32_t bits = pkt->atom.En_bits;
+	unsigned made = carried; /* the elements in OpenCSD's list */
 	int ret = 0;
 
 	if (isa == cst_isa_unknown)
@@ -290,6 +297,7 @@ static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 			if (!f->sent_unknown) {
 				ret = put_gap(f, cst_elem_addr_unknown, cst_gap_resync, 0);
 				f->sent_unknown = true;
+				made++;
 			}
 			break;
 		}
@@ -297,6 +305,7 @@ static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 		if (!in) {
 			ret = put_gap(f, cst_elem_addr_nacc, cst_gap_nacc, f->addr);
 			set_need_addr(f, true);
+			made++;
 			continue;
 		}
 		if (in->cls == cst_insn_branch && x.taken)
@@ -307,17 +316,20 @@ static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 			f->addr = x.start + in->size;
 		if (in->isa_change) /* as OpenCSD: taken or not */
 			isa = isa == cst_isa_t32 ? cst_isa_a32 : cst_isa_t32;
-		if (n > 1) {
+		if (made++ || n > 1) {
 			ret = put_insn(f, &x, f->b.index);
 			continue;
 		}
-		/* the P-header's last instruction waits for the next packet (its
-		 * decode is copied: the table may be written before) */
+		/* The P-header's only element, a range, is pended by OpenCSD: it
+		 * waits for the next packet (its decode is copied: the table may be
+		 * written before). OpenCSD 1.3.3 pends the last range only when the
+		 * list holds nothing else, so that a cancelling exception after a
+		 * longer P-header leaves its last instruction in the trace. */
 		f->held_insn = *in;
 		f->held = x;
 		f->held.in = &f->held_insn;
 		f->held_index = f->b.index;
-		f->holding = true;
+		f->holding = f->pend = true;
 	}
 	return ret;
 }
@@ -367,10 +379,19 @@ static int process_isync(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt, bool 
 
 static int process_branch(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 {
+	bool cancel = pkt->exception.bits.present && pkt->exception.bits.cancel;
+	bool stale = cancel && f->pend; /* OpenCSD's pended count outlives the cancel */
+	unsigned made = 0;
 	int ret = 0;
 
-	if (pkt->exception.bits.present && pkt->exception.bits.cancel)
+	if (stale && !f->holding)
+		/* OpenCSD would take back an element it has not pended */
+		return decline(f, "a cancelling exception right after another");
+	if (stale)
 		f->holding = false; /* the last instruction did not complete */
+	else
+		f->pend = false;
+	f->unsent = false;
 	if ((ret = release(f)))
 		return ret;
 	f->addr = pkt->addr.val;
@@ -386,23 +407,34 @@ static int process_branch(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 			f->pe.el = el;
 			if ((ret = put_context(f, f->b.elem_isa)))
 				return ret;
+			made++;
 		}
 	}
 	if (pkt->exception.number) {
 		struct cst_elem e = {.type = cst_elem_exception,
 				     .exception_number = pkt->exception.number};
 
-		ret = put(f, f->b.index, &e);
+		if ((ret = put(f, f->b.index, &e)))
+			return ret;
+		made++;
 	}
-	return ret;
+	/* the last of them stays in OpenCSD's list (same order, sent later) */
+	f->unsent = stale && made;
+	return 0;
 }
 
 static int decode_packet(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 {
+	bool carried = false;
 	int ret;
 
-	if (pkt->type != ETM3_PKT_BRANCH_ADDRESS && (ret = release(f)))
-		return ret;
+	if (pkt->type != ETM3_PKT_BRANCH_ADDRESS) {
+		/* OpenCSD commits what it pended; it is sent after this packet */
+		carried = f->holding || f->unsent;
+		f->pend = f->unsent = false;
+		if ((ret = release(f)))
+			return ret;
+	}
 	switch (pkt->type) {
 	case ETM3_PKT_INCOMPLETE_EOT:
 	case ETM3_PKT_A_SYNC:
@@ -415,7 +447,7 @@ static int decode_packet(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 	case ETM3_PKT_I_SYNC:
 		return process_isync(f, pkt, false);
 	case ETM3_PKT_P_HDR:
-		return process_phdr(f, pkt);
+		return process_phdr(f, pkt, carried);
 	case ETM3_PKT_CONTEXT_ID:
 		f->pe.ctxid = pkt->context.ctxtID;
 		f->pe.ctxid_valid = true;
@@ -482,6 +514,7 @@ ocsd_datapath_resp_t dec_etm3_follow_packet(const void *ctx, const ocsd_datapath
 		ret = process(f, packet);
 		break;
 	case OCSD_OP_EOT:
+		f->pend = f->unsent = false; /* committed, and sent with the end */
 		ret = release(f);
 		if (!ret)
 			ret = put_type(f, cst_elem_eot);

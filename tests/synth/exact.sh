@@ -14,6 +14,11 @@ command -v python3 >/dev/null || skip "python3 not installed"
 check "synth runs" "$CSTRACE" synth --arch "$arch" ${SYNTH_OPTS:-} -o "$TMP/snap" --truth "$TMP/truth" -- "$prog" "$@"
 [ -s "$TMP/truth" ] || { fail "no ground truth written"; finish; }
 check "cstrace decode" sh -c '"$0" decode "$1" --format=jsonl > "$2"' "$CSTRACE" "$TMP/snap" "$TMP/dec.jsonl"
+# cstrace's own decoders (ETMv4, ETMv3) give OpenCSD's elements on every program
+"$CSTRACE" decode "$TMP/snap" --format=jsonl --threads 1 --decoder=opencsd > "$TMP/ocsd.jsonl" 2>&1
+"$CSTRACE" decode "$TMP/snap" --format=jsonl --threads 1 --decoder=cstrace > "$TMP/own.jsonl" 2>&1
+check "cstrace's decoder gives OpenCSD's elements: $(diff "$TMP/ocsd.jsonl" "$TMP/own.jsonl" | head -3)" \
+	cmp -s "$TMP/ocsd.jsonl" "$TMP/own.jsonl"
 # one ground truth per guest thread (vCPU K: truth.K), one trace ID each (0x10 + 2K)
 truths() { for t in "$TMP"/truth "$TMP"/truth.[0-9]*; do [ -f "$t" ] && echo "$t"; done; }
 idof() { local k=${1##*/truth}; k=${k#.}; printf '0x%x' $((0x10 + 2 * ${k:-0})); }
