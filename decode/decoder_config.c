@@ -103,7 +103,6 @@ int dec_decoder_add_source(struct cst_decoder *dec, int s, const struct cst_sour
 	if ((dec->follow & (dec_follow_quiet | dec_follow_strict)) && !dec->opts.packets_only &&
 	    ((src->protocol == cst_proto_etmv4i && dec_etm4_follow_covers(src, cfg.v4.arch_ver)) ||
 	     (src->protocol == cst_proto_etmv3 &&
-	      !(dec->follow & dec_follow_etmv4_only) &&
 	      dec_etm3_follow_covers(src, cfg.v3.arch_ver, cfg.v3.core_prof))))
 		flags = OCSD_CREATE_FLG_PACKET_PROC; /* cstrace's decoder takes its packets */
 	err = ocsd_dt_create_decoder(dec->tree, name, (int)flags, &cfg, &csid);
@@ -129,7 +128,8 @@ int dec_decoder_add_source(struct cst_decoder *dec, int s, const struct cst_sour
 			sink = (void *)dec_etm4_follow_packet;
 		} else {
 			follower = dec->follower3[csid] =
-				dec_etm3_follow_new(csid, &io, dec->follow & dec_follow_runs);
+				dec_etm3_follow_new(csid, &io, dec->follow & dec_follow_runs,
+						    dec->follow & dec_follow_timed);
 			sink = (void *)dec_etm3_follow_packet;
 		}
 		if (!follower || ocsd_dt_attach_packet_callback(dec->tree, csid,

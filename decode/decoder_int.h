@@ -19,11 +19,11 @@ enum dec_follow {
 	dec_follow_quiet = 1,  /* through opts.log at debug level: a worker's log
 				  sends the buffer or queue to one thread */
 	dec_follow_strict = 2, /* as an error */
-	/* With either, ETMv4 only. perf.data's time order (perf_order.c) sees when
-	 * each element comes out, not only in which order: ETMv3's decoder holds a
-	 * P-header's last range until the next packet, where OpenCSD's gave it out
-	 * as the bytes fed ran out (synth_time_order_arm). */
-	dec_follow_etmv4_only = 4,
+	/* With either: perf.data's time order (perf_order.c) sees when each element
+	 * comes out, not only in which order. After a cancelling exception OpenCSD's
+	 * ETMv3 decoder gives the exception out with the next packet: ETMv3's
+	 * decoder declines there. */
+	dec_follow_timed = 4,
 	/* The elements are joined into runs of ranges anyway (dec_merge): ETMv3's
 	 * decoder joins a P-header's ranges itself, which then travel as one. */
 	dec_follow_runs = 8,

@@ -66,6 +66,7 @@ struct etm3_follow {
 	/* the range being made: one instruction, or with @runs, the run of them that
 	 * a P-header gives (out before the next element, or joined with the held) */
 	bool runs, running;
+	bool timed; /* dec_etm3_follow_new */
 	struct cst_elem run;
 	uint32_t run_index;
 
@@ -86,7 +87,7 @@ static void reset_pe(struct pe *pe)
 }
 
 struct etm3_follow *dec_etm3_follow_new(uint8_t trace_id, const struct follow_io *io,
-					bool runs)
+					bool runs, bool timed)
 {
 	struct etm3_follow *f = calloc(1, sizeof(*f));
 
@@ -102,6 +103,7 @@ struct etm3_follow *dec_etm3_follow_new(uint8_t trace_id, const struct follow_io
 	f->unsync = cst_gap_init;
 	f->need_addr = true;
 	f->runs = runs;
+	f->timed = timed;
 	reset_pe(&f->pe);
 	return f;
 }
@@ -387,6 +389,9 @@ static int process_branch(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 	if (stale && !f->holding)
 		/* OpenCSD would take back an element it has not pended */
 		return decline(f, "a cancelling exception right after another");
+	if (stale && f->timed)
+		/* what this packet makes, OpenCSD gives out (in part) with the next */
+		return decline(f, "a cancelling exception, in time order");
 	if (stale)
 		f->holding = false; /* the last instruction did not complete */
 	else

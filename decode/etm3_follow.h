@@ -20,9 +20,11 @@ bool dec_etm3_follow_covers(const struct cst_source_cfg *src, ocsd_arch_version_
 			    ocsd_core_profile_t profile);
 
 /* @runs: the ranges are joined into runs anyway (dec_merge): a P-header's go out
- * joined (cst_elem.joined counts them), as fewer elements. */
+ * joined (cst_elem.joined counts them), as fewer elements. @timed: when each
+ * element comes out counts too (perf.data's time order): where OpenCSD's decoder
+ * would give one out later, after a cancelling exception, decline. */
 struct etm3_follow *dec_etm3_follow_new(uint8_t trace_id, const struct follow_io *io,
-					bool runs);
+					bool runs, bool timed);
 void dec_etm3_follow_free(struct etm3_follow *f);
 
 /* OpenCSD's packet sink (OCSD_C_API_CB_PKT_SINK) for a follower @ctx. */

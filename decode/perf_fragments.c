@@ -84,7 +84,7 @@ struct cst_decoder *dec_pi_decoder_make(struct cst_perf_input *in, const struct 
 	if (buffer < 0)
 		return NULL;
 	if (in->timed && follow)
-		follow |= dec_follow_etmv4_only; /* dec_follow says why */
+		follow |= dec_follow_timed; /* dec_follow says why */
 	if (!*slot) {
 		*slot = dec_decoder_alloc_follow(trace, buffer, o, follow, NULL);
 		if (!*slot)

@@ -4,19 +4,36 @@
 # exceptions cut the P-header's last instruction short, for the decoders to agree on.
 #
 # usage: set_cancel.py BUFFER DUMP OUT
-#   DUMP: `cstrace dump` of BUFFER's snapshot ("Idx:N; ID:I; [0x.. ...]; text" lines);
-#   the branch-address packets with "Exception=" there name where each starts.
+#   BUFFER: a snapshot's trace buffer, or a perf.data (its AUXTRACE payloads)
+#   DUMP: `cstrace dump` of BUFFER's snapshot or of the perf.data ("Idx:N; ID:I;
+#   [0x.. ...]; text" lines, N counting from the start of the file); the
+#   branch-address packets with "Exception=" there name where each starts.
 # Prints how many exception bytes it changed.
-import re, sys
+import os, re, struct, sys
 
 buf_path, dump_path, out_path = sys.argv[1:4]
 buf = bytearray(open(buf_path, "rb").read())
 
+# where frames start: the whole buffer, or each AUXTRACE record's payload
+regions = [(0, len(buf))]
+if buf[:8] == b"PERFILE2":
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "perfdata"))
+    import pdfile
+    off, size = pdfile.data_section(buf)
+    regions, pos = [], off
+    while pos + 8 <= off + size:
+        rtype, _misc, hsize = struct.unpack_from("<IHH", buf, pos)
+        psize = struct.unpack_from("<Q", buf, pos + 8)[0] if rtype == 71 else 0
+        if psize:
+            regions.append((pos + hsize, psize))
+        pos += max(hsize, 8) + psize
+
 # the data bytes of each trace ID, with where each sits in the buffer (16-byte frames:
 # bytes 0-14, with byte 15 holding bit 0 of the data bytes at even positions)
 data = {}
+frames = [f for start, size in regions for f in range(start, start + size - 15, 16)]
 cur = None
-for f in range(0, len(buf) - 15, 16):
+for f in frames:
     flags = buf[f + 15]
     for i in range(15):
         b = buf[f + i]
