@@ -15,6 +15,15 @@ check() { local d=$1; shift; checks=$((checks + 1)); if ! "$@"; then fail "$d"; 
 # quiet CMD...: run CMD with its output kept in $TMP/stdout.log and stderr.log.
 quiet() { "$@" >>"$TMP/stdout.log" 2>>"$TMP/stderr.log"; }
 need_shared() { [ -d "$SHARED/opencsd" ] || skip "shared captures not found at $SHARED/opencsd"; }
+# need_synth ARCH PROG: what a test of a synth run needs (PROG built by the cross
+# compiler, QEMU for ARCH, python3 for the comparisons), or skip it
+need_synth() {
+  local q=qemu-aarch64
+  [ "$1" = arm ] && q=qemu-arm
+  [ -x "$2" ] || skip "test program $2 not built (cross compiler missing?)"
+  command -v $q >/dev/null || skip "$q not installed"
+  command -v python3 >/dev/null || skip "python3 not installed"
+}
 # scribble IN OUT: OUT is IN with 2,000 random bytes (the same each run) over its
 # middle: in a perf.data, corrupt trace that decoders must resync after
 scribble() {

@@ -9,9 +9,7 @@
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 prog=$1
-[ -x "$prog" ] || skip "test program $prog not built"
-command -v qemu-aarch64 >/dev/null || skip "qemu-aarch64 not installed"
-command -v python3 >/dev/null || skip "python3 not installed"
+need_synth aarch64 "$prog"
 conv() { python3 "$here/time_conv.py" "$@"; }
 
 "$CSTRACE" synth --arch aarch64 --out perf --timestamps -o "$TMP/raw.data" -- "$prog" \

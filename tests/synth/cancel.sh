@@ -9,9 +9,7 @@
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 prog=$1
-[ -x "$prog" ] || skip "test program $prog not built (cross compiler missing?)"
-command -v qemu-arm >/dev/null || skip "qemu-arm not installed"
-command -v python3 >/dev/null || skip "python3 not installed"
+need_synth arm "$prog"
 
 check "synth runs" "$CSTRACE" synth --arch arm -o "$TMP/snap" -- "$prog"
 "$CSTRACE" dump "$TMP/snap" > "$TMP/dump" 2>/dev/null

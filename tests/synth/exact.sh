@@ -6,10 +6,7 @@
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 arch=$1; prog=$2; shift 2
-[ -x "$prog" ] || skip "test program $prog not built (cross compiler missing?)"
-q=qemu-aarch64; [ "$arch" = arm ] && q=qemu-arm
-command -v $q >/dev/null || skip "$q not installed"
-command -v python3 >/dev/null || skip "python3 not installed"
+need_synth "$arch" "$prog"
 
 check "synth runs" "$CSTRACE" synth --arch "$arch" ${SYNTH_OPTS:-} -o "$TMP/snap" --truth "$TMP/truth" -- "$prog" "$@"
 [ -s "$TMP/truth" ] || { fail "no ground truth written"; finish; }

@@ -5,10 +5,7 @@
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 arch=$1; prog=$2; shift 2
-[ -x "$prog" ] || skip "test program $prog not built"
-q=qemu-aarch64; [ "$arch" = arm ] && q=qemu-arm
-command -v $q >/dev/null || skip "$q not installed"
-command -v python3 >/dev/null || skip "python3 not installed"
+need_synth "$arch" "$prog"
 
 check "synth runs" sh -c 'c=$0 a=$1 t=$2; shift 2; "$c" synth --arch "$a" -o "$t/snap" --truth "$t/truth" "$@" 2> "$t/stats"' \
 	"$CSTRACE" "$arch" "$TMP" "$@" -- "$prog"

@@ -6,10 +6,7 @@
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 arch=$1; prog=$2; mode=$3; shift 3
-[ -x "$prog" ] || skip "test program $prog not built"
-q=qemu-aarch64; [ "$arch" = arm ] && q=qemu-arm
-command -v $q >/dev/null || skip "$q not installed"
-command -v python3 >/dev/null || skip "python3 not installed"
+need_synth "$arch" "$prog"
 
 check "synth snapshot" "$CSTRACE" synth --arch "$arch" -o "$TMP/snap" --truth "$TMP/truth" \
 	--keep-log "$TMP/qemu.log" -- "$prog"

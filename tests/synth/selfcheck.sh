@@ -4,9 +4,7 @@
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 prog=$1
-[ -x "$prog" ] || skip "a64_loop not built"
-command -v qemu-aarch64 >/dev/null || skip "qemu-aarch64 not installed"
-command -v python3 >/dev/null || skip "python3 not installed"
+need_synth aarch64 "$prog"
 "$CSTRACE" synth --arch aarch64 -o "$TMP/snap" --truth "$TMP/truth" -- "$prog" 2>/dev/null
 "$CSTRACE" decode "$TMP/snap" --format=jsonl > "$TMP/dec.jsonl"
 cmp() { python3 "$here/compare.py" --truth "$1" --jsonl "$TMP/dec.jsonl" ${2:+--mode $2} > /dev/null; }

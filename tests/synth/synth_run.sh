@@ -5,11 +5,8 @@
 # synth's totals in $TMP/stats; it skips the test where PROG, QEMU or python3 is
 # missing.
 synth_long_run() {
-	local arch=$1 prog=$2 count=$3 q=qemu-aarch64
-	[ -x "$prog" ] || skip "test program $prog not built"
-	[ "$arch" = arm ] && q=qemu-arm
-	command -v $q >/dev/null || skip "$q not installed"
-	command -v python3 >/dev/null || skip "python3 not installed"
+	local arch=$1 prog=$2 count=$3
+	need_synth "$arch" "$prog"
 	check "synth runs" sh -c '"$0" synth --arch "$1" -o "$2/snap" --truth "$2/truth" --keep-log "$2/qemu.log" -- "$3" "$4" 2> "$2/stats"' \
 		"$CSTRACE" "$arch" "$TMP" "$prog" "$count"
 }

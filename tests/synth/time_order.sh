@@ -8,10 +8,7 @@
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 arch=$1; prog=$2; shift 2
-[ -x "$prog" ] || skip "test program $prog not built"
-q=qemu-aarch64; [ "$arch" = arm ] && q=qemu-arm
-command -v $q >/dev/null || skip "$q not installed"
-command -v python3 >/dev/null || skip "python3 not installed"
+need_synth "$arch" "$prog"
 command -v perf >/dev/null && perf version >/dev/null 2>&1 || skip "perf not installed"
 
 check "synth timestamped per-CPU perf.data" sh -c \
