@@ -77,6 +77,7 @@ static void publish(struct worker *w, enum chunk_state st)
 	pthread_mutex_lock(&w->sp->lock);
 	if (c->state == chunk_running)
 		c->state = st;
+	dec_split_head_done(c, true); /* complete, or none to be had */
 	pthread_cond_broadcast(&w->sp->cond);
 	pthread_mutex_unlock(&w->sp->lock);
 }
@@ -180,6 +181,8 @@ static int on_worker_elem(void *ctx, const struct cst_elem *elem)
 		break;
 	}
 	if (w->own && w->nhead < SPLIT_VERIFY) {
+		if (!own->head && !(own->head = malloc(SPLIT_VERIFY * sizeof(*own->head))))
+			return w->err = -cste_nomem;
 		dec_split_copy(&own->head[w->nhead++], e);
 		if (w->nhead == SPLIT_VERIFY)
 			publish(w, chunk_published);
@@ -264,6 +267,7 @@ static void meet(struct worker *w)
 {
 	struct split *sp = w->sp;
 	struct split_chunk *c = &sp->chunks[w->boundary];
+	bool mine;
 
 	pthread_mutex_lock(&sp->lock);
 	/* A chunk past the window of chunks started ahead of the output is not
@@ -280,7 +284,11 @@ static void meet(struct worker *w)
 		pthread_cond_wait(&sp->cond, &sp->lock);
 	/* Only a worker that has kept nothing at or past the next chunk's sync can
 	 * hand over there (after a failed overlap it may have decoded past it). */
-	if (c->state == chunk_published && !(w->kept && w->kept_at >= c->sync)) {
+	/* A worker taken over itself decides nothing for others, nor reads their
+	 * heads: the worker that took its chunk over meets this one again, and
+	 * once its list is out the head may be gone (dec_split_head_done). */
+	mine = !sp->chunks[w->own].abandon;
+	if (mine && c->state == chunk_published && !(w->kept && w->kept_at >= c->sync)) {
 		memcpy(w->cmp, c->head, sizeof(w->cmp));
 		w->join_at = c->sync;
 		w->matched = 0;
@@ -383,6 +391,7 @@ static int run_chunk(struct split *sp, size_t k, uint8_t *buf)
 	}
 	dec_split_flush(sp, own, &w->cur);
 	pthread_mutex_lock(&sp->lock);
+	dec_split_head_done(own, true); /* this worker writes no more of it */
 	if (!k) {
 		sp->frame_ids[0] = w->dec->stats.frame_ids[0];
 		sp->frame_ids[1] = w->dec->stats.frame_ids[1];

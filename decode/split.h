@@ -75,7 +75,13 @@ struct split_chunk {
 	enum chunk_state state;
 	bool abandon; /* its worker must stop: an earlier worker took the chunk */
 	uint64_t sync;
-	struct split_entry head[SPLIT_VERIFY];
+	/* SPLIT_VERIFY elements from its sync on, for the worker before to compare
+	 * its overlap with: made by this chunk's worker, freed (dec_split_head_done)
+	 * once that worker writes no more of it and the output has gone past the
+	 * lists that end here (no worker meets the chunk again): a head for every
+	 * chunk of a 1 GiB buffer was 278 MiB */
+	struct split_entry *head;
+	bool head_written, head_read;
 	/* the element list of the worker that started here, as it grows */
 	struct split_block *first, *last;
 	unsigned held; /* blocks in the list (not yet taken by the output) */
@@ -155,6 +161,9 @@ struct split {
 int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block **cur,
 		     const struct cst_elem *e);
 void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block **cur);
+/* Under the split's lock: chunk @c's head is no longer written (@written) or no
+ * longer read (the output is past it); freed when both. */
+void dec_split_head_done(struct split_chunk *c, bool written);
 /* Whether two elements are the same (every field a view can print). */
 bool dec_split_same(const struct split_entry *a, const struct cst_elem *b);
 /* Copy @e into @to, with the OpenCSD element behind it. */

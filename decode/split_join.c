@@ -132,6 +132,18 @@ void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block
 	*cur = NULL;
 }
 
+void dec_split_head_done(struct split_chunk *c, bool written)
+{
+	if (written)
+		c->head_written = true;
+	else
+		c->head_read = true;
+	if (c->head_written && c->head_read) {
+		free(c->head);
+		c->head = NULL;
+	}
+}
+
 bool dec_split_same(const struct split_entry *a, const struct cst_elem *b)
 {
 	const struct cst_elem *x = &a->e;
@@ -295,8 +307,13 @@ int dec_split_replay(struct split *sp, const struct split_out *out,
 				ret = sp->serial ? 0 : sp->err ? sp->err : -cste_nomem;
 			else if (ch->ret)
 				ret = ch->ret;
-			else
+			else {
+				/* no worker meets the chunks up to the next one again:
+				 * their heads go (the one being written, when written) */
+				for (size_t j = c + 1; j <= ch->next && j < sp->nchunks; j++)
+					dec_split_head_done(&sp->chunks[j], false);
 				c = sp->replaying = ch->next;
+			}
 			held_after(sp);
 			if (!ret && c < sp->nchunks)
 				stats->chunks_apart++;
@@ -510,6 +527,8 @@ static int run_span(struct split *sp, uint64_t pos, unsigned threads, uint64_t c
 	stats->chunks_apart++; /* the first */
 	dec_split_free_lists(sp);
 	cst_decoder_free(sp->dec0); /* if no worker took it */
+	for (size_t k = 0; k < sp->nchunks; k++)
+		free(sp->chunks[k].head); /* of a run that stopped early */
 	free(sp->chunks);
 	pthread_cond_destroy(&sp->cond);
 	pthread_mutex_destroy(&sp->lock);
