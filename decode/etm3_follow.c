@@ -12,7 +12,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* ETMCR bits of what the follower does not decode: data address and value
  * trace (3:2), cycle-accurate trace (12) */
@@ -116,39 +115,16 @@ void dec_etm3_follow_free(struct etm3_follow *f)
 	free(f);
 }
 
-static void forget_code(struct etm3_follow *f)
-{
-	if (dec_follow_forget(&f->b))
-		memset(f->insns, 0, INSNS * sizeof(*f->insns));
-}
-
 static void reset(struct etm3_follow *f)
 {
 	f->state = st_no_sync;
 	f->need_addr = true;
 	f->sent_unknown = false;
 	f->holding = f->pend = f->unsent = false;
-	forget_code(f);
-}
-
-static int decline(struct etm3_follow *f, const char *why)
-{
-	return dec_follow_decline(&f->b, why);
+	dec_follow_forget(&f->b, f->insns, INSNS * sizeof(*f->insns));
 }
 
 /* --- elements */
-
-static int put(struct etm3_follow *f, uint32_t index, struct cst_elem *e)
-{
-	return dec_follow_put(&f->b, index, e);
-}
-
-static int put_type(struct etm3_follow *f, enum cst_elem_type type)
-{
-	struct cst_elem e = {.type = type};
-
-	return put(f, f->b.index, &e);
-}
 
 /* The range being made goes out. */
 static int put_run(struct etm3_follow *f)
@@ -156,7 +132,7 @@ static int put_run(struct etm3_follow *f)
 	if (!f->running)
 		return 0;
 	f->running = false;
-	return put(f, f->run_index, &f->run);
+	return dec_follow_put(&f->b, f->run_index, &f->run);
 }
 
 /* Whether @x continues the run @r, as dec_merge would join their ranges
@@ -227,8 +203,8 @@ static int put_context(struct etm3_follow *f, enum cst_isa isa)
 	e.ctx.context_id = f->pe.ctxid;
 	e.ctx.vmid_valid = f->pe.vmid_valid;
 	e.ctx.vmid = f->pe.vmid;
-	forget_code(f);
-	return put(f, f->b.index, &e);
+	dec_follow_forget(&f->b, f->insns, INSNS * sizeof(*f->insns));
+	return dec_follow_put(&f->b, f->b.index, &e);
 }
 
 static void set_need_addr(struct etm3_follow *f, bool need)
@@ -277,7 +253,7 @@ static int put_gap(struct etm3_follow *f, enum cst_elem_type type, enum cst_gap_
 	struct cst_elem e = {.type = type, .gap = gap, .start = addr};
 	int ret = put_run(f);
 
-	return ret ? ret : put(f, f->b.index, &e);
+	return ret ? ret : dec_follow_put(&f->b, f->b.index, &e);
 }
 
 /* @carried: OpenCSD's list still holds an element from the packet before. */
@@ -289,7 +265,7 @@ static int process_phdr(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt, bool c
 	int ret = 0;
 
 	if (isa == cst_isa_unknown)
-		return decline(f, "code that is neither A32 nor T32");
+		return dec_follow_decline(&f->b, "code that is neither A32 nor T32");
 	for (unsigned n = pkt->atom.num; n && !ret; n--, bits >>= 1) {
 		struct executed x = {.start = f->addr, .isa = isa, .taken = bits & 1};
 		const struct arm_insn *in;
@@ -347,12 +323,12 @@ static int process_isync(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt, bool 
 		struct cst_elem e = {.type = cst_elem_trace_on,
 				     .gap = on[pkt->isync_info.reason & 3]};
 
-		if ((ret = put(f, f->b.index, &e)))
+		if ((ret = dec_follow_put(&f->b, f->b.index, &e)))
 			return ret;
 	} else if (!(c->updated || c->updated_c || c->updated_v)) {
 		/* OpenCSD 1.3.3 sends an element it made for the context and did
 		 * not fill: not followed */
-		return decline(f, "a periodic I-sync without context");
+		return dec_follow_decline(&f->b, "a periodic I-sync without context");
 	}
 	if (first || c->updated || c->updated_c || c->updated_v) {
 		if (first)
@@ -388,10 +364,10 @@ static int process_branch(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 
 	if (stale && !f->holding)
 		/* OpenCSD would take back an element it has not pended */
-		return decline(f, "a cancelling exception right after another");
+		return dec_follow_decline(&f->b, "a cancelling exception right after another");
 	if (stale && f->timed)
 		/* what this packet makes, OpenCSD gives out (in part) with the next */
-		return decline(f, "a cancelling exception, in time order");
+		return dec_follow_decline(&f->b, "a cancelling exception, in time order");
 	if (stale)
 		f->holding = false; /* the last instruction did not complete */
 	else
@@ -419,7 +395,7 @@ static int process_branch(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 		struct cst_elem e = {.type = cst_elem_exception,
 				     .exception_number = pkt->exception.number};
 
-		if ((ret = put(f, f->b.index, &e)))
+		if ((ret = dec_follow_put(&f->b, f->b.index, &e)))
 			return ret;
 		made++;
 	}
@@ -446,7 +422,7 @@ static int decode_packet(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 	case ETM3_PKT_IGNORE:
 		return 0;
 	case ETM3_PKT_TRIGGER:
-		return put_type(f, cst_elem_event);
+		return dec_follow_put_type(&f->b, f->b.index, cst_elem_event);
 	case ETM3_PKT_BRANCH_ADDRESS:
 		return process_branch(f, pkt);
 	case ETM3_PKT_I_SYNC:
@@ -464,13 +440,13 @@ static int decode_packet(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 	case ETM3_PKT_TIMESTAMP: {
 		struct cst_elem e = {.type = cst_elem_timestamp, .timestamp = pkt->timestamp};
 
-		return put(f, f->b.index, &e);
+		return dec_follow_put(&f->b, f->b.index, &e);
 	}
 	default: {
 		char why[64];
 
 		snprintf(why, sizeof(why), "a packet of type %d", (int)pkt->type);
-		return decline(f, why);
+		return dec_follow_decline(&f->b, why);
 	}
 	}
 }
@@ -484,7 +460,7 @@ static int process(struct etm3_follow *f, const ocsd_etmv3_pkt *pkt)
 		struct cst_elem e = {.type = cst_elem_no_sync, .gap = f->unsync};
 
 		f->state = st_wait_async;
-		if ((ret = put(f, f->b.index, &e)))
+		if ((ret = dec_follow_put(&f->b, f->b.index, &e)))
 			return ret;
 	}
 		__attribute__((fallthrough)); /* this packet may be the sync */
@@ -522,7 +498,7 @@ ocsd_datapath_resp_t dec_etm3_follow_packet(const void *ctx, const ocsd_datapath
 		f->pend = f->unsent = false; /* committed, and sent with the end */
 		ret = release(f);
 		if (!ret)
-			ret = put_type(f, cst_elem_eot);
+			ret = dec_follow_put_type(&f->b, f->b.index, cst_elem_eot);
 		break;
 	case OCSD_OP_RESET:
 		ret = put_run(f); /* what came before the held range */

@@ -12,7 +12,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* TRCCONFIGR bits of what the follower does not decode: LSP0 (2:1), cycle counts
  * (4), conditional instructions (10:8), return stack (12), Q elements (14:13),
@@ -139,12 +138,6 @@ void dec_etm4_follow_free(struct etm4_follow *f)
 	free(f);
 }
 
-static void forget_code(struct etm4_follow *f)
-{
-	if (dec_follow_forget(&f->b))
-		memset(f->blocks, 0, BLOCKS * sizeof(*f->blocks));
-}
-
 static void reset(struct etm4_follow *f)
 {
 	f->state = st_no_sync;
@@ -157,27 +150,10 @@ static void reset(struct etm4_follow *f)
 	f->last_is = 0;
 	f->prev_overflow = false;
 	f->head = f->count = 0;
-	forget_code(f);
-}
-
-static int decline(struct etm4_follow *f, const char *why)
-{
-	return dec_follow_decline(&f->b, why);
+	dec_follow_forget(&f->b, f->blocks, BLOCKS * sizeof(*f->blocks));
 }
 
 /* --- elements */
-
-static int put(struct etm4_follow *f, uint32_t index, struct cst_elem *e)
-{
-	return dec_follow_put(&f->b, index, e);
-}
-
-static int put_type(struct etm4_follow *f, uint32_t index, enum cst_elem_type type)
-{
-	struct cst_elem e = {.type = type};
-
-	return put(f, index, &e);
-}
 
 static int put_range(struct etm4_follow *f, uint32_t index, uint64_t start, uint64_t end,
 		     uint32_t num, bool executed)
@@ -196,14 +172,14 @@ static int put_range(struct etm4_follow *f, uint32_t index, uint64_t start, uint
 	e->last_subclass = f->last.sub;
 	e->last_size = 4;
 	e->last_executed = executed;
-	return put(f, index, e);
+	return dec_follow_put(&f->b, index, e);
 }
 
 static int put_nacc(struct etm4_follow *f, uint32_t index)
 {
 	struct cst_elem e = {.type = cst_elem_addr_nacc, .start = f->addr, .gap = cst_gap_nacc};
 
-	return put(f, index, &e);
+	return dec_follow_put(&f->b, index, &e);
 }
 
 static enum cst_isa isa_of(bool is_64bit, uint8_t is)
@@ -234,8 +210,8 @@ static int put_context(struct etm4_follow *f, uint32_t index, const etmv4_contex
 	e.isa = f->isa = isa_of(f->is_64bit, is);
 	f->elem_ctx = e.ctx;
 	f->need_ctxt = false;
-	forget_code(f);
-	return put(f, index, &e);
+	dec_follow_forget(&f->b, f->blocks, BLOCKS * sizeof(*f->blocks));
+	return dec_follow_put(&f->b, index, &e);
 }
 
 /* --- the code */
@@ -321,7 +297,7 @@ static int process_atom(struct etm4_follow *f, bool taken, uint32_t index)
 	int ret;
 
 	if (f->isa != cst_isa_a64)
-		return decline(f, "code that is not A64");
+		return dec_follow_decline(&f->b, "code that is not A64");
 	end = walk(f, false, 0, &w);
 	if (end == walk_waypoint) {
 		if (taken && f->last.cls == cst_insn_branch)
@@ -350,7 +326,7 @@ static int process_exception(struct etm4_follow *f)
 		pop(f);
 	}
 	if (!oldest(f) || oldest(f)->kind != pk_addr)
-		return decline(f, "an exception without its address");
+		return dec_follow_decline(&f->b, "an exception without its address");
 	addr = *oldest(f);
 	pop(f);
 	ret_addr = addr.u.addr.val;
@@ -370,7 +346,7 @@ static int process_exception(struct etm4_follow *f)
 		enum walk_end end;
 
 		if (f->isa != cst_isa_a64)
-			return decline(f, "code that is not A64");
+			return dec_follow_decline(&f->b, "code that is not A64");
 		end = walk(f, true, ret_addr, &w);
 		if (end != walk_waypoint)
 			f->need_addr = true;
@@ -383,7 +359,7 @@ static int process_exception(struct etm4_follow *f)
 	e.exception_number = ex.u.excep.number;
 	e.exception_ret_addr_valid = true;
 	e.exception_ret_addr = ret_addr;
-	return put(f, ex.index, &e);
+	return dec_follow_put(&f->b, ex.index, &e);
 }
 
 /* Commit @n P0 elements, oldest first, with what comes before them. */
@@ -396,7 +372,7 @@ static int commit(struct etm4_follow *f, uint32_t n)
 		struct pending *p = oldest(f);
 
 		if (!p)
-			return decline(f, "more elements committed than pending");
+			return dec_follow_decline(&f->b, "more elements committed than pending");
 		switch (p->kind) {
 		case pk_trace_on: {
 			struct cst_elem e = {.type = cst_elem_trace_on,
@@ -404,7 +380,7 @@ static int commit(struct etm4_follow *f, uint32_t n)
 								     : cst_gap_filter};
 
 			f->prev_overflow = false;
-			ret = put(f, p->index, &e);
+			ret = dec_follow_put(&f->b, p->index, &e);
 			pop(f);
 			break;
 		}
@@ -422,16 +398,16 @@ static int commit(struct etm4_follow *f, uint32_t n)
 		case pk_ts: {
 			struct cst_elem e = {.type = cst_elem_timestamp, .timestamp = p->u.ts};
 
-			ret = put(f, p->index, &e);
+			ret = dec_follow_put(&f->b, p->index, &e);
 			pop(f);
 			break;
 		}
 		case pk_event:
-			ret = put_type(f, p->index, cst_elem_event);
+			ret = dec_follow_put_type(&f->b, p->index, cst_elem_event);
 			pop(f);
 			break;
 		case pk_excep_ret: /* no P0 element on an A-profile core */
-			ret = put_type(f, p->index, cst_elem_exception_ret);
+			ret = dec_follow_put_type(&f->b, p->index, cst_elem_exception_ret);
 			pop(f);
 			break;
 		case pk_atom:
@@ -463,9 +439,9 @@ static int put_kept(struct etm4_follow *f, const struct pending *p)
 	if (p->kind == pk_ts) {
 		struct cst_elem e = {.type = cst_elem_timestamp, .timestamp = p->u.ts};
 
-		return put(f, p->index, &e);
+		return dec_follow_put(&f->b, p->index, &e);
 	}
-	return p->kind == pk_event ? put_type(f, p->index, cst_elem_event) : 0;
+	return p->kind == pk_event ? dec_follow_put_type(&f->b, p->index, cst_elem_event) : 0;
 }
 
 /* At the end of the trace: timestamps and events still pending go out, the rest
@@ -485,7 +461,7 @@ static int end_of_trace(struct etm4_follow *f)
 		ret = put_kept(f, p);
 		pop(f);
 	}
-	return ret ? ret : put_type(f, f->b.index, cst_elem_eot);
+	return ret ? ret : dec_follow_put_type(&f->b, f->b.index, cst_elem_eot);
 }
 
 /* Overflow or discard: what is pending but timestamps and events is dropped, and
@@ -602,11 +578,11 @@ static int decode_packet(struct etm4_follow *f, const ocsd_etmv4_i_pkt *pkt)
 		char why[64];
 
 		snprintf(why, sizeof(why), "a packet of type 0x%x", (unsigned)pkt->type);
-		return decline(f, why);
+		return dec_follow_decline(&f->b, why);
 	}
 	}
 	if (!none && !p)
-		return decline(f, "too many elements pending");
+		return dec_follow_decline(&f->b, "too many elements pending");
 	if (is_addr && f->pending_addr) {
 		f->spec_depth++;
 		f->pending_addr = false;
@@ -624,7 +600,7 @@ static int process(struct etm4_follow *f, const ocsd_etmv4_i_pkt *pkt)
 		struct cst_elem e = {.type = cst_elem_no_sync, .gap = f->unsync};
 
 		f->state = st_wait_sync;
-		if ((ret = put(f, f->b.index, &e)))
+		if ((ret = dec_follow_put(&f->b, f->b.index, &e)))
 			return ret;
 	}
 		__attribute__((fallthrough)); /* this packet may be the sync */

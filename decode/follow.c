@@ -28,6 +28,13 @@ int dec_follow_put(struct follow_base *b, uint32_t index, struct cst_elem *e)
 	return b->io.elem(b->io.ctx, index, b->trace_id, e);
 }
 
+int dec_follow_put_type(struct follow_base *b, uint32_t index, enum cst_elem_type type)
+{
+	struct cst_elem e = {.type = type};
+
+	return dec_follow_put(b, index, &e);
+}
+
 const uint8_t *dec_follow_code(struct follow_base *b, uint64_t pc, uint32_t space)
 {
 	if (pc < b->code_addr || pc - b->code_addr + 4 > b->code_len) {
@@ -42,11 +49,11 @@ const uint8_t *dec_follow_code(struct follow_base *b, uint64_t pc, uint32_t spac
 	return b->code + (pc - b->code_addr);
 }
 
-bool dec_follow_forget(struct follow_base *b)
+void dec_follow_forget(struct follow_base *b, void *table, size_t size)
 {
 	b->code_len = 0;
 	if (++b->gen)
-		return false;
+		return;
 	b->gen = 1;
-	return true;
+	memset(table, 0, size);
 }

@@ -45,12 +45,15 @@ void dec_follow_init(struct follow_base *b, uint8_t trace_id, const struct follo
 int dec_follow_decline(struct follow_base *b, const char *why);
 /* @e (its ISA from the element before, unless a range or a context) at @index. */
 int dec_follow_put(struct follow_base *b, uint32_t index, struct cst_elem *e);
+/* An element of @type with nothing else to say, at @index. */
+int dec_follow_put_type(struct follow_base *b, uint32_t index, enum cst_elem_type type);
 /* The 4 code bytes at @pc in OpenCSD's memory space @space, or NULL when they
  * cannot all be read (OpenCSD reads 4, also for a 16-bit T32 instruction). */
 const uint8_t *dec_follow_code(struct follow_base *b, uint64_t pc, uint32_t space);
 /* Code read before may not be this context's (perf.data: another process): a
- * new generation. True when the caller must empty its tables (after 4 G
- * generations, when the count starts again). */
-bool dec_follow_forget(struct follow_base *b);
+ * new generation, so that what the caller's @table (@size bytes, entries tagged
+ * with the generation) holds is forgotten; after 4 G generations, when the count
+ * starts again, the table is emptied. */
+void dec_follow_forget(struct follow_base *b, void *table, size_t size);
 
 #endif
