@@ -1,7 +1,8 @@
 /* The decoder: one OpenCSD decode tree per trace buffer, fed through a fixed read
  * window, turning OpenCSD's generic elements into cst_elem for a callback; or,
- * for the ETMv4 sources cstrace's own decoder covers (etm4_follow.h, when asked),
- * OpenCSD's packets into that decoder, whose elements take the same way. */
+ * for the ETMv4 and ETMv3 sources cstrace's own decoders cover (etm4_follow.h,
+ * etm3_follow.h, when asked), OpenCSD's packets into those decoders, whose
+ * elements take the same way. */
 #include "decoder_int.h"
 
 #include <errno.h>

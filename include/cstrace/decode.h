@@ -327,8 +327,9 @@ struct cst_decoder_stats {
 	 * into, and how many of them the output took from their own decoder (the
 	 * others were decoded by the decoder of the chunk before) */
 	uint64_t chunks, chunks_apart;
-	/* elements made by cstrace's ETMv4 decoder (cst_session_opts.decoder)
-	 * rather than OpenCSD's decoder, and the chunks whose decoder used it */
+	/* elements made by cstrace's ETMv4 and ETMv3 decoders
+	 * (cst_session_opts.decoder) rather than OpenCSD's decoders, and the
+	 * chunks whose decoder used them */
 	uint64_t followed, chunks_followed;
 	/* perf.data in time order on threads: the queues (CPUs) decoded ahead of the
 	 * merge, and whether the run was taken again on one thread (a decoder had
@@ -434,11 +435,11 @@ enum cst_order {
 	cst_order_time,     /* merged by perf 6.1's time estimate (cs_etm__process_queues) */
 };
 
-/* OpenCSD frames and parses all trace. ETMv4 instruction trace in the
- * configurations it covers (decode/etm4_follow.h) can then be followed through
- * the code by cstrace's own decoder: the same elements as OpenCSD's decoder
- * gives (proven on the test suite's traces), without OpenCSD's element
- * (cst_elem.ocsd) and in a fraction of the time. */
+/* OpenCSD frames and parses all trace. ETMv4 and ETMv3 instruction trace in the
+ * configurations they cover (decode/etm4_follow.h, decode/etm3_follow.h) can
+ * then be followed through the code by cstrace's own decoders: the same
+ * elements as OpenCSD's decoders give (proven on the test suite's traces),
+ * without OpenCSD's element (cst_elem.ocsd) and in a fraction of the time. */
 enum cst_decoder_choice {
 	/* decoding threads use cstrace's where it covers the source; trace it does
 	 * not cover makes the buffer or AUX fragment decode again with OpenCSD's on
@@ -521,7 +522,9 @@ struct cst_session_opts {
 	 * in a perf.data decoded in file order (each worker reading code as the
 	 * context IDs it meets say); other inputs decode on one thread. */
 	unsigned threads;
-	/* Which decoder makes the elements of ETMv4 trace (docs/decode.md). */
+	/* Which decoder makes the elements of ETMv4 and ETMv3 trace
+	 * (docs/decode.md). In the 4 bytes after @threads that were padding:
+	 * chunk_size keeps its offset, and the struct has no tail padding. */
 	enum cst_decoder_choice decoder;
 	uint64_t chunk_size;
 };
