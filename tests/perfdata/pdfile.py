@@ -5,11 +5,27 @@ are put in before them."""
 import struct
 
 FEAT_AUXTRACE = 18
+PERF_RECORD_AUXTRACE = 71
 
 
 def data_section(b):
     """(offset, size) of the data section."""
     return struct.unpack_from("<QQ", b, 40)
+
+
+def auxtrace_payloads(b, name):
+    """(offset, size) of each AUXTRACE record's payload (the trace that follows the
+    record), in file order; @name is the file's, for the error of a bad record."""
+    data_off, data_size = data_section(b)
+    pos, end = data_off, data_off + data_size
+    while pos + 8 <= end:
+        rtype, _misc, hsize = struct.unpack_from("<IHH", b, pos)
+        if hsize < 8:
+            raise SystemExit("%s: record at %d has size %d" % (name, pos, hsize))
+        psize = struct.unpack_from("<Q", b, pos + 8)[0] if rtype == PERF_RECORD_AUXTRACE else 0
+        if psize:
+            yield pos + hsize, psize
+        pos += hsize + psize
 
 
 def features(b):

@@ -5,25 +5,16 @@ may hit one in a file of many small records, and then the file is cut short, not
 its trace)."""
 import os
 import random
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pdfile  # noqa: E402
 
-PERF_RECORD_AUXTRACE = 71
-
 b = bytearray(open(sys.argv[1], "rb").read())
-data_off, data_size = pdfile.data_section(b)
-pos, end, best = data_off, data_off + data_size, None
-while pos + 8 <= end:
-    rtype, _misc, hsize = struct.unpack_from("<IHH", b, pos)
-    if hsize < 8:
-        sys.exit("%s: record at %d has size %d" % (sys.argv[1], pos, hsize))
-    psize = struct.unpack_from("<Q", b, pos + 8)[0] if rtype == PERF_RECORD_AUXTRACE else 0
-    if psize and (best is None or psize > best[1]):
-        best = (pos + hsize, psize)
-    pos += hsize + psize
+best = None
+for payload in pdfile.auxtrace_payloads(b, sys.argv[1]):
+    if best is None or payload[1] > best[1]:
+        best = payload
 if best is None:
     sys.exit("%s: no AUXTRACE payload" % sys.argv[1])
 start, size = best

@@ -9,7 +9,7 @@
 #   [0x.. ...]; text" lines, N counting from the start of the file); the
 #   branch-address packets with "Exception=" there name where each starts.
 # Prints how many exception bytes it changed.
-import os, re, struct, sys
+import os, re, sys
 
 buf_path, dump_path, out_path = sys.argv[1:4]
 buf = bytearray(open(buf_path, "rb").read())
@@ -19,14 +19,7 @@ regions = [(0, len(buf))]
 if buf[:8] == b"PERFILE2":
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "perfdata"))
     import pdfile
-    off, size = pdfile.data_section(buf)
-    regions, pos = [], off
-    while pos + 8 <= off + size:
-        rtype, _misc, hsize = struct.unpack_from("<IHH", buf, pos)
-        psize = struct.unpack_from("<Q", buf, pos + 8)[0] if rtype == 71 else 0
-        if psize:
-            regions.append((pos + hsize, psize))
-        pos += max(hsize, 8) + psize
+    regions = list(pdfile.auxtrace_payloads(buf, buf_path))
 
 # the data bytes of each trace ID, with where each sits in the buffer (16-byte frames:
 # bytes 0-14, with byte 15 holding bit 0 of the data bytes at even positions)
