@@ -36,8 +36,7 @@ static bool id_wanted(const struct cst_decoder *dec, uint8_t id)
  * decode counts the elements it keeps the same way). */
 void dec_stats_count(struct cst_decoder_stats *st, const struct cst_elem *e)
 {
-	/* a run of ranges counts each as the decoder counted it */
-	uint64_t n = e->type == cst_elem_instr_range ? 1 + (uint64_t)e->joined : 1;
+	uint64_t n = dec_elem_count(e);
 
 	st->elements += n;
 	if (e->type != cst_elem_no_sync && e->type != cst_elem_eot && e->type != cst_elem_unknown)
@@ -174,7 +173,7 @@ static int follow_elem(void *ctx, uint32_t index, uint8_t trace_id, struct cst_e
 {
 	struct cst_decoder *dec = ctx;
 
-	dec->stats.followed += 1 + e->joined; /* ETMv3's runs (etm3_follow.h) */
+	dec->stats.followed += dec_elem_count(e); /* ETMv3's runs (etm3_follow.h) */
 	return deliver(dec, index, trace_id, e);
 }
 

@@ -281,7 +281,7 @@ static int replay_block(const struct split_out *out, struct split_block *b,
 			    : 0;
 	}
 	for (unsigned i = 0; i < b->n && !ret; i++) {
-		*delivered += b->v[i].type == cst_elem_instr_range ? 1 + b->v[i].joined : 1;
+		*delivered += dec_elem_count(&b->v[i]);
 		ret = out->fn ? out->fn(out->ctx, &b->v[i]) : 0;
 	}
 	return ret;

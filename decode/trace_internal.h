@@ -35,6 +35,12 @@ int dec_trace_load_snapshot(struct cst_trace *trace, const char *dir, bool confi
 int dec_trace_add_elf(struct cst_trace *trace, const char *spec, const struct cst_log *log);
 
 void dec_stats_add(struct cst_decoder_stats *sum, const struct cst_decoder_stats *s);
+/* How many of its decoder's elements @e stands for: a run of ranges joined as
+ * one (cst_elem.joined) counts each range. */
+static inline uint64_t dec_elem_count(const struct cst_elem *e)
+{
+	return e->type == cst_elem_instr_range ? 1 + (uint64_t)e->joined : 1;
+}
 /* decoder.c: count one delivered element (or run of ranges) into @st */
 void dec_stats_count(struct cst_decoder_stats *st, const struct cst_elem *e);
 
