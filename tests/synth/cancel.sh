@@ -7,6 +7,7 @@
 # into runs, what one thread with OpenCSD's decoder gives.
 # Usage: cancel.sh PROG (an armhf program that makes system calls)
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+. "$CSTRACE_SOURCE_DIR/tests/decode/threads_lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 prog=$1
 need_synth arm "$prog"
@@ -39,11 +40,6 @@ check "cstrace's decoder gives OpenCSD's elements: $(diff "$TMP/ocsd" "$TMP/own"
 	> /dev/null 2> "$TMP/stats"
 check "threads: chunks by cstrace's decoder: $(tail -1 "$TMP/stats")" \
 	grep -q "chunks, .*, [1-9][0-9]* by cstrace's own decoder" "$TMP/stats"
-for v in script report; do
-	"$CSTRACE" $v --threads 1 --decoder=opencsd "$TMP/canc" > "$TMP/one" 2>&1
-	for t in 2 3; do
-		"$CSTRACE" $v --threads $t --chunk-size 4K "$TMP/canc" > "$TMP/many" 2>&1
-		check "$v --threads $t: one thread's output" cmp -s "$TMP/one" "$TMP/many"
-	done
-done
+# (one thread decodes with OpenCSD's decoder: the reference)
+same cancel "$TMP/canc" "script,report" "4K"
 finish
