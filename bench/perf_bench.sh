@@ -3,7 +3,7 @@
 # per-CPU recording (QEMU run of the 4-thread test program, one CPU per thread, as
 # `perf record -e cs_etm//` makes them) printed one line per instruction and one
 # per branch by `perf script` and by `cstrace script --raw` in perf's time order
-# (the merge of decode/perf_order.c) and in file order. All output goes to files
+# (the merge of decode/perf/order.c) and in file order. All output goes to files
 # that are compared afterwards: the ratios are for the same lines.
 # usage: bench/perf_bench.sh [path/to/cstrace] [runs] [iterations per thread]
 set -euo pipefail

@@ -101,9 +101,9 @@ int cst_boards_foreach(const char *dir, cst_sysroot_dir_fn fn, void *ctx)
 	} else {
 		snprintf(abs, sizeof(abs), "%s", dir);
 	}
-	root = cst_sysroot_alloc("/");
-	if (!root)
-		return -cste_nomem;
+	ret = cst_sysroot_alloc(&root, "/");
+	if (ret < 0)
+		return ret;
 	ret = cst_sysroot_foreach(root, abs, foreach_ini, &f);
 	cst_sysroot_free(root);
 	return ret;

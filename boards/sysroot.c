@@ -17,13 +17,17 @@ struct cst_sysroot {
 	size_t len; /* 0 for the live system: paths are used as they are */
 };
 
-struct cst_sysroot *cst_sysroot_alloc(const char *dir)
+int cst_sysroot_alloc(struct cst_sysroot **out, const char *dir)
 {
-	struct cst_sysroot *root = calloc(1, sizeof(*root));
+	struct cst_sysroot *root;
 	size_t n;
 
+	if (!out)
+		return -cste_invalid;
+	*out = NULL;
+	root = calloc(1, sizeof(*root));
 	if (!root)
-		return NULL;
+		return -cste_nomem;
 	if (!dir || !*dir)
 		dir = "/";
 	n = strlen(dir);
@@ -32,12 +36,13 @@ struct cst_sysroot *cst_sysroot_alloc(const char *dir)
 		n--;
 	if (n >= sizeof(root->dir) - 1) {
 		free(root);
-		return NULL;
+		return -cste_invalid;
 	}
 	memcpy(root->dir, dir, n);
 	root->dir[n] = '\0';
 	root->len = n;
-	return root;
+	*out = root;
+	return 0;
 }
 
 void cst_sysroot_free(struct cst_sysroot *root)

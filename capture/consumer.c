@@ -178,8 +178,8 @@ int cst_consumer_add_ring(struct cst_consumer *c, const struct cst_ring_desc *de
 		out.observe = observe;
 		out.observe_ctx = c;
 	}
-	c->rings[c->nrings] = cst_ring_alloc(desc, &out, &err);
-	if (!c->rings[c->nrings])
+	err = cst_ring_alloc(&c->rings[c->nrings], desc, &out);
+	if (err)
 		return err;
 	c->has_aux[c->nrings] = desc->aux != NULL;
 	c->cpu[c->nrings] = desc->cpu == UINT32_MAX ? -1 : (int)desc->cpu;

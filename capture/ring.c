@@ -33,12 +33,15 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-struct cst_ring *cst_ring_alloc(const struct cst_ring_desc *desc, const struct cst_ring_output *out,
-				int *err)
+int cst_ring_alloc(struct cst_ring **ring, const struct cst_ring_desc *desc,
+		   const struct cst_ring_output *out)
 {
 	struct cst_ring *r;
 	int e = -cste_invalid;
 
+	if (!ring)
+		return -cste_invalid;
+	*ring = NULL;
 	if (!desc || !out || desc->sz < sizeof(*desc) || !desc->base)
 		goto fail;
 	if (!is_pow2(desc->data_size) || (desc->aux && !is_pow2(desc->aux_size)))
@@ -77,13 +80,10 @@ struct cst_ring *cst_ring_alloc(const struct cst_ring_desc *desc, const struct c
 			goto fail;
 		}
 	}
-	if (err)
-		*err = 0;
-	return r;
+	*ring = r;
+	return 0;
 fail:
-	if (err)
-		*err = e;
-	return NULL;
+	return e;
 }
 
 void cst_ring_free(struct cst_ring *ring)

@@ -13,7 +13,10 @@
  * string copy, so nothing is cached between calls (no shared state). */
 static struct cst_sysroot *open_root(const char *root)
 {
-	return cst_sysroot_alloc(root && *root ? root : "/");
+	struct cst_sysroot *r = NULL;
+
+	cst_sysroot_alloc(&r, root && *root ? root : "/");
+	return r;
 }
 
 int cap_path(const char *root, const char *path, char *buf, size_t size)

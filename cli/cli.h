@@ -59,10 +59,11 @@ void cli_set_quiet(bool quiet);
 bool cli_quiet(void);
 /** Elements a restarted child leaves out, or -1 when this is no such child. */
 int64_t cli_skip_elements(void);
-/** For cst_session_opts.pipe_state: the crash handler of a child lets the thread
- *  that prints finish with what was decoded before OpenCSD crashed on the
- *  decoding thread (NULL when not isolated). */
-volatile sig_atomic_t *cli_pipe_state(void);
+/** cst_session_open for a decoding verb, with the child's crash watch installed:
+ *  its crash handler lets the thread that prints finish with what was decoded
+ *  before OpenCSD crashed on a decoding thread. */
+int cli_session_open(struct cst_session **s, const char *path,
+		     const struct cst_session_opts *opts);
 /** That thread has what was decoded before the crash (the run returned
  *  -cste_crashed): flush the output and wait for the process to end. */
 void cli_pipe_drained(void) __attribute__((noreturn));

@@ -82,8 +82,7 @@ int cmd_doctor(int argc, char **argv)
 	}
 	if (board_name && cst_board_find(&board, dir, board_name, &cli_log) < 0)
 		return 2;
-	root = cst_sysroot_alloc(root_dir);
-	if (!root) {
+	if (cst_sysroot_alloc(&root, root_dir) < 0) {
 		cli_error("--root %s: path too long", root_dir);
 		cst_board_free(board);
 		return 2;

@@ -250,7 +250,6 @@ int cmd_script(int argc, char **argv)
 	/* samples stream out as they come: a decoder crash can be skipped. With
 	 * threads, a perf.data decodes beside the printing (the pipe). */
 	topts.session.pipe = true;
-	topts.session.pipe_state = cli_pipe_state();
 	/* A run of ranges that continue one another holds no taken branch but its
 	 * last, so perf's branch samples are the same from the joined range; with
 	 * --insn, a joined T32 range that cannot be read would print as one line. */

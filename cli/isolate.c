@@ -40,12 +40,13 @@ struct crash_note {
 	 * (cli_quiet) once the pipe was drained */
 	bool threaded, skippable;
 	uint64_t printed, flushed;
-	/* decoding on a thread of its own (cst_session_opts.pipe_state): -1 while it
-	 * runs, 1 once it crashed; drained once the other thread has written what
-	 * was decoded before the crash. The decoding thread reads pipe_state at
-	 * every element, the delivering one counts @printed at every element: a
-	 * cache line of its own, or the two would pass it back and forth. */
-	_Alignas(64) volatile sig_atomic_t pipe_state;
+	/* decoding on threads beside the printing one (cst_session_watch_crashes):
+	 * -1 while they run, 1 once one crashed; drained once the printing thread
+	 * has written what was decoded before the crash. The decoding thread reads
+	 * the watch at every element, the delivering one counts @printed at every
+	 * element: a cache line of its own, or the two would pass it back and
+	 * forth. */
+	_Alignas(64) struct cst_crash_watch watch;
 	volatile sig_atomic_t drained;
 	/* outputs being written under a temporary name (cli_out_open), removed by
 	 * the parent when the child dies before it renames them */
@@ -94,9 +95,14 @@ void cli_note_resumable(bool resumable, FILE *out)
 	crash_out = out;
 }
 
-volatile sig_atomic_t *cli_pipe_state(void)
+int cli_session_open(struct cst_session **s, const char *path,
+		     const struct cst_session_opts *opts)
 {
-	return note ? &note->pipe_state : NULL;
+	int ret = cst_session_open(s, path, opts);
+
+	if (!ret && note)
+		ret = cst_session_watch_crashes(*s, &note->watch);
+	return ret;
 }
 
 void cli_pipe_drained(void)
@@ -255,15 +261,16 @@ static void on_crash(int sig, siginfo_t *si, void *ucontext)
 	(void)si;
 	if (note)
 		blame(fault_pc(ucontext));
-	if (note && note->pipe_state < 0 && note->blamed && note->in_opencsd) {
+	if (note && note->watch.state < 0 && note->blamed && note->in_opencsd) {
 		/* OpenCSD runs on the decoding thread and its workers (or on
 		 * workers only, whose lists the delivering thread replays), and the
 		 * delivering one holds elements decoded before the crash: let it
 		 * write them first (the decoding thread stops between two of them,
-		 * decode/pipe.c; the replay between two blocks, decode/split_join.c) */
+		 * decode/run/pipe.c; the replay between two blocks,
+		 * decode/run/split_join.c) */
 		struct timespec tick = {0, 10 * 1000 * 1000};
 
-		__atomic_store_n(&note->pipe_state, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&note->watch.state, 1, __ATOMIC_SEQ_CST);
 		for (int i = 0; i < 2000 && !note->drained; i++)
 			nanosleep(&tick, NULL);
 	}

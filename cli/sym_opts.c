@@ -257,8 +257,7 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 	cli_note_threaded(c->topts.session.threads > 1);
 	c->topts.session.pipe = true;
 	c->topts.session.merge_ranges = true; /* symbolizing needs no range cut short */
-	c->topts.session.pipe_state = cli_pipe_state();
-	err = cst_session_open(session, path, &c->topts.session);
+	err = cli_session_open(session, path, &c->topts.session);
 	if (err < 0)
 		return err;
 	c->has_tc = cst_session_time_conv(*session, &c->tc);

@@ -292,7 +292,7 @@ int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
 
 	cli_note_input(path);
 	trace_opts_restarted(t);
-	ret = cst_session_open(session, path, &t->session);
+	ret = cli_session_open(session, path, &t->session);
 	if (ret < 0)
 		return ret;
 	offsets_noted = cst_session_order(*session) == cst_order_file;

@@ -7,7 +7,7 @@
 #include <libelf.h>
 #include <unistd.h>
 
-#include "trace_internal.h"
+#include "decode_int.h"
 
 static int add_segments(struct cst_trace *trace, Elf *e, const char *path, uint64_t addr,
 			bool moved, const struct cst_log *log)

@@ -1,10 +1,7 @@
 /* Sessions: open any trace input (snapshot directory, perf.data, raw sink dump)
  * and decode it as one element stream with sideband, through one call. */
-#include "merge.h"
-#include "perf_input.h"
-#include "pipe.h"
-#include "split.h"
-#include "trace_internal.h"
+#include "perf/perf_input.h"
+#include "run/run.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,11 +18,14 @@ struct cst_session {
 	enum cst_input_kind kind;
 	struct cst_trace *trace;
 	struct cst_perf_input *perf;
+	/* which decoders make the elements: chosen once, at open */
+	struct dec_engines engines;
+	struct cst_crash_watch *crash; /* cst_session_watch_crashes */
 	struct cst_decoder_stats stats;
 	char *path;
 	/* Every part of the session logs and tells progress through these, which
 	 * pass it on to the caller's, or queue it in order with the elements while
-	 * a pipe runs (pipe.h). */
+	 * a pipe runs (run/run.h). */
 	struct cst_log fwd_log, user_log;
 	void (*user_progress)(void *ctx, uint64_t done, uint64_t total);
 	void *user_progress_ctx;
@@ -158,11 +158,16 @@ int cst_session_open(struct cst_session **out, const char *path,
 		s->opts.progress_ctx = s;
 	}
 	s->path = strdup(path);
-	s->trace = cst_trace_alloc();
-	if (!s->path || !s->trace) {
+	if (!s->path) {
 		err = -cste_nomem;
 		goto fail;
 	}
+	err = cst_trace_alloc(&s->trace);
+	if (!err)
+		err = dec_engine_choose(s->opts.decoder, dec_ocsd_version(), s->opts.log,
+					&s->engines);
+	if (err)
+		goto fail;
 	s->kind = s->opts.kind;
 	if (s->kind == cst_input_auto) {
 		s->kind = detect(path, s->opts.log, &err);
@@ -188,7 +193,7 @@ int cst_session_open(struct cst_session **out, const char *path,
 		break;
 	}
 	case cst_input_perf:
-		err = dec_perf_input_open(&s->perf, path, &s->opts, s->trace);
+		err = dec_perf_input_open(&s->perf, path, &s->opts, &s->engines, s->trace);
 		break;
 	case cst_input_raw:
 		err = open_raw(s, path);
@@ -243,6 +248,14 @@ bool cst_session_resumable(const struct cst_session *s)
 		return cst_session_order(s) == cst_order_file;
 	return !s->opts.buffer || strcasecmp(s->opts.buffer, "all") ||
 	       cst_trace_nbuffers(s->trace) == 1;
+}
+
+int cst_session_watch_crashes(struct cst_session *s, struct cst_crash_watch *watch)
+{
+	if (!s)
+		return -cste_invalid;
+	s->crash = watch;
+	return 0;
 }
 
 const struct cst_trace *cst_session_trace(const struct cst_session *s)
@@ -345,16 +358,15 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 	struct cst_decoder *dec;
 	int err = 0, ret;
 
-	dec = dec_decoder_alloc_follow(s->trace, b, dopts, dec_follow_for(s->opts.decoder, false), &err);
+	err = dec_decoder_make(&dec, s->trace, b, dopts, &s->engines.serial);
 	*no_decoder = !dec;
-	if (!dec)
+	if (err)
 		return err;
 	if (!pkt_fn && s->opts.threads > 1) {
 		/* elements go to run_merging's dec_merge when merge_ranges is set */
 		struct split_out out = {elem_fn, ctx, lines ? lines->write : NULL,
 					lines ? lines->write_ctx : NULL,
-					s->opts.merge_ranges && !lines, NULL,
-					dec_follow_for(s->opts.decoder, true)};
+					s->opts.merge_ranges && !lines, NULL, s->engines.workers};
 
 		ret = dec_split_run(dec, s->opts.threads,
 				    s->opts.chunk_size ? s->opts.chunk_size : SPLIT_CHUNK, &out,
@@ -371,11 +383,11 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 			k.k.user = *s->opts.log;
 		dopts->log = &klog;
 		k.k.quiet = true;
-		dec = dec_decoder_alloc_follow(s->trace, b, dopts, dec_follow_for(s->opts.decoder, false), &err);
+		err = dec_decoder_make(&dec, s->trace, b, dopts, &s->engines.serial);
 		k.k.quiet = false;
-		if (!dec)
+		if (err)
 			return err;
-		dec->span_told = true;
+		dec_decoder_set_told(dec);
 		elem_fn = skip_elem;
 		ctx = &k;
 	}
@@ -457,7 +469,7 @@ static int run_replayed(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband
 			void *ctx)
 {
 	return dec_perf_input_run_apart(s->perf, s->trace, elem_fn, sb_fn, ctx,
-					s->opts.merge_ranges, s->opts.pipe_state, &s->stats);
+					s->opts.merge_ranges, s->crash, &s->stats);
 }
 
 static int run_here(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
@@ -486,7 +498,7 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 					 .elem_fn = elem_fn, .sb_fn = sb_fn, .ctx = ctx,
 					 .log = &s->user_log, .progress = s->user_progress,
 					 .progress_ctx = s->user_progress_ctx,
-					 .state = s->opts.pipe_state};
+					 .crash = s->crash};
 		bool started;
 
 		ret = dec_pipe_run(&r, &s->pipe, &started);

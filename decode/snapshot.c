@@ -1,6 +1,6 @@
 /* Snapshot directories into a trace description, read through the snapshot library. */
 #include "cstrace/snapshot.h"
-#include "trace_internal.h"
+#include "decode_int.h"
 
 static int on_buffer(void *ctx, const struct cst_buffer_info *info)
 {

@@ -1,14 +1,17 @@
 /* The trace description: buffers, trace sources and memory images, owned copies.
  * Filled by the snapshot reader, the perf.data input or the command line. */
-#include "trace_internal.h"
+#include "decode_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-struct cst_trace *cst_trace_alloc(void)
+int cst_trace_alloc(struct cst_trace **out)
 {
-	return calloc(1, sizeof(struct cst_trace));
+	if (!out)
+		return -cste_invalid;
+	*out = calloc(1, sizeof(struct cst_trace));
+	return *out ? 0 : -cste_nomem;
 }
 
 void cst_trace_free(struct cst_trace *trace)

@@ -26,9 +26,9 @@ extern "C" {
 
 struct cst_sysroot;
 
-/** A system root at @dir; NULL or "" means "/" (the live system).
- *  Returns NULL when out of memory or @dir is too long. */
-struct cst_sysroot *cst_sysroot_alloc(const char *dir);
+/** A system root at @dir; NULL or "" means "/" (the live system). Returns 0 and
+ *  sets *@out, or -cste_invalid (@out NULL, or @dir too long) or -cste_nomem. */
+int cst_sysroot_alloc(struct cst_sysroot **out, const char *dir);
 void cst_sysroot_free(struct cst_sysroot *root);
 
 /** The root directory ("/" for the live system). Never NULL for a valid root. */

@@ -106,10 +106,10 @@ struct cst_ring_stats {
 
 struct cst_ring;
 
-/** Wrap a mapped ring. @desc and @out are copied. Returns NULL on error with
- *  @err set: -cste_invalid (NULL, sizes not powers of two), -cste_nomem. */
-struct cst_ring *cst_ring_alloc(const struct cst_ring_desc *desc, const struct cst_ring_output *out,
-				int *err);
+/** Wrap a mapped ring. @desc and @out are copied. Returns 0 and sets *@ring, or
+ *  -cste_invalid (NULL, sizes not powers of two) or -cste_nomem. */
+int cst_ring_alloc(struct cst_ring **ring, const struct cst_ring_desc *desc,
+		   const struct cst_ring_output *out);
 void cst_ring_free(struct cst_ring *ring);
 
 /** Drain: every complete data-ring record goes to out->record, then (normal

@@ -23,7 +23,9 @@ extern "C" {
 /** A described trace. Owns copies of everything added to it. */
 struct cst_trace;
 
-struct cst_trace *cst_trace_alloc(void);
+/** An empty trace description. Returns 0 and sets *@out, or -cste_invalid (@out
+ *  NULL) or -cste_nomem. */
+int cst_trace_alloc(struct cst_trace **out);
 void cst_trace_free(struct cst_trace *trace);
 
 /** Read an "ARM Trace and Debug Snapshot" directory (snapshot.ini, trace.ini, device
@@ -339,11 +341,13 @@ struct cst_decoder_stats {
 
 struct cst_decoder;
 
-/** Build a decoder for buffer @buffer of @trace (all sources of that buffer).
- *  @trace must outlive the decoder. Returns NULL on error, with the reason logged
- *  and, if @err is not NULL, stored there. */
-struct cst_decoder *cst_decoder_alloc(const struct cst_trace *trace, int buffer,
-				      const struct cst_decoder_opts *opts, int *err);
+/** Build a decoder for buffer @buffer of @trace (all sources of that buffer),
+ *  decoding with OpenCSD's decoders. @trace must outlive the decoder. Returns 0
+ *  and sets *@out, or a negative error with the reason logged: -cste_invalid,
+ *  -cste_nomem, -cste_decoder (OpenCSD refused), -cste_no_trace (no source of
+ *  the buffer can be decoded). */
+int cst_decoder_alloc(struct cst_decoder **out, const struct cst_trace *trace, int buffer,
+		      const struct cst_decoder_opts *opts);
 void cst_decoder_free(struct cst_decoder *dec);
 
 int cst_decoder_set_elem_cb(struct cst_decoder *dec, cst_elem_fn fn, void *ctx);
@@ -436,10 +440,12 @@ enum cst_order {
 };
 
 /* OpenCSD frames and parses all trace. ETMv4 and ETMv3 instruction trace in the
- * configurations they cover (decode/etm4_follow.h, decode/etm3_follow.h) can
- * then be followed through the code by cstrace's own decoders: the same
- * elements as OpenCSD's decoders give (proven on the test suite's traces),
- * without OpenCSD's element (cst_elem.ocsd) and in a fraction of the time. */
+ * configurations they cover (docs/decode.md) can then be followed through the
+ * code by cstrace's own decoders: the same elements as OpenCSD 1.3.3's decoders
+ * give (proven on the test suite's traces), without OpenCSD's element
+ * (cst_elem.ocsd) and in a fraction of the time. They copy that version's
+ * elements, quirks included: with another OpenCSD, auto decodes with OpenCSD's
+ * decoders only (with a warning) and cstrace is refused. */
 enum cst_decoder_choice {
 	/* decoding threads use cstrace's where it covers the source; trace it does
 	 * not cover makes the buffer or AUX fragment decode again with OpenCSD's on
@@ -500,14 +506,9 @@ struct cst_session_opts {
 	 * overlaps decoding). In file order with most of the trace in AUX records
 	 * big enough to be split, the workers' elements are replayed on the
 	 * caller's thread; otherwise the decode runs on a thread of its own that
-	 * hands them over (decode/pipe.h).
-	 * @pipe_state, if set, is -1 while decoding threads run beside the caller's
-	 * and 0 otherwise. A signal handler that catches a crash of one of them in
-	 * OpenCSD sets it to 1 and waits: the elements decoded before are
-	 * delivered, and cst_session_run returns -cste_crashed on the caller's
-	 * thread, which can then finish its output. */
+	 * hands them over (docs/decode.md). A crash of one of them can be
+	 * contained: cst_session_watch_crashes. */
 	bool pipe;
-	volatile sig_atomic_t *pipe_state;
 	/* cst_session_run delivers each run of instruction ranges that continue one
 	 * another (cst_elem_continues) as one range: its first's offset, the last's
 	 * end and last instruction, their instructions summed. The same instructions
@@ -523,8 +524,7 @@ struct cst_session_opts {
 	 * context IDs it meets say); other inputs decode on one thread. */
 	unsigned threads;
 	/* Which decoder makes the elements of ETMv4 and ETMv3 trace
-	 * (docs/decode.md). In the 4 bytes after @threads that were padding:
-	 * chunk_size keeps its offset, and the struct has no tail padding. */
+	 * (docs/decode.md). */
 	enum cst_decoder_choice decoder;
 	uint64_t chunk_size;
 };
@@ -548,6 +548,22 @@ enum cst_order cst_session_order(const struct cst_session *s);
  *  a snapshot or raw dump with one buffer to decode (an offset would not fit the
  *  others). A time-ordered merge cannot restart in the middle. */
 bool cst_session_resumable(const struct cst_session *s);
+
+/** Crash containment, for a program that catches crashes of OpenCSD (which can
+ *  crash on corrupt trace) in a signal handler, as cstrace's command line does,
+ *  and wants what was decoded before one to come out. Decoding threads beside
+ *  the caller's (cst_session_opts.pipe) set @state to -1 while they run, and to
+ *  0 after. A handler that catches a crash in OpenCSD on one of them while it is
+ *  -1 sets it to 1 and waits: the elements decoded before the crash are
+ *  delivered, and cst_session_run returns -cste_crashed on the caller's thread,
+ *  which can then finish its output. */
+struct cst_crash_watch {
+	volatile sig_atomic_t state;
+};
+
+/** Install @watch (NULL: none) for the runs of @s; it must outlive them.
+ *  Returns 0 or -cste_invalid. */
+int cst_session_watch_crashes(struct cst_session *s, struct cst_crash_watch *watch);
 
 /** The trace description behind the session (buffers, sources, images). */
 const struct cst_trace *cst_session_trace(const struct cst_session *s);

@@ -59,7 +59,7 @@ static void use(const struct cst_board *b, const uint8_t *data, size_t size)
 	snprintf(dir, sizeof(dir), "%s/cst-fuzz-board.XXXXXX", tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
 		return;
-	if (cst_board_fixture_write(b, dir, NULL) == 0 && (root = cst_sysroot_alloc(dir))) {
+	if (cst_board_fixture_write(b, dir, NULL) == 0 && cst_sysroot_alloc(&root, dir) == 0) {
 		cst_doctor_run(root, &d, no_check, NULL);
 		cst_sysroot_free(root);
 	}

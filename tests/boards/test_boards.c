@@ -80,9 +80,12 @@ static int collect(void *ctx, const char *name)
 
 static void test_sysroot(void)
 {
-	struct cst_sysroot *live = cst_sysroot_alloc(NULL), *r;
+	struct cst_sysroot *live = NULL, *r = NULL;
 	char path[PATH_MAX], buf[256], names[256] = "";
 	int64_t v;
+
+	CHECK_EQ_INT(cst_sysroot_alloc(NULL, "/"), -cste_invalid);
+	CHECK_EQ_INT(cst_sysroot_alloc(&live, NULL), 0);
 
 	CHECK(live && cst_sysroot_is_live(live));
 	CHECK_EQ_STR(cst_sysroot_dir(live), "/");
@@ -91,7 +94,7 @@ static void test_sysroot(void)
 
 	/* A root with a trailing slash joins like one without. */
 	snprintf(path, sizeof(path), "%s/root/", tmpdir);
-	r = cst_sysroot_alloc(path);
+	CHECK_EQ_INT(cst_sysroot_alloc(&r, path), 0);
 	CHECK(r && !cst_sysroot_is_live(r));
 	CHECK(cst_sysroot_path(r, "/sys", buf, sizeof(buf)) > 0);
 	snprintf(path, sizeof(path), "%s/root/sys", tmpdir);
@@ -404,7 +407,7 @@ static void test_fixture_discovery(void)
 		fo.reverse_probe = rev;
 		snprintf(dir, sizeof(dir), "%s/fx%d", tmpdir, rev);
 		CHECK_EQ_INT(cst_board_fixture_write(b, dir, &fo), 0);
-		r = cst_sysroot_alloc(dir);
+		CHECK_EQ_INT(cst_sysroot_alloc(&r, dir), 0);
 		CHECK_EQ_INT(cst_sys_device_by_base(r, 0x20010000, name, sizeof(name)), 0);
 		CHECK_EQ_STR(name, rev ? "tmc_etf1" : "tmc_etf0");
 		CHECK_EQ_INT(cst_sys_device_by_base(r, 0x20140000, name, sizeof(name)), 0);
@@ -438,7 +441,7 @@ static void test_fixture_discovery(void)
 
 		snprintf(dir, sizeof(dir), "%s/fx0", tmpdir);
 		snprintf(path, sizeof(path), "%s/proc/device-tree/compatible", dir);
-		r = cst_sysroot_alloc(dir);
+		CHECK_EQ_INT(cst_sysroot_alloc(&r, dir), 0);
 		for (int k = 0; k < 2; k++) {
 			fp = fopen(path, "w");
 			CHECK(fp != NULL);
@@ -460,7 +463,7 @@ static void test_fixture_discovery(void)
 	fo.faults = cst_fault_missing_sink;
 	snprintf(dir, sizeof(dir), "%s/fx-missing", tmpdir);
 	CHECK_EQ_INT(cst_board_fixture_write(b, dir, &fo), 0);
-	r = cst_sysroot_alloc(dir);
+	CHECK_EQ_INT(cst_sysroot_alloc(&r, dir), 0);
 	CHECK_EQ_INT(cst_sys_device_by_base(r, 0x20070000, name, sizeof(name)), -cste_not_found);
 	problems = 0;
 	CHECK_EQ_INT(cst_doctor_run(r, &dopts, count_check, &problems), cst_doctor_problems);
@@ -471,7 +474,7 @@ static void test_fixture_discovery(void)
 	/* An empty tree with no device tree: no CoreSight. */
 	snprintf(dir, sizeof(dir), "%s/empty", tmpdir);
 	mkdir(dir, 0755);
-	r = cst_sysroot_alloc(dir);
+	CHECK_EQ_INT(cst_sysroot_alloc(&r, dir), 0);
 	CHECK_EQ_INT(cst_board_detect(&found, r, boards_dir, NULL), -cste_not_found);
 	CHECK_EQ_INT(cst_doctor_run(r, &dopts, NULL, NULL), cst_doctor_no_coresight);
 	CHECK_EQ_INT(cst_sys_devices(r, devs, 64), -cste_not_found);

@@ -138,8 +138,7 @@ static void run_case(const struct e2e_case *c, const char *bin)
 	kmodel_set_source(m, c->trace, c->tlen);
 	cst_perf_out_init(&po, w, out, 4096, 0);
 	ro = cst_perf_out_ring_output(&po);
-	ring = cst_ring_alloc(&d, &ro, NULL);
-	CHECK(ring != NULL);
+	CHECK_EQ_INT(cst_ring_alloc(&ring, &d, &ro), 0);
 	kmodel_sched_in(m);
 	kmodel_run(m, c->tlen);
 	kmodel_sched_out(m);
@@ -307,13 +306,13 @@ static int first_context(void *ctx, const struct cst_elem *e)
 
 static int sample_info(const char *dir, int32_t *pid, uint32_t *trcconfigr)
 {
-	struct cst_trace *t = cst_trace_alloc();
+	struct cst_trace *t = NULL;
 	struct cst_decoder *d = NULL;
 	int ret = -1;
 
 	*pid = -1;
-	if (t && cst_trace_load_snapshot(t, dir, NULL) == 0 && cst_trace_nsources(t) > 0 &&
-	    (d = cst_decoder_alloc(t, 0, NULL, NULL))) {
+	if (cst_trace_alloc(&t) == 0 && cst_trace_load_snapshot(t, dir, NULL) == 0 &&
+	    cst_trace_nsources(t) > 0 && cst_decoder_alloc(&d, t, 0, NULL) == 0) {
 		*trcconfigr = cst_trace_source(t, 0)->regs.etmv4.trcconfigr;
 		cst_decoder_set_elem_cb(d, first_context, pid);
 		cst_decoder_run(d);

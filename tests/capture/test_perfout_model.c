@@ -84,8 +84,7 @@ static int rig_open(struct rig *g, const struct kmodel_opts *o, const char *name
 			  reserve);
 	g->tee.inner = cst_perf_out_ring_output(&g->out);
 	d = kmodel_desc(g->m);
-	g->ring = cst_ring_alloc(&d, &out, NULL);
-	return g->ring ? 0 : -1;
+	return cst_ring_alloc(&g->ring, &d, &out) ? -1 : 0;
 }
 
 static void rig_close(struct rig *g)

@@ -63,7 +63,10 @@ static struct cst_ring *ring_for(struct kmodel *m, struct collect *c)
 
 	memset(c, 0, sizeof(*c));
 	c->contiguous = true;
-	return cst_ring_alloc(&d, &out, NULL);
+	struct cst_ring *r = NULL;
+
+	cst_ring_alloc(&r, &d, &out);
+	return r;
 }
 
 /* A deterministic slice length in [1, max]. */
@@ -80,22 +83,22 @@ static void test_args(void)
 	struct cst_ring_desc d = kmodel_desc(m);
 	struct cst_ring_output out = {.sz = sizeof(out)};
 	struct cst_ring_stats st;
-	int err = 0;
+	struct cst_ring *r = (void *)1;
 
-	CHECK(cst_ring_alloc(NULL, &out, &err) == NULL);
-	CHECK_EQ_INT(err, -cste_invalid);
-	CHECK(cst_ring_alloc(&d, NULL, &err) == NULL);
+	CHECK_EQ_INT(cst_ring_alloc(NULL, &d, &out), -cste_invalid);
+	CHECK_EQ_INT(cst_ring_alloc(&r, NULL, &out), -cste_invalid);
+	CHECK(r == NULL);
+	CHECK_EQ_INT(cst_ring_alloc(&r, &d, NULL), -cste_invalid);
 	d.aux_size = 3000;
-	CHECK(cst_ring_alloc(&d, &out, &err) == NULL);
-	CHECK_EQ_INT(err, -cste_invalid);
+	CHECK_EQ_INT(cst_ring_alloc(&r, &d, &out), -cste_invalid);
 	d = kmodel_desc(m);
 	d.ops = NULL;
-	CHECK(cst_ring_alloc(&d, &out, &err) == NULL);
+	CHECK_EQ_INT(cst_ring_alloc(&r, &d, &out), -cste_invalid);
 	CHECK_EQ_INT(cst_ring_read(NULL), -cste_invalid);
 	CHECK_EQ_INT(cst_ring_snapshot(NULL), -cste_invalid);
 	CHECK_EQ_INT(cst_ring_get_stats(NULL, &st), -cste_invalid);
 	d = kmodel_desc(m);
-	struct cst_ring *r = cst_ring_alloc(&d, &out, &err);
+	CHECK_EQ_INT(cst_ring_alloc(&r, &d, &out), 0);
 	CHECK(r != NULL);
 	CHECK_EQ_INT(cst_ring_snapshot(r), -cste_invalid); /* not overwrite mode */
 	CHECK_EQ_INT(cst_ring_read(r), 0);

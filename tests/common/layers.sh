@@ -19,7 +19,7 @@ declare -A allowed=(
 )
 
 for lib in "${!allowed[@]}"; do
-  files=$(ls "$lib"/*.[ch] "include/cstrace/$lib.h" 2>/dev/null)
+  files=$(find "$lib" -name "*.[ch]" 2>/dev/null; ls "include/cstrace/$lib.h" 2>/dev/null)
   [ -n "$files" ] || { fail "$lib: no sources found"; continue; }
   while IFS=: read -r file line inc; do
     h=$(sed -n 's/.*#include "cstrace\/\([a-z]*\)\.h".*/\1/p' <<<"$inc")

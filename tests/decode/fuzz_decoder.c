@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cstrace/decode.h"
-#include "decoder_int.h"
+#include "engine/engine.h"
 
 struct input {
 	const uint8_t *data;
@@ -55,13 +55,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cst_trace *t;
 	struct cst_buffer_info b = {.name = "fuzz", .path = "/dev/null", .size = UINT64_MAX};
 	struct cst_decoder_opts o = {.sz = sizeof(o), .mem_read = mem_from_input, .mem_ctx = &in};
+	const struct dec_engine strict = {.own = true, .strict = true};
 	struct cst_decoder *d;
 	uint64_t n = 0;
 	int buf;
 
 	if (!size)
 		return 0;
-	t = cst_trace_alloc();
+	if (cst_trace_alloc(&t))
+		return 0;
 	b.format = (data[0] & 1) ? cst_bufmt_raw : cst_bufmt_frames;
 	buf = cst_trace_add_buffer(t, &b);
 	add(t, buf, cst_proto_etmv4i, "traceid=0x10,trcconfigr=0xc1");
@@ -69,9 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (data[0] & 2) ? "traceid=0x11,etmcr=0x10000860" : "traceid=0x11,etmcr=0x10001860");
 	add(t, buf, cst_proto_ptm, "traceid=0x12,etmcr=0x20000400");
 	add(t, buf, cst_proto_stm, "traceid=0x20");
-	d = (data[0] & 2) ? dec_decoder_alloc_follow(t, buf, &o, dec_follow_strict, NULL)
-			  : cst_decoder_alloc(t, buf, &o, NULL);
-	if (d) {
+	if (!dec_decoder_make(&d, t, buf, &o, (data[0] & 2) ? &strict : NULL)) {
 		size_t off = 1, piece = 1 + data[0] % 61;
 
 		cst_decoder_set_elem_cb(d, count, &n);

@@ -88,9 +88,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* the same buffer through a small read window */
 		struct cst_decoder_opts d = {.sz = sizeof(d), .log = &log_quiet,
 					     .window = 1 + data[2] % 700};
-		struct cst_decoder *dec = cst_decoder_alloc(cst_session_trace(s), 0, &d, NULL);
+		struct cst_decoder *dec = NULL;
 
-		if (dec) {
+		if (!cst_decoder_alloc(&dec, cst_session_trace(s), 0, &d)) {
 			cst_decoder_set_elem_cb(dec, fuzz_elem, &n);
 			cst_decoder_run(dec);
 			cst_decoder_free(dec);

@@ -12,11 +12,11 @@ SECS=${1:-20} WHAT=${2:-decoder}
 S=$CSTRACE_SOURCE_DIR
 case "$WHAT" in
 decoder)
-	fuzz_build "$TMP/fuzz" "$S"/decode/{arm_insn,decoder,decoder_config,decoder_printer,elem,etm3_follow,etm4_follow,follow,mem_images,trace}.c \
+	fuzz_build "$TMP/fuzz" "$S"/decode/engine/*.c "$S"/decode/{elem,trace}.c \
 		"$S"/source/*.c "$S"/common/*.c "$S/tests/decode/fuzz_decoder.c" -I"$S/decode" \
 		-lopencsd_c_api -lopencsd -ljansson -lstdc++ -lpthread ;;
 rawdump)
-	fuzz_build "$TMP/fuzz" "$S"/decode/*.c "$S"/snapshot/*.c "$S"/perfdata/*.c "$S"/boards/*.c \
+	fuzz_build "$TMP/fuzz" "$S"/decode/*.c "$S"/decode/*/*.c "$S"/snapshot/*.c "$S"/perfdata/*.c "$S"/boards/*.c \
 		"$S"/source/*.c "$S"/common/*.c "$S/tests/decode/fuzz_rawdump.c" -I"$S/decode" \
 		-DCSTRACE_BOARDS_SRC_DIR="\"$S/boards\"" -DCSTRACE_BOARDS_INSTALL_DIR="\"/nonexistent\"" \
 		-DCSTRACE_BUILD_DIR="\"/nonexistent\"" $(pkg-config --cflags --libs inih jansson libelf zlib) \

@@ -12,10 +12,12 @@
 
 static void test_null_args(void)
 {
-	struct cst_trace *t = cst_trace_alloc();
+	struct cst_trace *t = NULL;
+	struct cst_decoder *d = (void *)1;
 	struct cst_session *s = (void *)1;
-	int err = 0;
 
+	CHECK_EQ_INT(cst_trace_alloc(NULL), -cste_invalid);
+	CHECK_EQ_INT(cst_trace_alloc(&t), 0);
 	CHECK(t != NULL);
 	CHECK_EQ_INT(cst_trace_add_buffer(NULL, NULL), -cste_invalid);
 	CHECK_EQ_INT(cst_trace_add_buffer(t, NULL), -cste_invalid);
@@ -24,8 +26,9 @@ static void test_null_args(void)
 	CHECK_EQ_INT(cst_trace_load_snapshot(NULL, "x", NULL), -cste_invalid);
 	CHECK(cst_trace_buffer(t, 0) == NULL);
 	CHECK(cst_trace_source(t, -1) == NULL);
-	CHECK(cst_decoder_alloc(t, 0, NULL, &err) == NULL);
-	CHECK_EQ_INT(err, -cste_invalid);
+	CHECK_EQ_INT(cst_decoder_alloc(NULL, t, 0, NULL), -cste_invalid);
+	CHECK_EQ_INT(cst_decoder_alloc(&d, t, 0, NULL), -cste_invalid);
+	CHECK(d == NULL);
 	CHECK_EQ_INT(cst_decoder_run(NULL), -cste_invalid);
 	CHECK_EQ_INT(cst_decoder_feed(NULL, 0, NULL, 0), -cste_invalid);
 	CHECK_EQ_INT(cst_session_open(NULL, "x", NULL), -cste_invalid);
@@ -42,9 +45,10 @@ static void test_null_args(void)
 
 static void test_images_dedup(void)
 {
-	struct cst_trace *t = cst_trace_alloc();
+	struct cst_trace *t = NULL;
 	struct cst_mem_image m = {.path = "/a", .address = 0x1000, .space = cst_mem_any};
 
+	CHECK_EQ_INT(cst_trace_alloc(&t), 0);
 	CHECK_EQ_INT(cst_trace_add_image(t, &m), 0);
 	CHECK_EQ_INT(cst_trace_add_image(t, &m), 0);
 	CHECK_EQ_INT(cst_trace_nimages(t), 1);
@@ -82,8 +86,9 @@ static int collect(void *ctx, const struct cst_elem *e)
 static void run_window(struct cst_trace *t, size_t window, struct sink *out)
 {
 	struct cst_decoder_opts o = {.sz = sizeof(o), .window = window};
-	struct cst_decoder *d = cst_decoder_alloc(t, 0, &o, NULL);
+	struct cst_decoder *d = NULL;
 
+	CHECK_EQ_INT(cst_decoder_alloc(&d, t, 0, &o), 0);
 	CHECK(d != NULL);
 	if (!d)
 		return;
@@ -97,12 +102,13 @@ static void run_window(struct cst_trace *t, size_t window, struct sink *out)
 static void run_chunks(struct cst_trace *t, size_t chunk, struct sink *out)
 {
 	struct cst_decoder_opts o = {.sz = sizeof(o)};
-	struct cst_decoder *d = cst_decoder_alloc(t, 0, &o, NULL);
+	struct cst_decoder *d = NULL;
 	const struct cst_buffer_info *b = cst_trace_buffer(t, 0);
 	FILE *f = fopen(b->path, "rb");
 	unsigned char *data = malloc(1 << 20);
 	size_t n = f ? fread(data, 1, 1 << 20, f) : 0;
 
+	CHECK_EQ_INT(cst_decoder_alloc(&d, t, 0, &o), 0);
 	CHECK(d && f && n > 0);
 	if (d && n) {
 		cst_decoder_set_elem_cb(d, collect, out);
@@ -154,12 +160,13 @@ static void test_offsets_64bit(struct cst_trace *t)
 {
 	struct shifted sh = {.base = 0x100000000ull - 4096};
 	struct sink refs = {0}, *ref = &refs;
-	struct cst_decoder *rd = cst_decoder_alloc(t, 0, NULL, NULL);
+	struct cst_decoder *rd = NULL, *d = NULL;
 
+	CHECK_EQ_INT(cst_decoder_alloc(&rd, t, 0, NULL), 0);
 	cst_decoder_set_elem_cb(rd, collect_no_eot, ref);
 	CHECK_EQ_INT(cst_decoder_run(rd), 0);
 	cst_decoder_free(rd);
-	struct cst_decoder *d = cst_decoder_alloc(t, 0, NULL, NULL);
+	CHECK_EQ_INT(cst_decoder_alloc(&d, t, 0, NULL), 0);
 	FILE *f = fopen(cst_trace_buffer(t, 0)->path, "rb");
 	unsigned char *data = malloc(1 << 20);
 	size_t n = f ? fread(data, 1, 1 << 20, f) : 0;
@@ -215,12 +222,13 @@ static void test_threads(struct cst_trace *t, const struct sink *ref)
 static void test_streaming(const char *shared)
 {
 	char dir[4096];
-	struct cst_trace *t = cst_trace_alloc();
+	struct cst_trace *t = NULL;
 	struct sink whole = {0}, small = {0}, odd = {0}, bytes = {0};
 	struct cst_decoder *d;
 	int n = 0;
 
 	snprintf(dir, sizeof(dir), "%s/opencsd/juno_r1_1", shared);
+	CHECK_EQ_INT(cst_trace_alloc(&t), 0);
 	CHECK_EQ_INT(cst_trace_load_snapshot(t, dir, NULL), 0);
 	CHECK_EQ_INT(cst_trace_nbuffers(t), 2);
 	CHECK_EQ_INT(cst_trace_nsources(t), 7);
@@ -236,7 +244,7 @@ static void test_streaming(const char *shared)
 	test_threads(t, &whole);
 
 	/* a callback can stop decoding, and its value comes back */
-	d = cst_decoder_alloc(t, 0, NULL, NULL);
+	CHECK_EQ_INT(cst_decoder_alloc(&d, t, 0, NULL), 0);
 	cst_decoder_set_elem_cb(d, stop_after_10, &n);
 	CHECK_EQ_INT(cst_decoder_run(d), 42);
 	CHECK_EQ_INT(n, 10);

@@ -1,11 +1,11 @@
-/* Unit tests of decode/merge.c and cst_elem_continues: which runs of instruction
+/* Unit tests of decode/run/merge.c and cst_elem_continues: which runs of instruction
  * ranges the symbolizing views get as one range, and what that range holds. Each
  * case scripts elements (ETMv3 gives one range per instruction) and checks what
  * comes out, element by element. */
 #include <stdio.h>
 #include <string.h>
 
-#include "merge.h"
+#include "run/run.h"
 #include "test.h"
 
 struct out {

@@ -1,4 +1,4 @@
-/* Unit tests of decode/perf_order.c, the model of perf 6.1's timed merge of cs_etm
+/* Unit tests of decode/perf/order.c, the model of perf 6.1's timed merge of cs_etm
  * queues. Each case scripts the elements of a few queues; the expected orders are
  * worked out by hand from tools/perf/util/cs-etm.c and cs-etm-decoder.c (6.1):
  * time estimates per range, heap ties, a full packet queue, a timestamp that would
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "perf_order.h"
+#include "perf/order.h"
 #include "test.h"
 
 /* One scripted element: a type letter and a number.

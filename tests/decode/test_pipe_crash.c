@@ -1,5 +1,5 @@
-/* A crash in OpenCSD on a decoding worker, behind the pipe (decode/pipe.c): the
- * crash handler marks the crash (cst_session_opts.pipe_state) on the worker's
+/* A crash in OpenCSD on a decoding worker, behind the pipe (decode/run/pipe.c):
+ * the crash handler marks the crash (cst_session_watch_crashes) on the worker's
  * thread while the pipe's producer, which replays what the other workers made,
  * goes on. The consumer must deliver exactly what the producer made before it
  * stopped, in order, and the producer must make nothing more: the restarted child
@@ -12,14 +12,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "pipe.h"
+#include "run/run.h"
 #include "test.h"
 
 #define CRASH_AFTER 20000 /* elements made before the worker "crashes" */
 #define MAX_MADE 5000000  /* a producer that never stops ends here */
 
 struct run {
-	volatile sig_atomic_t state;
+	struct cst_crash_watch watch;
 	bool wait_after_crash; /* the producer waits for the crashed worker */
 	uint64_t made;         /* elements the producer made (atomic) */
 	uint64_t delivered;    /* elements the consumer got */
@@ -34,7 +34,7 @@ static void *crashing_worker(void *arg)
 	while (__atomic_load_n(&r->made, __ATOMIC_SEQ_CST) < CRASH_AFTER)
 		nanosleep(&tick, NULL);
 	/* what cli/isolate.c's handler does on the crashed thread */
-	__atomic_store_n(&r->state, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&r->watch.state, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
@@ -89,7 +89,7 @@ static void run_case(bool wait_after_crash, bool full_fence)
 	static struct run runs[2][2];
 	struct run *r = &runs[wait_after_crash][full_fence];
 	struct dec_pipe_run pr = {.produce = produce, .produce_ctx = r, .elem_fn = on_elem,
-				  .ctx = r, .state = &r->state, .full_fence = full_fence};
+				  .ctx = r, .crash = &r->watch, .full_fence = full_fence};
 	struct dec_pipe *active = NULL;
 	struct timespec settle = {0, 200 * 1000 * 1000};
 	bool started = false;

@@ -7,7 +7,7 @@
 . "$CSTRACE_SOURCE_DIR/tests/fuzz_lib.sh"
 SECS=${1:-20}
 S=$CSTRACE_SOURCE_DIR
-fuzz_build "$TMP/fuzz" "$S"/snapshot/*.c "$S"/decode/*.c "$S"/perfdata/*.c "$S"/source/*.c \
+fuzz_build "$TMP/fuzz" "$S"/snapshot/*.c "$S"/decode/*.c "$S"/decode/*/*.c "$S"/perfdata/*.c "$S"/source/*.c \
 	"$S"/common/*.c "$S/tests/snapshot/fuzz_snapshot.c" -I"$S/decode" -I"$S/snapshot" \
 	$(pkg-config --cflags --libs inih jansson libelf) -lopencsd_c_api -lopencsd -lstdc++ -lpthread
 

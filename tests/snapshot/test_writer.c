@@ -95,7 +95,7 @@ static void round_trip(const char *dir, enum cst_protocol p0, enum cst_protocol 
 	CHECK_EQ_INT(mode_of(dir, "mem_0.bin"), 0600);
 	CHECK_EQ_INT(mode_of(dir, "etm_1.ini"), 0600);
 
-	t = cst_trace_alloc();
+	CHECK_EQ_INT(cst_trace_alloc(&t), 0);
 	CHECK_EQ_INT(cst_trace_load_snapshot(t, dir, NULL), 0);
 	CHECK_EQ_INT(cst_trace_nsources(t), 2);
 	for (int i = 0; i < cst_trace_nsources(t) && i < 2; i++) {

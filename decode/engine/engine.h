@@ -1,0 +1,158 @@
+/* The door of decode/engine/: what the other rooms of decode/ use of the engine,
+ * which turns a buffer's trace bytes into elements. OpenCSD frames and parses the
+ * trace; OpenCSD's decoders, or cstrace's own where they cover a source and the
+ * engine asks for them, follow the packets through the code. Only engine/
+ * calls OpenCSD. */
+#ifndef CSTRACE_DECODE_ENGINE_ENGINE_H
+#define CSTRACE_DECODE_ENGINE_ENGINE_H
+
+#include "decode_int.h"
+
+#include <opencsd/c_api/opencsd_c_api.h>
+
+/* ------------------------------------------------------------- the engine */
+
+/* Which decoder makes the elements of a decoder's sources, and how its decoders
+ * say what they do not cover. A session chooses its engines once, from
+ * cst_session_opts.decoder (dec_engine_choose); the code that uses a decoder adds
+ * what it knows of that use (@timed, @runs). */
+struct dec_engine {
+	/* cstrace's own decoders, for every source one of them covers
+	 * (engine/follow.h); OpenCSD's for the others */
+	bool own;
+	/* what they do not cover is an error (-cste_unsupported) naming file,
+	 * offset, trace ID and packet; else it is a debug message, and the caller
+	 * decodes that trace again with OpenCSD's decoders on one thread */
+	bool strict;
+	/* perf.data in time order: when an element comes out counts, not only in
+	 * which order (perf/order.h); a decoder declines where OpenCSD's would give
+	 * an element out later */
+	bool timed;
+	/* the elements are joined into runs of ranges anyway (run/merge.h): a
+	 * decoder may give them joined */
+	bool runs;
+};
+
+/* A session's engines: for decoders on the caller's thread, and for decoders on
+ * decoding threads (split workers, queues decoded ahead), whose declines send
+ * the trace back to one thread. */
+struct dec_engines {
+	struct dec_engine serial, workers;
+};
+
+/* The OpenCSD version cstrace's own decoders copy, element for element, quirks
+ * included (the ETMv3 cancel rule, contexts carried across packets): 1.3.3. */
+#define DEC_OCSD_PINNED 0x010303u
+
+/* The version of the OpenCSD library this process runs with (0xMMmmpp). */
+uint32_t dec_ocsd_version(void);
+
+/* The engines for the user's @choice with OpenCSD @ocsd_version (from
+ * dec_ocsd_version; a test may pass another). With another OpenCSD than the
+ * pinned one, cstrace's decoders might no longer agree with OpenCSD's: auto
+ * uses OpenCSD's everywhere, with a warning through @log, and cstrace is
+ * refused (-cste_unsupported, logged); opencsd is unaffected. Returns 0 or the
+ * error. */
+int dec_engine_choose(enum cst_decoder_choice choice, uint32_t ocsd_version,
+		      const struct cst_log *log, struct dec_engines *out);
+
+/* ------------------------------------------------------------- decoders */
+
+/* cst_decoder_alloc with cstrace's own decoders as @engine says (NULL:
+ * OpenCSD's only). Returns 0 and sets *@out, or a negative error (logged). */
+int dec_decoder_make(struct cst_decoder **out, const struct cst_trace *trace, int buffer,
+		     const struct cst_decoder_opts *opts, const struct dec_engine *engine);
+
+/* Open @dec's buffer file and check it (messages logged as cst_decoder_run logs
+ * them, once per decoder): the bytes to decode are [*pos, *end) of *fd. */
+int dec_decoder_open_span(struct cst_decoder *dec, int *fd, uint64_t *pos, uint64_t *end);
+
+/* What opening the buffer file warns about was told already (by the decoder of
+ * an earlier run over the same buffer): dec_decoder_open_span keeps quiet. */
+void dec_decoder_set_told(struct cst_decoder *dec);
+
+/* What @dec was made for and with: a split decode makes its workers' decoders
+ * alike. */
+const struct cst_trace *dec_decoder_trace(const struct cst_decoder *dec);
+int dec_decoder_buffer(const struct cst_decoder *dec);
+const struct cst_decoder_opts *dec_decoder_opts(const struct cst_decoder *dec);
+
+/* Where @dec's messages go from now on (a worker's decoder: to the worker). */
+void dec_decoder_set_log(struct cst_decoder *dec, const struct cst_log *log);
+
+/* Forget the partial frame @dec holds at the end of its data, without the
+ * warning cst_decoder_end gives (a serial run of the same buffer gave it). */
+void dec_decoder_drop_partial(struct cst_decoder *dec);
+
+/* The one trace ID whose trace @dec decodes from [@pos, @end) of @fd, or -1: one
+ * source, or formatted data in whose frames only one of its sources' IDs
+ * appears (a snapshot lists every core's ETM; one core may be all a buffer
+ * holds). The data must be in 16-byte frames or unformatted, decoded to
+ * elements. */
+int dec_decoder_one_id(const struct cst_decoder *dec, int fd, uint64_t pos, uint64_t end);
+
+/* Add the trace IDs that the 16-byte frames in @data name to @ids (bit n: ID n);
+ * dec_frames_scan_ids reads them from [@pos, @end) of @fd (0, -cste_io or
+ * -cste_nomem). */
+void dec_frame_ids(const uint8_t *data, size_t len, uint64_t ids[2]);
+int dec_frames_scan_ids(int fd, uint64_t pos, uint64_t end, uint64_t ids[2]);
+
+/* OpenCSD 1.3.3 logs decoder errors into one process-wide logger that is not
+ * safe across threads: quiet while decoding threads run (a decoder error sends
+ * the trace to one thread anyway), then back to errors. */
+void dec_ocsd_log_quiet(bool quiet);
+
+/* ------------------------------------------------------------- statistics */
+
+/* Count @e into @st as a decoder does for each element it delivers (a split
+ * decode counts the elements it keeps the same way). */
+void dec_stats_count(struct cst_decoder_stats *st, const struct cst_elem *e);
+/* Add one decoder's totals to @sum (sessions over several buffers or AUX
+ * fragments). */
+void dec_stats_add(struct cst_decoder_stats *sum, const struct cst_decoder_stats *s);
+
+/* ------------------------------------------------------------- held elements */
+
+/* An element kept past its callback (decoding threads, perf's time order), with
+ * a copy of the OpenCSD element behind it when asked to keep one: the element
+ * OpenCSD gave lives only as long as the callback. */
+struct dec_held {
+	struct cst_elem e;
+	ocsd_generic_trace_elem o;
+	bool has_o;
+};
+
+/* Keep @e in @h, and OpenCSD's element behind it with @keep_ocsd. */
+static inline void dec_held_keep(struct dec_held *h, const struct cst_elem *e, bool keep_ocsd)
+{
+	h->e = *e;
+	h->has_o = e->ocsd && keep_ocsd;
+	if (h->has_o) {
+		h->o = *(const ocsd_generic_trace_elem *)e->ocsd;
+		h->o.ptr_extended_data = NULL; /* the payload it points to is gone; e has it */
+	}
+	h->e.ocsd = NULL;
+}
+
+/* Copy @from into @to: OpenCSD's element only where there is one (it is a third
+ * of the struct). */
+static inline void dec_held_copy(struct dec_held *to, const struct dec_held *from)
+{
+	to->e = from->e;
+	to->has_o = from->has_o;
+	if (from->has_o)
+		to->o = from->o;
+}
+
+/* The element kept in @h, pointing at its copy of OpenCSD's element (so @h must
+ * not move while the result is used). */
+static inline const struct cst_elem *dec_held_elem(struct dec_held *h)
+{
+	h->e.ocsd = h->has_o ? &h->o : NULL;
+	return &h->e;
+}
+/* Whether @h and @e are the same (every field a view can print, OpenCSD's text
+ * included). */
+bool dec_held_same(const struct dec_held *h, const struct cst_elem *e);
+
+#endif

@@ -1,0 +1,97 @@
+/* The decoders of a perf.data input (one per data format: formatted, and each
+ * CPU's raw), made on first use with the session's engines, and whose each
+ * element is: the pid, tid and CPU as the sideband and context IDs say, and the
+ * AUX fragment. */
+#include "perf_int.h"
+
+/* Context IDs carry the tid when perf configured them (PID_IN_CONTEXTIDR): a
+ * context element @e that names one moves *@tid and *@pid to it (true). */
+static bool follow_context(const struct cst_perf_input *in, const struct cst_elem *e,
+			   int32_t *tid, int32_t *pid)
+{
+	bool valid;
+	uint32_t id;
+
+	if (e->type != cst_elem_pe_context || in->pid_fmt == pid_fmt_none)
+		return false;
+	valid = in->pid_fmt == pid_fmt_ctxid ? e->ctx.ctxid_valid : e->ctx.vmid_valid;
+	id = in->pid_fmt == pid_fmt_ctxid ? e->ctx.context_id : e->ctx.vmid;
+	if (!valid || !id)
+		return false;
+	*tid = (int32_t)id;
+	*pid = dec_pi_pid_of(in, *tid);
+	return true;
+}
+
+int dec_pi_on_elem(void *ctx, const struct cst_elem *elem)
+{
+	struct cst_perf_input *in = ctx;
+	struct cst_elem e = *elem;
+
+	if (follow_context(in, &e, &in->cur_tid, &in->cur_pid))
+		dec_perf_mem_set_pid(in->mem, in->cur_pid);
+	/* a serial decode after a split run: these went out already */
+	if (dec_split_skip_elem(&in->skip))
+		return 0;
+	e.pid = in->cur_pid;
+	e.tid = in->cur_tid;
+	e.cpu = in->cur_cpu;
+	e.fragment = in->fragment;
+	/* --id: every queue is decoded (context IDs name threads), only the chosen
+	 * trace IDs go out */
+	if (in->id_filter[0] || in->id_filter[1]) {
+		uint8_t id = e.trace_id & 0x7f;
+
+		in->ids_seen[id / 64] |= 1ull << (id % 64);
+		if (!((in->id_filter[id / 64] >> (id % 64)) & 1))
+			return 0;
+	}
+	in->kept++;
+	return in->elem_fn ? in->elem_fn(in->elem_ctx, &e) : 0;
+}
+
+/* The threads table stands still while a fragment decodes: read on workers. */
+void dec_pi_worker_elem(void *wctx, struct cst_elem *e)
+{
+	struct worker_mem *w = wctx;
+
+	follow_context(w->in, e, &w->tid, &w->c.pid);
+	e->pid = w->c.pid;
+	e->tid = w->tid;
+	e->cpu = w->cpu;
+	e->fragment = w->fragment;
+}
+
+struct cst_decoder *dec_pi_decoder_make(struct cst_perf_input *in, const struct cst_trace *trace,
+					struct cst_decoder **slot, bool raw, int ci,
+					const struct cst_decoder_opts *o,
+					const struct dec_engine *engine, cst_elem_fn elem_fn,
+					void *elem_ctx, cst_packet_fn pkt_fn, void *pkt_ctx)
+{
+	int buffer = raw ? (ci < 0 ? -1 : in->raw_buffer[ci]) : in->frames_buffer;
+	struct dec_engine e = *engine;
+
+	if (buffer < 0)
+		return NULL;
+	e.timed = in->timed; /* dec_engine says why */
+	if (!*slot) {
+		if (dec_decoder_make(slot, trace, buffer, o, &e))
+			return NULL;
+		cst_decoder_set_elem_cb(*slot, elem_fn, elem_ctx);
+		if (pkt_fn)
+			cst_decoder_set_packet_cb(*slot, pkt_fn, pkt_ctx);
+	}
+	return *slot;
+}
+
+struct cst_decoder *dec_pi_decoder_in(struct cst_perf_input *in, const struct cst_trace *trace,
+				      struct cst_decoder **slot, bool raw, int ci,
+				      cst_packet_fn pkt_fn, void *pkt_ctx)
+{
+	struct cst_decoder_opts o = {.sz = sizeof(o), .log = &in->log,
+				     .packets_only = in->packets_only, .fsync_reset = !raw,
+				     .mem_read = dec_perf_mem_read, .mem_ctx = in->mem};
+
+	return dec_pi_decoder_make(in, trace, slot, raw, ci, &o, &in->engines.serial,
+				   dec_pi_on_elem, in, pkt_fn, pkt_ctx);
+}

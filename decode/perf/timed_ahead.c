@@ -1,0 +1,472 @@
+/* perf.data in time order, its queues decoded ahead of the merge on threads.
+ *
+ * The merge (timed.c, order.c) asks for one queue's next piece at a
+ * time, in an order only it knows. A queue's pieces do not depend on the other
+ * queues': its decoder, attribution and code memory are its own, and the maps and
+ * threads stand still once the walk has applied the sideband. So workers decode
+ * queues ahead, a block of pieces at a time, recording what each piece makes
+ * (elements, the merge's events, warnings, progress); the merge replays one piece
+ * per fill, where a serial run would have decoded it. Output, messages and their
+ * order are the serial run's.
+ *
+ * OpenCSD 1.3.3 keeps decoder errors in one process-wide logger that is not safe
+ * across threads: it is silenced while the workers run, and a message from a
+ * worker's decoder ends that queue's recording with qev_fallback, before the piece
+ * that said it. The run is then taken again on one thread, passing what went out
+ * (timed.c). */
+#include "perf_int.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* items a block is filled to before it is handed to the merge: each hand-over
+ * costs the lock and often a wake-up */
+#define AHEAD_ITEMS 1024
+#define AHEAD_ITEM_CAP (AHEAD_ITEMS + AHEAD_ITEMS / 2)
+/* what all queues may hold ready together (each queue at least two blocks): an
+ * item is an element copy with OpenCSD's (288 bytes on LP64), a block about
+ * 430 KiB. The merge often drains one
+ * queue for a long stretch (a CPU's run between timestamps that come far apart:
+ * 85,000 branches at a time on QEMU's four-CPU runs); what a worker decodes of the
+ * other queues meanwhile is all that runs beside it. */
+#define AHEAD_HELD_BYTES (24u * 1024u * 1024u)
+#define AHEAD_BLOCKS (AHEAD_HELD_BYTES / (AHEAD_ITEM_CAP * sizeof(struct qitem)))
+#define AHEAD_MIN_READY 2
+/* more queues than this decode on the merge's thread (what they would hold:
+ * AHEAD_MIN_READY blocks each, a block being filled and one replayed) */
+#define AHEAD_MAX_QUEUES 64
+#define AHEAD_THREADS 16
+
+struct qitem {
+	uint32_t kind; /* enum qev */
+	uint64_t a, b;
+	struct dec_held h; /* qev_elem, and the OpenCSD element behind it */
+};
+
+/* Recorded pieces of one queue, each ended by a qev_piece_end item; @end says
+ * how the recording goes on after the last (0: in the next block). */
+struct qblock {
+	struct qblock *next;
+	size_t n, cap;
+	struct qitem *v;
+	enum qev end;      /* 0, qev_queue_end, qev_stop or qev_fallback */
+	int end_value;     /* qev_stop's */
+};
+
+struct qahead {
+	struct qrun run;
+	struct ahead *ah;
+	struct cst_log log;          /* its decoders' messages */
+	bool tainted;                /* a decoder of it had something to say */
+	int err;                     /* recording failed (no memory) */
+	struct qblock *fill;         /* the block its worker records into */
+	/* under the lock: */
+	struct qblock *first, *last; /* ready for the merge, oldest first */
+	unsigned nready;
+	bool busy;                   /* a worker decodes it */
+	bool done;                   /* its last block is ready */
+	/* the merge's: the block it replays and where, and whether it has told the
+	 * merge that the queue has nothing left */
+	struct qblock *taking;
+	size_t at;
+	bool ended;
+};
+
+struct ahead {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct qahead *qa;
+	unsigned nq, max_ready;
+	int wanted;        /* the queue the merge waits for, or -1 */
+	/* the workers end: the merge ended, or a queue fell back (written under the
+	 * lock, read without it between pieces) */
+	bool stop;
+	struct qblock *spare;
+	pthread_t tid[AHEAD_THREADS];
+	unsigned nthreads;
+};
+
+bool dec_pi_ahead_wanted(struct cst_perf_input *in)
+{
+	/* --id: every queue is decoded, and only the merge's thread may count what
+	 * was kept (dec_pi_on_elem); a run resumed after a crash goes on one thread. Behind
+	 * the pipe, a worker's crash stops the merge before its next element (the
+	 * pipe's fill_begin), and what it made before is delivered. */
+	return in->nworkers >= 2 && !in->id_filter[0] && !in->id_filter[1] && !in->resume_at &&
+	       dec_perf_mem_ready_quietly(in->mem);
+}
+
+/* ------------------------------------------------------------- recording */
+
+static struct qitem *new_item(struct qahead *qa)
+{
+	struct qblock *b = qa->fill;
+
+	/* a piece seldom makes more than a few hundred items: room for them past
+	 * AHEAD_ITEMS, where doubling would double what blocks hold */
+	if (!b->v && (b->v = malloc(AHEAD_ITEM_CAP * sizeof(*b->v))))
+		b->cap = AHEAD_ITEM_CAP;
+	if (CST_GROW(b->v, b->cap, b->n + 1) < 0) {
+		qa->err = -cste_nomem;
+		return NULL;
+	}
+	return &b->v[b->n++];
+}
+
+/* qrun_ops.event on a worker: recorded for the merge. */
+static int ahead_record(struct qrun *r, enum qev kind, uint64_t a, uint64_t b)
+{
+	struct qitem *it = new_item(r->ahead);
+
+	if (!it)
+		return -cste_nomem;
+	it->kind = kind;
+	it->a = a;
+	it->b = b;
+	return 0;
+}
+
+/* cst_elem_fn of a worker's decoder: the element with the queue's attribution. */
+static int ahead_elem(void *ctx, const struct cst_elem *elem)
+{
+	struct qrun *r = ctx;
+	struct qitem *it = new_item(r->ahead);
+
+	if (!it)
+		return -cste_nomem;
+	it->kind = qev_elem;
+	/* behind the pipe (apart) no element carries OpenCSD's: copying it
+	 * costs a third of each item */
+	dec_held_keep(&it->h, elem, !r->in->apart);
+	dec_pi_worker_elem(&r->wm, &it->h.e);
+	return 0;
+}
+
+/* A worker's decoder said something: only the merge's thread can say it as a
+ * serial run does. */
+static void ahead_log(void *ctx, enum cst_log_level level, const char *msg)
+{
+	struct qahead *qa = ctx;
+
+	(void)level;
+	(void)msg;
+	qa->tainted = true;
+}
+
+/* qrun_ops.decoder on a worker: reading through the queue's own memory cursor,
+ * its elements and messages recorded. */
+static struct cst_decoder *ahead_decoder(struct qrun *r, struct cst_decoder **slot,
+					 const struct frag *f)
+{
+	struct cst_decoder_opts o = {.sz = sizeof(o), .log = &r->ahead->log,
+				     .fsync_reset = !f->raw, .mem_read = dec_perf_mem_cursor_read,
+				     .mem_ctx = &r->wm.c};
+
+	/* cstrace's decoders where they cover the source: what they decline is a
+	 * message, which sends the queue to the serial run as a decoder error does */
+	return dec_pi_decoder_make(r->in, r->in->trace, slot, f->raw, f->ci, &o,
+				   &r->in->engines.workers, ahead_elem, r, NULL, NULL);
+}
+
+static const struct qrun_ops ahead_ops = {ahead_decoder, ahead_record};
+
+/* Record pieces of @qa's queue into @b until it holds AHEAD_ITEMS items or the
+ * recording ends (then @b->end says how). */
+static void record_block(struct qahead *qa, struct qblock *b)
+{
+	qa->fill = b;
+	for (;;) {
+		size_t piece_at = b->n;
+		int ret = dec_pi_queue_piece(&qa->run);
+
+		if (qa->tainted) {
+			b->n = piece_at; /* the serial run takes it again from here */
+			b->end = qev_fallback;
+			break;
+		}
+		if (!ret && qa->err)
+			ret = qa->err;
+		if (ret == 1) {
+			b->end = qev_queue_end;
+			break;
+		}
+		if (ret || ahead_record(&qa->run, qev_piece_end, 0, 0)) {
+			b->end = qev_stop;
+			b->end_value = ret ? ret : -cste_nomem;
+			break;
+		}
+		if (b->n >= AHEAD_ITEMS || __atomic_load_n(&qa->ah->stop, __ATOMIC_RELAXED))
+			break;
+	}
+	qa->fill = NULL;
+}
+
+/* ------------------------------------------------------------- workers */
+
+/* The queue a worker takes next (under the lock): the one the merge waits for,
+ * else the one with the fewest blocks ready; -1 when none needs one. */
+static int pick(const struct ahead *ah)
+{
+	int best = -1;
+
+	if (ah->wanted >= 0) {
+		const struct qahead *qa = &ah->qa[ah->wanted];
+
+		if (!qa->busy && !qa->done && qa->nready < ah->max_ready)
+			return ah->wanted;
+	}
+	for (unsigned q = 0; q < ah->nq; q++) {
+		const struct qahead *qa = &ah->qa[q];
+
+		if (!qa->busy && !qa->done && qa->nready < ah->max_ready &&
+		    (best < 0 || qa->nready < ah->qa[best].nready))
+			best = (int)q;
+	}
+	return best;
+}
+
+static struct qblock *take_spare(struct ahead *ah)
+{
+	struct qblock *b = ah->spare;
+
+	if (!b)
+		return calloc(1, sizeof(*b));
+	ah->spare = b->next;
+	b->next = NULL;
+	b->n = 0;
+	b->end = 0;
+	b->end_value = 0;
+	return b;
+}
+
+static void *worker(void *arg)
+{
+	struct ahead *ah = arg;
+
+	pthread_mutex_lock(&ah->lock);
+	while (!ah->stop) {
+		int q = pick(ah);
+		struct qahead *qa;
+		struct qblock *b;
+
+		if (q < 0) {
+			pthread_cond_wait(&ah->cond, &ah->lock);
+			continue;
+		}
+		qa = &ah->qa[q];
+		b = take_spare(ah);
+		if (!b) {
+			/* the merge finds the queue ended with no memory */
+			__atomic_store_n(&ah->stop, true, __ATOMIC_RELAXED);
+			qa->err = -cste_nomem;
+			qa->done = true;
+			break;
+		}
+		qa->busy = true;
+		pthread_mutex_unlock(&ah->lock);
+		record_block(qa, b);
+		pthread_mutex_lock(&ah->lock);
+		qa->busy = false;
+		if (qa->last)
+			qa->last->next = b;
+		else
+			qa->first = b;
+		qa->last = b;
+		qa->nready++;
+		if (b->end)
+			qa->done = true;
+		if (b->end == qev_fallback)
+			__atomic_store_n(&ah->stop, true, __ATOMIC_RELAXED);
+		pthread_cond_broadcast(&ah->cond);
+	}
+	pthread_cond_broadcast(&ah->cond);
+	pthread_mutex_unlock(&ah->lock);
+	return NULL;
+}
+
+/* ------------------------------------------------------------- the merge */
+
+/* The next block of @qa's queue, waiting for it; NULL when none will come. */
+static struct qblock *next_block(struct ahead *ah, struct qahead *qa, unsigned q)
+{
+	struct qblock *b;
+
+	pthread_mutex_lock(&ah->lock);
+	while (!qa->first && !ah->stop) {
+		ah->wanted = (int)q;
+		pthread_cond_broadcast(&ah->cond);
+		pthread_cond_wait(&ah->cond, &ah->lock);
+	}
+	b = qa->first;
+	if (b) {
+		qa->first = b->next;
+		if (!qa->first)
+			qa->last = NULL;
+		qa->nready--;
+		b->next = NULL;
+		if (ah->wanted == (int)q)
+			ah->wanted = -1;
+		pthread_cond_broadcast(&ah->cond); /* room for another block */
+	}
+	pthread_mutex_unlock(&ah->lock);
+	return b;
+}
+
+static void recycle(struct ahead *ah, struct qblock *b)
+{
+	pthread_mutex_lock(&ah->lock);
+	b->next = ah->spare;
+	ah->spare = b;
+	pthread_mutex_unlock(&ah->lock);
+}
+
+/* The merge must take the run again on one thread: a stop value it returns. */
+static int fall_back(struct cst_perf_input *in)
+{
+	in->fallback = true;
+	return 2;
+}
+
+int dec_pi_ahead_fill(struct cst_perf_input *in, unsigned q)
+{
+	struct ahead *ah = in->ahead;
+	struct qahead *qa = &ah->qa[q];
+
+	if (qa->ended)
+		return 1;
+	for (;;) {
+		struct qblock *b = qa->taking;
+		enum qev end;
+		int value;
+
+		if (!b) {
+			b = next_block(ah, qa, q);
+			if (!b)
+				return qa->err ? qa->err : fall_back(in);
+			qa->taking = b;
+			qa->at = 0;
+		}
+		while (qa->at < b->n) {
+			struct qitem *it = &b->v[qa->at++];
+			int ret;
+
+			if (it->kind == qev_piece_end)
+				return 0;
+			if (it->kind == qev_elem) {
+				ret = dec_perf_order_push(in->order, q, dec_held_elem(&it->h));
+			} else {
+				ret = dec_pi_queue_apply(in, q, it->kind, it->a, it->b);
+			}
+			if (ret)
+				return ret;
+		}
+		end = b->end;
+		value = b->end_value;
+		qa->taking = NULL;
+		recycle(ah, b);
+		if (end == qev_queue_end) {
+			qa->ended = true;
+			return 1;
+		}
+		if (end == qev_stop)
+			return value;
+		if (end == qev_fallback)
+			return fall_back(in);
+	}
+}
+
+/* ------------------------------------------------------------- start, stop */
+
+int dec_pi_ahead_start(struct cst_perf_input *in)
+{
+	unsigned nq = in->ntq, threads = in->nworkers;
+	struct ahead *ah;
+
+	if (!nq || nq > AHEAD_MAX_QUEUES)
+		return 0;
+	ah = calloc(1, sizeof(*ah));
+	if (!ah || !(ah->qa = calloc(nq, sizeof(*ah->qa)))) {
+		free(ah);
+		return -cste_nomem;
+	}
+	pthread_mutex_init(&ah->lock, NULL);
+	pthread_cond_init(&ah->cond, NULL);
+	ah->nq = nq;
+	ah->wanted = -1;
+	ah->max_ready = (unsigned)(AHEAD_BLOCKS / nq);
+	if (ah->max_ready < AHEAD_MIN_READY)
+		ah->max_ready = AHEAD_MIN_READY;
+	in->ahead = ah;
+	for (unsigned q = 0; q < nq; q++) {
+		struct qahead *qa = &ah->qa[q];
+
+		qa->ah = ah;
+		qa->run = (struct qrun){.in = in, .q = q, .ops = &ahead_ops, .ahead = qa};
+		qa->run.wm.in = in;
+		dec_perf_mem_cursor_init(&qa->run.wm.c, in->mem);
+		qa->log = (struct cst_log){ahead_log, qa};
+	}
+	/* silenced: see the top of this file */
+	dec_ocsd_log_quiet(true);
+	if (threads > nq)
+		threads = nq;
+	if (threads > AHEAD_THREADS)
+		threads = AHEAD_THREADS;
+	for (unsigned i = 0; i < threads; i++)
+		if (pthread_create(&ah->tid[ah->nthreads], NULL, worker, ah) == 0)
+			ah->nthreads++;
+	if (!ah->nthreads) {
+		dec_ocsd_log_quiet(false);
+		dec_pi_ahead_free(in); /* decoded on this thread, as without threads */
+		return 0;
+	}
+	in->queues_ahead = nq;
+	return 0;
+}
+
+void dec_pi_ahead_stop(struct cst_perf_input *in)
+{
+	struct ahead *ah = in->ahead;
+
+	if (!ah || !ah->nthreads)
+		return;
+	pthread_mutex_lock(&ah->lock);
+	__atomic_store_n(&ah->stop, true, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&ah->cond);
+	pthread_mutex_unlock(&ah->lock);
+	for (unsigned i = 0; i < ah->nthreads; i++)
+		pthread_join(ah->tid[i], NULL);
+	ah->nthreads = 0;
+	dec_ocsd_log_quiet(false);
+}
+
+static void free_blocks(struct qblock *b)
+{
+	while (b) {
+		struct qblock *next = b->next;
+
+		free(b->v);
+		free(b);
+		b = next;
+	}
+}
+
+void dec_pi_ahead_free(struct cst_perf_input *in)
+{
+	struct ahead *ah = in->ahead;
+
+	if (!ah)
+		return;
+	dec_pi_ahead_stop(in);
+	for (unsigned q = 0; q < ah->nq; q++) {
+		free_blocks(ah->qa[q].first);
+		free_blocks(ah->qa[q].taking);
+	}
+	free_blocks(ah->spare);
+	free(ah->qa);
+	pthread_mutex_destroy(&ah->lock);
+	pthread_cond_destroy(&ah->cond);
+	free(ah);
+	in->ahead = NULL;
+}
