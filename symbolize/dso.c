@@ -169,61 +169,27 @@ static bool try_elf(struct dso *dso, const char *path)
 	return true;
 }
 
-static void join(char *out, size_t size, const char *root, const char *path)
+/* cst_bin_try_fn: the first that try_elf accepts; not being in perf's build-id
+ * cache is no news worth a word in the warning. */
+static bool try_place(void *ctx, const char *path, enum cst_bin_place place)
 {
-	snprintf(out, size, "%s%s%s", root ? root : "",
-		 root && *root && path[0] != '/' ? "/" : "", path);
+	struct dso *dso = ctx;
+
+	if (place == cst_bin_cache && access(path, R_OK) != 0)
+		return false;
+	return try_elf(dso, path);
 }
 
+/* The file behind @dso, where decode would read its code (cst_bin_lookup), or
+ * its separate debug file. */
 static void open_dso(struct cst_symbolizer *sym, struct dso *dso)
 {
-	char p[4096], id[129];
-	const char *symfs = sym->opts.symfs;
+	const struct cst_bin_places pl = {sym->opts.symfs, sym->opts.buildid_dir, sym->opts.symdir,
+					  sym->opts.debug_dir};
 
-	if (dso->build_id_size) {
-		const char *cache = sym->opts.buildid_dir;
-		char home[4096];
-
-		hex(id, dso->build_id, dso->build_id_size > 64 ? 64 : dso->build_id_size);
-		if (!cache && getenv("HOME")) {
-			snprintf(home, sizeof(home), "%s/.debug", getenv("HOME"));
-			cache = home;
-		}
-		/* perf's build-id cache: .build-id/xx/rest -> <path>/<id>/ holding "elf" */
-		if (cache) {
-			if (snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s/elf", cache, id, id + 2) <
-				    (int)sizeof(p) &&
-			    access(p, R_OK) == 0 && try_elf(dso, p))
-				return;
-		}
-	}
-	join(p, sizeof(p), symfs, dso->path);
-	if (try_elf(dso, p))
-		return;
-	if (sym->opts.symdir) {
-		const char *found = cst_symdir_find(sym->opts.symdir, dso->path, dso->build_id,
-						    dso->build_id_size, cst_symdir_symbols);
-
-		if (found && try_elf(dso, found))
-			return;
-	}
-	/* Nothing with the code: the separate debug file still has symbols and lines. */
-	if (dso->build_id_size) {
-		const char *dirs[2] = {sym->opts.debug_dir, "/usr/lib/debug"};
-
-		for (int i = 0; i < 2; i++) {
-			char dir[4096];
-
-			if (!dirs[i])
-				continue;
-			join(dir, sizeof(dir), i == 0 ? NULL : symfs, dirs[i]);
-			if (snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", dir, id, id + 2) <
-				    (int)sizeof(p) &&
-			    try_elf(dso, p))
-				return;
-		}
-	}
-	dso->kind = dso_missing;
+	if (cst_bin_lookup(&pl, dso->path, dso->build_id, dso->build_id_size, cst_symdir_symbols,
+			   try_place, dso) < 0)
+		dso->kind = dso_missing;
 }
 
 struct dso *sym_dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t *build_id,

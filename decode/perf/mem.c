@@ -1,5 +1,5 @@
 /* Code memory for perf.data decoding: MMAP2 maps per process, each file found once
- * (symfs, build-id cache, recorded path with its build-id checked) and read via libelf.
+ * (cst_bin_lookup, with its build-id checked) and read via libelf.
  * Files are mmapped once, so OpenCSD's instruction-at-a-time reads cost a memcpy,
  * not a system call; pread through a one-block cache is the fallback (kcore, or a
  * file larger than the address space of a 32-bit build).
@@ -56,7 +56,7 @@ struct map {
 struct perf_mem {
 	struct cst_log log;
 	char *symfs, *buildid_dir, *kernel;
-	const struct cst_symdir *symdir;
+	struct cst_bin_places places; /* symfs, buildid_dir and the symdir */
 	struct mfile *files;
 	int nfiles;
 	size_t cap_files;
@@ -108,13 +108,15 @@ struct perf_mem *dec_perf_mem_alloc(const char *symfs, const char *buildid_dir, 
 		dec_perf_mem_free(m);
 		return NULL;
 	}
+	m->places.symfs = m->symfs;
+	m->places.buildid_dir = m->buildid_dir;
 	elf_version(EV_CURRENT);
 	return m;
 }
 
 void dec_perf_mem_set_symdir(struct perf_mem *m, const struct cst_symdir *symdir)
 {
-	m->symdir = symdir;
+	m->places.symdir = symdir;
 }
 
 void dec_perf_mem_free(struct perf_mem *m)
@@ -292,41 +294,31 @@ static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool 
 	return fd;
 }
 
-/* Find the file on this host: symfs first, then --symdir, then the build-id cache,
- * then the path as recorded (only if its build-id matches). Warn once when nothing
- * fits. */
+struct resolving {
+	struct perf_mem *m;
+	struct mfile *f;
+};
+
+static bool try_place(void *ctx, const char *path, enum cst_bin_place place)
+{
+	struct resolving *r = ctx;
+
+	(void)place;
+	r->f->in.fd = try_open(r->m, r->f, path, true);
+	return r->f->in.fd >= 0;
+}
+
+/* Find the file on this host where cst_bin_lookup says (only with its build-id
+ * when one was recorded). Warn once when nothing fits. */
 static bool resolve(struct perf_mem *m, struct mfile *f)
 {
-	char path[4096], hex[41], shown[256];
-	const char *home;
+	struct resolving r = {m, f};
+	char hex[41], shown[256];
 
 	if (f->resolved)
 		return !f->missing;
 	f->resolved = true;
-	home = getenv("HOME");
-	if (m->symfs) {
-		snprintf(path, sizeof(path), "%s/%s", m->symfs, f->name);
-		f->in.fd = try_open(m, f, path, true);
-	}
-	if (f->in.fd < 0 && m->symdir) {
-		const char *p = cst_symdir_find(m->symdir, f->name, f->bid, f->bid_size,
-						cst_symdir_code);
-
-		if (p)
-			f->in.fd = try_open(m, f, p, true);
-	}
-	if (f->in.fd < 0 && f->bid_size) {
-		hex_id(f->bid, f->bid_size, hex);
-		if (m->buildid_dir)
-			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/elf", m->buildid_dir, hex,
-				 hex + 2);
-		else
-			snprintf(path, sizeof(path), "%s/.debug/.build-id/%.2s/%s/elf",
-				 home ? home : "", hex, hex + 2);
-		f->in.fd = try_open(m, f, path, true);
-	}
-	if (f->in.fd < 0)
-		f->in.fd = try_open(m, f, f->name, true);
+	cst_bin_lookup(&m->places, f->name, f->bid, f->bid_size, cst_symdir_code, try_place, &r);
 	if (f->in.fd < 0) {
 		struct stat st;
 
@@ -344,7 +336,7 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 			 "is not decoded (gaps)",
 			 cst_printable(f->name, shown, sizeof(shown)), f->bid_size ? hex : "unknown",
 			 m->symfs ? " under " : "", m->symfs ? m->symfs : "",
-			 m->symdir ? " in --symdir" : "");
+			 m->places.symdir ? " in --symdir" : "");
 		return false;
 	}
 	cst_mapped_input_map(&f->in); /* unmapped: read through the block */

@@ -432,6 +432,43 @@ void cst_symdir_free(struct cst_symdir *d);
 const char *cst_symdir_find(const struct cst_symdir *d, const char *recorded,
 			    const uint8_t *bid, size_t bid_size, enum cst_symdir_want want);
 
+/* ------------------------------------------------------------------------
+ * Finding a recorded binary on this host: one lookup, in one order, for the code
+ * decode reads and the symbols symbolize reads (docs/symbolize.md says why).
+ * ------------------------------------------------------------------------ */
+
+/** Where binaries are looked for. Any field may be NULL. */
+struct cst_bin_places {
+	const char *symfs;       /* a root the recorded paths are under (--symfs) */
+	const char *buildid_dir; /* perf's build-id cache; NULL: $HOME/.debug */
+	const struct cst_symdir *symdir; /* --symdir */
+	const char *debug_dir;   /* separate debug files by build-id (--debug-dir) */
+};
+
+/** The places cst_bin_lookup tries, in its order. */
+enum cst_bin_place {
+	cst_bin_cache,    /* perf's build-id cache: BUILDID_DIR/.build-id/xx/rest/elf */
+	cst_bin_symfs,    /* the recorded path under symfs (as recorded without symfs) */
+	cst_bin_symdir,   /* --symdir: the file of that build-id, or of that base name */
+	cst_bin_recorded, /* with symfs, the recorded path as it is on this host */
+	cst_bin_debug,    /* separate debug files by build-id (symbols only):
+			     DEBUG_DIR/.build-id/xx/rest.debug, then
+			     SYMFS/usr/lib/debug/.build-id/xx/rest.debug */
+};
+
+/** Whether @path, found at @place, is the binary wanted (the caller's own
+ *  checks: an ELF file with code, its build-id). True stops the lookup. */
+typedef bool (*cst_bin_try_fn)(void *ctx, const char *path, enum cst_bin_place place);
+
+/** Try the places for the binary recorded as @recorded with build-id @bid
+ *  (@bid_size 0: none recorded) in the order of enum cst_bin_place, until @try
+ *  accepts one: the build-id cache (with a build-id), symfs, --symdir, the
+ *  recorded path (with symfs), and with cst_symdir_symbols the debug files (with
+ *  a build-id). Returns 0 when @try accepted one, -cste_not_found when none, or
+ *  -cste_invalid. */
+int cst_bin_lookup(const struct cst_bin_places *places, const char *recorded, const uint8_t *bid,
+		   size_t bid_size, enum cst_symdir_want want, cst_bin_try_fn try, void *ctx);
+
 /** The order of a perf.data file's trace across AUX queues (CPUs). */
 enum cst_order {
 	cst_order_auto = 0, /* as perf 6.1: by time when the recording has timestamps */

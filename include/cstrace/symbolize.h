@@ -26,7 +26,7 @@ struct cst_symbolizer_opts {
 	size_t sz;                 /* sizeof(struct cst_symbolizer_opts) */
 	const struct cst_log *log;
 	const char *symfs;         /* root prefixed to recorded paths (perf --symfs) */
-	const char *debug_dir;     /* extra debug-info root searched first (has .build-id/) */
+	const char *debug_dir;     /* separate debug files by build-id (.build-id/xx/rest.debug) */
 	const char *buildid_dir;   /* perf build-id cache; NULL = $HOME/.debug */
 	const char *kallsyms;      /* /proc/kallsyms-format file for kernel addresses */
 	const char *vmlinux;       /* kernel ELF for kernel addresses */
