@@ -44,7 +44,20 @@ static int push(struct cst_decoder *dec, uint64_t offset, const uint8_t *data, s
 			resp = ocsd_dt_process_data(dec->tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
 		if (dec->stop)
 			break;
-		if (OCSD_DATA_RESP_IS_FATAL(resp)) {
+		if (used > chunk) {
+			/* OpenCSD 1.3.3's TPIU deformatter can claim, with a fatal
+			 * response, more bytes than it was given (seen with a frame sync
+			 * in the last bytes of a DSTREAM block): the bytes given are all
+			 * it can have taken. Believing it ran the feed past the buffer. */
+			cst_logf(dec->opts.log, cst_log_warning,
+				 "%s: offset %llu: the trace decoder claimed %u bytes of the %u it "
+				 "was given: resynchronising after them; trace skipped",
+				 cst_trace_buffer(dec->trace, dec->buffer)->path,
+				 (unsigned long long)offset, used, chunk);
+			dec->stats.gaps++;
+			ocsd_dt_process_data(dec->tree, OCSD_OP_RESET, 0, 0, NULL, NULL);
+			used = chunk;
+		} else if (OCSD_DATA_RESP_IS_FATAL(resp)) {
 			/* skip the unit that failed (a byte, or the rest of its frame) so
 			 * that every fatal response moves forward: no endless retry */
 			size_t skip = dec->format == cst_bufmt_raw

@@ -208,4 +208,23 @@ check "wrong trace ID: the IDs the frames carry are named: $(head -c 300 "$TMP/e
   grep -q "cstrace.bin: no trace decoded: the decoder never found sync in [0-9]* bytes; its frames carry trace IDs 0x10 " "$TMP/err"
 "$CSTRACE" decode --etmv4 "traceid=0x10,$regs" "$sample/cstrace.bin" > "$TMP/right" 2>/dev/null
 check "the right trace ID decodes" grep -q "instr_range\|0x" "$TMP/right"
+# A frame sync in the last bytes of a DSTREAM block: OpenCSD 1.3.3 answers with a
+# fatal error and claims 21 bytes of the 8 it was given. Believing it wrapped the
+# bytes left and fed OpenCSD a read past the window (found by a mutation
+# campaign; AddressSanitizer sees it). The rest of the trace decodes.
+copy a55-test-tpiu dsclaim
+python3 - "$TMP/dsclaim/DSTREAM_0.bin" <<'PY'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read()[:52 * 512])
+b[26097:26101] = b'\xff\xff\xff\x7f'
+open(p, 'wb').write(b)
+PY
+run "DSTREAM sync that OpenCSD over-claims" 0 \
+  "DSTREAM_0.bin: offset [0-9]+: the trace decoder claimed 21 bytes of the 8 it was given" "$TMP/dsclaim"
+# (the capture has no code image: its elements are contexts and gaps)
+check "DSTREAM over-claim: decoding went on past it" grep -q "^Idx:25712; ID:1; OCSD_GEN_TRC_ELEM_NO_SYNC( \[reset-decoder\])" "$TMP/out"
+timeout 120 "$CSTRACE" dump "$TMP/dsclaim" > /dev/null 2> "$TMP/err"
+check "DSTREAM over-claim: dump exits 0" [ $? -eq 0 ]
+check "DSTREAM over-claim: dump says it" grep -q "claimed 21 bytes of the 8" "$TMP/err"
 finish
