@@ -53,7 +53,7 @@ int cst_bin_lookup(const struct cst_bin_places *pl, const char *recorded, const 
 	if (pl->symdir && (found = cst_symdir_find(pl->symdir, recorded, bid, bid_size, want)) &&
 	    try(ctx, found, cst_bin_symdir))
 		return 0;
-	if (symfs && try(ctx, recorded, cst_bin_recorded))
+	if (symfs && bid_size && try(ctx, recorded, cst_bin_recorded))
 		return 0;
 	if (want != cst_symdir_symbols || !bid_size)
 		return -cste_not_found;

@@ -450,7 +450,8 @@ enum cst_bin_place {
 	cst_bin_cache,    /* perf's build-id cache: BUILDID_DIR/.build-id/xx/rest/elf */
 	cst_bin_symfs,    /* the recorded path under symfs (as recorded without symfs) */
 	cst_bin_symdir,   /* --symdir: the file of that build-id, or of that base name */
-	cst_bin_recorded, /* with symfs, the recorded path as it is on this host */
+	cst_bin_recorded, /* with symfs and a build-id, the recorded path as it is
+			     on this host (the build-id tells whether it is the one) */
 	cst_bin_debug,    /* separate debug files by build-id (symbols only):
 			     DEBUG_DIR/.build-id/xx/rest.debug, then
 			     SYMFS/usr/lib/debug/.build-id/xx/rest.debug */
@@ -463,7 +464,7 @@ typedef bool (*cst_bin_try_fn)(void *ctx, const char *path, enum cst_bin_place p
 /** Try the places for the binary recorded as @recorded with build-id @bid
  *  (@bid_size 0: none recorded) in the order of enum cst_bin_place, until @try
  *  accepts one: the build-id cache (with a build-id), symfs, --symdir, the
- *  recorded path (with symfs), and with cst_symdir_symbols the debug files (with
+ *  recorded path (with symfs and a build-id), and with cst_symdir_symbols the debug files (with
  *  a build-id). Returns 0 when @try accepted one, -cste_not_found when none, or
  *  -cste_invalid. */
 int cst_bin_lookup(const struct cst_bin_places *places, const char *recorded, const uint8_t *bid,
