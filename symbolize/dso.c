@@ -272,6 +272,18 @@ const uint8_t *sym_dso_code(const struct dso *dso, uint64_t vaddr, uint64_t len)
 				       ? dso->map + s->offset + (vaddr - s->vaddr)
 				       : NULL;
 	}
+	/* Code outside every section, or a file without section headers (sstrip,
+	 * a linker script's image): the loaded segments' bytes, as the decoder
+	 * reads them. */
+	for (uint32_t i = 0; i < dso->nsegs; i++) {
+		const struct sym_segment *s = &dso->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz && s->offset <= dso->map_size &&
+		    s->filesz <= dso->map_size - s->offset)
+			return len <= s->filesz - (vaddr - s->vaddr)
+				       ? dso->map + s->offset + (vaddr - s->vaddr)
+				       : NULL;
+	}
 	return NULL;
 }
 
