@@ -167,7 +167,13 @@ void snap_ini_doc_fini(struct ini_doc *doc)
 
 const struct ini_section *snap_ini_doc_section(const struct ini_doc *doc, const char *name)
 {
-	for (int i = 0; i < doc->nsections; i++)
+	return snap_ini_doc_section_next(doc, name, NULL);
+}
+
+const struct ini_section *snap_ini_doc_section_next(const struct ini_doc *doc, const char *name,
+						    const struct ini_section *prev)
+{
+	for (int i = prev ? (int)(prev - doc->sections) + 1 : 0; i < doc->nsections; i++)
 		if (!strcasecmp(doc->sections[i].name, name))
 			return &doc->sections[i];
 	return NULL;

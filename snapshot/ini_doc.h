@@ -35,8 +35,14 @@ int snap_ini_doc_load(struct ini_doc *doc, const char *path, const struct cst_lo
 		 int quiet_missing);
 void snap_ini_doc_fini(struct ini_doc *doc);
 
-/** First section named @name (case-insensitive), or NULL. */
+/** First section named @name (case-insensitive), or NULL. A key given twice in a
+ *  section starts another section of the same name (OpenCSD's snapshots name a
+ *  core once per source: "cpu_0=ETE_0_s1", "cpu_0=ETE_0_s2"): lists read every
+ *  one of them, with snap_ini_doc_section_next. */
 const struct ini_section *snap_ini_doc_section(const struct ini_doc *doc, const char *name);
+/** The next section named @name after @prev (NULL: the first), or NULL. */
+const struct ini_section *snap_ini_doc_section_next(const struct ini_doc *doc, const char *name,
+						    const struct ini_section *prev);
 /** Value of @key in @sec (case-insensitive), or NULL. */
 const char *snap_ini_section_get(const struct ini_section *sec, const char *key);
 /** Value of @key in the first section @section that has it, or NULL. */

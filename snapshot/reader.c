@@ -105,10 +105,14 @@ static char *snap_path(struct snap *ss, const char *by, const char *file, int *e
 			cst_logf(ss->log, cst_log_warning,
 				 "%s: reads %s, outside the snapshot directory", by, name);
 	}
-	if (name[0] == '/')
+	if (name[0] == '/') {
+		*err = 0;
 		return name;
+	}
 	if (asprintf(&out, "%s/%s", ss->dir, name) < 0)
 		out = NULL;
+	else
+		*err = 0; /* load_buffer returns it when no source follows */
 	free(name);
 	return out;
 }
@@ -338,15 +342,22 @@ static int add_core_dumps(struct snap *ss, const struct snap_device *core)
 static int load_devices(struct snap *ss)
 {
 	const struct ini_section *list = snap_ini_doc_section(&ss->snapshot_ini, "device_list");
+	size_t n = 0;
 
 	if (!list) {
 		cst_logf(ss->log, cst_log_error, "%s: no [device_list] section",
 			 ss->snapshot_ini.path);
 		return -cste_format;
 	}
-	ss->devices = calloc((size_t)list->nkv, sizeof(*ss->devices));
+	/* every [device_list] (a repeated key starts another): OpenCSD numbers the
+	 * devices itself and takes them all */
+	for (const struct ini_section *l = list; l;
+	     l = snap_ini_doc_section_next(&ss->snapshot_ini, "device_list", l))
+		n += (size_t)l->nkv;
+	ss->devices = calloc(n, sizeof(*ss->devices));
 	if (!ss->devices)
 		return -cste_nomem;
+	for (; list; list = snap_ini_doc_section_next(&ss->snapshot_ini, "device_list", list))
 	for (int k = 0; k < list->nkv; k++) {
 		struct snap_device *dev = &ss->devices[ss->ndevices];
 		int err;
@@ -403,15 +414,32 @@ static int cmp_kv_key(const void *a, const void *b)
 	return strcmp(((const struct ini_kv *)a)->key, ((const struct ini_kv *)b)->key);
 }
 
-/* The core device that a source traces, from [core_trace_sources] core=source. */
+/* The core device that a source traces, from [core_trace_sources] core=source:
+ * a core may be named once per source (a key given again starts another section),
+ * and a source named twice has its last core, as OpenCSD reads it. */
 static struct snap_device *core_of_source(struct snap *ss, const char *source)
 {
-	const struct ini_section *cores = snap_ini_doc_section(ss->trace_doc, "core_trace_sources");
+	const char *core = NULL;
 
-	for (int k = 0; cores && k < cores->nkv; k++)
-		if (!strcasecmp(cores->kv[k].value, source))
-			return snap_find_device(ss, cores->kv[k].key);
-	return NULL;
+	for (const struct ini_section *c = snap_ini_doc_section(ss->trace_doc, "core_trace_sources");
+	     c; c = snap_ini_doc_section_next(ss->trace_doc, "core_trace_sources", c))
+		for (int k = 0; k < c->nkv; k++)
+			if (!strcasecmp(c->kv[k].value, source))
+				core = c->kv[k].key;
+	return core ? snap_find_device(ss, core) : NULL;
+}
+
+/* The buffer source @source is in: the last [source_buffers] entry naming it. */
+static const char *source_buffer(struct snap *ss, const char *source)
+{
+	const char *buf = NULL;
+
+	for (const struct ini_section *sb = snap_ini_doc_section(ss->trace_doc, "source_buffers");
+	     sb; sb = snap_ini_doc_section_next(ss->trace_doc, "source_buffers", sb))
+		for (int k = 0; k < sb->nkv; k++)
+			if (!strcasecmp(sb->kv[k].key, source))
+				buf = sb->kv[k].value;
+	return buf;
 }
 
 static int load_buffer(struct snap *ss, const char *section)
@@ -451,16 +479,27 @@ static int load_buffer(struct snap *ss, const char *section)
 		return buffer;
 
 	/* trc_pkt_lister walks the buffer's sources in name order; so do we, so that
-	 * decoders and memory images are set up identically. */
-	if (srcbuf && srcbuf->nkv) {
-		sources = malloc((size_t)srcbuf->nkv * sizeof(*sources));
-		if (!sources)
+	 * decoders and memory images are set up identically. Every [source_buffers]
+	 * counts (a key given again starts another), a source's last buffer wins. */
+	for (const struct ini_section *sb = srcbuf; sb;
+	     sb = snap_ini_doc_section_next(ss->trace_doc, "source_buffers", sb)) {
+		struct ini_kv *more = realloc(sources, ((size_t)nsources + (size_t)sb->nkv + 1) *
+							       sizeof(*sources));
+
+		if (!more) {
+			free(sources);
 			return -cste_nomem;
-		for (int k = 0; k < srcbuf->nkv; k++)
-			if (!strcasecmp(srcbuf->kv[k].value, name))
-				sources[nsources++] = srcbuf->kv[k];
-		qsort(sources, (size_t)nsources, sizeof(*sources), cmp_kv_key);
+		}
+		sources = more;
+		for (int k = 0; k < sb->nkv; k++) {
+			if (source_buffer(ss, sb->kv[k].key) != sb->kv[k].value)
+				continue; /* named again later, for another buffer */
+			if (!strcasecmp(sb->kv[k].value, name))
+				sources[nsources++] = sb->kv[k];
+		}
 	}
+	if (nsources)
+		qsort(sources, (size_t)nsources, sizeof(*sources), cmp_kv_key);
 	for (int i = 0; i < nsources; i++) {
 		struct snap_device *dev = snap_find_device(ss, sources[i].key);
 		struct snap_device *core;
