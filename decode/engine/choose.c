@@ -30,16 +30,21 @@ int dec_engine_choose(enum cst_decoder_choice choice, uint32_t ocsd_version,
 	case cst_decoder_opencsd:
 		return 0;
 	case cst_decoder_cstrace:
+	case cst_decoder_recover:
 		if (!pinned) {
 			cst_logf(log, cst_log_error,
-				 "--decoder=cstrace: cstrace's decoders give the elements of OpenCSD "
+				 "--decoder=%s: cstrace's decoders give the elements of OpenCSD "
 				 "%u.%u.%u, and this is OpenCSD %u.%u.%u; use --decoder=opencsd",
+				 choice == cst_decoder_cstrace ? "cstrace" : "recover",
 				 DEC_OCSD_PINNED >> 16, (DEC_OCSD_PINNED >> 8) & 0xff,
 				 DEC_OCSD_PINNED & 0xff, ocsd_version >> 16,
 				 (ocsd_version >> 8) & 0xff, ocsd_version & 0xff);
 			return -cste_unsupported;
 		}
-		out->serial = out->workers = (struct dec_engine){.own = true, .strict = true};
+		out->serial = out->workers =
+			choice == cst_decoder_cstrace
+				? (struct dec_engine){.own = true, .strict = true}
+				: (struct dec_engine){.own = true, .recover = true};
 		return 0;
 	case cst_decoder_auto:
 		if (!pinned) {

@@ -160,6 +160,18 @@ static void follow_decline(void *ctx, uint32_t index, uint8_t trace_id, const ch
 		dec->stop = -cste_unsupported;
 }
 
+static void follow_resync(void *ctx, uint32_t index, uint8_t trace_id, const char *why)
+{
+	struct cst_decoder *dec = ctx;
+
+	cst_logf(dec->opts.log, cst_log_warning,
+		 "%s: offset %llu: trace ID 0x%x holds %s, where OpenCSD's decoder crashed: "
+		 "cstrace's decoder resynchronises after it; trace skipped",
+		 cst_trace_buffer(dec->trace, dec->buffer)->path,
+		 (unsigned long long)dec_decoder_offset(dec, index), trace_id, why);
+	dec->stats.gaps++;
+}
+
 /* A decoder for source @s in the tree: OpenCSD's full decoder, its packet
  * processor feeding a follower of the engine's, or (packets_only) its packet
  * processor for a listing. Returns 0 or an error. */
@@ -193,11 +205,13 @@ static int add_source(struct cst_decoder *dec, int s, const struct cst_source_cf
 	if (dec->opts.packets_only)
 		return dec_packets_attach(dec, csid, src->protocol);
 	if (follower) {
-		const struct follow_io io = {read_code, follow_elem, follow_decline, dec};
+		const struct follow_io io = {read_code, follow_elem, follow_decline, follow_resync,
+					     dec};
 
 		fc.trace_id = csid;
 		fc.timed = dec->engine.timed;
 		fc.runs = dec->engine.runs;
+		fc.recover = dec->engine.recover;
 		dec->follower[csid] = follower->alloc(&fc, &io);
 		if (!dec->follower[csid] ||
 		    ocsd_dt_attach_packet_callback(dec->tree, csid, OCSD_C_API_CB_PKT_SINK,

@@ -31,6 +31,10 @@ struct dec_engine {
 	/* the elements are joined into runs of ranges anyway (run/merge.h): a
 	 * decoder may give them joined */
 	bool runs;
+	/* past trace OpenCSD's decoder crashed on: what cstrace's decoders do not
+	 * cover in the trace is a gap and a resynchronisation, with a warning,
+	 * not a decline */
+	bool recover;
 };
 
 /* A session's engines: for decoders on the caller's thread, and for decoders on
@@ -50,9 +54,9 @@ uint32_t dec_ocsd_version(void);
 /* The engines for the user's @choice with OpenCSD @ocsd_version (from
  * dec_ocsd_version; a test may pass another). With another OpenCSD than the
  * pinned one, cstrace's decoders might no longer agree with OpenCSD's: auto
- * uses OpenCSD's everywhere, with a warning through @log, and cstrace is
- * refused (-cste_unsupported, logged); opencsd is unaffected. Returns 0 or the
- * error. */
+ * uses OpenCSD's everywhere, with a warning through @log, and cstrace and
+ * recover are refused (-cste_unsupported, logged); opencsd is unaffected.
+ * Returns 0 or the error. */
 int dec_engine_choose(enum cst_decoder_choice choice, uint32_t ocsd_version,
 		      const struct cst_log *log, struct dec_engines *out);
 

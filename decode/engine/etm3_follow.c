@@ -101,6 +101,7 @@ static struct follow_base *alloc(const struct follow_cfg *c, const struct follow
 		return NULL;
 	}
 	dec_follow_init(&f->b, &dec_etm3_follower, c->trace_id, io);
+	f->b.recover = c->recover;
 	f->state = st_no_sync;
 	f->unsync = cst_gap_init;
 	f->need_addr = true;
@@ -508,6 +509,18 @@ static int reset_op(struct follow_base *b)
 	return ret;
 }
 
+/* After a packet it does not cover, in recovering: the run made so far goes
+ * out, as before a reset, and the follower looks for sync again. */
+static int resync(struct follow_base *b)
+{
+	struct etm3_follow *f = (struct etm3_follow *)b;
+	int ret = put_run(f);
+
+	reset(f);
+	f->unsync = cst_gap_resync;
+	return ret;
+}
+
 const struct dec_follower dec_etm3_follower = {
 	.name = "ETMv3", .covers = covers, .alloc = alloc, .free = free_follower,
-	.data = data, .eot = eot, .reset = reset_op};
+	.data = data, .eot = eot, .reset = reset_op, .resync = resync};

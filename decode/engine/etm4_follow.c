@@ -125,6 +125,7 @@ static struct follow_base *alloc(const struct follow_cfg *c, const struct follow
 		return NULL;
 	}
 	dec_follow_init(&f->b, &dec_etm4_follower, c->trace_id, io);
+	f->b.recover = c->recover;
 	f->arch = c->arch;
 	/* WFI and WFE are waypoints from ETMv4.3 on, when TRCIDR2.WFXMODE says so */
 	f->wfi_wfe_branch = (src->regs.etmv4.trcidr2 & 0x80000000u) && version >= 0x43;
@@ -647,6 +648,17 @@ static int reset_op(struct follow_base *b)
 	return 0;
 }
 
+/* After a packet it does not cover, in recovering: pending elements whose
+ * packets the trace cannot be trusted for are dropped, as a reset drops them. */
+static int resync(struct follow_base *b)
+{
+	struct etm4_follow *f = (struct etm4_follow *)b;
+
+	reset(f);
+	f->unsync = cst_gap_resync;
+	return 0;
+}
+
 const struct dec_follower dec_etm4_follower = {
 	.name = "ETMv4", .covers = covers, .alloc = alloc, .free = free_follower,
-	.data = data, .eot = eot, .reset = reset_op};
+	.data = data, .eot = eot, .reset = reset_op, .resync = resync};

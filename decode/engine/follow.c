@@ -27,6 +27,10 @@ ocsd_datapath_resp_t dec_follow_packet(const void *ctx, const ocsd_datapath_op_t
 	case OCSD_OP_DATA:
 		b->index = index;
 		ret = b->ops->data(b, packet);
+		if (b->resyncing) {
+			b->resyncing = false;
+			ret = b->ops->resync(b);
+		}
 		break;
 	case OCSD_OP_EOT:
 		ret = b->ops->eot(b);
@@ -42,6 +46,12 @@ ocsd_datapath_resp_t dec_follow_packet(const void *ctx, const ocsd_datapath_op_t
 
 int dec_follow_decline(struct follow_base *b, const char *why)
 {
+	if (b->recover) {
+		if (!b->resyncing)
+			b->io.resync(b->io.ctx, b->index, b->trace_id, why);
+		b->resyncing = true;
+		return -cste_unsupported;
+	}
 	if (!b->declined)
 		b->io.decline(b->io.ctx, b->index, b->trace_id, why);
 	b->declined = true;

@@ -25,6 +25,8 @@ struct follow_io {
 	int (*elem)(void *ctx, uint32_t index, uint8_t trace_id, struct cst_elem *e);
 	/* the trace holds what the follower does not cover (@why), at @index */
 	void (*decline)(void *ctx, uint32_t index, uint8_t trace_id, const char *why);
+	/* the same, in recovering: the follower resynchronises after it */
+	void (*resync)(void *ctx, uint32_t index, uint8_t trace_id, const char *why);
 	void *ctx;
 };
 
@@ -41,6 +43,9 @@ struct follow_cfg {
 	/* when each element comes out counts too (perf.data's time order): where
 	 * OpenCSD's decoder would give one out later, decline */
 	bool timed;
+	/* past trace OpenCSD's decoder crashed on: what would be declined is a
+	 * gap instead, after which the follower looks for sync again */
+	bool recover;
 };
 
 struct follow_base;
@@ -60,6 +65,9 @@ struct dec_follower {
 	int (*data)(struct follow_base *b, const void *packet);
 	int (*eot)(struct follow_base *b);
 	int (*reset)(struct follow_base *b);
+	/* after a packet it does not cover, in recovering: what came before goes
+	 * out, and the follower looks for sync again (a gap, cst_gap_resync) */
+	int (*resync)(struct follow_base *b);
 };
 
 extern const struct dec_follower dec_etm4_follower, dec_etm3_follower;
@@ -74,6 +82,7 @@ struct follow_base {
 	struct follow_io io;
 	uint8_t trace_id;
 	bool declined;
+	bool recover, resyncing; /* follow_cfg.recover; a packet not covered */
 	uint32_t index;
 	enum cst_isa elem_isa;
 	uint8_t code[FOLLOW_READ_AHEAD];
@@ -90,7 +99,8 @@ void dec_follow_init(struct follow_base *b, const struct dec_follower *ops, uint
 ocsd_datapath_resp_t dec_follow_packet(const void *ctx, const ocsd_datapath_op_t op,
 				       const ocsd_trc_index_t index, const void *packet);
 /* Say the trace holds @why, at the packet being processed, and stop for good:
- * returns -cste_unsupported. */
+ * returns -cste_unsupported. In recovering, stop this packet only: the
+ * follower resynchronises (dec_follow_packet). */
 int dec_follow_decline(struct follow_base *b, const char *why);
 /* @e (its ISA from the element before, unless a range or a context) at @index. */
 int dec_follow_put(struct follow_base *b, uint32_t index, struct cst_elem *e);

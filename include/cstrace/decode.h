@@ -493,6 +493,10 @@ enum cst_decoder_choice {
 	/* cstrace's for every source it covers, on any thread; trace it does not
 	 * cover is an error (cste_unsupported): to check it against OpenCSD's */
 	cst_decoder_cstrace,
+	/* cstrace's for every source it covers, on any thread; a packet it does
+	 * not cover is a gap (with a warning) after which it looks for sync again:
+	 * to decode past trace on which OpenCSD's decoder crashed */
+	cst_decoder_recover,
 };
 
 struct cst_session_opts {
