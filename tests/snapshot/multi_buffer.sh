@@ -41,7 +41,8 @@ INI
 } > "$s/trace.ini"
 
 for i in 1 2 3; do
-	trc_pkt_lister -ss_dir "$s" -src_name "ETB_$i" -decode 2>/dev/null |
+	# (it writes trc_pkt_lister.ppl where it runs)
+	(cd "$TMP" && trc_pkt_lister -ss_dir "$s" -src_name "ETB_$i" -decode 2>/dev/null) |
 		grep -aE '^Idx:[0-9]+; ID:[0-9a-f]+; OCSD_GEN_TRC_ELEM' > "$TMP/exp$i"
 	"$CSTRACE" decode --format=elements --buffer "ETB_$i" "$s" > "$TMP/got$i" 2> "$TMP/err$i"
 	rc=$?
