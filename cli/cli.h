@@ -140,5 +140,8 @@ int cli_out_write(const char *path, const char *input, int (*write)(const void *
 int cli_out_commit(struct cli_out *o);
 /** Throw the partial file away (the destination is untouched). */
 void cli_out_abort(struct cli_out *o);
+/** The end of a verb that streamed to @o: commit when @status is 0, else abort.
+ *  Returns the verb's status (1 when the commit failed). */
+int cli_out_close(struct cli_out *o, int status);
 
 #endif

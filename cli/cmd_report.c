@@ -234,10 +234,7 @@ int cmd_report(int argc, char **argv)
 		{"children", no_argument, NULL, 'C'},
 		{"percent-limit", required_argument, NULL, 'P'},
 		{"dso", required_argument, NULL, 'D'},
-		{"help", no_argument, NULL, 'h'},
-		SYMCLI_LONG,
-		TRACE_OPTS_LONG,
-		{NULL, 0, NULL, 0},
+		VERB_LONG_SYM_END,
 	};
 	struct symcli cli;
 	struct report_run run = {&cli, NULL, NULL, NULL, NULL, NULL, {&cli, NULL, NULL}, 0};

@@ -549,10 +549,7 @@ int script_view_run(int argc, char **argv)
 		{"fields", required_argument, NULL, 'F'},
 		{"output", required_argument, NULL, 'o'},
 		{"ns", no_argument, NULL, 'N'},
-		{"help", no_argument, NULL, 'h'},
-		SYMCLI_LONG,
-		TRACE_OPTS_LONG,
-		{NULL, 0, NULL, 0},
+		VERB_LONG_SYM_END,
 	};
 	struct symcli cli;
 	struct script *s = calloc(1, sizeof(*s));
@@ -628,10 +625,7 @@ int script_view_run(int argc, char **argv)
 		goto out;
 	status = 0;
 out:
-	if (status == 0 && file.tmp && cli_out_commit(&file) < 0)
-		status = 1;
-	else if (status)
-		cli_out_abort(&file);
+	status = cli_out_close(&file, status);
 	cst_flow_free(s->flow);
 	cst_calls_free(s->calls);
 	cst_symbolizer_free(sym);
