@@ -35,13 +35,13 @@ enum rep_format {
 /* The call views count only the instructions --dsos/--symbols keep, each on its
  * whole stack: the model itself sees every range, so stacks stay right. */
 struct calls_sink {
-	struct symcli *cli;
+	struct cst_sym_filter **filter;
 	cst_call_fn fn;
 	void *ctx;
 };
 
 struct report_run {
-	struct symcli *cli;
+	struct cst_sym_filter *filter;
 	struct cst_report *rep;
 	struct cst_calls *calls;   /* the call views only */
 	struct cst_calltree *tree;
@@ -86,7 +86,7 @@ static int calls_filtered(void *ctx, const struct cst_call_event *ev)
 {
 	const struct calls_sink *s = ctx;
 
-	if (ev->kind == cst_call_insns && !symcli_piece_keep(s->cli, ev->piece))
+	if (ev->kind == cst_call_insns && !cst_sym_filter_keep_piece(*s->filter, ev->piece))
 		return 0;
 	return s->fn(s->ctx, ev);
 }
@@ -97,23 +97,23 @@ static int report_elem(void *ctx, const struct cst_sym_elem *se)
 	struct cst_sym_elem copy;
 	const struct cst_sym_elem *kept;
 
-	if (!symcli_keep(r->cli, se))
+	if (!cst_sym_filter_keep(r->filter, se))
 		return 0;
 	if (se->elem->type == cst_elem_instr_range)
 		r->ranges++;
 	if (r->calls) {
-		int err = cst_calls_add(r->calls, se, symcli_time(r->cli, se));
+		int err = cst_calls_add(r->calls, se, cst_sym_filter_time(r->filter, se));
 
 		if (err)
 			return err;
 	}
 	if (r->afdo) {
-		int err = cst_afdo_add(r->afdo, se, symcli_time(r->cli, se));
+		int err = cst_afdo_add(r->afdo, se, cst_sym_filter_time(r->filter, se));
 
 		if (err)
 			return err;
 	}
-	kept = symcli_pieces(r->cli, se, &copy);
+	kept = cst_sym_filter_pieces(r->filter, se, &copy);
 	return kept ? cst_report_add(r->rep, kept) : 0;
 }
 
@@ -237,7 +237,7 @@ int cmd_report(int argc, char **argv)
 		VERB_LONG_SYM_END,
 	};
 	struct symcli cli;
-	struct report_run run = {&cli, NULL, NULL, NULL, NULL, NULL, {&cli, NULL, NULL}, 0};
+	struct report_run run = {NULL, NULL, NULL, NULL, NULL, NULL, {&run.filter, NULL, NULL}, 0};
 	struct cst_session *session = NULL;
 	struct cst_symbolizer *sym = NULL;
 	const struct cst_report_row *rows;
@@ -270,7 +270,9 @@ int cmd_report(int argc, char **argv)
 		       args.format == rep_flamegraph || args.format == rep_html;
 	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;
-	err = cst_report_alloc(&run.rep, args.keys);
+	err = cst_sym_filter_alloc(&run.filter, sym, &cli.filter);
+	if (!err)
+		err = cst_report_alloc(&run.rep, args.keys);
 	if (!err && args.format == rep_perfetto) {
 		/* the timeline streams: its file is open while the trace decodes */
 		if (cli_out_open(&out, args.output, trace, false) < 0)
@@ -279,7 +281,7 @@ int cmd_report(int argc, char **argv)
 			&run.timeline, out.f,
 			&(struct cst_perfetto_opts){.sz = sizeof(struct cst_perfetto_opts), .sym = sym,
 						    .perf_clock = cli.has_tc});
-		run.sink = (struct calls_sink){&cli, cst_perfetto_add, run.timeline};
+		run.sink = (struct calls_sink){&run.filter, cst_perfetto_add, run.timeline};
 		if (!err)
 			err = cst_calls_alloc(&run.calls, calls_filtered, &run.sink);
 	} else if (!err && (args.format == rep_autofdo || args.format == rep_profgen ||
@@ -288,7 +290,7 @@ int cmd_report(int argc, char **argv)
 		err = cst_afdo_alloc(&run.afdo, sym);
 	} else if (!err && calls_needed) {
 		err = cst_calltree_alloc(&run.tree);
-		run.sink = (struct calls_sink){&cli, cst_calltree_add, run.tree};
+		run.sink = (struct calls_sink){&run.filter, cst_calltree_add, run.tree};
 		if (!err)
 			err = cst_calls_alloc(&run.calls, calls_filtered, &run.sink);
 		/* the page's coverage comes from the profile's ranges */
@@ -296,8 +298,8 @@ int cmd_report(int argc, char **argv)
 			err = cst_afdo_alloc(&run.afdo, sym);
 	}
 	/* --dsos/--symbols narrow profiles and coverage as they narrow the table */
-	if (!err && run.afdo && symcli_piece_filters(&cli))
-		err = cst_afdo_set_filter(run.afdo, symcli_name_keep, &cli);
+	if (!err && run.afdo && cst_sym_filter_by_name(run.filter))
+		err = cst_afdo_set_filter(run.afdo, cst_sym_filter_keep_name, run.filter);
 	if (err < 0) {
 		cli_error("%s", cst_strerror(err));
 		goto out;
@@ -404,6 +406,7 @@ out:
 	cst_perfetto_free(run.timeline);
 	cst_afdo_free(run.afdo);
 	cst_report_free(run.rep);
+	cst_sym_filter_free(run.filter);
 	cst_symbolizer_free(sym);
 	cst_session_free(session);
 	symcli_fini(&cli);

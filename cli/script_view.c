@@ -75,6 +75,7 @@ struct head_memo {
 
 struct script {
 	struct symcli *cli;
+	struct cst_sym_filter *filter;
 	struct cst_symbolizer *sym;
 	FILE *f;
 	enum mode mode;
@@ -380,7 +381,7 @@ static void put_insns(struct script *s, const struct cst_sym_elem *se, uint64_t 
 		const struct cst_sym_piece *pc = &se->pieces[i];
 		uint64_t a = pc->start;
 
-		if (!symcli_piece_keep(s->cli, pc))
+		if (!cst_sym_filter_keep_piece(s->filter, pc))
 			continue;
 		for (uint32_t k = 0; k < pc->num_insns && a < pc->end; k++) {
 			struct cst_sym_insn in;
@@ -407,7 +408,7 @@ static void branch_event(struct script *s, const struct cst_flow_event *ev)
 {
 	/* --dsos/--symbols select branches by where they leave from (the ip) */
 	if (ev->from && ev->from->npieces &&
-	    !symcli_piece_keep(s->cli, &ev->from->pieces[ev->from->npieces - 1]))
+	    !cst_sym_filter_keep_piece(s->filter, &ev->from->pieces[ev->from->npieces - 1]))
 		return;
 	switch (ev->kind) {
 	case cst_flow_branch:
@@ -486,9 +487,9 @@ static int script_elem(void *ctx, const struct cst_sym_elem *se)
 	struct script *s = ctx;
 	uint64_t time;
 
-	if (!symcli_keep(s->cli, se))
+	if (!cst_sym_filter_keep(s->filter, se))
 		return 0;
-	time = symcli_time(s->cli, se);
+	time = cst_sym_filter_time(s->filter, se);
 	if (s->mode == mode_calls)
 		return cst_calls_add(s->calls, se, time);
 	if (s->mode == mode_branch)
@@ -608,6 +609,10 @@ int script_view_run(int argc, char **argv)
 	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;
 	s->sym = sym;
+	if (cst_sym_filter_alloc(&s->filter, sym, &cli.filter) < 0) {
+		cli_error("out of memory");
+		goto out;
+	}
 	err = symcli_run(sym, session, script_elem, s);
 	/* the last range of each trace ID has nowhere known to go */
 	fin = s->mode == mode_calls ? cst_calls_finish(s->calls) : cst_flow_finish(s->flow);
@@ -628,6 +633,7 @@ out:
 	status = cli_out_close(&file, status);
 	cst_flow_free(s->flow);
 	cst_calls_free(s->calls);
+	cst_sym_filter_free(s->filter);
 	cst_symbolizer_free(sym);
 	cst_session_free(session);
 	symcli_fini(&cli);

@@ -668,6 +668,56 @@ int cst_report_rows(struct cst_report *rep, const struct cst_report_row **rows);
  *  0 for a NULL @rep. */
 uint64_t cst_report_total(const struct cst_report *rep);
 
+/* ------------------------------------------------------------------------
+ * Filters: which elements and which instructions of the symbolized stream a
+ * view shows (--pid, --tid, --cpu, --comm, --time select elements; --dsos and
+ * --symbols select instructions). Every view applies them through this object.
+ * ------------------------------------------------------------------------ */
+
+struct cst_sym_filter_opts {
+	size_t sz;                 /* sizeof(struct cst_sym_filter_opts) */
+	/* lists (NULL or a count of 0: no filter); the arrays and strings must
+	 * outlive the filter */
+	const int32_t *pids, *tids, *cpus;
+	const char *const *comms;  /* thread names from COMM sideband */
+	const char *const *dsos;   /* binaries: as cst_sym_loc.dso names them, or base name */
+	const char *const *symbols; /* functions ("[unknown]": code without a symbol) */
+	const struct cst_perf_time_conv *time_conv; /* ticks to perf's clock; NULL: none */
+	uint32_t npids, ntids, ncpus, ncomms, ndsos, nsymbols;
+	uint64_t t0, t1;           /* the --time window, bounds included */
+	bool window;               /* t0..t1 applies */
+	bool window_ticks;         /* its bounds are raw ticks, not ns on perf's clock */
+	uint8_t reserved[6];       /* zero: no padding at the end (common.h's rule) */
+};
+
+struct cst_sym_filter;
+
+/** Allocate a filter over @sym's stream (@sym names threads for comms).
+ *  Errors: -cste_invalid (NULL @out or @sym, bad opts), -cste_nomem. */
+int cst_sym_filter_alloc(struct cst_sym_filter **out, const struct cst_symbolizer *sym,
+			 const struct cst_sym_filter_opts *opts);
+/** Free @f (NULL is ignored). */
+void cst_sym_filter_free(struct cst_sym_filter *f);
+/** Whether @se passes the pid, tid, cpu, comm and time filters. Every element must
+ *  pass through here, in order: timestamps set the time of the ranges after them. */
+bool cst_sym_filter_keep(struct cst_sym_filter *f, const struct cst_sym_elem *se);
+/** The time of @se: the latest timestamp of its trace ID, in ns on perf's clock
+ *  when the filter has a time_conv, else raw ticks; 0 before the first. */
+uint64_t cst_sym_filter_time(const struct cst_sym_filter *f, const struct cst_sym_elem *se);
+/** Whether dsos or symbols were given. */
+bool cst_sym_filter_by_name(const struct cst_sym_filter *f);
+/** Whether function @func (a name) of binary @dso passes dsos and symbols (a
+ *  cst_afdo_keep_fn: @f is the filter). */
+bool cst_sym_filter_keep_name(void *f, const char *dso, const char *func);
+/** Whether piece @pc passes dsos and symbols. */
+bool cst_sym_filter_keep_piece(const struct cst_sym_filter *f, const struct cst_sym_piece *pc);
+/** @se with only the pieces dsos and symbols keep (its instruction count theirs):
+ *  @se itself when nothing is left out, @copy (valid until the next call) when
+ *  some pieces are, NULL when no piece of a range is kept or out of memory. */
+const struct cst_sym_elem *cst_sym_filter_pieces(struct cst_sym_filter *f,
+						 const struct cst_sym_elem *se,
+						 struct cst_sym_elem *copy);
+
 #ifdef __cplusplus
 }
 #endif
