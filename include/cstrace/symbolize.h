@@ -718,6 +718,74 @@ const struct cst_sym_elem *cst_sym_filter_pieces(struct cst_sym_filter *f,
 						 const struct cst_sym_elem *se,
 						 struct cst_sym_elem *copy);
 
+/* ------------------------------------------------------------------------
+ * Report formats: one registry of what `cstrace report --format` can write, and
+ * the report view that builds the models a format needs from the filtered stream
+ * and writes it. A new format is a writer and one row in report_formats.c.
+ * ------------------------------------------------------------------------ */
+
+/** What a format is written from, besides the function table. */
+enum cst_report_need {
+	cst_report_needs_calls = 1 << 0,    /* the call tree (cst_calltree) */
+	cst_report_needs_profile = 1 << 1,  /* the sample profile (cst_afdo) */
+	cst_report_needs_timeline = 1 << 2, /* written while the trace decodes, to
+					       cst_report_view_opts.stream */
+	cst_report_needs_dso = 1 << 3,      /* of one binary: cst_report_view_opts.dso */
+};
+
+struct cst_report_view;
+
+struct cst_report_format {
+	const char *name;          /* as --format takes it */
+	const char *help;          /* the name with what it is, for --help */
+	unsigned needs;            /* cst_report_need bits */
+	/** Write the view (after cst_report_view_finish). Errors: -cste_nomem,
+	 *  -cste_io, and for one binary -cste_not_found (no ELF of that name ran)
+	 *  or -cste_unsupported (it has no DWARF). */
+	int (*write)(struct cst_report_view *v, FILE *f);
+};
+
+/** All formats, in the order --help lists them: returns their count. */
+size_t cst_report_format_all(const struct cst_report_format **formats);
+/** The format called @name, or NULL. */
+const struct cst_report_format *cst_report_format_find(const char *name);
+/** The names as a message lists them ("text, json, ... or html") into @buf of
+ *  @size bytes. Returns the length it needed, as snprintf. */
+int cst_report_format_names(char *buf, size_t size);
+
+struct cst_report_view_opts {
+	size_t sz;                 /* sizeof(struct cst_report_view_opts) */
+	const struct cst_sym_filter_opts *filter; /* NULL: everything */
+	FILE *stream;              /* cst_report_needs_timeline: where it goes */
+	const char *title;         /* html, flamegraph: the trace's name */
+	const char *dso;           /* cst_report_needs_dso: the binary (path or base name) */
+	double min_share;          /* call graph text: subtrees below this share (0..1)
+				      are left out */
+	unsigned keys;             /* cst_report_key_* bits; 0: dso and sym */
+	int limit;                 /* text table: at most this many rows; 0: all */
+	bool call_graph;           /* text, json, csv: the call graph instead of the table */
+	bool children;             /* the children column, sorted by it (needs the sym key) */
+	uint8_t reserved[6];       /* zero: no padding at the end (common.h's rule) */
+};
+
+/** Allocate a report view writing @fmt over @sym's stream. Errors: -cste_invalid
+ *  (NULL argument, bad opts, children without the sym key, a timeline without a
+ *  stream, one binary without a dso), -cste_nomem, -cste_io. */
+int cst_report_view_alloc(struct cst_report_view **out, const struct cst_report_format *fmt,
+			  struct cst_symbolizer *sym, const struct cst_report_view_opts *opts);
+/** Free @v (NULL is ignored); does not close the stream. */
+void cst_report_view_free(struct cst_report_view *v);
+/** Account one symbolized element (a cst_sym_elem_fn: pass the view as ctx): the
+ *  filters apply here. Returns 0. Errors: -cste_nomem, -cste_io. */
+int cst_report_view_add(void *v, const struct cst_sym_elem *se);
+/** End the stream (after the last element). Errors: -cste_nomem, -cste_io. */
+int cst_report_view_finish(struct cst_report_view *v);
+/** Write the format to @f (a timeline ends its stream instead). Errors: the
+ *  format's (see cst_report_format.write). */
+int cst_report_view_write(struct cst_report_view *v, FILE *f);
+/** The call model the view ran, for its totals; NULL when the format needs none. */
+const struct cst_calls *cst_report_view_calls(const struct cst_report_view *v);
+
 #ifdef __cplusplus
 }
 #endif
