@@ -786,6 +786,71 @@ int cst_report_view_write(struct cst_report_view *v, FILE *f);
 /** The call model the view ran, for its totals; NULL when the format needs none. */
 const struct cst_calls *cst_report_view_calls(const struct cst_report_view *v);
 
+/* ------------------------------------------------------------------------
+ * The script view (`cstrace script`): lines over the filtered stream, one per
+ * taken branch, per executed instruction with disassembly, or per function
+ * entered (the call trace), with perf script's -F fields. Lines go to a sink.
+ * ------------------------------------------------------------------------ */
+
+enum cst_script_mode {
+	cst_script_branches,       /* one line per taken branch, and where trace broke off */
+	cst_script_insns,          /* one line per executed instruction */
+	cst_script_calls,          /* each function as it is entered, indented by depth */
+};
+
+/** The -F fields. */
+enum cst_script_field {
+	cst_script_comm = 1 << 0,
+	cst_script_pid = 1 << 1,
+	cst_script_tid = 1 << 2,
+	cst_script_cpu = 1 << 3,
+	cst_script_time = 1 << 4,
+	cst_script_id = 1 << 5,
+	cst_script_flags = 1 << 6,
+	cst_script_ip = 1 << 7,
+	cst_script_sym = 1 << 8,
+	cst_script_symoff = 1 << 9,
+	cst_script_dso = 1 << 10,
+	cst_script_addr = 1 << 11,
+	cst_script_srcline = 1 << 12,
+	cst_script_insn = 1 << 13,
+	cst_script_insncnt = 1 << 14,
+};
+
+/** The field called @name ("comm", "symoff", ...) into *@field.
+ *  Errors: -cste_not_found. */
+int cst_script_field_parse(const char *name, unsigned *field);
+/** The fields a mode shows when none are asked for. */
+unsigned cst_script_fields_default(enum cst_script_mode mode);
+
+/** Sink for the view's lines (each ends in '\n'): return < 0 when the write
+ *  failed; the view goes on and its calls return -cste_io. */
+typedef int (*cst_script_write_fn)(void *ctx, const char *line, size_t len);
+
+struct cst_script_opts {
+	size_t sz;                 /* sizeof(struct cst_script_opts) */
+	const struct cst_sym_filter_opts *filter; /* NULL: everything */
+	unsigned fields;           /* cst_script_field bits */
+	enum cst_script_mode mode;
+	bool ns;                   /* times to the nanosecond (default: microseconds) */
+	uint8_t reserved[7];       /* zero: no padding at the end (common.h's rule) */
+};
+
+struct cst_script;
+
+/** Allocate a script view over @sym's stream writing its lines to @write.
+ *  Errors: -cste_invalid, -cste_nomem. */
+int cst_script_alloc(struct cst_script **out, struct cst_symbolizer *sym,
+		     cst_script_write_fn write, void *ctx, const struct cst_script_opts *opts);
+/** Free @s (NULL is ignored). */
+void cst_script_free(struct cst_script *s);
+/** One symbolized element (a cst_sym_elem_fn: pass the view as ctx): the filters
+ *  apply here. Errors: -cste_nomem, -cste_io (a write failed). */
+int cst_script_add(void *s, const struct cst_sym_elem *se);
+/** End the stream: the last range of each trace ID, the frames still open.
+ *  Errors as cst_script_add. */
+int cst_script_finish(struct cst_script *s);
+
 #ifdef __cplusplus
 }
 #endif
