@@ -17,28 +17,21 @@ struct cst_sym_filter {
 int cst_sym_filter_alloc(struct cst_sym_filter **out, const struct cst_symbolizer *sym,
 			 const struct cst_sym_filter_opts *opts)
 {
-	struct cst_sym_filter *f;
+	struct cst_sym_filter f = {.sym = sym};
 
-	if (!out || !sym)
+	/* checked whole before anything is allocated: a failure leaves nothing */
+	if (!out || !sym || cst_opts_load(&f.o, sizeof(f.o), opts, "cst_sym_filter_opts", NULL) < 0)
 		return -cste_invalid;
-	*out = NULL;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return -cste_nomem;
-	if (cst_opts_load(&f->o, sizeof(f->o), opts, "cst_sym_filter_opts", NULL) < 0) {
-		free(f);
-		return -cste_invalid;
-	}
-	f->sym = sym;
-	*out = f;
-	return 0;
+	*out = malloc(sizeof(f));
+	if (*out)
+		**out = f;
+	return *out ? 0 : -cste_nomem;
 }
 
 void cst_sym_filter_free(struct cst_sym_filter *f)
 {
-	if (!f)
-		return;
-	free(f->kept);
+	if (f)
+		free(f->kept);
 	free(f);
 }
 

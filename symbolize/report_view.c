@@ -50,52 +50,57 @@ static int models(struct cst_report_view *v, bool perf_clock)
 	return err;
 }
 
+/* What the view is asked for, checked (@v's other fields are zero). */
+static int setup(struct cst_report_view *v, const struct cst_report_format *fmt,
+		 struct cst_symbolizer *sym, const struct cst_report_view_opts *opts)
+{
+	const struct cst_report_view_opts *o = &v->o;
+	int err;
+
+	v->fmt = fmt;
+	v->sym = sym;
+	if (cst_opts_load(&v->o, sizeof(v->o), opts, "cst_report_view_opts", NULL) < 0)
+		return -cste_invalid;
+	if (!o->keys)
+		v->o.keys = cst_report_key_dso | cst_report_key_sym;
+	if ((o->children && !(o->keys & cst_report_key_sym)) ||
+	    ((fmt->needs & cst_report_needs_timeline) && !o->stream) ||
+	    ((fmt->needs & cst_report_needs_dso) && !o->dso))
+		return -cste_invalid;
+	err = cst_sym_filter_alloc(&v->filter, sym, o->filter);
+	return err < 0 ? err : models(v, o->filter && o->filter->time_conv);
+}
+
 int cst_report_view_alloc(struct cst_report_view **out, const struct cst_report_format *fmt,
 			  struct cst_symbolizer *sym, const struct cst_report_view_opts *opts)
 {
-	struct cst_report_view *v;
-	int err;
+	struct cst_report_view *v = NULL;
+	int err = !out || !fmt || !fmt->write || !sym ? -cste_invalid : 0;
 
-	if (!out || !fmt || !fmt->write || !sym)
-		return -cste_invalid;
-	*out = NULL;
-	v = calloc(1, sizeof(*v));
-	if (!v)
-		return -cste_nomem;
-	v->fmt = fmt;
-	v->sym = sym;
-	err = cst_opts_load(&v->o, sizeof(v->o), opts, "cst_report_view_opts", NULL);
-	if (!v->o.keys)
-		v->o.keys = cst_report_key_dso | cst_report_key_sym;
-	if (!err && ((v->o.children && !(v->o.keys & cst_report_key_sym)) ||
-		     ((fmt->needs & cst_report_needs_timeline) && !v->o.stream) ||
-		     ((fmt->needs & cst_report_needs_dso) && !v->o.dso)))
-		err = -cste_invalid;
 	if (!err)
-		err = cst_sym_filter_alloc(&v->filter, sym, v->o.filter);
+		v = calloc(1, sizeof(*v));
 	if (!err)
-		err = models(v, v->o.filter && v->o.filter->time_conv);
-	if (err < 0) {
+		err = v ? setup(v, fmt, sym, opts) : -cste_nomem;
+	if (err < 0)
 		cst_report_view_free(v);
-		return err;
-	}
-	*out = v;
-	return 0;
+	if (out)
+		*out = err < 0 ? NULL : v;
+	return err;
 }
 
 void cst_report_view_free(struct cst_report_view *v)
 {
-	if (!v)
-		return;
-	cst_calls_free(v->calls);
-	cst_calltree_free(v->tree);
-	cst_perfetto_free(v->timeline);
-	cst_afdo_free(v->afdo);
-	cst_report_free(v->rep);
-	cst_sym_filter_free(v->filter);
-	if (v->children) {
-		free((void *)v->rows); /* the children order's copy */
+	if (v && v->children) {
+		free((void *)v->rows); /* the rows in the children's order are a copy */
 		free((void *)v->children);
+	}
+	if (v) {
+		cst_calls_free(v->calls);
+		cst_calltree_free(v->tree);
+		cst_perfetto_free(v->timeline);
+		cst_afdo_free(v->afdo);
+		cst_report_free(v->rep);
+		cst_sym_filter_free(v->filter);
 	}
 	free(v);
 }

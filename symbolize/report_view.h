@@ -28,20 +28,16 @@ struct cst_report_view {
 	bool written;
 };
 
-/* The writers of report_formats.c's table. */
-int sym_report_write_text(struct cst_report_view *v, FILE *f);
-int sym_report_write_json(struct cst_report_view *v, FILE *f);
-int sym_report_write_csv(struct cst_report_view *v, FILE *f);
-int sym_report_write_folded(struct cst_report_view *v, FILE *f);
-int sym_report_write_flamegraph(struct cst_report_view *v, FILE *f);
-int sym_report_write_perfetto(struct cst_report_view *v, FILE *f);
-int sym_report_write_autofdo(struct cst_report_view *v, FILE *f);
-int sym_report_write_profgen(struct cst_report_view *v, FILE *f);
-int sym_report_write_llvm_sample(struct cst_report_view *v, FILE *f);
-int sym_report_write_lcov(struct cst_report_view *v, FILE *f);
-int sym_report_write_coverage(struct cst_report_view *v, FILE *f);
-int sym_report_write_html(struct cst_report_view *v, FILE *f);
-/* The call graph as text, as -g prints it with the table formats. */
-int sym_report_write_callgraph(struct cst_report_view *v, FILE *f);
+/* The writers of report_formats.c's table, each beside what it writes: the
+ * table (report_text.c, report_json.c, report_csv.c), the call tree
+ * (calltree_text.c, flamegraph.c), the timeline (perfetto.c), the sample profile
+ * (autofdo.c, llvm_sample.c), coverage (coverage.c) and the page (html.c). */
+typedef int sym_report_writer(struct cst_report_view *v, FILE *f);
+sym_report_writer sym_report_write_text, sym_report_write_json, sym_report_write_csv;
+sym_report_writer sym_report_write_folded, sym_report_write_flamegraph, sym_report_write_perfetto;
+sym_report_writer sym_report_write_autofdo, sym_report_write_profgen, sym_report_write_llvm_sample;
+sym_report_writer sym_report_write_lcov, sym_report_write_coverage, sym_report_write_html;
+/* The call graph as text, as -g prints it in place of the table. */
+sym_report_writer sym_report_write_callgraph;
 
 #endif

@@ -152,50 +152,45 @@ static int call_event(void *ctx, const struct cst_call_event *ev)
 	return s->failed ? -cste_io : 0;
 }
 
+/* The memos, the filter and the model of the mode (@s's other fields set). */
+static int setup(struct cst_script *s, const struct cst_script_opts *opts)
+{
+	int err;
+
+	if (cst_opts_load(&s->o, sizeof(s->o), opts, "cst_script_opts", NULL) < 0)
+		return -cste_invalid;
+	s->perf_clock = s->o.filter && s->o.filter->time_conv;
+	s->memo = calloc(SYM_LOC_MEMO, sizeof(*s->memo));
+	if (!s->memo)
+		return -cste_nomem;
+	err = cst_sym_filter_alloc(&s->filter, s->sym, s->o.filter);
+	if (err < 0)
+		return err;
+	/* the instruction view needs neither model; its flow stays empty */
+	return s->o.mode == cst_script_calls ? cst_calls_alloc(&s->calls, call_event, s)
+					     : cst_flow_alloc(&s->flow, flow_event, s);
+}
+
 int cst_script_alloc(struct cst_script **out, struct cst_symbolizer *sym,
 		     cst_script_write_fn write, void *ctx, const struct cst_script_opts *opts)
 {
-	struct cst_script *s;
-	int err;
+	bool bad = !out || !sym || !write;
+	struct cst_script *s = bad ? NULL : calloc(1, sizeof(*s));
+	int err = bad ? -cste_invalid : s ? 0 : -cste_nomem;
 
-	if (!out || !sym || !write)
-		return -cste_invalid;
-	*out = NULL;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -cste_nomem;
-	s->sym = sym;
-	s->write = write;
-	s->write_ctx = ctx;
-	err = cst_opts_load(&s->o, sizeof(s->o), opts, "cst_script_opts", NULL);
-	s->perf_clock = s->o.filter && s->o.filter->time_conv;
-	if (!err)
-		err = cst_sym_filter_alloc(&s->filter, sym, s->o.filter);
-	if (!err) {
-		s->memo = calloc(SYM_LOC_MEMO, sizeof(*s->memo));
-		err = s->memo ? 0 : -cste_nomem;
+	if (s) {
+		s->sym = sym;
+		s->write = write;
+		s->write_ctx = ctx;
+		err = setup(s, opts);
 	}
-	if (!err && s->o.mode == cst_script_calls)
-		err = cst_calls_alloc(&s->calls, call_event, s);
-	else if (!err)
-		err = cst_flow_alloc(&s->flow, flow_event, s);
 	if (err < 0) {
 		cst_script_free(s);
-		return err;
+		s = NULL;
 	}
-	*out = s;
-	return 0;
-}
-
-void cst_script_free(struct cst_script *s)
-{
-	if (!s)
-		return;
-	cst_flow_free(s->flow);
-	cst_calls_free(s->calls);
-	cst_sym_filter_free(s->filter);
-	free(s->memo);
-	free(s);
+	if (out)
+		*out = s;
+	return err;
 }
 
 int cst_script_add(void *ctx, const struct cst_sym_elem *se)
@@ -222,4 +217,15 @@ int cst_script_finish(struct cst_script *s)
 	/* the last range of each trace ID has nowhere known to go */
 	return s->o.mode == cst_script_calls ? cst_calls_finish(s->calls)
 					     : cst_flow_finish(s->flow);
+}
+
+void cst_script_free(struct cst_script *s)
+{
+	if (s) {
+		cst_flow_free(s->flow);
+		cst_calls_free(s->calls);
+		cst_sym_filter_free(s->filter);
+		free(s->memo);
+	}
+	free(s);
 }
