@@ -114,6 +114,14 @@ uint64_t cli_first_difference(const char *a, const char *b);
  *  "4M", "0x1000". Returns 0 or -1 (nothing printed). */
 int cli_parse_size(const char *s, uint64_t *out);
 
+/** An option whose value is kept as given: getopt's value @opt and where it goes. */
+struct cli_str_opt {
+	int opt;
+	const char **dst;
+};
+/** Store @arg where @opt's row of @v (@n rows) says: true when @opt has one. */
+bool cli_str_opt_set(const struct cli_str_opt *v, size_t n, int opt, const char *arg);
+
 /** Parse a trace ID list ("0x10,0x11,18") into a 128-bit filter.
  *  Returns 0 or -1 (with a message printed). */
 int cli_parse_id_list(const char *s, uint64_t filter[2]);

@@ -245,13 +245,7 @@ int cmd_report(int argc, char **argv)
 	err = symcli_run(sym, session, cst_report_view_add, view);
 	if (err >= 0)
 		err = cst_report_view_finish(view);
-	if (err < 0) {
-		/* no trace: the decoder has said why, with the file */
-		if (err != -cste_no_trace)
-			cli_error("%s: %s", trace, cst_strerror(err));
-		goto out;
-	}
-	if (!symcli_decoded(trace, session))
+	if (!symcli_done(trace, session, err))
 		goto out; /* a timeline begun while decoding is dropped */
 	if (!stream && cli_out_open(&out, args.output, trace, false) < 0)
 		goto out;

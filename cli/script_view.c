@@ -174,13 +174,7 @@ int script_view_run(int argc, char **argv)
 		err = fin;
 	if (!cli_flush_output(sink.f, args.output, sink.io_errno))
 		goto out;
-	if (err < 0) {
-		/* no trace: the decoder has said why, with the file */
-		if (err != -cste_no_trace)
-			cli_error("%s: %s", trace, cst_strerror(err));
-		goto out;
-	}
-	if (!symcli_decoded(trace, session))
+	if (!symcli_done(trace, session, err))
 		goto out;
 	status = 0;
 out:

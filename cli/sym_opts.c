@@ -153,10 +153,17 @@ static int time_window(struct symcli *c, const struct cst_session *session)
 
 int symcli_parse(struct symcli *c, int opt, const char *arg)
 {
+	const struct cli_str_opt kept[] = {
+		{0x2001, &c->sopts.debug_dir},
+		{0x2002, &c->sopts.kallsyms},
+		{0x2003, &c->sopts.vmlinux},
+	};
 	int t = trace_opts_parse(&c->topts, opt, arg);
 
 	if (t)
 		return t;
+	if (cli_str_opt_set(kept, sizeof(kept) / sizeof(kept[0]), opt, arg))
+		return 1;
 	switch (opt) {
 	case 0x2000:
 		if (c->nelfs >= SYMCLI_MAX) {
@@ -164,15 +171,6 @@ int symcli_parse(struct symcli *c, int opt, const char *arg)
 			return -1;
 		}
 		c->elfs[c->nelfs++] = arg;
-		return 1;
-	case 0x2001:
-		c->sopts.debug_dir = arg;
-		return 1;
-	case 0x2002:
-		c->sopts.kallsyms = arg;
-		return 1;
-	case 0x2003:
-		c->sopts.vmlinux = arg;
 		return 1;
 	case 0x2004:
 		return parse_list("--pid", arg, c->pids, &c->npids);
@@ -321,4 +319,14 @@ bool symcli_decoded(const char *trace, const struct cst_session *session)
 		return false;
 	}
 	return true;
+}
+
+bool symcli_done(const char *trace, const struct cst_session *session, int err)
+{
+	if (err >= 0)
+		return symcli_decoded(trace, session);
+	/* no trace: the decoder has said why, with the file */
+	if (err != -cste_no_trace)
+		cli_error("%s: %s", trace, cst_strerror(err));
+	return false;
 }

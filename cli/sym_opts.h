@@ -77,5 +77,8 @@ void symcli_fini(struct symcli *c);
 /** False (with decode's one-line error) when @session never found sync: then the
  *  verb has nothing to show and exits non-zero, as decode does. */
 bool symcli_decoded(const char *trace, const struct cst_session *session);
+/** After a view's run that returned @err: false, with the reason told, when it
+ *  failed or nothing of @trace was decoded. */
+bool symcli_done(const char *trace, const struct cst_session *session, int err);
 
 #endif
