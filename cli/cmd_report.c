@@ -37,38 +37,43 @@ static const char usage_tail[] =
 #define HELP_INDENT "                       "
 #define HELP_WIDTH 60 /* of the text after the indent */
 
-/* The usage, its --format lines from the library's registry: each format's help,
- * as many to a line as fit (a help of two lines goes on the line after). */
+/* The usage, its --format lines made from the library's registry: the formats'
+ * helps, comma-separated, as many to a line as fit; a help of two lines ends the
+ * line it starts on. */
 static void make_usage(char *buf, size_t size)
 {
 	const struct cst_report_format *f;
-	size_t n = cst_report_format_all(&f), at, col = 0;
+	size_t n = cst_report_format_all(&f), col = 0;
+	FILE *m = fmemopen(buf, size, "w");
 
-	at = (size_t)snprintf(buf, size, "%s  --format=F           ", usage_head);
-	for (size_t i = 0; i < n && at < size; i++) {
+	if (!m) {
+		snprintf(buf, size, "%s%s", usage_head, usage_tail);
+		return;
+	}
+	fputs(usage_head, m);
+	fputs("  --format=F           ", m);
+	for (size_t i = 0; i < n; i++) {
 		const char *h = f[i].help, *nl = strchr(h, '\n');
-		size_t first = nl ? (size_t)(nl - h) : strlen(h);
 		const char *comma = i + 1 < n ? "," : "";
+		size_t first = nl ? (size_t)(nl - h) : strlen(h) + strlen(comma);
 
-		if (col && col + 1 + first + !nl * strlen(comma) > HELP_WIDTH) {
-			at += (size_t)snprintf(buf + at, size - at, "\n" HELP_INDENT);
+		if (col && col + 1 + first > HELP_WIDTH) {
+			fputs("\n" HELP_INDENT, m);
 			col = 0;
 		} else if (col) {
-			at += (size_t)snprintf(buf + at, size - at, " ");
+			fputc(' ', m);
 			col++;
 		}
-		for (const char *p = h; at < size; p = nl + 1, nl = strchr(p, '\n')) {
-			size_t len = nl ? (size_t)(nl - p) : strlen(p);
-
-			at += (size_t)snprintf(buf + at, size - at, "%.*s%s", (int)len, p,
-					       nl ? "\n" HELP_INDENT : comma);
-			col = nl ? 0 : col + len + strlen(comma);
-			if (!nl)
-				break;
+		for (; nl; h = nl + 1, nl = strchr(h, '\n')) {
+			fprintf(m, "%.*s\n" HELP_INDENT, (int)(nl - h), h);
+			col = 0;
 		}
+		fprintf(m, "%s%s", h, comma);
+		col += strlen(h) + strlen(comma);
 	}
-	if (at < size)
-		snprintf(buf + at, size - at, "\n%s", usage_tail);
+	fprintf(m, "\n%s", usage_tail);
+	fclose(m);
+	buf[size - 1] = '\0'; /* a usage that filled the buffer is cut, still a string */
 }
 
 static int parse_sort(const char *arg, unsigned *keys)

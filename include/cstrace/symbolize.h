@@ -737,7 +737,8 @@ struct cst_report_view;
 
 struct cst_report_format {
 	const char *name;          /* as --format takes it */
-	const char *help;          /* the name with what it is, for --help */
+	const char *help;          /* the name with what it is, for --help (a longer
+				      one goes on after a '\n') */
 	unsigned needs;            /* cst_report_need bits */
 	/** Write the view (after cst_report_view_finish). Errors: -cste_nomem,
 	 *  -cste_io, and for one binary -cste_not_found (no ELF of that name ran)
