@@ -115,6 +115,14 @@ uint64_t cli_first_difference(const char *a, const char *b);
  *  "4M", "0x1000". Returns 0 or -1 (nothing printed). */
 int cli_parse_size(const char *s, uint64_t *out);
 
+/** An option whose value is kept as given: getopt's value @opt and where it goes. */
+struct cli_str_opt {
+	int opt;
+	const char **dst;
+};
+/** Store @arg where @opt's row of @v (@n rows) says: true when @opt has one. */
+bool cli_str_opt_set(const struct cli_str_opt *v, size_t n, int opt, const char *arg);
+
 /** Parse a trace ID list ("0x10,0x11,18") into a 128-bit filter.
  *  Returns 0 or -1 (with a message printed). */
 int cli_parse_id_list(const char *s, uint64_t filter[2]);
@@ -141,5 +149,8 @@ int cli_out_write(const char *path, const char *input, int (*write)(const void *
 int cli_out_commit(struct cli_out *o);
 /** Throw the partial file away (the destination is untouched). */
 void cli_out_abort(struct cli_out *o);
+/** The end of a verb that streamed to @o: commit when @status is 0, else abort.
+ *  Returns the verb's status (1 when the commit failed). */
+int cli_out_close(struct cli_out *o, int status);
 
 #endif

@@ -135,9 +135,7 @@ int cmd_decode(int argc, char **argv)
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"stats", no_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		TRACE_OPTS_LONG,
-		{NULL, 0, NULL, 0},
+		VERB_LONG_END,
 	};
 	struct decode_out out = {.f = stdout, .format = out_text};
 	struct cli_out file;
@@ -214,10 +212,7 @@ int cmd_decode(int argc, char **argv)
 		goto out;
 	status = 0;
 out:
-	if (status == 0 && file.tmp && cli_out_commit(&file) < 0)
-		status = 1;
-	else if (status)
-		cli_out_abort(&file);
+	status = cli_out_close(&file, status);
 	cst_session_free(session);
 	trace_opts_fini(&topts);
 	return status;

@@ -45,9 +45,7 @@ static int on_packet(void *ctx, const struct cst_packet *p)
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		TRACE_OPTS_LONG,
-		{NULL, 0, NULL, 0},
+		VERB_LONG_END,
 	};
 	struct dump_out out = {.f = stdout};
 	struct trace_opts topts;

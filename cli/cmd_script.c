@@ -226,9 +226,7 @@ int cmd_script(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"raw", no_argument, NULL, 'r'},
 		{"insn", no_argument, NULL, 'i'},
-		{"help", no_argument, NULL, 'h'},
-		TRACE_OPTS_LONG,
-		{NULL, 0, NULL, 0},
+		VERB_LONG_END,
 	};
 	struct script s;
 	struct trace_opts topts;

@@ -112,6 +112,15 @@ void cli_out_abort(struct cli_out *o)
 	o->tmp = NULL;
 }
 
+int cli_out_close(struct cli_out *o, int status)
+{
+	if (status == 0 && o->tmp && cli_out_commit(o) < 0)
+		return 1;
+	if (status)
+		cli_out_abort(o);
+	return status;
+}
+
 int cli_out_write(const char *path, const char *input, int (*write)(const void *obj, FILE *f),
 		  const void *obj)
 {

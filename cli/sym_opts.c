@@ -25,7 +25,6 @@ void symcli_fini(struct symcli *c)
 		free(c->dsos[i]);
 	for (int i = 0; i < c->nsymbols; i++)
 		free(c->symbols[i]);
-	free(c->kept);
 	trace_opts_fini(&c->topts);
 }
 
@@ -154,10 +153,17 @@ static int time_window(struct symcli *c, const struct cst_session *session)
 
 int symcli_parse(struct symcli *c, int opt, const char *arg)
 {
+	const struct cli_str_opt kept[] = {
+		{0x2001, &c->sopts.debug_dir},
+		{0x2002, &c->sopts.kallsyms},
+		{0x2003, &c->sopts.vmlinux},
+	};
 	int t = trace_opts_parse(&c->topts, opt, arg);
 
 	if (t)
 		return t;
+	if (cli_str_opt_set(kept, sizeof(kept) / sizeof(kept[0]), opt, arg))
+		return 1;
 	switch (opt) {
 	case 0x2000:
 		if (c->nelfs >= SYMCLI_MAX) {
@@ -165,15 +171,6 @@ int symcli_parse(struct symcli *c, int opt, const char *arg)
 			return -1;
 		}
 		c->elfs[c->nelfs++] = arg;
-		return 1;
-	case 0x2001:
-		c->sopts.debug_dir = arg;
-		return 1;
-	case 0x2002:
-		c->sopts.kallsyms = arg;
-		return 1;
-	case 0x2003:
-		c->sopts.vmlinux = arg;
 		return 1;
 	case 0x2004:
 		return parse_list("--pid", arg, c->pids, &c->npids);
@@ -232,6 +229,31 @@ int symcli_run(struct cst_symbolizer *sym, struct cst_session *session, cst_sym_
 	return err;
 }
 
+/* The filters as the library's views take them. */
+static void symcli_filter(struct symcli *c)
+{
+	c->filter = (struct cst_sym_filter_opts){
+		.sz = sizeof(c->filter),
+		.pids = c->pids,
+		.tids = c->tids,
+		.cpus = c->cpus,
+		.comms = (const char *const *)c->comms,
+		.dsos = (const char *const *)c->dsos,
+		.symbols = (const char *const *)c->symbols,
+		.time_conv = c->has_tc ? &c->tc : NULL,
+		.npids = (uint32_t)c->npids,
+		.ntids = (uint32_t)c->ntids,
+		.ncpus = (uint32_t)c->ncpus,
+		.ncomms = (uint32_t)c->ncomms,
+		.ndsos = (uint32_t)c->ndsos,
+		.nsymbols = (uint32_t)c->nsymbols,
+		.t0 = c->t0,
+		.t1 = c->t1,
+		.window = c->has_time,
+		.window_ticks = c->time_ticks,
+	};
+}
+
 int symcli_open(struct symcli *c, const char *path, struct cst_session **session,
 		struct cst_symbolizer **sym)
 {
@@ -273,93 +295,8 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 		if (err < 0)
 			return err;
 	}
-	c->sym = *sym;
+	symcli_filter(c);
 	return 0;
-}
-
-static bool name_in(char *const *v, int n, const char *name)
-{
-	if (!n)
-		return true;
-	for (int i = 0; name && i < n; i++)
-		if (!strcmp(v[i], name))
-			return true;
-	return false;
-}
-
-bool symcli_name_keep(void *ctx, const char *dso, const char *func)
-{
-	const struct symcli *c = ctx;
-	const char *base = dso ? strrchr(dso, '/') : NULL;
-
-	if (c->ndsos && !name_in(c->dsos, c->ndsos, dso) &&
-	    !name_in(c->dsos, c->ndsos, base ? base + 1 : dso))
-		return false;
-	return name_in(c->symbols, c->nsymbols, func);
-}
-
-bool symcli_piece_keep(const struct symcli *c, const struct cst_sym_piece *pc)
-{
-	return symcli_name_keep((void *)c, pc->loc.dso,
-				pc->loc.func ? pc->loc.func->name : "[unknown]");
-}
-
-const struct cst_sym_elem *symcli_pieces(struct symcli *c, const struct cst_sym_elem *se,
-					 struct cst_sym_elem *copy)
-{
-	uint32_t n = 0, insns = 0;
-
-	if (!symcli_piece_filters(c) || se->elem->type != cst_elem_instr_range)
-		return se;
-	if (CST_GROW(c->kept, c->kept_cap, (size_t)se->npieces + 1) < 0)
-		return NULL;
-	for (uint32_t i = 0; i < se->npieces; i++)
-		if (symcli_piece_keep(c, &se->pieces[i])) {
-			c->kept[n++] = se->pieces[i];
-			insns += se->pieces[i].num_insns;
-		}
-	if (n == se->npieces)
-		return se;
-	if (!n)
-		return NULL;
-	c->kept_elem = *se->elem;
-	c->kept_elem.num_insns = insns;
-	*copy = *se;
-	copy->elem = &c->kept_elem;
-	copy->pieces = c->kept;
-	copy->npieces = n;
-	return copy;
-}
-
-static bool in_list(const int32_t *v, int n, int32_t x)
-{
-	if (!n)
-		return true;
-	for (int i = 0; i < n; i++)
-		if (v[i] == x)
-			return true;
-	return false;
-}
-
-bool symcli_keep(struct symcli *c, const struct cst_sym_elem *se)
-{
-	const struct cst_elem *e = se->elem;
-
-	if (e->type == cst_elem_timestamp)
-		c->last_ts[e->trace_id & 0x7f] = e->timestamp;
-	if (!in_list(c->pids, c->npids, se->pid) || !in_list(c->tids, c->ntids, e->tid) ||
-	    !in_list(c->cpus, c->ncpus, e->cpu))
-		return false;
-	if (c->ncomms && !name_in(c->comms, c->ncomms,
-				  cst_symbolizer_comm(c->sym, e->tid >= 0 ? e->tid : se->pid)))
-		return false;
-	if (c->has_time) {
-		uint64_t t = c->time_ticks ? c->last_ts[e->trace_id & 0x7f] : symcli_time(c, se);
-
-		if (t < c->t0 || t > c->t1)
-			return false;
-	}
-	return true;
 }
 
 bool symcli_decoded(const char *trace, const struct cst_session *session)
@@ -381,4 +318,14 @@ bool symcli_decoded(const char *trace, const struct cst_session *session)
 		return false;
 	}
 	return true;
+}
+
+bool symcli_done(const char *trace, const struct cst_session *session, int err)
+{
+	if (err >= 0)
+		return symcli_decoded(trace, session);
+	/* no trace: the decoder has said why, with the file */
+	if (err != -cste_no_trace)
+		cli_error("%s: %s", trace, cst_strerror(err));
+	return false;
 }

@@ -1,5 +1,6 @@
 /* Options of the verbs that symbolize (script, report): symbol sources (--elf,
- * --debug-dir, --kallsyms, --vmlinux) and filters (--pid/--tid/--cpu/--time). */
+ * --debug-dir, --kallsyms, --vmlinux) and the filters the library's views apply
+ * (--pid/--tid/--cpu/--time/--comm/--dsos/--symbols). */
 #ifndef CSTRACE_CLI_SYM_OPTS_H
 #define CSTRACE_CLI_SYM_OPTS_H
 
@@ -27,11 +28,8 @@ struct symcli {
 	/* --comm, --dsos, --symbols: names (comma lists, kept as given) */
 	char *comms[SYMCLI_MAX], *dsos[SYMCLI_MAX], *symbols[SYMCLI_MAX];
 	int ncomms, ndsos, nsymbols;
-	struct cst_symbolizer *sym;          /* for comm names, once open */
-	struct cst_sym_piece *kept;          /* symcli_pieces' scratch */
-	size_t kept_cap;
-	struct cst_elem kept_elem;
-	uint64_t last_ts[128]; /* latest timestamp per trace ID: ranges carry none */
+	/* all of the filters above, for the library's views (set by symcli_open) */
+	struct cst_sym_filter_opts filter;
 };
 #define SYMCLI_LONG                                                                     \
 	{"elf", required_argument, NULL, 0x2000},                                        \
@@ -71,38 +69,16 @@ int symcli_parse(struct symcli *c, int opt, const char *arg);
  *  printed (cli_note_skippable). */
 int symcli_run(struct cst_symbolizer *sym, struct cst_session *session, cst_sym_elem_fn fn,
 	       void *ctx);
-/** Open @path as a session and a symbolizer over it, with the --elf files. */
+/** Open @path as a session and a symbolizer over it, with the --elf files, and
+ *  fill c->filter with the filters (the time window in the trace's clock). */
 int symcli_open(struct symcli *c, const char *path, struct cst_session **session,
 		struct cst_symbolizer **sym);
-/** The time of @se: the latest timestamp of its trace ID (ranges carry none of
- *  their own), in ns on perf's clock when the trace converts (c->has_tc), else raw
- *  ticks; 0 before the first timestamp. */
-static inline uint64_t symcli_time(const struct symcli *c, const struct cst_sym_elem *se)
-{
-	uint64_t t = c->last_ts[se->elem->trace_id & 0x7f];
-
-	return t && c->has_tc ? cst_perf_time_from_ticks(&c->tc, t) : t;
-}
-/** True when @se passes the --pid/--tid/--cpu/--time/--comm filters. */
-bool symcli_keep(struct symcli *c, const struct cst_sym_elem *se);
-/** True when function @func of binary @dso passes --dsos and --symbols (a
- *  cst_afdo_keep_fn; @ctx the struct symcli). */
-bool symcli_name_keep(void *ctx, const char *dso, const char *func);
-/** True when the piece passes --dsos and --symbols. */
-bool symcli_piece_keep(const struct symcli *c, const struct cst_sym_piece *pc);
-/** @se with only the pieces --dsos and --symbols keep (its instruction count
- *  theirs): @se itself when those filters are off or keep it whole, a copy valid
- *  until the next call otherwise, NULL when no piece of a range is kept. */
-const struct cst_sym_elem *symcli_pieces(struct symcli *c, const struct cst_sym_elem *se,
-					 struct cst_sym_elem *copy);
-/** --dsos or --symbols was given. */
-static inline bool symcli_piece_filters(const struct symcli *c)
-{
-	return c->ndsos || c->nsymbols;
-}
 void symcli_fini(struct symcli *c);
 /** False (with decode's one-line error) when @session never found sync: then the
  *  verb has nothing to show and exits non-zero, as decode does. */
 bool symcli_decoded(const char *trace, const struct cst_session *session);
+/** After a view's run that returned @err: false, with the reason told, when it
+ *  failed or nothing of @trace was decoded. */
+bool symcli_done(const char *trace, const struct cst_session *session, int err);
 
 #endif

@@ -125,12 +125,17 @@ static int add_image(struct trace_opts *t, const char *arg)
 
 int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 {
+	const struct cli_str_opt kept[] = {
+		{0x1001, &t->session.buffer},      {0x1009, &t->session.symfs},
+		{0x100a, &t->session.kernel},      {0x100b, &t->board},
+		{0x100c, &t->session.buildid_dir}, {0x1020, &t->symdir_path},
+	};
+
+	if (cli_str_opt_set(kept, sizeof(kept) / sizeof(kept[0]), opt, arg))
+		return 1;
 	switch (opt) {
 	case 0x1000:
 		return cli_parse_id_list(arg, t->session.id_filter) < 0 ? -1 : 1;
-	case 0x1001:
-		t->session.buffer = arg;
-		return 1;
 	case 0x1002:
 		return add_source(t, cst_proto_etmv4i, "--etmv4", arg) < 0 ? -1 : 1;
 	case 0x1003:
@@ -156,15 +161,6 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 			cli_error("--raw-format %s: expected frames, raw, tpiu or dstream", arg);
 			return -1;
 		}
-		return 1;
-	case 0x1009:
-		t->session.symfs = arg;
-		return 1;
-	case 0x100a:
-		t->session.kernel = arg;
-		return 1;
-	case 0x100b:
-		t->board = arg;
 		return 1;
 	case 0x100d:
 		if (!strcasecmp(arg, "time")) {
@@ -194,12 +190,6 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 			t->session.start_offset = v;
 		return 1;
 	}
-	case 0x100c:
-		t->session.buildid_dir = arg;
-		return 1;
-	case 0x1020:
-		t->symdir_path = arg;
-		return 1;
 	case 0x1010: {
 		uint64_t v;
 

@@ -240,3 +240,13 @@ uint64_t cli_first_difference(const char *a, const char *b)
 	fclose(fb);
 	return ca == cb ? UINT64_MAX : at;
 }
+
+bool cli_str_opt_set(const struct cli_str_opt *v, size_t n, int opt, const char *arg)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].opt == opt) {
+			*v[i].dst = arg;
+			return true;
+		}
+	return false;
+}

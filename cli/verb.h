@@ -21,6 +21,11 @@ struct verb {
 	void *ctx;
 };
 
+/* The end of a verb's long options: -h, the shared options, the terminator. */
+#define VERB_LONG_END {"help", no_argument, NULL, 'h'}, TRACE_OPTS_LONG, {NULL, 0, NULL, 0}
+#define VERB_LONG_SYM_END                                                              \
+	{"help", no_argument, NULL, 'h'}, SYMCLI_LONG, TRACE_OPTS_LONG, {NULL, 0, NULL, 0}
+
 enum verb_parsed {
 	verb_run = 0,  /* go on: *trace is the TRACE argument */
 	verb_help,     /* the usage was printed: exit 0 */

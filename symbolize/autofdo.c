@@ -5,6 +5,7 @@
  * straight from the symbolized ranges; branches from the control-flow model, so
  * "taken branch" is decided where it always is. */
 #include "views_int.h"
+#include "report_view.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -359,6 +360,12 @@ int cst_afdo_write_autofdo(struct cst_afdo *p, FILE *f)
 	return ferror(f) ? -cste_io : 0;
 }
 
+/* report --format=autofdo */
+int sym_report_write_autofdo(struct cst_report_view *v, FILE *f)
+{
+	return cst_afdo_write_autofdo(v->afdo, f);
+}
+
 /* What a profile relative to @base holds: nothing below it, and no branch to
  * another binary (floor 1 when the binary is linked at 0: still drops 0 targets). */
 static uint64_t profgen_floor(uint64_t base)
@@ -404,6 +411,12 @@ int cst_afdo_write_profgen(struct cst_afdo *p, FILE *f, const char *dso)
 			return err;
 	}
 	return ferror(f) ? -cste_io : 0;
+}
+
+/* report --format=profgen --dso NAME */
+int sym_report_write_profgen(struct cst_report_view *v, FILE *f)
+{
+	return cst_afdo_write_profgen(v->afdo, f, v->o.dso);
 }
 
 int sym_afdo_profgen_counts(struct cst_afdo *p, const char *dso, uint64_t base, bool branch,

@@ -1,6 +1,7 @@
 /* Text views of the call tree: folded stacks (one line per distinct stack, the
  * input of flame graph tools) and the indented call graph. */
 #include "cstrace/symbolize.h"
+#include "report_view.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -82,6 +83,12 @@ int cst_calltree_write_folded(struct cst_calltree *tree, FILE *f)
 	return err;
 }
 
+/* report --format=folded */
+int sym_report_write_folded(struct cst_report_view *v, FILE *f)
+{
+	return cst_calltree_write_folded(v->tree, f);
+}
+
 static double share(uint64_t part, uint64_t all)
 {
 	return all ? 100.0 * (double)part / (double)all : 0.0;
@@ -137,4 +144,12 @@ int cst_calltree_write_text(struct cst_calltree *tree, FILE *f,
 	if (hidden && fprintf(f, "# %u smaller stacks not shown\n", hidden) < 0)
 		return -cste_io;
 	return 0;
+}
+
+/* report -g with a table format: the call graph in the table's place */
+int sym_report_write_callgraph(struct cst_report_view *v, FILE *f)
+{
+	struct cst_calltree_text_opts o = {.sz = sizeof(o), .min_share = v->o.min_share};
+
+	return cst_calltree_write_text(v->tree, f, &o);
 }

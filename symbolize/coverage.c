@@ -10,6 +10,7 @@
  * partly run functions and files show what was missed. */
 #include "internal.h"
 #include "views_int.h"
+#include "report_view.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -324,6 +325,12 @@ int cst_afdo_write_lcov(struct cst_afdo *p, FILE *f)
 	return ferror(f) ? -cste_io : 0;
 }
 
+/* report --format=lcov */
+int sym_report_write_lcov(struct cst_report_view *v, FILE *f)
+{
+	return cst_afdo_write_lcov(v->afdo, f);
+}
+
 int cst_afdo_write_coverage(struct cst_afdo *p, FILE *f)
 {
 	struct sym_cov c;
@@ -352,4 +359,10 @@ int cst_afdo_write_coverage(struct cst_afdo *p, FILE *f)
 		all_lf ? 100.0 * all_lh / all_lf : 0.0);
 	sym_cov_free(&c);
 	return ferror(f) ? -cste_io : 0;
+}
+
+/* report --format=coverage */
+int sym_report_write_coverage(struct cst_report_view *v, FILE *f)
+{
+	return cst_afdo_write_coverage(v->afdo, f);
 }

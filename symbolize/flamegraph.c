@@ -6,6 +6,7 @@
  * "#search=REGEX" after the file name does the same on opening (links to a view).
  * Everything is inline, so the file opens offline in any browser. */
 #include "views_int.h"
+#include "report_view.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -212,4 +213,12 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 	free(stack);
 	free(x);
 	return ferror(f) ? -cste_io : 0;
+}
+
+/* report --format=flamegraph, titled with the trace */
+int sym_report_write_flamegraph(struct cst_report_view *v, FILE *f)
+{
+	struct cst_flamegraph_opts o = {.sz = sizeof(o), .title = v->o.title};
+
+	return cst_calltree_write_flamegraph(v->tree, f, &o);
 }

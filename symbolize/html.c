@@ -4,6 +4,7 @@
  * line ran. Every part is drawn from the models the other views use. */
 #include "internal.h"
 #include "views_int.h"
+#include "report_view.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -208,6 +209,16 @@ int cst_html_write(FILE *f, const struct cst_html_input *input)
 		coverage(f, in.profile);
 	fputs("</body></html>\n", f);
 	return ferror(f) ? -cste_io : 0;
+}
+
+/* report --format=html: the page of the view's table, call tree and profile */
+int sym_report_write_html(struct cst_report_view *v, FILE *f)
+{
+	struct cst_html_input in = {.sz = sizeof(in), .title = v->o.title, .rows = v->rows,
+				    .nrows = v->nrows, .total = v->total, .tree = v->tree,
+				    .profile = v->afdo};
+
+	return cst_html_write(f, &in);
 }
 
 void sym_put_xml(FILE *f, const char *s)

@@ -18,6 +18,7 @@
  *    level location counts at least its calls. */
 #include "internal.h"
 #include "views_int.h"
+#include "report_view.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -481,4 +482,10 @@ int cst_afdo_write_llvm_sample(struct cst_afdo *p, FILE *f, const char *dso)
 	free(c.acc);
 	sym_sp_free(&c.t);
 	return err;
+}
+
+/* report --format=llvm-sample --dso NAME */
+int sym_report_write_llvm_sample(struct cst_report_view *v, FILE *f)
+{
+	return cst_afdo_write_llvm_sample(v->afdo, f, v->o.dso);
 }

@@ -2,6 +2,7 @@
  * complete ("X") slice when it exits, so slices nest exactly as the stack did;
  * the clock rules are in symbolize.h. */
 #include "cstrace/symbolize.h"
+#include "report_view.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -414,4 +415,12 @@ int cst_perfetto_finish(struct cst_perfetto *pw)
 				   "instruction"
 				 : "trace timestamps (raw ticks as ns) plus 1 ns per instruction");
 	return pw->io_error || ferror(pw->f) ? -cste_io : 0;
+}
+
+/* report --format=perfetto: the timeline was written while the trace decoded
+ * (to the view's stream), only its end is left */
+int sym_report_write_perfetto(struct cst_report_view *v, FILE *f)
+{
+	(void)f;
+	return cst_perfetto_finish(v->timeline);
 }

@@ -668,6 +668,190 @@ int cst_report_rows(struct cst_report *rep, const struct cst_report_row **rows);
  *  0 for a NULL @rep. */
 uint64_t cst_report_total(const struct cst_report *rep);
 
+/* ------------------------------------------------------------------------
+ * Filters: which elements and which instructions of the symbolized stream a
+ * view shows (--pid, --tid, --cpu, --comm, --time select elements; --dsos and
+ * --symbols select instructions). Every view applies them through this object.
+ * ------------------------------------------------------------------------ */
+
+struct cst_sym_filter_opts {
+	size_t sz;                 /* sizeof(struct cst_sym_filter_opts) */
+	/* lists (NULL or a count of 0: no filter); the arrays and strings must
+	 * outlive the filter */
+	const int32_t *pids, *tids, *cpus;
+	const char *const *comms;  /* thread names from COMM sideband */
+	const char *const *dsos;   /* binaries: as cst_sym_loc.dso names them, or base name */
+	const char *const *symbols; /* functions ("[unknown]": code without a symbol) */
+	const struct cst_perf_time_conv *time_conv; /* ticks to perf's clock; NULL: none */
+	uint32_t npids, ntids, ncpus, ncomms, ndsos, nsymbols;
+	uint64_t t0, t1;           /* the --time window, bounds included */
+	bool window;               /* t0..t1 applies */
+	bool window_ticks;         /* its bounds are raw ticks, not ns on perf's clock */
+	uint8_t reserved[6];       /* zero: no padding at the end (common.h's rule) */
+};
+
+struct cst_sym_filter;
+
+/** Allocate a filter over @sym's stream (@sym names threads for comms).
+ *  Errors: -cste_invalid (NULL @out or @sym, bad opts), -cste_nomem. */
+int cst_sym_filter_alloc(struct cst_sym_filter **out, const struct cst_symbolizer *sym,
+			 const struct cst_sym_filter_opts *opts);
+/** Free @f (NULL is ignored). */
+void cst_sym_filter_free(struct cst_sym_filter *f);
+/** Whether @se passes the pid, tid, cpu, comm and time filters. Every element must
+ *  pass through here, in order: timestamps set the time of the ranges after them. */
+bool cst_sym_filter_keep(struct cst_sym_filter *f, const struct cst_sym_elem *se);
+/** The time of @se: the latest timestamp of its trace ID, in ns on perf's clock
+ *  when the filter has a time_conv, else raw ticks; 0 before the first. */
+uint64_t cst_sym_filter_time(const struct cst_sym_filter *f, const struct cst_sym_elem *se);
+/** Whether dsos or symbols were given. */
+bool cst_sym_filter_by_name(const struct cst_sym_filter *f);
+/** Whether function @func (a name) of binary @dso passes dsos and symbols (a
+ *  cst_afdo_keep_fn: @f is the filter). */
+bool cst_sym_filter_keep_name(void *f, const char *dso, const char *func);
+/** Whether piece @pc passes dsos and symbols. */
+bool cst_sym_filter_keep_piece(const struct cst_sym_filter *f, const struct cst_sym_piece *pc);
+/** @se with only the pieces dsos and symbols keep (its instruction count theirs):
+ *  @se itself when nothing is left out, @copy (valid until the next call) when
+ *  some pieces are, NULL when no piece of a range is kept or out of memory. */
+const struct cst_sym_elem *cst_sym_filter_pieces(struct cst_sym_filter *f,
+						 const struct cst_sym_elem *se,
+						 struct cst_sym_elem *copy);
+
+/* ------------------------------------------------------------------------
+ * Report formats: one registry of what `cstrace report --format` can write, and
+ * the report view that builds the models a format needs from the filtered stream
+ * and writes it. A new format is a writer and one row in report_formats.c.
+ * ------------------------------------------------------------------------ */
+
+/** What a format is written from, besides the function table. */
+enum cst_report_need {
+	cst_report_needs_calls = 1 << 0,    /* the call tree (cst_calltree) */
+	cst_report_needs_profile = 1 << 1,  /* the sample profile (cst_afdo) */
+	cst_report_needs_timeline = 1 << 2, /* written while the trace decodes, to
+					       cst_report_view_opts.stream */
+	cst_report_needs_dso = 1 << 3,      /* of one binary: cst_report_view_opts.dso */
+};
+
+struct cst_report_view;
+
+struct cst_report_format {
+	const char *name;          /* as --format takes it */
+	const char *help;          /* the name with what it is, for --help (a longer
+				      one goes on after a '\n') */
+	unsigned needs;            /* cst_report_need bits */
+	/** Write the view (after cst_report_view_finish). Errors: -cste_nomem,
+	 *  -cste_io, and for one binary -cste_not_found (no ELF of that name ran)
+	 *  or -cste_unsupported (it has no DWARF). */
+	int (*write)(struct cst_report_view *v, FILE *f);
+};
+
+/** All formats, in the order --help lists them: returns their count. */
+size_t cst_report_format_all(const struct cst_report_format **formats);
+/** The format called @name, or NULL. */
+const struct cst_report_format *cst_report_format_find(const char *name);
+/** The names as a message lists them ("text, json, ... or html") into @buf of
+ *  @size bytes. Returns the length it needed, as snprintf. */
+int cst_report_format_names(char *buf, size_t size);
+
+struct cst_report_view_opts {
+	size_t sz;                 /* sizeof(struct cst_report_view_opts) */
+	const struct cst_sym_filter_opts *filter; /* NULL: everything */
+	FILE *stream;              /* cst_report_needs_timeline: where it goes */
+	const char *title;         /* html, flamegraph: the trace's name */
+	const char *dso;           /* cst_report_needs_dso: the binary (path or base name) */
+	double min_share;          /* call graph text: subtrees below this share (0..1)
+				      are left out */
+	unsigned keys;             /* cst_report_key_* bits; 0: dso and sym */
+	int limit;                 /* text table: at most this many rows; 0: all */
+	bool call_graph;           /* text, json, csv: the call graph instead of the table */
+	bool children;             /* the children column, sorted by it (needs the sym key) */
+	uint8_t reserved[6];       /* zero: no padding at the end (common.h's rule) */
+};
+
+/** Allocate a report view writing @fmt over @sym's stream. Errors: -cste_invalid
+ *  (NULL argument, bad opts, children without the sym key, a timeline without a
+ *  stream, one binary without a dso), -cste_nomem, -cste_io. */
+int cst_report_view_alloc(struct cst_report_view **out, const struct cst_report_format *fmt,
+			  struct cst_symbolizer *sym, const struct cst_report_view_opts *opts);
+/** Free @v (NULL is ignored); does not close the stream. */
+void cst_report_view_free(struct cst_report_view *v);
+/** Account one symbolized element (a cst_sym_elem_fn: pass the view as ctx): the
+ *  filters apply here. Returns 0. Errors: -cste_nomem, -cste_io. */
+int cst_report_view_add(void *v, const struct cst_sym_elem *se);
+/** End the stream (after the last element). Errors: -cste_nomem, -cste_io. */
+int cst_report_view_finish(struct cst_report_view *v);
+/** Write the format to @f (a timeline ends its stream instead). Errors: the
+ *  format's (see cst_report_format.write). */
+int cst_report_view_write(struct cst_report_view *v, FILE *f);
+/** The call model the view ran, for its totals; NULL when the format needs none. */
+const struct cst_calls *cst_report_view_calls(const struct cst_report_view *v);
+
+/* ------------------------------------------------------------------------
+ * The script view (`cstrace script`): lines over the filtered stream, one per
+ * taken branch, per executed instruction with disassembly, or per function
+ * entered (the call trace), with perf script's -F fields. Lines go to a sink.
+ * ------------------------------------------------------------------------ */
+
+enum cst_script_mode {
+	cst_script_branches,       /* one line per taken branch, and where trace broke off */
+	cst_script_insns,          /* one line per executed instruction */
+	cst_script_calls,          /* each function as it is entered, indented by depth */
+};
+
+/** The -F fields. */
+enum cst_script_field {
+	cst_script_comm = 1 << 0,
+	cst_script_pid = 1 << 1,
+	cst_script_tid = 1 << 2,
+	cst_script_cpu = 1 << 3,
+	cst_script_time = 1 << 4,
+	cst_script_id = 1 << 5,
+	cst_script_flags = 1 << 6,
+	cst_script_ip = 1 << 7,
+	cst_script_sym = 1 << 8,
+	cst_script_symoff = 1 << 9,
+	cst_script_dso = 1 << 10,
+	cst_script_addr = 1 << 11,
+	cst_script_srcline = 1 << 12,
+	cst_script_insn = 1 << 13,
+	cst_script_insncnt = 1 << 14,
+};
+
+/** The field called @name ("comm", "symoff", ...) into *@field.
+ *  Errors: -cste_not_found. */
+int cst_script_field_parse(const char *name, unsigned *field);
+/** The fields a mode shows when none are asked for. */
+unsigned cst_script_fields_default(enum cst_script_mode mode);
+
+/** Sink for the view's lines (each ends in '\n'): return < 0 when the write
+ *  failed; the view goes on and its calls return -cste_io. */
+typedef int (*cst_script_write_fn)(void *ctx, const char *line, size_t len);
+
+struct cst_script_opts {
+	size_t sz;                 /* sizeof(struct cst_script_opts) */
+	const struct cst_sym_filter_opts *filter; /* NULL: everything */
+	unsigned fields;           /* cst_script_field bits */
+	enum cst_script_mode mode;
+	bool ns;                   /* times to the nanosecond (default: microseconds) */
+	uint8_t reserved[7];       /* zero: no padding at the end (common.h's rule) */
+};
+
+struct cst_script;
+
+/** Allocate a script view over @sym's stream writing its lines to @write.
+ *  Errors: -cste_invalid, -cste_nomem. */
+int cst_script_alloc(struct cst_script **out, struct cst_symbolizer *sym,
+		     cst_script_write_fn write, void *ctx, const struct cst_script_opts *opts);
+/** Free @s (NULL is ignored). */
+void cst_script_free(struct cst_script *s);
+/** One symbolized element (a cst_sym_elem_fn: pass the view as ctx): the filters
+ *  apply here. Errors: -cste_nomem, -cste_io (a write failed). */
+int cst_script_add(void *s, const struct cst_sym_elem *se);
+/** End the stream: the last range of each trace ID, the frames still open.
+ *  Errors as cst_script_add. */
+int cst_script_finish(struct cst_script *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -110,6 +110,42 @@ static void test_views(void)
 	fclose(f);
 }
 
+static int no_line(void *ctx, const char *line, size_t len)
+{
+	(void)ctx, (void)line, (void)len;
+	return 0;
+}
+
+/* The filters and the views that apply them: a newer caller's unknown tail must
+ * be zero. */
+static void test_filtered_views(void)
+{
+	NEWER(struct cst_sym_filter_opts) fo = {.known = {.sz = sizeof(fo)}};
+	NEWER(struct cst_report_view_opts) ro = {.known = {.sz = sizeof(ro)}};
+	NEWER(struct cst_script_opts) so = {.known = {.sz = sizeof(so)}};
+	const struct cst_report_format *csv = cst_report_format_find("csv");
+	struct cst_symbolizer *sym = NULL;
+
+	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, NULL), 0);
+	/* a tail of zeros is taken, anything else in it refused */
+	for (int more = 0; sym && more < 2; more++) {
+		struct cst_sym_filter *f = NULL;
+		struct cst_report_view *v = NULL;
+		struct cst_script *s = NULL;
+		int want = more ? -cste_invalid : 0;
+
+		fo.more = ro.more = so.more = (uint64_t)more;
+		CHECK_EQ_INT(cst_sym_filter_alloc(&f, sym, &fo.known), want);
+		CHECK_EQ_INT(cst_report_view_alloc(&v, csv, sym, &ro.known), want);
+		CHECK_EQ_INT(cst_script_alloc(&s, sym, no_line, NULL, &so.known), want);
+		CHECK_EQ_INT(!f + !v + !s, more ? 3 : 0);
+		cst_sym_filter_free(f);
+		cst_report_view_free(v);
+		cst_script_free(s);
+	}
+	cst_symbolizer_free(sym);
+}
+
 /* Padding is never initialised, so the rule holds only for structs that end
  * without it: the last member must end at sizeof, on every architecture this
  * test is built for (the host, arm64 and armhf). A struct appended to with a
@@ -131,7 +167,8 @@ static void test_no_tail_padding(void)
 		END(cst_record_opts, aux_log), END(cst_replay_opts, aux_log),
 		END(cst_session_opts, chunk_size), END(cst_snap_writer_opts, log),
 		END(cst_symbolizer_opts, symdir), END(cst_synth_opts, stop),
-		END(cst_sysfs_opts, argv),
+		END(cst_sysfs_opts, argv), END(cst_sym_filter_opts, reserved),
+		END(cst_report_view_opts, reserved), END(cst_script_opts, reserved),
 	};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
@@ -152,6 +189,7 @@ int main(void)
 	test_perf_writer(dir);
 	test_snap_writer(dir);
 	test_views();
+	test_filtered_views();
 	test_no_tail_padding();
 	rmdir(dir);
 	return test_done();

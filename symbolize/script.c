@@ -1,0 +1,231 @@
+/* The script view: what each element of the filtered stream prints, one line per
+ * taken branch (from the flow model), per executed instruction with disassembly,
+ * or per function entered (the call trace, from the call model). */
+#include "script_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Location of @addr inside piece @pc, from the cached piece: no lookup. */
+static void piece_loc(struct cst_script *s, int32_t pid, const struct cst_sym_piece *pc,
+		      uint64_t addr, struct cst_sym_loc *loc)
+{
+	*loc = pc->loc;
+	loc->func_offset += addr - pc->start;
+	loc->dso_offset += addr - pc->start;
+	if ((s->o.fields & cst_script_srcline) && addr != pc->start)
+		cst_symbolizer_lookup(s->sym, pid, addr, loc); /* lines change inside */
+}
+
+/* Print the branch that ended range @p; @to is where it went (or NULL). */
+static void put_branch(struct cst_script *s, const struct cst_flow_range *p,
+		       const struct cst_sym_elem *to, const char *why)
+{
+	const struct cst_elem *e = &p->elem;
+	uint64_t from = e->end - (e->last_size ? e->last_size : 4);
+	struct cst_sym_loc loc;
+
+	sym_script_head(s, e, p->pid, p->time);
+	if (s->o.fields & cst_script_flags) {
+		cst_line_str(&s->line, why ? why : cst_flow_branch_name(e), -7);
+		cst_line_char(&s->line, ' ');
+	}
+	if (p->npieces)
+		piece_loc(s, p->pid, &p->pieces[p->npieces - 1], from, &loc);
+	else
+		cst_symbolizer_lookup(s->sym, p->pid, from, &loc);
+	sym_script_loc(s, from, &loc);
+	if (s->o.fields & cst_script_insncnt) {
+		cst_line_str(&s->line, " insns:", 0);
+		cst_line_udec(&s->line, e->num_insns, 0);
+	}
+	if (s->o.fields & cst_script_addr) {
+		cst_line_str(&s->line, " => ", 0);
+		if (to && to->elem->type == cst_elem_instr_range && to->npieces)
+			sym_script_loc(s, to->elem->start, &to->pieces[0].loc);
+		else
+			cst_line_str(&s->line, "[none]", 0);
+	}
+	sym_script_end_line(s);
+}
+
+static void put_insns(struct cst_script *s, const struct cst_sym_elem *se, uint64_t time)
+{
+	const struct cst_elem *e = se->elem;
+
+	for (uint32_t i = 0; i < se->npieces; i++) {
+		const struct cst_sym_piece *pc = &se->pieces[i];
+		uint64_t a = pc->start;
+
+		if (!cst_sym_filter_keep_piece(s->filter, pc))
+			continue;
+		for (uint32_t k = 0; k < pc->num_insns && a < pc->end; k++) {
+			struct cst_sym_insn in;
+			struct cst_sym_loc loc;
+			int err = cst_symbolizer_disasm(s->sym, se->pid, a, e->isa, &in);
+
+			piece_loc(s, se->pid, pc, a, &loc);
+			sym_script_head(s, e, se->pid, time);
+			sym_script_loc(s, a, &loc);
+			if (s->o.fields & cst_script_insn) {
+				cst_line_char(&s->line, '\t');
+				cst_line_str(&s->line, err ? "(no code bytes)" : in.text, 0);
+			}
+			sym_script_end_line(s);
+			if (err)
+				break; /* sizes unknown from here on */
+			a += in.size;
+		}
+	}
+}
+
+/* The branch view: one line per taken branch, and where trace broke off. */
+static int flow_event(void *ctx, const struct cst_flow_event *ev)
+{
+	struct cst_script *s = ctx;
+
+	/* the name filters select branches by where they leave from (the ip) */
+	if (ev->from && ev->from->npieces &&
+	    !cst_sym_filter_keep_piece(s->filter, &ev->from->pieces[ev->from->npieces - 1]))
+		return s->failed ? -cste_io : 0;
+	switch (ev->kind) {
+	case cst_flow_branch:
+		put_branch(s, ev->from, ev->to, NULL);
+		break;
+	case cst_flow_exception:
+		if (ev->from)
+			put_branch(s, ev->from, NULL, "exception");
+		break;
+	case cst_flow_gap:
+	case cst_flow_end:
+		/* a range that fell through needs no line; one that branched does */
+		if (ev->from && cst_elem_taken_branch(&ev->from->elem))
+			put_branch(s, ev->from, NULL, ev->kind == cst_flow_gap ? "gap" : "end");
+		break;
+	default:
+		break;
+	}
+	return s->failed ? -cste_io : 0;
+}
+
+/* The call trace: each frame as it is entered, indented by its depth, marked when
+ * it was not entered by a call; and where lost trace emptied the stack. */
+static void put_how(struct cst_line *l, const struct cst_call_frame *fr)
+{
+	const char *how = cst_call_frame_how_name(fr);
+
+	if (!strcmp(how, "call"))
+		return;
+	cst_line_str(l, " (", 0);
+	cst_line_str(l, how, 0);
+	cst_line_char(l, ')');
+}
+
+static int call_event(void *ctx, const struct cst_call_event *ev)
+{
+	struct cst_script *s = ctx;
+	const struct cst_call_frame *fr = ev->frame;
+
+	if (!ev->elem || (ev->kind != cst_call_enter && ev->kind != cst_call_gap))
+		return 0;
+	sym_script_head(s, ev->elem, ev->pid, ev->time);
+	if (ev->kind == cst_call_gap) {
+		cst_line_str(&s->line, "[trace lost: ", 0);
+		cst_line_str(&s->line, cst_elem_type_name(ev->elem->type), 0);
+		cst_line_char(&s->line, ']');
+	} else {
+		cst_line_str(&s->line, "", (int)(ev->depth - 1) * 2);
+		cst_line_str(&s->line, cst_call_frame_name(fr), 0);
+		if (!fr->func) {
+			cst_line_char(&s->line, ' ');
+			cst_line_str(&s->line, fr->dso, 0);
+			cst_line_str(&s->line, " at ", 0);
+			cst_line_hex(&s->line, fr->entry, 0, 0, 1);
+		} else if (s->o.fields & cst_script_dso) {
+			cst_line_str(&s->line, " (", 0);
+			cst_line_str(&s->line, fr->dso, 0);
+			cst_line_char(&s->line, ')');
+		}
+		put_how(&s->line, fr);
+	}
+	sym_script_end_line(s);
+	return s->failed ? -cste_io : 0;
+}
+
+/* The memos, the filter and the model of the mode (@s's other fields set). */
+static int setup(struct cst_script *s, const struct cst_script_opts *opts)
+{
+	int err;
+
+	if (cst_opts_load(&s->o, sizeof(s->o), opts, "cst_script_opts", NULL) < 0)
+		return -cste_invalid;
+	s->perf_clock = s->o.filter && s->o.filter->time_conv;
+	s->memo = calloc(SYM_LOC_MEMO, sizeof(*s->memo));
+	if (!s->memo)
+		return -cste_nomem;
+	err = cst_sym_filter_alloc(&s->filter, s->sym, s->o.filter);
+	if (err < 0)
+		return err;
+	/* the instruction view needs neither model; its flow stays empty */
+	return s->o.mode == cst_script_calls ? cst_calls_alloc(&s->calls, call_event, s)
+					     : cst_flow_alloc(&s->flow, flow_event, s);
+}
+
+int cst_script_alloc(struct cst_script **out, struct cst_symbolizer *sym,
+		     cst_script_write_fn write, void *ctx, const struct cst_script_opts *opts)
+{
+	bool bad = !out || !sym || !write;
+	struct cst_script *s = bad ? NULL : calloc(1, sizeof(*s));
+	int err = bad ? -cste_invalid : s ? 0 : -cste_nomem;
+
+	if (s) {
+		s->sym = sym;
+		s->write = write;
+		s->write_ctx = ctx;
+		err = setup(s, opts);
+	}
+	if (err < 0) {
+		cst_script_free(s);
+		s = NULL;
+	}
+	if (out)
+		*out = s;
+	return err;
+}
+
+int cst_script_add(void *ctx, const struct cst_sym_elem *se)
+{
+	struct cst_script *s = ctx;
+	uint64_t time;
+
+	if (!cst_sym_filter_keep(s->filter, se))
+		return 0;
+	time = cst_sym_filter_time(s->filter, se);
+	if (s->o.mode == cst_script_calls)
+		return cst_calls_add(s->calls, se, time);
+	if (s->o.mode == cst_script_branches)
+		return cst_flow_add(s->flow, se, time);
+	if (se->elem->type == cst_elem_instr_range)
+		put_insns(s, se, time);
+	return s->failed ? -cste_io : 0;
+}
+
+int cst_script_finish(struct cst_script *s)
+{
+	if (!s)
+		return -cste_invalid;
+	/* the last range of each trace ID has nowhere known to go */
+	return s->o.mode == cst_script_calls ? cst_calls_finish(s->calls)
+					     : cst_flow_finish(s->flow);
+}
+
+void cst_script_free(struct cst_script *s)
+{
+	if (s) {
+		cst_flow_free(s->flow);
+		cst_calls_free(s->calls);
+		cst_sym_filter_free(s->filter);
+		free(s->memo);
+	}
+	free(s);
+}

@@ -1,0 +1,64 @@
+/* Internal to symbolize/: the script view's state, shared by its model
+ * (script.c: what each element prints) and its line builder (script_line.c). */
+#ifndef CSTRACE_SYMBOLIZE_SCRIPT_INT_H
+#define CSTRACE_SYMBOLIZE_SCRIPT_INT_H
+
+#include "cstrace/symbolize.h"
+
+/* Formatted locations by address: a trace runs the same few thousand branches
+ * again and again (loops), and formatting "addr sym+off (dso)" was most of the
+ * cost of a line. A location prints the same while its lookup gives the same
+ * answer (the symbolizer's strings stay put while it lives). */
+#define SYM_LOC_MEMO 1024
+#define SYM_LOC_BYTES 232
+struct sym_loc_memo {
+	uint64_t addr, func_offset, dso_offset;
+	const struct cst_sym_func *func;
+	const char *dso, *file;
+	int line;
+	bool valid;
+	uint8_t len;
+	char b[SYM_LOC_BYTES];
+};
+
+/* The last line's head, which the next line repeats until time or thread moves. */
+struct sym_head_memo {
+	int32_t pid, tid, cpu;
+	uint8_t trace_id;
+	uint64_t time;
+	const char *comm;
+	bool valid;
+	uint8_t len;
+	char b[SYM_LOC_BYTES];
+};
+
+struct cst_script {
+	struct cst_script_opts o;
+	struct cst_symbolizer *sym;
+	struct cst_sym_filter *filter;
+	cst_script_write_fn write;
+	void *write_ctx;
+	bool failed;               /* a write failed: the view returns -cste_io */
+	bool perf_clock;           /* times are ns on perf's clock, not ticks */
+	struct cst_flow *flow;     /* the branch view */
+	struct cst_calls *calls;   /* the call trace */
+	/* lengths of the symbolizer's names by where they are (they stay put and
+	 * unchanged while it lives): each line prints a few, most of them again */
+	struct {
+		const char *p;
+		size_t n;
+	} lens[256];
+	struct cst_line line;      /* the line being built */
+	struct sym_loc_memo *memo; /* SYM_LOC_MEMO of them */
+	struct sym_head_memo head;
+};
+
+/* script_line.c: the parts of a line, each as the fields ask. */
+/* The head: comm, pid/tid, cpu, trace ID, time. */
+void sym_script_head(struct cst_script *s, const struct cst_elem *e, int32_t pid, uint64_t time);
+/* "addr sym+off (dso) file:line". */
+void sym_script_loc(struct cst_script *s, uint64_t addr, const struct cst_sym_loc *loc);
+/* The line is complete: to the sink, then start the next. */
+void sym_script_end_line(struct cst_script *s);
+
+#endif
