@@ -59,6 +59,12 @@ void cli_set_quiet(bool quiet);
 bool cli_quiet(void);
 /** Elements a restarted child leaves out, or -1 when this is no such child. */
 int64_t cli_skip_elements(void);
+/** This child runs again after OpenCSD's decoder crashed: with cstrace's
+ *  decoders recovering (cst_decoder_recover) where they cover the trace. */
+bool cli_recovering(void);
+/** Whether, should OpenCSD's decoder crash, cstrace's may decode the input
+ *  again (not when OpenCSD's decoder or its element text was asked for). */
+void cli_note_recoverable(bool recoverable);
 /** cst_session_open for a decoding verb, with the child's crash watch installed:
  *  its crash handler lets the thread that prints finish with what was decoded
  *  before OpenCSD crashed on a decoding thread. */

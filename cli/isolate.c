@@ -27,6 +27,7 @@
 #define RESUME_ENV "CSTRACE_RESUME_AT" /* internal: parent to restarted child */
 #define RESUME_FROM_ENV "CSTRACE_RESUME_FROM"
 #define SKIP_ENV "CSTRACE_SKIP_ELEMENTS" /* internal: after a crash on threads */
+#define RECOVER_ENV "CSTRACE_RECOVER" /* internal: after OpenCSD crashed, its own decoders */
 #define MAX_RESTARTS 64
 
 /* Shared with the child: what it is decoding and how far it got. */
@@ -35,6 +36,7 @@ struct crash_note {
 	uint64_t offset;
 	bool have_offset;
 	bool resumable; /* the input can be decoded from a byte offset */
+	bool recoverable; /* cstrace's decoders may decode it (not OpenCSD's asked for) */
 	/* decoding on threads: elements printed, and how many the crash flushed;
 	 * skippable: a symbolizing verb, which can leave out the output of those
 	 * (cli_quiet) once the pipe was drained */
@@ -137,12 +139,18 @@ void cli_note_tmp(const char *path, bool open)
 	}
 }
 
-/* The child died: what it was writing will never be complete. */
-static void remove_tmp(void)
+/* The child died: what it was writing will never be complete. Returns whether
+ * it was writing any file. */
+static bool remove_tmp(void)
 {
+	bool any = false;
+
 	for (size_t i = 0; i < sizeof(note->tmp) / sizeof(note->tmp[0]); i++)
-		if (note->tmp[i][0])
+		if (note->tmp[i][0]) {
 			unlink(note->tmp[i]);
+			any = true;
+		}
+	return any;
 }
 
 void cli_note_skippable(void)
@@ -191,6 +199,17 @@ uint64_t cli_resume_crash_offset(void)
 int64_t cli_skip_elements(void)
 {
 	return getenv(SKIP_ENV) ? (int64_t)env_u64(SKIP_ENV) : -1;
+}
+
+bool cli_recovering(void)
+{
+	return getenv(RECOVER_ENV) != NULL;
+}
+
+void cli_note_recoverable(bool recoverable)
+{
+	if (note)
+		note->recoverable = recoverable;
 }
 
 static bool is_crash(int sig)
@@ -293,6 +312,8 @@ static void on_crash(int sig, siginfo_t *si, void *ucontext)
 		fflush_unlocked(crash_out);
 	}
 	fflush_unlocked(stdout);
+	if (note && !note->threaded)
+		note->flushed = note->printed; /* decoded and printed on this thread */
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -332,6 +353,7 @@ static int wait_child(pid_t pid)
 int cli_run_isolated(int (*run)(int, char **), int argc, char **argv)
 {
 	uint64_t resume = 0, step = 0;
+	bool had_tmp;
 	int status;
 
 	note = mmap(NULL, sizeof(*note), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -342,6 +364,7 @@ int cli_run_isolated(int (*run)(int, char **), int argc, char **argv)
 	unsetenv(RESUME_ENV);
 	unsetenv(RESUME_FROM_ENV);
 	unsetenv(SKIP_ENV);
+	unsetenv(RECOVER_ENV);
 	test_crash_at = env_u64("CSTRACE_TEST_CRASH_AT");
 	for (int restarts = 0;; restarts++) {
 		pid_t pid;
@@ -359,7 +382,7 @@ int cli_run_isolated(int (*run)(int, char **), int argc, char **argv)
 		status = wait_child(pid);
 		if (WIFEXITED(status))
 			return WEXITSTATUS(status);
-		remove_tmp();
+		had_tmp = remove_tmp();
 		if (!is_crash(WTERMSIG(status))) {
 			/* SIGPIPE (`| head`), SIGINT, SIGTERM: end the way the child ended */
 			signal(WTERMSIG(status), SIG_DFL);
@@ -385,6 +408,31 @@ int cli_run_isolated(int (*run)(int, char **), int argc, char **argv)
 			if (getenv("CSTRACE_DEBUG"))
 				cli_error("debug: %s: crashed on threads; again on one thread past "
 					  "%s elements", note->input, num);
+			continue;
+		}
+		if (note->in_opencsd && note->recoverable && !getenv(RECOVER_ENV) &&
+		    restarts < MAX_RESTARTS) {
+			/* Once: from where this child began, past what it printed (an
+			 * output file it was writing is gone: all of it again), with
+			 * cstrace's decoders, which do not run OpenCSD's decoder and
+			 * resynchronise where the trace is bad. Where they do not cover
+			 * the trace, OpenCSD's crashes again and bytes are skipped. */
+			char num[32], where[64] = "";
+
+			/* a child restarted on one thread before left out what its
+			 * parent printed, and printed on from there */
+			snprintf(num, sizeof(num), "%llu",
+				 had_tmp ? 0ull
+					 : (unsigned long long)(env_u64(SKIP_ENV) + note->flushed));
+			setenv(SKIP_ENV, num, 1);
+			setenv(RECOVER_ENV, "1", 1);
+
+			if (note->have_offset)
+				snprintf(where, sizeof(where), " near byte %llu",
+					 (unsigned long long)note->offset);
+			cli_error("warning: %s: the OpenCSD decoder crashed (signal %d)%s; decoding "
+				  "again with cstrace's own decoder, which goes on past bad packets",
+				  note->input[0] ? note->input : "trace", WTERMSIG(status), where);
 			continue;
 		}
 		/* any later child runs on one thread too */

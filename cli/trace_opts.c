@@ -207,8 +207,10 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 			t->session.decoder = cst_decoder_opencsd;
 		} else if (!strcasecmp(arg, "cstrace")) {
 			t->session.decoder = cst_decoder_cstrace;
+		} else if (!strcasecmp(arg, "recover")) {
+			t->session.decoder = cst_decoder_recover;
 		} else {
-			cli_error("--decoder: '%s': expected auto, opencsd or cstrace", arg);
+			cli_error("--decoder: '%s': expected auto, opencsd, cstrace or recover", arg);
 			return -1;
 		}
 		return 1;
@@ -273,6 +275,11 @@ void trace_opts_restarted(struct trace_opts *t)
 	skip_left = cli_skip_elements();
 	if (skip_left >= 0)
 		t->session.threads = 1; /* restarted after a crash on threads */
+	/* restarted after OpenCSD's decoder crashed: cstrace's decoders, which
+	 * resynchronise where the trace is bad, unless OpenCSD's was asked for */
+	if (cli_recovering() && t->session.decoder != cst_decoder_opencsd)
+		t->session.decoder = cst_decoder_recover;
+	cli_note_recoverable(t->session.decoder != cst_decoder_opencsd);
 }
 
 int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,

@@ -78,7 +78,9 @@ struct trace_opts {
 	"  --decoder D          which decodes ETMv4 and ETMv3 packets: auto (default:\n" \
 	"                       cstrace's own on threads where it covers the trace, the\n" \
 	"                       same elements much faster; else OpenCSD's), opencsd,\n" \
-	"                       or cstrace (everywhere; what it does not cover is an error)\n"
+	"                       cstrace (everywhere; what it does not cover is an error),\n" \
+	"                       or recover (everywhere; a bad packet is a gap: what a\n" \
+	"                       run restarted after OpenCSD's decoder crashed uses)\n"
 
 void trace_opts_init(struct trace_opts *t);
 /** Handle one getopt value in the TRACE_OPTS range. Returns 1 if handled, 0 if not

@@ -32,9 +32,14 @@ load=$(readelf -lW "$A64" | awk '$1 == "LOAD" && $NF == "0x10000" {print $3 ":" 
 	--trace-file "$TMP/one.bin" --trace-file "$crash" --trace-file "$TMP/one.bin" \
 	--image "$A64@${load%%:*}:0:${load##*:}" --image "$crash@0" || fail "perf_gen --trace-file"
 for _ in $(seq 200); do cat "$TMP/one.bin"; done > "$TMP/many.bin"
-"$CSTRACE" script --threads 1 "$TMP/between.data" > "$TMP/one" 2> "$TMP/one.err"
+"$CSTRACE" script --threads 1 "$TMP/between.data" > "$TMP/between.one" 2> "$TMP/one.err"
 check "one thread: the first fragment's branches, then the crash: $(head -c 300 "$TMP/one.err")" \
-	sh -c '[ -s "$0" ] && grep -q "decoder crashed" "$1"' "$TMP/one" "$TMP/one.err"
+	sh -c '[ -s "$0" ] && grep -q "decoder crashed" "$1"' "$TMP/between.one" "$TMP/one.err"
+# then cstrace's decoders decode it again, past the crash input, to the end: the
+# third fragment's branches too (the first's, twice over)
+"$CSTRACE" script --threads 1 --decoder=opencsd "$TMP/between.data" > "$TMP/between.ocsd" 2> /dev/null
+check "one thread: recovering, the branches after the crash input too ($(wc -l < "$TMP/between.one") lines, not $(wc -l < "$TMP/between.ocsd"))" \
+	test "$(wc -l < "$TMP/between.one")" -gt "$(wc -l < "$TMP/between.ocsd")"
 same perf-crash-between "$TMP/between.data" "script,script --insn,report,script --raw" "1K 64K"
 # The same in time order: decode's queues run ahead of the merge on a worker, which
 # crashes while the merge prints; the run ends as one thread's does (time order
@@ -100,11 +105,15 @@ done
 
 # With -o, each child writes the file whole under a temporary name, and the
 # parent removes the one a dead child left: the file is the one-thread output,
-# and nothing else is left beside it. A crash on one thread leaves no file.
+# and nothing else is left beside it. After OpenCSD's decoder crashed on one
+# thread, the child that decodes again with cstrace's decoders (recovering)
+# writes the whole file anew: what standard output gets.
 mkdir "$TMP/o"
 "$CSTRACE" script --threads 2 --chunk-size 1K -o "$TMP/o/after.txt" "$TMP/after.data" 2> /dev/null
 check "-o after a crash on threads: the one-thread output" cmp -s "$TMP/after.one" "$TMP/o/after.txt"
 "$CSTRACE" script --threads 1 -o "$TMP/o/between.txt" "$TMP/between.data" 2> /dev/null
-check "-o: nothing left beside the file after crashes: $(ls "$TMP/o" | tr '\n' ' ')" \
-	[ "$(ls -A "$TMP/o")" = after.txt ]
+check "-o after a crash on one thread: what standard output gets" \
+	cmp -s "$TMP/between.one" "$TMP/o/between.txt"
+check "-o: nothing left beside the files after crashes: $(ls "$TMP/o" | tr '\n' ' ')" \
+	[ "$(ls -A "$TMP/o" | tr '\n' ' ')" = "after.txt between.txt " ]
 finish
