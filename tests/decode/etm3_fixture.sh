@@ -8,7 +8,10 @@
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 sample=$CSTRACE_SOURCE_DIR/testdata/sample
 snap=$sample/a32-interwork
-[ -d "$snap" ] && [ -f "$sample/a32-interwork.runs.gz" ] || { fail "no fixture at $snap"; finish; }
+if [ ! -d "$snap" ] || [ ! -f "$sample/a32-interwork.runs.gz" ]; then
+	fail "no fixture at $snap"
+	finish
+fi
 
 "$CSTRACE" decode --format=jsonl --threads 1 --decoder=opencsd "$snap" > "$TMP/ocsd" 2> "$TMP/ocsd.err"
 "$CSTRACE" decode --format=jsonl --threads 1 --decoder=cstrace "$snap" > "$TMP/own" 2> "$TMP/own.err"
