@@ -318,11 +318,22 @@ static void io_decline(void *ctx, uint32_t index, uint8_t trace_id, const char *
 	snprintf(l->why, sizeof(l->why), "%s", why);
 }
 
+static void io_resync(void *ctx, uint32_t index, uint8_t trace_id, const char *why)
+{
+	struct elems *l = ctx;
+
+	(void)trace_id;
+	l->resyncs++;
+	l->resync_index = index;
+	snprintf(l->why, sizeof(l->why), "%s", why);
+}
+
 struct follow_io fake_io(struct elems *l, const struct code *code)
 {
 	memset(l, 0, sizeof(*l));
 	l->code = code;
-	return (struct follow_io){io_read, io_elem, io_decline, l};
+	return (struct follow_io){.read = io_read, .elem = io_elem, .decline = io_decline,
+				  .resync = io_resync, .ctx = l};
 }
 
 void print_elem(const char *who, int i, uint32_t index, const struct cst_elem *e)

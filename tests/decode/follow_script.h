@@ -93,8 +93,8 @@ struct elems {
 	struct cst_pe_context ctx;
 	/* the follower's io: its code, and what it declined */
 	const struct code *code;
-	int declines, reads;
-	uint32_t decline_index;
+	int declines, reads, resyncs;
+	uint32_t decline_index, resync_index;
 	char why[128];
 };
 

@@ -495,6 +495,108 @@ static void test_declines(void)
 		      "a cancelling exception right after another");
 }
 
+/* ------------------------------------------------------------- recovering */
+
+/* Recovering (past trace OpenCSD's decoder crashed on), what the follower would
+ * decline at @index is a gap: said once through io.resync, the packet refused
+ * no more than that; then a no-sync element saying resync, and after the next
+ * sync the trace decodes as from a fresh start: its elements are those of the
+ * packets after @index decoded alone (@rest), offsets and all. */
+static void check_recover(const char *name, const struct dec_follower *ops,
+			  const struct follow_cfg *fc, const struct script *sc,
+			  const struct script *rest, const struct code *code, uint32_t index)
+{
+	static struct elems l, alone;
+	struct follow_cfg rfc = *fc;
+	struct follow_base *b, *a;
+	int i, before;
+
+	rfc.recover = true;
+	b = follower_new(ops, &rfc, &l, code);
+	a = follower_new(ops, fc, &alone, code);
+	CHECK(b && a);
+	if (!b || !a)
+		return;
+	for (i = 0; i < sc->n && sc->s[i].index < index; i++)
+		dec_follow_packet(b, OCSD_OP_DATA, sc->s[i].index, &sc->s[i].p);
+	before = l.n;
+	CHECK_EQ_INT(dec_follow_packet(b, OCSD_OP_DATA, sc->s[i].index, &sc->s[i].p),
+		     OCSD_RESP_CONT);
+	CHECK_EQ_INT(l.declines, 0);
+	CHECK_EQ_INT(l.resyncs, 1);
+	CHECK_EQ_INT(l.resync_index, index);
+	for (i++; i < sc->n; i++)
+		CHECK_EQ_INT(dec_follow_packet(b, OCSD_OP_DATA, sc->s[i].index, &sc->s[i].p),
+			     OCSD_RESP_CONT);
+	CHECK_EQ_INT(dec_follow_packet(b, OCSD_OP_EOT, sc->len, NULL), OCSD_RESP_CONT);
+	for (i = 0; i < rest->n; i++)
+		dec_follow_packet(a, OCSD_OP_DATA, rest->s[i].index, &rest->s[i].p);
+	dec_follow_packet(a, OCSD_OP_EOT, rest->len, NULL);
+	/* after the gap: a no-sync saying resync, then what the rest alone gives
+	 * but its own first no-sync (init) */
+	CHECK(l.n > before && l.e[before].type == cst_elem_no_sync &&
+	      l.e[before].gap == cst_gap_resync);
+	CHECK_EQ_INT(l.n - before - 1, alone.n - 1);
+	for (int k = 1; k < alone.n && before + k < l.n; k++) {
+		bool same = l.e[before + k].type == alone.e[k].type &&
+			    l.e[before + k].start == alone.e[k].start &&
+			    l.e[before + k].end == alone.e[k].end &&
+			    l.e[before + k].num_insns == alone.e[k].num_insns &&
+			    l.index[before + k] == alone.index[k];
+
+		if (!same)
+			fprintf(stderr, "%s: element %d after the gap differs\n", name, k);
+		CHECK(same);
+	}
+	CHECK_EQ_INT(l.resyncs, 1);
+	ops->free(b);
+	ops->free(a);
+}
+
+static void test_recover(void)
+{
+	static struct script sc, rest;
+	struct code a64 = a64_code(), a32 = a32_code();
+	struct source s;
+
+	/* ETMv4: a Q packet, then sync again and more trace */
+	CHECK(source_init(&s, cst_proto_etmv4i, V4_REGS));
+	memset(&sc, 0, sizeof(sc));
+	memset(&rest, 0, sizeof(rest));
+	v4_async(&sc);
+	v4_trace_info(&sc);
+	v4_addr_ctxt(&sc, 0x80000, 1, -1, -1);
+	v4_atoms(&sc, "E");
+	v4(&sc, ETM4_PKT_I_Q, BYTES(0xa0));
+	v4_atoms(&sc, "E"); /* no sync yet: nothing for this */
+	rest.len = sc.len;
+	v4_async(&rest);
+	v4_trace_info(&rest);
+	v4_addr_ctxt(&rest, 0x80000, 1, -1, -1);
+	v4_atoms(&rest, "EEN");
+	for (int i = 0; i < rest.n; i++)
+		sc.s[sc.n++] = rest.s[i];
+	sc.len = rest.len;
+	check_recover("ETMv4 Q", &dec_etm4_follower, &s.fc, &sc, &rest, &a64, 26);
+
+	/* ETMv3: a cycle count packet, then an A-sync and I-sync again */
+	CHECK(source_init(&s, cst_proto_etmv3, V3_REGS));
+	memset(&sc, 0, sizeof(sc));
+	memset(&rest, 0, sizeof(rest));
+	v3_async(&sc);
+	v3_isync(&sc, 0x8000, false, 1, 0x1234);
+	v3_atoms(&sc, 2, false);
+	v3(&sc, ETM3_PKT_CYCLE_COUNT, BYTES(0x04, 0x01));
+	rest.len = sc.len;
+	v3_async(&rest);
+	v3_isync(&rest, 0x8000, false, 1, 0x1234);
+	v3_atoms(&rest, 3, false);
+	for (int i = 0; i < rest.n; i++)
+		sc.s[sc.n++] = rest.s[i];
+	sc.len = rest.len;
+	check_recover("ETMv3 cycle count", &dec_etm3_follower, &s.fc, &sc, &rest, &a32, 17);
+}
+
 /* ------------------------------------------------------------- covers */
 
 /* The follower dec_follower_for finds under @engine for a source of @protocol
@@ -553,6 +655,7 @@ int main(void)
 	test_etm4();
 	test_etm3();
 	test_declines();
+	test_recover();
 	test_covers();
 	return test_done();
 }
