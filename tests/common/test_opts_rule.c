@@ -132,6 +132,7 @@ static void test_no_tail_padding(void)
 		END(cst_session_opts, chunk_size), END(cst_snap_writer_opts, log),
 		END(cst_symbolizer_opts, symdir), END(cst_synth_opts, stop),
 		END(cst_sysfs_opts, argv), END(cst_out_opts, reserved),
+		END(cst_snap_reader_cbs, file),
 	};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
