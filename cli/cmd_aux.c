@@ -71,6 +71,11 @@ static int ftrace_svg(const void *ft, FILE *f)
 	return cst_aux_ftrace_svg(ft, f);
 }
 
+static int report_svg(const void *r, FILE *f)
+{
+	return cst_aux_report_svg(r, f);
+}
+
 /* A recorded AUX stream: its events in time order, then a verdict per ring. */
 static int aux_stream(const char *path, const char *svg, bool summary_only)
 {
@@ -396,14 +401,7 @@ int cmd_aux(int argc, char **argv)
 	}
 	if (!ri.nrecs)
 		printf("no AUX records\n");
-	if (svg) {
-		err = cst_aux_report_svg(r, svg);
-		if (err < 0) {
-			cli_error("aux: cannot write %s", svg);
-			cst_aux_report_free(r);
-			return 1;
-		}
-	}
+	err = svg && cli_out_write(svg, argv[optind], report_svg, r) < 0;
 	cst_aux_report_free(r);
-	return 0;
+	return cli_stdout_done(err);
 }
