@@ -156,6 +156,8 @@ static int aux_ftrace(const char *text, const char *perf, uint64_t aux_size, boo
 	char a[48], b[48], side[4096];
 	int err;
 
+	/* --timeline never replaces what is read */
+	cli_input(perf);
 	/* cstrace's consumer log: given, or record's OUTPUT.auxlog next to the perf.data */
 	if (perf && cst_auxlog_probe(perf)) {
 		err = cst_aux_timeline_build(&t, perf, &cli_log);
@@ -164,8 +166,10 @@ static int aux_ftrace(const char *text, const char *perf, uint64_t aux_size, boo
 		perf = NULL;
 	} else if (perf) {
 		snprintf(side, sizeof(side), "%s.auxlog", perf);
-		if (cst_auxlog_probe(side) && cst_aux_timeline_build(&t, side, &cli_log) == 0)
+		if (cst_auxlog_probe(side) && cst_aux_timeline_build(&t, side, &cli_log) == 0) {
 			printf("# the consumer's reads come from %s\n", side);
+			cli_input(side);
+		}
 	}
 	if (perf) {
 		err = cst_aux_report_build(&r, perf, aux_size, &cli_log);

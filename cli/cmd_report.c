@@ -250,7 +250,7 @@ int cmd_report(int argc, char **argv)
 				   false, false, false, 0.5, NULL};
 	const char *trace;
 	enum verb_parsed parsed;
-	struct cli_out out = {stdout, NULL, NULL};
+	struct cli_out out = {.f = stdout};
 	bool calls_needed;
 	int n, err, status = 1;
 
@@ -389,8 +389,7 @@ int cmd_report(int argc, char **argv)
 		report_print_text(out.f, args.keys, rows, n, cst_report_total(run.rep), args.limit,
 				  children);
 	if (err < 0) {
-		cli_error("%s: %s", args.output ? args.output : "standard output", cst_strerror(err));
-		cli_out_abort(&out);
+		cli_out_fail(&out, err);
 		goto out;
 	}
 	if (cli_out_commit(&out) < 0)

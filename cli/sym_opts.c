@@ -165,15 +165,24 @@ int symcli_parse(struct symcli *c, int opt, const char *arg)
 			return -1;
 		}
 		c->elfs[c->nelfs++] = arg;
+		{
+			char path[4096];
+			uint64_t addr;
+
+			if (cst_parse_file_at(arg, path, sizeof(path), &addr) >= 0)
+				cli_input(path);
+		}
 		return 1;
 	case 0x2001:
 		c->sopts.debug_dir = arg;
 		return 1;
 	case 0x2002:
 		c->sopts.kallsyms = arg;
+		cli_input(arg);
 		return 1;
 	case 0x2003:
 		c->sopts.vmlinux = arg;
+		cli_input(arg);
 		return 1;
 	case 0x2004:
 		return parse_list("--pid", arg, c->pids, &c->npids);

@@ -119,6 +119,7 @@ static int add_image(struct trace_opts *t, const char *arg)
 	}
 	m->space = cst_mem_any;
 	m->path = copy; /* owns the string; copy begins with the file name */
+	cli_input(copy);
 	t->image_paths[t->session.nraw_images++] = copy;
 	return 0;
 }
@@ -162,6 +163,7 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 		return 1;
 	case 0x100a:
 		t->session.kernel = arg;
+		cli_input(arg);
 		return 1;
 	case 0x100b:
 		t->board = arg;
@@ -199,6 +201,7 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 		return 1;
 	case 0x1020:
 		t->symdir_path = arg;
+		cli_input_tree(arg);
 		return 1;
 	case 0x1010: {
 		uint64_t v;
