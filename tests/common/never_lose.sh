@@ -4,8 +4,10 @@
 # both, exit 1, the input as it was. Before, `report --elf prog -o prog`,
 # `decode --image F@A -o F`, `decode -o SNAP/cstrace.bin SNAP` (or its mem_0.bin,
 # snapshot.ini) and `aux --timeline X.data X.data` destroyed the input and exited 0.
-# aux --timeline wrote with plain fopen, through a symlink at its name: now the
-# symlink is replaced, never written through.
+# Outputs written with plain fopen (aux --timeline, synth --truth and --keep-log,
+# synth's code pages beside a perf.data) followed a symlink at their name and were
+# 0644: now a symlink there is replaced, never written through, and what holds a
+# program's trace, code or run is 0600.
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 SAMPLE=$CSTRACE_SOURCE_DIR/testdata/sample/a64-loop
 sum() { find "$@" -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum; }
@@ -101,6 +103,16 @@ refused "record -o PROG -- PROG" "$TMP/p" -- "$CSTRACE" record -o "$TMP/p.hard" 
 refused "record --aux-log PROG -- PROG" "$TMP/p" -- \
 	"$CSTRACE" record --aux-log "$TMP/p" -o "$TMP/r.data" -- "$TMP/p"
 
+# synth's outputs against what it reads (checked before QEMU runs: no QEMU needed)
+refused "synth -o PROG -- PROG" "$TMP/p" -- "$CSTRACE" synth --arch aarch64 -o "$TMP/p" -- "$TMP/p"
+refused "synth --truth PROG" "$TMP/p" -- \
+	"$CSTRACE" synth --arch aarch64 --truth "$TMP/p.hard" -o "$TMP/x" -- "$TMP/p"
+refused "synth --keep-log PROG" "$TMP/p" -- \
+	"$CSTRACE" synth --arch aarch64 --keep-log "$TMP/p" -o "$TMP/x" -- "$TMP/p"
+printf 'not a log\n' >"$TMP/old.log"
+refused "synth --out perf -o LOG --from-log LOG" "$TMP/old.log" -- \
+	"$CSTRACE" synth --arch aarch64 --out perf --from-log "$TMP/old.log" -o "$TMP/old.log" -- "$TMP/p"
+
 # a symlink at an output's name is replaced, never written through
 echo precious >"$TMP/victim"
 ln -s victim "$TMP/t.svg"
@@ -110,4 +122,26 @@ check "aux --timeline over a symlink: its target untouched" grep -qx precious "$
 check "aux --timeline over a symlink: the SVG replaced the link" \
 	bash -c "[ ! -L '$TMP/t.svg' ] && grep -q '<svg' '$TMP/t.svg'"
 
+# synth's side outputs: 0600, never through a symlink (needs QEMU and the test program)
+prog=$CSTRACE_BUILD_DIR/testdata/aarch64/signal
+if [ -x "$prog" ] && command -v qemu-aarch64 >/dev/null; then
+	for f in truth keep.log out.data; do
+		echo precious >"$TMP/victim.$f"
+		ln -s "victim.$f" "$TMP/$f"
+	done
+	"$CSTRACE" synth --arch aarch64 --out perf --truth "$TMP/truth" --keep-log "$TMP/keep.log" \
+		-o "$TMP/out.data" -- "$prog" >/dev/null 2>"$TMP/err"
+	check "synth: exit 0 ($(grep -v '^cstrace: synth: [0-9]' "$TMP/err" | head -1))" test $? -eq 0
+	for f in truth keep.log out.data; do
+		check "synth $f over a symlink: its target untouched" grep -qx precious "$TMP/victim.$f"
+		check "synth $f: a file of its own, 0600" \
+			bash -c "[ ! -L '$TMP/$f' ] && [ \"\$(stat -c %a '$TMP/$f')\" = 600 ] && [ -s '$TMP/$f' ]"
+	done
+	code=$(ls "$TMP"/out.data.code-*.bin 2>/dev/null | head -1)
+	check "synth: the code page beside the perf.data exists" test -n "$code"
+	[ -n "$code" ] && check "synth: the code page is 0600" test "$(stat -c %a "$code")" = 600
+	check "synth: no temporary left" bash -c "! ls '$TMP' | grep -q '\\.tmp\\.'"
+else
+	echo "note: synth's side outputs not checked (no $prog or qemu-aarch64)"
+fi
 finish
