@@ -17,6 +17,7 @@ struct cst_auxlog_writer {
 	struct cst_auxlog_writer_opts opts;
 	char *path;
 	int fd;
+	struct cst_out out; /* opts.whole: the file being written (fd is its fd) */
 	int error; /* the first error; everything after it is refused */
 	struct cst_buf buf;     /* the event being encoded */
 	struct cst_buf pending; /* whole events not yet written */
@@ -68,20 +69,38 @@ int cst_auxlog_writer_open(struct cst_auxlog_writer **out, const char *path,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -cste_nomem;
+	w->fd = w->out.fd = -1;
 	if (cst_opts_load(&w->opts, sizeof(w->opts), opts, "cst_auxlog_writer_opts",
 			  opts ? opts->log : NULL) < 0) {
 		free(w);
 		return -cste_invalid;
 	}
 	w->path = strdup(path);
-	w->fd = w->path ? cst_create_private(path) : -1;
-	if (w->fd < 0) {
-		int err = w->path ? -cste_io : -cste_nomem;
+	if (!w->path) {
+		cst_auxlog_writer_free(w);
+		return -cste_nomem;
+	}
+	if (w->opts.whole) {
+		struct cst_out_opts oo = {.sz = sizeof(oo), .log = w->opts.log,
+					  .inputs = w->opts.inputs, .private_file = true};
+		int err = cst_out_open(&w->out, path, &oo);
 
+		if (err < 0) {
+			cst_auxlog_writer_free(w);
+			return err;
+		}
+		w->fd = w->out.fd;
+	} else if (cst_file_set_find(w->opts.inputs, path)) {
+		cst_logf(w->opts.log, cst_log_error, "%s: is the input %s; refusing to overwrite it",
+			 path, cst_file_set_find(w->opts.inputs, path));
+		cst_auxlog_writer_free(w);
+		return -cste_invalid;
+	} else if ((w->fd = cst_create_private(path)) < 0) {
 		cst_logf(w->opts.log, cst_log_error, "cannot create %s: %s", path, strerror(errno));
 		cst_auxlog_writer_free(w);
-		return err;
+		return -cste_io;
 	}
+	w->opts.inputs = NULL; /* the caller's, looked at here only */
 	memcpy(hdr, AUXLOG_MAGIC, 8);
 	cst_put_le32(hdr + 8, AUXLOG_VERSION);
 	cst_put_le32(hdr + 12, AUXLOG_FILE_HEADER);
@@ -158,6 +177,14 @@ int cst_auxlog_writer_finish(struct cst_auxlog_writer *w)
 	if (!w)
 		return -cste_invalid;
 	flush(w);
+	if (w->opts.whole && w->fd >= 0) {
+		if (w->error) /* logged, naming the cause: no second line */
+			return w->error;
+		w->fd = -1; /* closed by the commit, or by its failure */
+		if (cst_out_commit(&w->out) < 0)
+			w->error = -cste_io;
+		return w->error;
+	}
 	if (!w->error && fsync(w->fd) && errno != EINVAL && errno != EROFS)
 		return fail(w, -cste_io);
 	return w->error;
@@ -167,7 +194,9 @@ void cst_auxlog_writer_free(struct cst_auxlog_writer *w)
 {
 	if (!w)
 		return;
-	if (w->fd >= 0) {
+	if (w->out.path) {
+		cst_out_abort(&w->out); /* whole, unfinished: nothing remains */
+	} else if (w->fd >= 0) {
 		flush(w); /* what a finish would have written (an error is logged) */
 		close(w->fd);
 	}

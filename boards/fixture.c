@@ -3,6 +3,7 @@
 #include "board_int.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,7 +18,16 @@ struct fx {
 	const char *dir;
 	unsigned faults;
 	int err;
+	int errnum; /* errno of the first failed write: why, for the caller */
 };
+
+/* A write failed: the first failure's errno says why (a full disk). */
+static void fx_io(struct fx *f)
+{
+	if (!f->errnum)
+		f->errnum = errno ? errno : EIO;
+	f->err = -cste_io;
+}
 
 static int fx_host(struct fx *f, const char *path, char *buf, size_t size)
 {
@@ -57,11 +67,11 @@ static void fx_mkdir(struct fx *f, const char *path)
 			continue;
 		*p = '\0';
 		if (mkdir(host, 0755) < 0 && errno != EEXIST)
-			f->err = -cste_io;
+			fx_io(f);
 		*p = '/';
 	}
 	if (mkdir(host, 0755) < 0 && errno != EEXIST)
-		f->err = -cste_io;
+		fx_io(f);
 }
 
 static void fx_parent(struct fx *f, const char *path)
@@ -87,13 +97,13 @@ static void fx_write(struct fx *f, const char *path, const void *data, size_t le
 		return;
 	fp = fopen(host, "w");
 	if (!fp) {
-		f->err = -cste_io;
+		fx_io(f);
 		return;
 	}
 	if (len && fwrite(data, 1, len, fp) != len)
-		f->err = -cste_io;
+		fx_io(f);
 	if (fclose(fp) != 0)
-		f->err = -cste_io;
+		fx_io(f);
 }
 
 static void fx_printf(struct fx *f, const char *path, const char *fmt, ...)
@@ -134,7 +144,7 @@ static void fx_link(struct fx *f, const char *link, const char *target)
 	rest = target + common;
 	strncat(rel, rest, sizeof(rel) - strlen(rel) - 1);
 	if (symlink(rel, host) < 0 && errno != EEXIST)
-		f->err = -cste_io;
+		fx_io(f);
 }
 
 /* Stand-in for the kernel's name hash in cs_etm/sinks/: perf only copies it. */
@@ -338,53 +348,30 @@ static void write_kconfig(struct fx *f, const char *osrelease)
 	fx_mkdir(f, "/proc");
 	gz = gzopen(host, "wb");
 	if (!gz || gzwrite(gz, text, (unsigned)len) != (int)len) {
-		f->err = -cste_io;
+		fx_io(f);
 		if (gz)
 			gzclose(gz);
 		return;
 	}
 	if (gzclose(gz) != Z_OK)
-		f->err = -cste_io;
+		fx_io(f);
 	fx_fmt(f, path, sizeof(path), "/boot/config-%s", osrelease);
 	fx_write(f, path, text, len);
 }
 
-int cst_board_fixture_write(const struct cst_board *b, const char *dir,
-			    const struct cst_fixture_opts *opts)
+/* The tree itself, written into the (temporary) directory @dir. */
+static int fixture_tree(const struct cst_board *b, const char *dir,
+			const struct cst_fixture_opts *opts, int *errnum)
 {
-	struct cst_fixture_opts o = {0};
+	const struct cst_fixture_opts o = *opts;
 	struct fx f = {0};
 	int counts[cst_bdev_max + 1] = {0}; /* +1: cti_cpu counted apart from cti_sys */
 	int preferred = -1, first_etm = -1;
 	char path[PATH_MAX];
 
-	if (!b || !dir || !*dir)
-		return -cste_invalid;
-	if (cst_opts_load(&o, sizeof(o), opts, "cst_fixture_opts", NULL) < 0)
-		return -cste_invalid;
-	if (!o.osrelease)
-		o.osrelease = "6.12.0-cstrace";
 	f.b = b;
 	f.dir = dir;
 	f.faults = o.faults;
-	{
-		/* mkdir -p of the fixture directory itself. */
-		char tmp[PATH_MAX];
-
-		if (strlen(dir) >= sizeof(tmp))
-			return -cste_nomem;
-		strcpy(tmp, dir);
-		for (char *p = tmp + 1; *p; p++) {
-			if (*p != '/')
-				continue;
-			*p = '\0';
-			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-				return -cste_io;
-			*p = '/';
-		}
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return -cste_io;
-	}
 
 	/* Identity */
 	{
@@ -469,7 +456,61 @@ int cst_board_fixture_write(const struct cst_board *b, const char *dir,
 		write_device(&f, d, sysname, true,
 			     (o.faults & cst_fault_wrong_etm_arch) && i == first_etm);
 	}
+	*errnum = f.errnum;
 	return f.err;
+}
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+int cst_board_fixture_write(const struct cst_board *b, const char *dir,
+			    const struct cst_fixture_opts *opts)
+{
+	struct cst_fixture_opts o = {0};
+	char tmp[PATH_MAX];
+	mode_t mask;
+	int err, errnum = 0;
+
+	if (!b || !dir || !*dir)
+		return -cste_invalid;
+	if (cst_opts_load(&o, sizeof(o), opts, "cst_fixture_opts", NULL) < 0)
+		return -cste_invalid;
+	if (!o.osrelease)
+		o.osrelease = "6.12.0-cstrace";
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", dir) >= sizeof(tmp) - 1)
+		return -cste_nomem;
+	/* mkdir -p of the directory the tree goes into */
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/' || p >= tmp + strlen(dir))
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			return -cste_io;
+		*p = '/';
+	}
+	/* The tree is made beside @dir and renamed onto it when complete: a failure
+	 * (a full disk) leaves no half tree under its name. */
+	if (!mkdtemp(tmp))
+		return -cste_io;
+	mask = umask(0);
+	umask(mask);
+	chmod(tmp, 0755 & ~mask);
+	err = fixture_tree(b, tmp, &o, &errnum);
+	/* onto a missing or empty @dir; one holding files is refused (ENOTEMPTY) */
+	if (!err && rename(tmp, dir) < 0) {
+		errnum = errno;
+		err = -cste_io;
+	}
+	if (err)
+		nftw(tmp, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	errno = errnum;
+	return err;
 }
 
 static const struct {

@@ -54,24 +54,26 @@ static bool parse_time(const char *s, size_t n, uint64_t *ns)
 	return digits && dot;
 }
 
-/* The value of "key=" (or "key: ") in @s, hex with 0x or decimal. */
+/* The value of "key=" (or "key: ") in @s, hex with 0x or decimal. The search goes
+ * on from the key, not from the value: a key ending the line has its value at the
+ * NUL, and a search from past it would read beyond the string. */
 static bool field(const char *s, const char *key, uint64_t *v)
 {
 	size_t k = strlen(key);
 
 	for (const char *p = strstr(s, key); p; p = strstr(p + 1, key)) {
+		const char *val = p + k + 1;
 		char *end;
 
 		if (p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
 			continue;
 		if (p[k] != '=' && p[k] != ':')
 			continue;
-		p += k + 1;
-		while (*p == ' ')
-			p++;
+		while (*val == ' ')
+			val++;
 		errno = 0;
-		*v = strtoull(p, &end, 0);
-		if (end != p && !errno)
+		*v = strtoull(val, &end, 0);
+		if (end != val && !errno)
 			return true;
 	}
 	return false;

@@ -373,19 +373,16 @@ const struct cst_aux_queue_summary *cst_aux_report_queue(const struct cst_aux_re
 	return r && i >= 0 && i < r->nqueues ? &r->queues[i] : NULL;
 }
 
-int cst_aux_report_svg(const struct cst_aux_report *r, const char *path)
+int cst_aux_report_svg(const struct cst_aux_report *r, void *fp)
 {
 	static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
 					     "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
 	const double W = 900, H = 520, L = 80, R = 20, top = 40, mid = 300, bot = 480;
 	uint64_t maxpos = 1, maxchunk = 1, n = 1;
-	FILE *f;
+	FILE *f = fp;
 
-	if (!r || !path)
+	if (!r || !f)
 		return -cste_invalid;
-	f = fopen(path, "w");
-	if (!f)
-		return -cste_io;
 	for (uint64_t i = 0; i < r->nrecs; i++) {
 		uint64_t rel = r->recs[i].end - (r->nrecs ? r->recs[0].start : 0);
 		if (rel > maxpos && rel < (1ULL << 62))
@@ -453,5 +450,5 @@ int cst_aux_report_svg(const struct cst_aux_report *r, const char *path)
 	}
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">red circles: TRUNCATED records</text>\n</svg>\n",
 		L, H - 15);
-	return fclose(f) ? -cste_io : 0;
+	return ferror(f) ? -cste_io : 0;
 }

@@ -140,7 +140,10 @@ int cst_consumer_open(struct cst_consumer **out, const struct cst_consumer_opts 
 		}
 	}
 	if (c->o.aux_log) {
-		struct cst_auxlog_writer_opts lo = {.sz = sizeof(lo), .log = c->o.log};
+		/* the stream is written as the perf.data is: whole (synth's) or as it
+		 * comes (a capture's, kept whatever ends it) */
+		struct cst_auxlog_writer_opts lo = {.sz = sizeof(lo), .log = c->o.log,
+						    .inputs = wo.inputs, .whole = wo.whole};
 
 		/* the default log (no AUX bytes) is a help, not the job: without it the
 		 * capture goes on; a stream asked for (--aux-log) must be written */

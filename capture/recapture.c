@@ -212,6 +212,8 @@ int cst_recapture_run(const char *perf, const struct cst_replay_opts *opts,
 	for (uint32_t i = 0; i < ft->ncmdline; i++)
 		argv[i] = ft->cmdline[i];
 	wo.cmdline = ft->ncmdline ? argv : NULL;
+	wo.inputs = o.inputs;
+	wo.whole = o.whole;
 	{
 		struct cst_consumer_opts co = {
 			.sz = sizeof(co), .log = o.log, .output = o.output, .aux_log = o.aux_log,

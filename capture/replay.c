@@ -179,6 +179,7 @@ static int open_consumer(struct replay *p, const struct cst_auxlog_event *ev)
 		.version = p->session.version, .nr_cpus_avail = p->session.nr_cpus_avail,
 		.nr_cpus_online = p->session.nr_cpus_online,
 		.cmdline = p->session.argc ? p->session.argv : NULL,
+		.inputs = p->o->inputs, .whole = p->o->whole,
 	};
 	struct cst_consumer_opts co = {
 		.sz = sizeof(co), .log = p->o->log, .output = p->o->output,

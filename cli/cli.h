@@ -133,15 +133,41 @@ bool cli_str_opt_set(const struct cli_str_opt *v, size_t n, int opt, const char 
  *  Returns 0 or -1 (with a message printed). */
 int cli_parse_id_list(const char *s, uint64_t filter[2]);
 
+/* ------------------------------------------------------------------------
+ * Inputs and outputs. Every file a command reads is noted (cli_input) as its
+ * option or argument names it; no output may be one of them, whichever option
+ * named either: outputs go through common's writer (cst_out) with this set.
+ * ------------------------------------------------------------------------ */
+
+/** Note @path as read by this command (NULL and missing paths are ignored). A
+ *  snapshot directory brings every file it reads: .ini files, buffers, dumps. */
+void cli_input(const char *path);
+/** Note every regular file under directory @dir (--symdir). */
+void cli_input_tree(const char *dir);
+/** The files noted, for libraries that write (synth, capture) and cst_out_open. */
+const struct cst_file_set *cli_inputs(void);
+/** The name an input @path was noted by, or NULL when it is none. */
+const char *cli_input_named(const char *path);
+/** True, with one line naming both, when output @path (NULL: none) is an input. */
+bool cli_output_refused(const char *path);
+/** cst_out options for the CLI: errors as "cstrace: <message>", the inputs
+ *  refused, 0600 with @private_file (trace and memory dumps). */
+struct cst_out_opts cli_out_opts(bool private_file);
+/** The log cst_out_opts gives: errors as "cstrace: <message>". */
+extern const struct cst_log cli_out_log;
+
 /** An output file that appears atomically (see output.c). */
 struct cli_out {
 	FILE *f;                   /* stdout when no path was given */
 	const char *path;
-	char *tmp;
+	char *tmp;                 /* set while a file is open (a device: its path) */
+	struct cst_out file;
 };
-/** Start writing @path ("-" or NULL: standard output). Refuses a path that is
- *  @input (when given) or not a regular file. @private_file: created 0600 (trace
- *  and memory dumps), else as the umask allows. Returns 0 or -1 (message printed). */
+/** Start writing @path ("-" or NULL: standard output). @input (when given) is
+ *  noted as an input (cli_input); a path that is an input or not a regular file
+ *  (a device or a pipe is written in place) is refused. @private_file: created
+ *  0600 (trace and memory dumps), else as the umask allows. Returns 0 or -1
+ *  (message printed). */
 int cli_out_open(struct cli_out *o, const char *path, const char *input, bool private_file);
 /** True when @a and @b name the same existing file (however they are spelt). */
 bool cli_same_file(const char *a, const char *b);
@@ -150,7 +176,8 @@ bool cli_same_file(const char *a, const char *b);
  *  destination is untouched). */
 int cli_out_write(const char *path, const char *input, int (*write)(const void *obj, FILE *f),
 		  const void *obj);
-/** Flush and move the file into place. Returns 0 or -1 (message printed; the
+/** Flush and move the file into place. Returns 0 or -1 (message printed, naming
+ *  the file and why: "OUT: write failed: No space left on device"; the
  *  destination is untouched). */
 int cli_out_commit(struct cli_out *o);
 /** Throw the partial file away (the destination is untouched). */
@@ -158,5 +185,8 @@ void cli_out_abort(struct cli_out *o);
 /** The end of a verb that streamed to @o: commit when @status is 0, else abort.
  *  Returns the verb's status (1 when the commit failed). */
 int cli_out_close(struct cli_out *o, int status);
+/** A writer returned @err (< 0) on @o: one line naming the file and the cause (a
+ *  failed write's errno when there was one), the partial file removed. Returns -1. */
+int cli_out_fail(struct cli_out *o, int err);
 
 #endif

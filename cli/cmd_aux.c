@@ -71,6 +71,11 @@ static int ftrace_svg(const void *ft, FILE *f)
 	return cst_aux_ftrace_svg(ft, f);
 }
 
+static int report_svg(const void *r, FILE *f)
+{
+	return cst_aux_report_svg(r, f);
+}
+
 /* A recorded AUX stream: its events in time order, then a verdict per ring. */
 static int aux_stream(const char *path, const char *svg, bool summary_only)
 {
@@ -151,6 +156,8 @@ static int aux_ftrace(const char *text, const char *perf, uint64_t aux_size, boo
 	char a[48], b[48], side[4096];
 	int err;
 
+	/* --timeline never replaces what is read */
+	cli_input(perf);
 	/* cstrace's consumer log: given, or record's OUTPUT.auxlog next to the perf.data */
 	if (perf && cst_auxlog_probe(perf)) {
 		err = cst_aux_timeline_build(&t, perf, &cli_log);
@@ -159,8 +166,10 @@ static int aux_ftrace(const char *text, const char *perf, uint64_t aux_size, boo
 		perf = NULL;
 	} else if (perf) {
 		snprintf(side, sizeof(side), "%s.auxlog", perf);
-		if (cst_auxlog_probe(side) && cst_aux_timeline_build(&t, side, &cli_log) == 0)
+		if (cst_auxlog_probe(side) && cst_aux_timeline_build(&t, side, &cli_log) == 0) {
 			printf("# the consumer's reads come from %s\n", side);
+			cli_input(side);
+		}
 	}
 	if (perf) {
 		err = cst_aux_report_build(&r, perf, aux_size, &cli_log);
@@ -396,14 +405,7 @@ int cmd_aux(int argc, char **argv)
 	}
 	if (!ri.nrecs)
 		printf("no AUX records\n");
-	if (svg) {
-		err = cst_aux_report_svg(r, svg);
-		if (err < 0) {
-			cli_error("aux: cannot write %s", svg);
-			cst_aux_report_free(r);
-			return 1;
-		}
-	}
+	err = svg && cli_out_write(svg, argv[optind], report_svg, r) < 0;
 	cst_aux_report_free(r);
-	return 0;
+	return cli_stdout_done(err);
 }

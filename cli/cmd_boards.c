@@ -2,6 +2,7 @@
  * and print the decode sources a profile gives. Option parsing only; work is in boards/. */
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,14 +78,16 @@ static int boards_fixture(const char *dir, const char *name, const char *out, un
 {
 	struct cst_fixture_opts o = {sizeof(o), faults, reverse, NULL};
 	struct cst_board *b;
-	int err = cst_board_find(&b, dir, name, &cli_log);
+	int e, err = cst_board_find(&b, dir, name, &cli_log);
 
 	if (err < 0)
 		return 1;
 	err = cst_board_fixture_write(b, out, &o);
+	e = errno;
 	cst_board_free(b);
 	if (err < 0) {
-		cli_error("cannot write the fixture tree %s: %s", out, cst_strerror(err));
+		cli_error("%s: cannot write the fixture tree: %s", out,
+			  err == -cste_io && e ? strerror(e) : cst_strerror(err));
 		return 1;
 	}
 	return 0;

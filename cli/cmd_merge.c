@@ -62,16 +62,14 @@ int cmd_merge(int argc, char **argv)
 		return 2;
 	}
 	/* never write over an input, however it is named */
-	for (int i = optind; i < argc; i++) {
-		if (cli_same_file(output, argv[i])) {
-			cli_error("%s: is an input; refusing to overwrite it", output);
-			return 1;
-		}
-	}
+	for (int i = optind; i < argc; i++)
+		cli_input(argv[i]);
 	if (cli_out_open(&out, output, NULL, false) < 0)
 		return 1;
 	err = cst_merge_files(fmt, (const char *const *)argv + optind, argc - optind, out.f,
 			      &cli_log);
+	if (err == -cste_io)
+		return cli_out_fail(&out, err) < 0 ? 1 : 0; /* the output: it says why */
 	if (err < 0) {
 		if (err != -cste_format && err != -cste_not_found)
 			cli_error("merge: %s", cst_strerror(err));

@@ -221,6 +221,11 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
+	/* the recording never replaces the program it runs (nor the other way round) */
+	if (o.argv)
+		cli_input(o.argv[0]);
+	if (cli_output_refused(o.output ? o.output : "perf.data") || cli_output_refused(o.aux_log))
+		return 1;
 	if (sysfs) {
 		if (!o.argv) {
 			cli_error("record --sysfs: give the command to trace after --");

@@ -212,7 +212,7 @@ int cmd_report(int argc, char **argv)
 				   NULL, false};
 	const char *trace;
 	enum verb_parsed parsed;
-	struct cli_out out = {stdout, NULL, NULL};
+	struct cli_out out = {.f = stdout};
 	bool stream = false;
 	char usage[8192];
 	int err, status = 1;
@@ -255,9 +255,14 @@ int cmd_report(int argc, char **argv)
 	if (!stream && cli_out_open(&out, args.output, trace, false) < 0)
 		goto out;
 	err = cst_report_view_write(view, out.f);
-	if (err < 0 && !dso_error(&args, trace, err))
-		cli_error("%s: %s", args.output ? args.output : "standard output", cst_strerror(err));
-	if (err < 0 || cli_out_commit(&out) < 0)
+	if (err < 0) {
+		if (dso_error(&args, trace, err))
+			cli_out_abort(&out);
+		else
+			cli_out_fail(&out, err); /* names the file and the cause */
+		goto out;
+	}
+	if (cli_out_commit(&out) < 0)
 		goto out;
 	if (args.stats)
 		print_stats(sym, cst_report_view_calls(view));

@@ -50,11 +50,12 @@ static volatile sig_atomic_t stop_requested;
 /* --aux-log: the perf.data synth wrote, run through record's consumer as rounds out of
  * the kernel's rings; that consumer writes the stream, and a perf.data that must be
  * synth's byte for byte (else it is a bug in one of them, and said so). */
-static int synth_aux_log(const char *out, const char *aux_log)
+static int synth_aux_log(const char *out, const char *aux_log, struct cli_verb_log *vl)
 {
 	char tmp[4096];
-	struct cst_replay_opts ro = {.sz = sizeof(ro), .log = &cli_log, .output = tmp,
-				     .aux_log = aux_log};
+	/* both appear whole, or not at all (a full disk) */
+	struct cst_replay_opts ro = {.sz = sizeof(ro), .log = &vl->log, .output = tmp,
+				     .aux_log = aux_log, .inputs = cli_inputs(), .whole = true};
 	struct cst_replay_result res;
 	uint64_t at;
 	int rc;
@@ -62,7 +63,8 @@ static int synth_aux_log(const char *out, const char *aux_log)
 	snprintf(tmp, sizeof(tmp), "%s.consumer", out);
 	rc = cst_recapture_run(out, &ro, &res);
 	if (rc < 0) {
-		cli_error("synth: --aux-log: %s", cst_strerror(rc));
+		if (!vl->told) /* the failure was said, naming the file */
+			cli_error("synth: --aux-log: %s", cst_strerror(rc));
 		unlink(tmp);
 		return 1;
 	}
@@ -108,11 +110,14 @@ int cmd_synth(int argc, char **argv)
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
-	struct cst_synth_opts o = {.sz = sizeof(o), .log = &cli_log};
+	struct cli_verb_log vl;
+	struct cst_synth_opts o = {.sz = sizeof(o), .log = &vl.log};
 	const char *out = NULL, *aux_log = NULL;
 	bool have_arch = false;
 	uint64_t v;
 	int c;
+	/* "cstrace: synth: <error>": one line, naming the file where there is one */
+	cli_verb_log(&vl, "synth");
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:h", lopts, NULL)) != -1) {
 		switch (c) {
@@ -194,6 +199,24 @@ int cmd_synth(int argc, char **argv)
 		cli_error("synth: --snapshot is perf's snapshot mode: it needs --out perf");
 		return 2;
 	}
+	/* what synth reads may not be what it writes, however either is named */
+	cli_input(argv[optind]);
+	cli_input(o.from_log);
+	cli_input(o.plugin);
+	cli_input(o.qemu);
+	{
+		const char *outs[] = {out, o.truth, o.from_log ? NULL : o.keep_log, aux_log};
+
+		for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
+			if (cli_output_refused(outs[i]))
+				return 1;
+	}
+	/* --aux-log reads the perf.data synth wrote */
+	if (aux_log && (!strcmp(aux_log, out) || cli_same_file(aux_log, out))) {
+		cli_error("%s: is -o %s, which --aux-log reads; refusing to overwrite it", aux_log, out);
+		return 1;
+	}
+	o.inputs = cli_inputs();
 	if (cst_synth_core_check(o.arch, o.core)) {
 		cli_error("synth: core '%s' does not fit --arch %s", o.core,
 			  o.arch == cst_synth_arm ? "arm" : "aarch64");
@@ -216,7 +239,8 @@ int cmd_synth(int argc, char **argv)
 		return 128 + (stop_requested ? (int)stop_requested : SIGINT);
 	}
 	if (rc < 0) {
-		cli_error("synth: %s", cst_strerror(rc));
+		if (!vl.told)
+			cli_error("synth: %s", cst_strerror(rc));
 		return 1;
 	}
 	fprintf(stderr,
@@ -226,5 +250,5 @@ int cmd_synth(int argc, char **argv)
 		(unsigned long long)st.exceptions, (unsigned long long)st.trace_bytes,
 		(unsigned long long)st.sink_bytes, (unsigned long long)st.lost_bytes,
 		(unsigned long long)st.aux_records);
-	return aux_log ? synth_aux_log(out, aux_log) : 0;
+	return aux_log ? synth_aux_log(out, aux_log, &vl) : 0;
 }

@@ -1,6 +1,6 @@
-/* Output files that appear whole or not at all: written under a temporary name in
- * the same directory and renamed over the destination only when complete, so an
- * interrupted run never leaves half a file or destroys the previous one. */
+/* The verbs' output files: common's writer (cst_out: whole or not at all, never
+ * over an input) for a path, standard output for none or "-"; the temporary is
+ * told to the crash isolation, which removes it when the child dies. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,98 +17,72 @@ bool cli_same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
+static void out_log_fn(void *ctx, enum cst_log_level level, const char *msg)
+{
+	(void)ctx;
+	if (level == cst_log_error)
+		cli_error("%s", msg);
+	else
+		cli_log.fn(cli_log.ctx, level, msg);
+}
+
+const struct cst_log cli_out_log = {out_log_fn, NULL};
+
+struct cst_out_opts cli_out_opts(bool private_file)
+{
+	return (struct cst_out_opts){.sz = sizeof(struct cst_out_opts), .log = &cli_out_log,
+				     .inputs = cli_inputs(), .private_file = private_file};
+}
+
 int cli_out_open(struct cli_out *o, const char *path, const char *input, bool private_file)
 {
-	struct stat a;
-	int fd;
-	mode_t mask;
+	struct cst_out_opts opts = cli_out_opts(private_file);
 
 	memset(o, 0, sizeof(*o));
 	o->f = stdout;
+	/* the verb's input, with all a snapshot directory reads */
+	cli_input(input);
 	if (!path || !strcmp(path, "-"))
 		return 0;
-	if (cli_same_file(path, input)) {
-		cli_error("%s: is the input; refusing to overwrite it", path);
+	opts.stream = true;
+	if (cst_out_open(&o->file, path, &opts) < 0)
 		return -1;
-	}
-	if (stat(path, &a) == 0 && !S_ISREG(a.st_mode)) {
-		cli_error("%s: not a regular file", path);
-		return -1;
-	}
-	if (asprintf(&o->tmp, "%s.tmp.XXXXXX", path) < 0) {
-		o->tmp = NULL;
-		cli_error("out of memory");
-		return -1;
-	}
-	fd = mkstemp(o->tmp);
-	if (fd < 0) {
-		cli_error("%s: cannot create: %s", path, strerror(errno));
-		free(o->tmp);
-		o->tmp = NULL;
-		return -1;
-	}
-	cli_note_tmp(o->tmp, true);
-	/* mkstemp makes 0600; other outputs get what the umask allows */
-	if (!private_file) {
-		mask = umask(0);
-		umask(mask);
-		fchmod(fd, 0666 & ~mask);
-	}
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		close(fd);
-		unlink(o->tmp);
-		cli_note_tmp(o->tmp, false);
-		free(o->tmp);
-		o->tmp = NULL;
-		o->f = stdout;
-		cli_error("%s: cannot create: %s", path, strerror(errno));
-		return -1;
-	}
-	/* views write hundreds of MB (a timeline: 300 MB): a write per 4 KiB, the
-	 * default, cost more than formatting them */
-	setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+	o->f = o->file.f;
 	o->path = path;
+	/* a device written in place has no temporary: its own name marks it open */
+	o->tmp = o->file.tmp ? o->file.tmp : o->file.path;
+	if (o->file.tmp)
+		cli_note_tmp(o->file.tmp, true);
 	return 0;
 }
 
 int cli_out_commit(struct cli_out *o)
 {
-	int err = 0;
+	int err;
 
-	if (fflush(o->f) == EOF || ferror(o->f))
-		err = -1;
 	if (!o->tmp) {
-		if (err)
+		if (fflush(o->f) == EOF || ferror(o->f)) {
 			cli_error("standard output: write failed: %s", strerror(errno));
-		return err;
+			return -1;
+		}
+		return 0;
 	}
-	if (fsync(fileno(o->f)) < 0 && errno != EINVAL)
-		err = -1;
-	if (fclose(o->f) == EOF)
-		err = -1;
+	if (o->file.tmp)
+		cli_note_tmp(o->file.tmp, false);
+	err = cst_out_commit(&o->file);
 	o->f = stdout;
-	if (!err && rename(o->tmp, o->path) < 0)
-		err = -1;
-	if (err) {
-		cli_error("%s: write failed: %s", o->path, strerror(errno));
-		unlink(o->tmp);
-	}
-	cli_note_tmp(o->tmp, false);
-	free(o->tmp);
 	o->tmp = NULL;
-	return err;
+	return err < 0 ? -1 : 0;
 }
 
 void cli_out_abort(struct cli_out *o)
 {
 	if (!o->tmp)
 		return;
-	fclose(o->f);
+	if (o->file.tmp)
+		cli_note_tmp(o->file.tmp, false);
+	cst_out_abort(&o->file);
 	o->f = stdout;
-	unlink(o->tmp);
-	cli_note_tmp(o->tmp, false);
-	free(o->tmp);
 	o->tmp = NULL;
 }
 
@@ -121,17 +95,29 @@ int cli_out_close(struct cli_out *o, int status)
 	return status;
 }
 
+int cli_out_fail(struct cli_out *o, int err)
+{
+	/* a writer that failed on the file: its own errno, kept by the stream, names
+	 * the cause better than the writer's error code */
+	if (o->tmp && o->file.error) {
+		cli_out_commit(o); /* fails, saying why, and removes the temporary */
+		return -1;
+	}
+	cli_error("%s: %s", o->path ? o->path : "standard output", cst_strerror(err));
+	cli_out_abort(o);
+	return -1;
+}
+
 int cli_out_write(const char *path, const char *input, int (*write)(const void *obj, FILE *f),
 		  const void *obj)
 {
 	struct cli_out o;
+	int err;
 
 	if (cli_out_open(&o, path, input, false) < 0)
 		return -1;
-	if (write(obj, o.f) < 0) {
-		cli_out_abort(&o);
-		cli_error("%s: writing failed", path);
-		return -1;
-	}
+	err = write(obj, o.f);
+	if (err < 0)
+		return cli_out_fail(&o, err);
 	return cli_out_commit(&o);
 }

@@ -162,8 +162,11 @@ int symcli_parse(struct symcli *c, int opt, const char *arg)
 
 	if (t)
 		return t;
-	if (cli_str_opt_set(kept, sizeof(kept) / sizeof(kept[0]), opt, arg))
+	if (cli_str_opt_set(kept, sizeof(kept) / sizeof(kept[0]), opt, arg)) {
+		if (opt != 0x2001) /* --kallsyms, --vmlinux: files read (cli_input) */
+			cli_input(arg);
 		return 1;
+	}
 	switch (opt) {
 	case 0x2000:
 		if (c->nelfs >= SYMCLI_MAX) {
@@ -171,6 +174,13 @@ int symcli_parse(struct symcli *c, int opt, const char *arg)
 			return -1;
 		}
 		c->elfs[c->nelfs++] = arg;
+		{
+			char path[4096];
+			uint64_t addr;
+
+			if (cst_parse_file_at(arg, path, sizeof(path), &addr) >= 0)
+				cli_input(path);
+		}
 		return 1;
 	case 0x2004:
 		return parse_list("--pid", arg, c->pids, &c->npids);

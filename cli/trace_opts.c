@@ -119,6 +119,7 @@ static int add_image(struct trace_opts *t, const char *arg)
 	}
 	m->space = cst_mem_any;
 	m->path = copy; /* owns the string; copy begins with the file name */
+	cli_input(copy);
 	t->image_paths[t->session.nraw_images++] = copy;
 	return 0;
 }
@@ -131,8 +132,14 @@ int trace_opts_parse(struct trace_opts *t, int opt, const char *arg)
 		{0x100c, &t->session.buildid_dir}, {0x1020, &t->symdir_path},
 	};
 
-	if (cli_str_opt_set(kept, sizeof(kept) / sizeof(kept[0]), opt, arg))
+	if (cli_str_opt_set(kept, sizeof(kept) / sizeof(kept[0]), opt, arg)) {
+		/* files read: never an output of the command (cli_input) */
+		if (opt == 0x100a)
+			cli_input(arg);
+		else if (opt == 0x1020)
+			cli_input_tree(arg);
 		return 1;
+	}
 	switch (opt) {
 	case 0x1000:
 		return cli_parse_id_list(arg, t->session.id_filter) < 0 ? -1 : 1;

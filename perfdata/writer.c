@@ -69,6 +69,7 @@ int cst_perf_writer_open(struct cst_perf_writer **out, const char *path,
 	if (!w)
 		return -cste_nomem;
 	w->fd = -1;
+	w->out.fd = -1;
 	if (cst_opts_load(&w->opts, sizeof(w->opts), opts, "cst_perf_writer_opts",
 			  opts ? opts->log : NULL) < 0) {
 		free(w);
@@ -107,12 +108,34 @@ int cst_perf_writer_open(struct cst_perf_writer **out, const char *path,
 		cst_perf_writer_free(w);
 		return -cste_nomem;
 	}
-	w->fd = cst_create_private(path);
-	if (w->fd < 0) {
-		cst_logf(&w->log, cst_log_error, "%s: cannot create: %s", path, strerror(errno));
-		cst_perf_writer_free(w);
-		return -cste_io;
+	if (w->opts.whole) {
+		struct cst_out_opts oo = {.sz = sizeof(oo), .log = &w->log,
+					  .inputs = w->opts.inputs, .private_file = true};
+
+		err = cst_out_open(&w->out, path, &oo);
+		if (err < 0) {
+			cst_perf_writer_free(w);
+			return err;
+		}
+		w->fd = w->out.fd;
+	} else {
+		const char *input = cst_file_set_find(w->opts.inputs, path);
+
+		if (input) {
+			cst_logf(&w->log, cst_log_error, "%s: is the input %s; refusing to overwrite it",
+				 path, input);
+			cst_perf_writer_free(w);
+			return -cste_invalid;
+		}
+		w->fd = cst_create_private(path);
+		if (w->fd < 0) {
+			cst_logf(&w->log, cst_log_error, "%s: cannot create: %s", path,
+				 strerror(errno));
+			cst_perf_writer_free(w);
+			return -cste_io;
+		}
 	}
+	w->opts.inputs = NULL; /* the caller's, looked at here only */
 	w->attr_offset = CST_PERF_HEADER_SIZE;
 	w->data_offset = CST_PERF_HEADER_SIZE;
 	err = pd_write_header(w, 0, nofeat);
@@ -531,7 +554,9 @@ void cst_perf_writer_free(struct cst_perf_writer *w)
 {
 	if (!w)
 		return;
-	if (w->fd >= 0)
+	if (w->out.path)
+		cst_out_abort(&w->out); /* whole, unfinished: nothing remains */
+	else if (w->fd >= 0)
 		close(w->fd);
 	for (int i = 0; i < w->nattrs; i++)
 		free(w->attrs[i].ids);

@@ -133,13 +133,26 @@ int cst_perf_writer_finish(struct cst_perf_writer *w)
 	if (err)
 		return err;
 	/* The data must be on disk before the header says it is complete. */
-	if (fdatasync(w->fd) && errno != EINVAL && errno != EROFS)
-		return -cste_io;
+	if (fdatasync(w->fd) && errno != EINVAL && errno != EROFS) {
+		cst_logf(&w->log, cst_log_error, "%s: write failed: %s", w->path, strerror(errno));
+		return w->error = -cste_io;
+	}
 	err = pd_write_header(w, data_size, feat);
 	if (err)
 		return err;
-	if (ftruncate(w->fd, (off_t)off))
-		return -cste_io;
+	/* a device written in place (whole, no temporary) has no size to set */
+	if (ftruncate(w->fd, (off_t)off) && !(w->opts.whole && !w->out.tmp)) {
+		cst_logf(&w->log, cst_log_error, "%s: write failed: %s", w->path, strerror(errno));
+		return w->error = -cste_io;
+	}
+	if (w->opts.whole) {
+		w->fd = -1; /* closed by the commit, or by its failure */
+		err = cst_out_commit(&w->out);
+		if (err < 0) {
+			w->error = err;
+			return err;
+		}
+	}
 	w->finished = true;
 	return 0;
 }

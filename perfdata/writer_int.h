@@ -14,6 +14,7 @@ struct wattr {
 struct cst_perf_writer {
 	char *path;
 	int fd;
+	struct cst_out out; /* opts.whole: the file being written (fd is its fd) */
 	struct cst_log log;
 	struct cst_perf_writer_opts opts;
 	char *hostname, *osrelease, *arch, *version;

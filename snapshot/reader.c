@@ -46,6 +46,7 @@ struct snap {
 	const struct ini_doc *trace_doc; /* trace.ini, or snapshot.ini holding the sections */
 	struct seen missing; /* memory dumps already reported missing: report each once */
 	struct seen outside; /* files outside the directory already warned of */
+	char *real_dir;      /* the directory, symlinks resolved (confined reads) */
 };
 
 /* True the first time @path is put in @list (report each once). */
@@ -78,6 +79,38 @@ static bool names_outside(const char *file)
 	return false;
 }
 
+/* A file the snapshot is about to read: with @confine it must resolve inside the
+ * directory (a name that stays in it may still be a symlink out of it); then the
+ * caller's file callback hears of it. */
+static int snap_file(struct snap *ss, const char *by, const char *path)
+{
+	if (ss->cbs->confine) {
+		char *real = realpath(path, NULL);
+		size_t n;
+		bool inside;
+
+		if (!real && errno == ENOMEM)
+			return -cste_nomem;
+		if (real && !ss->real_dir && !(ss->real_dir = realpath(ss->dir, NULL))) {
+			free(real);
+			return errno == ENOMEM ? -cste_nomem : -cste_io;
+		}
+		/* a name that resolves to nothing is reported missing by its reader */
+		n = real ? strlen(ss->real_dir) : 0;
+		inside = !real || (!strncmp(real, ss->real_dir, n) && (n == 1 || real[n] == '/'));
+		if (!inside) {
+			cst_logf(ss->log, cst_log_error,
+				 "%s: names %s, which resolves to %s, outside the snapshot "
+				 "directory: refused (confined)",
+				 by, path, real);
+			free(real);
+			return -cste_permission;
+		}
+		free(real);
+	}
+	return ss->cbs->file ? ss->cbs->file(ss->ctx, path) : 0;
+}
+
 /* Join @dir and @file unless @file is absolute; Windows separators become '/'.
  * A file outside the directory is named in a warning (once), or refused with
  * @confine. NULL with *err set when out of memory or refused. @by: the file
@@ -106,14 +139,16 @@ static char *snap_path(struct snap *ss, const char *by, const char *file, int *e
 				 "%s: reads %s, outside the snapshot directory", by, name);
 	}
 	if (name[0] == '/') {
-		*err = 0;
-		return name;
+		out = name;
+	} else {
+		if (asprintf(&out, "%s/%s", ss->dir, name) < 0)
+			out = NULL;
+		free(name);
 	}
-	if (asprintf(&out, "%s/%s", ss->dir, name) < 0)
-		out = NULL;
-	else
-		*err = 0; /* load_buffer returns it when no source follows */
-	free(name);
+	if (out && (*err = snap_file(ss, by, out)) < 0) {
+		free(out);
+		return NULL;
+	}
 	return out;
 }
 
@@ -577,6 +612,7 @@ static void snap_fini(struct snap *ss)
 	free(ss->devices);
 	seen_fini(&ss->missing);
 	seen_fini(&ss->outside);
+	free(ss->real_dir);
 	snap_ini_doc_fini(&ss->snapshot_ini);
 	snap_ini_doc_fini(&ss->trace_ini);
 }
@@ -595,6 +631,11 @@ int cst_snap_read(const char *dir, const struct cst_snap_reader_cbs *cbs, void *
 		return -cste_invalid;
 	if (asprintf(&path, "%s/snapshot.ini", dir) < 0)
 		return -cste_nomem;
+	err = snap_file(&ss, dir, path);
+	if (err < 0) {
+		free(path);
+		goto out;
+	}
 	err = snap_ini_doc_load(&ss.snapshot_ini, path, log, 0);
 	free(path);
 	if (err < 0)

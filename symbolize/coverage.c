@@ -53,7 +53,8 @@ size_t sym_counts_reduce(struct sym_addr_count *v, size_t n)
 {
 	size_t m = 0;
 
-	qsort(v, n, sizeof(*v), by_addr);
+	if (n > 1) /* v is NULL when nothing was counted: qsort must not see it */
+		qsort(v, n, sizeof(*v), by_addr);
 	for (size_t i = 0; i < n; i++) {
 		if (m && v[m - 1].addr == v[i].addr)
 			v[m - 1].n += v[i].n;
@@ -217,9 +218,13 @@ int sym_cov_collect(struct cst_afdo *p, struct sym_cov *c)
 			err = dso_lines(sym, p, d, c);
 	if (err)
 		return err;
-	qsort(c->lines, c->nlines, sizeof(*c->lines), by_line);
-	qsort(c->funcs, c->nfuncs, sizeof(*c->funcs), by_line);
-	qsort(c->branches, c->nbranches, sizeof(*c->branches), by_branch);
+	/* a binary without DWARF lines leaves these NULL, which qsort must not see */
+	if (c->nlines > 1)
+		qsort(c->lines, c->nlines, sizeof(*c->lines), by_line);
+	if (c->nfuncs > 1)
+		qsort(c->funcs, c->nfuncs, sizeof(*c->funcs), by_line);
+	if (c->nbranches > 1)
+		qsort(c->branches, c->nbranches, sizeof(*c->branches), by_branch);
 	/* one entry per (file, line): functions sharing a line add up */
 	{
 		size_t m = 0;

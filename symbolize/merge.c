@@ -90,7 +90,8 @@ static void reduce(struct merge *m)
 {
 	size_t w = 0;
 
-	qsort(m->v, m->n, sizeof(*m->v), cmp);
+	if (m->n > 1) /* no records (empty inputs): m->v is NULL, which qsort must not see */
+		qsort(m->v, m->n, sizeof(*m->v), cmp);
 	for (size_t i = 0; i < m->n; i++) {
 		struct rec *r = &m->v[i];
 
@@ -392,8 +393,12 @@ static enum cst_merge_format sniff(FILE *f)
 			fmt = cst_merge_report_json;
 			break;
 		}
-		if (lines == 1)
-			counts = strspn(line, "0123456789") == strlen(line) - (line[strlen(line) - 1] == '\n');
+		if (lines == 1) {
+			/* a line may start with a NUL byte: no last character to look at */
+			size_t len = strlen(line);
+
+			counts = len && strspn(line, "0123456789") == len - (line[len - 1] == '\n');
+		}
 		if (counts && !strncmp(line, "// build_id: ", 13)) {
 			fmt = cst_merge_autofdo;
 			break;

@@ -77,7 +77,8 @@ int sym_merge_json(const char *const *paths, int n, FILE *out, const struct cst_
 		json_decref(doc);
 	}
 	if (!err) {
-		qsort(rows, nrows, sizeof(*rows), json_row_key);
+		if (nrows > 1) /* no rows: rows is NULL, which qsort must not see */
+			qsort(rows, nrows, sizeof(*rows), json_row_key);
 		for (size_t i = 0; i < nrows; i++) {
 			if (w && !json_row_key(&rows[w - 1], &rows[i])) {
 				for (size_t k = 0; k < sizeof(row_sums) / sizeof(row_sums[0]); k++) {
@@ -100,7 +101,8 @@ int sym_merge_json(const char *const *paths, int n, FILE *out, const struct cst_
 			}
 		}
 		nrows = w;
-		qsort(rows, nrows, sizeof(*rows), json_row_order);
+		if (nrows > 1)
+			qsort(rows, nrows, sizeof(*rows), json_row_order);
 		root = json_object();
 		arr = json_array();
 		json_object_set_new(root, "total_insns", json_integer(total));

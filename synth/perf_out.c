@@ -1,8 +1,10 @@
 /* perf.data output of synth: what `perf record -e cs_etm// -C 0 PROG` writes:
  * attrs, cs_etm AUXTRACE_INFO, COMM/MMAP2 from QEMU's log, AUX + AUXTRACE per read-out. */
+#include <errno.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cstrace/perfdata.h"
 #include "synth_int.h"
@@ -187,14 +189,27 @@ static int perf_anon_page(void *ctx, uint64_t addr, const uint8_t *bytes, size_t
 			return 0;
 	char file[4200];
 	snprintf(file, sizeof(file), "%s.code-%llx.bin", a->path, (unsigned long long)addr);
-	FILE *f = fopen(file, "wb");
-	if (!f)
-		return -cste_io;
-	bool ok = fwrite(bytes, 1, len, f) == len;
-	if (fclose(f) != 0 || !ok)
-		return -cste_io;
+	/* a program's code: 0600, whole, and gone again if the perf.data fails */
+	struct cst_out_opts oo = synth_out_opts(a->p->opts, false);
+	struct cst_out o;
+	int rc = cst_out_open(&o, file, &oo);
+	if (rc)
+		return rc;
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(o.fd, bytes + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			cst_out_failed(&o, n < 0 ? errno : ENOSPC);
+			break;
+		}
+		done += (size_t)n;
+	}
+	rc = synth_outs_commit(a->p->outs, &o);
+	if (rc)
+		return rc;
 	char abs[4200];
-	if (!realpath(file, abs))
+	if (!realpath(file, abs)) /* in place now: named as perf names mapped files */
 		snprintf(abs, sizeof(abs), "%s", file);
 	struct cst_perf_sample_id sid = sid_of(a->p, ID_DUMMY(0), SYNTH_TIME_BASE);
 	return cst_perf_writer_mmap2(a->w, CST_PERF_MISC_USER, a->p->pid, a->p->pid, addr, len, 0,
@@ -216,6 +231,9 @@ int synth_perf_write(struct synth_perf_out *p, const char *path)
 		.nr_cpus_avail = (uint32_t)p->ncpus,
 		.nr_cpus_online = (uint32_t)p->ncpus,
 		.cmdline = cmdline,
+		/* a file made at once: it appears whole at the end, or not at all */
+		.inputs = p->opts->inputs,
+		.whole = true,
 	};
 	struct cst_perf_writer *w;
 	int rc = cst_perf_writer_open(&w, path, &wo);

@@ -1,7 +1,9 @@
 /* Reads the synth TCG plugin's stream: instruction definitions (ID, address, bytes)
  * and executed instruction IDs, in execution order. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "synth_int.h"
 
@@ -36,16 +38,22 @@ static bool pr_next(struct pr_state *s, uint32_t *v)
 	return true;
 }
 
-int synth_plugin_read(const char *path, struct synth_codemap *code, synth_qlog_insn_fn fn,
-		      void *ctx, const struct cst_log *log)
+int synth_plugin_read(int fd, const char *path, struct synth_codemap *code,
+		      synth_qlog_insn_fn fn, void *ctx, const struct cst_log *log)
 {
 	struct pr_state *s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!s) {
+		close(fd);
 		return -cste_nomem;
-	s->f = fopen(path, "rb");
+	}
+	/* the descriptor itself: opening the FIFO again by name would wait for a
+	 * writer, for ever when QEMU has gone already */
+	s->f = fdopen(fd, "rb");
 	if (!s->f) {
+		close(fd);
 		free(s);
-		cst_logf(log, cst_log_error, "%s: cannot open the plugin stream", path);
+		cst_logf(log, cst_log_error, "%s: cannot read the plugin stream: %s", path,
+			 strerror(errno));
 		return -cste_io;
 	}
 	uint64_t *pcs = NULL;

@@ -1,5 +1,6 @@
 /* cst_synth_run: QEMU ground truth → instruction classes → ETM encoder → frame
  * formatter → sink model → snapshot directory or perf.data. */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -60,7 +61,8 @@ struct synth_cpu {
 	struct synth_fmt fmt;
 	struct synth_sink sink;
 	struct synth_perf_cpu perf_cpu;
-	FILE *truth;
+	FILE *truth;             /* truth_out's stream, NULL without --truth */
+	struct cst_out truth_out;
 };
 
 struct synth_run {
@@ -81,6 +83,8 @@ struct synth_run {
 	uint64_t stop_threshold;
 	struct synth_perf_out perf_out;
 	char prog_path[4096];
+	struct cst_out log_out;  /* --keep-log: QEMU writes its temporary */
+	struct synth_outs outs;  /* outputs in place before the main one */
 };
 
 static int run_classify(struct synth_run *r, uint64_t pc, bool thumb, struct synth_insn_info *info)
@@ -153,9 +157,10 @@ static int cpu_init(struct synth_run *r, int k)
 			snprintf(path, sizeof(path), "%s", o->truth);
 		else
 			snprintf(path, sizeof(path), "%s.%d", o->truth, k);
-		c->truth = fopen(path, "w");
-		if (!c->truth)
-			rc = -cste_io;
+		struct cst_out_opts oo = synth_out_opts(o, true);
+
+		rc = cst_out_open(&c->truth_out, path, &oo);
+		c->truth = rc ? NULL : c->truth_out.f;
 	}
 	if (k >= r->ncpus)
 		r->ncpus = k + 1;
@@ -296,10 +301,7 @@ static int run_plugin(struct synth_run *r, char *const argv[], const char *log_p
 	}
 	if (!rc) {
 		r->pid = (uint32_t)pid;
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		rc = synth_plugin_read(path, r->q.code, run_insn, r, r->opts->log);
-		close(fd);
+		rc = synth_plugin_read(fd, fifo, r->q.code, run_insn, r, r->opts->log);
 		/* a signal cuts the stream short: that is no run to encode */
 		if (r->opts->stop && *r->opts->stop)
 			rc = -cste_interrupted;
@@ -384,6 +386,74 @@ static int run_write_snapshot(struct synth_run *r, const char *out, const struct
 	return rc;
 }
 
+/* An output that is one of the run's inputs is refused before QEMU runs (each
+ * writer checks again as it creates its file). */
+static int check_outputs(const struct cst_synth_opts *o, const char *out)
+{
+	const char *outs[] = {out, o->truth, o->from_log ? NULL : o->keep_log};
+
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		const char *in = cst_file_set_find(o->inputs, outs[i]);
+
+		if (in) {
+			cst_logf(o->log, cst_log_error, "%s: is the input %s; refusing to overwrite it",
+				 outs[i], in);
+			return -cste_invalid;
+		}
+	}
+	return 0;
+}
+
+/* QEMU takes the program by path (it searches no PATH): one that is missing or
+ * cannot be run is said at once, where the plugin's stream would wait for it. */
+static int check_program(const struct cst_synth_opts *o, const char *prog)
+{
+	struct stat st;
+
+	if (stat(prog, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			errno = S_ISDIR(st.st_mode) ? EISDIR : EACCES;
+		else if (access(prog, X_OK) == 0)
+			return 0;
+	}
+	cst_logf(o->log, cst_log_error, "%s: cannot run it: %s", prog, strerror(errno));
+	return -cste_not_found;
+}
+
+/* QEMU writes its log itself and goes on when a write fails: a log cut short by a
+ * full disk would encode a fraction of the run as if it were all of it. */
+static int check_log(const struct synth_run *r, const char *log_path)
+{
+	int e = synth_log_cut(log_path);
+
+	if (!e)
+		return 0;
+	if (r->log_out.path)
+		cst_logf(r->opts->log, cst_log_error, "%s: write failed: %s (QEMU's log is cut short)",
+			 r->log_out.path, strerror(e));
+	else
+		cst_logf(r->opts->log, cst_log_error,
+			 "%s: QEMU's log is cut short: %s (TMPDIR needs room for it)", log_path,
+			 strerror(e));
+	return -cste_io;
+}
+
+/* The truth files and the kept log are whole once the trace is encoded: in place
+ * before the main output, and removed again if that fails. */
+static int commit_side_outputs(struct synth_run *r)
+{
+	int rc = 0;
+
+	for (int k = 0; k < r->ncpus && !rc; k++)
+		if (r->cpu[k].truth_out.path) {
+			r->cpu[k].truth = NULL;
+			rc = synth_outs_commit(&r->outs, &r->cpu[k].truth_out);
+		}
+	if (!rc && r->log_out.path)
+		rc = synth_outs_commit(&r->outs, &r->log_out);
+	return rc;
+}
+
 int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_opts *opts,
 		  struct cst_synth_stats *stats)
 {
@@ -399,6 +469,11 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 			 opts->core ? opts->core : "");
 		return -cste_invalid;
 	}
+	int err = check_outputs(opts, out);
+	if (!err && !opts->from_log)
+		err = check_program(opts, argv[0]);
+	if (err)
+		return err;
 	struct synth_run *r = calloc(1, sizeof(*r));
 	if (!r)
 		return -cste_nomem;
@@ -418,7 +493,13 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 	char tmplog[4096];
 	synth_tmp_name(tmplog, sizeof(tmplog), "synth");
 	r->q.stop = opts->stop;
-	const char *log_path = opts->from_log ? opts->from_log : opts->keep_log;
+	const char *log_path = opts->from_log;
+	if (!rc && !log_path && opts->keep_log) {
+		/* QEMU writes the temporary; it is renamed into place with the rest */
+		struct cst_out_opts oo = synth_out_opts(opts, false);
+		rc = cst_out_open(&r->log_out, opts->keep_log, &oo);
+		log_path = r->log_out.tmp ? r->log_out.tmp : opts->keep_log;
+	}
 	if (!rc && !log_path) {
 		int fd = mkstemp(tmplog);
 		if (fd < 0)
@@ -439,6 +520,8 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 			rc = st;
 		else if (st)
 			cst_logf(opts->log, cst_log_info, "the program exited with status %d", st);
+		if (!rc)
+			rc = check_log(r, log_path);
 	}
 	uint64_t capacity = opts->buffer_size;
 	if (!capacity)
@@ -456,6 +539,8 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 		/* thread IDs need the log, which is written while QEMU runs: threads
 		 * get the pid as context ID here */
 		rc = run_plugin(r, argv, log_path);
+		if (!rc)
+			rc = check_log(r, log_path);
 		/* then only the load addresses from the log */
 		if (!rc)
 			rc = synth_qlog_parse(&r->q, log_path, NULL, NULL, opts->log);
@@ -477,10 +562,13 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 		cst_logf(opts->log, cst_log_warning,
 			 "%llu executed instructions had no code bytes in the log",
 			 (unsigned long long)r->unknown_code);
+	if (!rc)
+		rc = commit_side_outputs(r);
 	if (!rc && !r->perf)
 		rc = run_write_snapshot(r, out, core);
 	if (!rc && r->perf) {
 		r->perf_out.opts = opts;
+		r->perf_out.outs = &r->outs;
 		r->perf_out.q = &r->q;
 		r->perf_out.arm = r->arm;
 		r->perf_out.pid = r->pid;
@@ -513,12 +601,16 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 		stats->sink_bytes = written - lost;
 		stats->lost_bytes = lost;
 	}
+	/* a failed run leaves nothing: what was not committed goes, and what was */
 	for (int k = 0; k < SYNTH_MAX_CPUS; k++) {
-		if (r->cpu[k].truth && fclose(r->cpu[k].truth) != 0 && !rc)
-			rc = -cste_io;
+		cst_out_abort(&r->cpu[k].truth_out);
 		if (r->cpu[k].used && r->perf)
 			synth_sink_fini(&r->cpu[k].sink);
 	}
+	cst_out_abort(&r->log_out);
+	if (rc < 0)
+		synth_outs_undo(&r->outs);
+	synth_outs_fini(&r->outs);
 	if (!opts->from_log && !opts->keep_log)
 		unlink(tmplog);
 	synth_sink_fini(&r->sink);

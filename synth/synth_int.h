@@ -97,10 +97,10 @@ int synth_qlog_parse(struct synth_qlog *q, const char *log_path, synth_qlog_insn
 		     const struct cst_log *log);
 void synth_qlog_fini(struct synth_qlog *q);
 
-/* Read the plugin's stream from @path (a FIFO while QEMU runs): bytes of each
- * translated instruction to @code, each executed PC to @fn. */
-int synth_plugin_read(const char *path, struct synth_codemap *code, synth_qlog_insn_fn fn,
-		      void *ctx, const struct cst_log *log);
+/* Read the plugin's stream from @fd (the FIFO @path, open while QEMU runs; closed
+ * here): bytes of each translated instruction to @code, each executed PC to @fn. */
+int synth_plugin_read(int fd, const char *path, struct synth_codemap *code,
+		      synth_qlog_insn_fn fn, void *ctx, const struct cst_log *log);
 
 /* ---- instruction classes --------------------------------------------- */
 
@@ -255,6 +255,29 @@ int synth_sink_finish(struct synth_sink *s);
 /* Circular (no perf reader) mode: the bytes the sink holds, oldest first (malloc'd). */
 int synth_sink_contents(const struct synth_sink *s, uint8_t **out, uint64_t *len);
 
+/* ---- outputs ------------------------------------------------------------ */
+
+/* cst_out options of synth's outputs: 0600 (a program's addresses and code), none
+ * of the run's inputs. */
+struct cst_out_opts synth_out_opts(const struct cst_synth_opts *o, bool stream);
+
+/* Outputs moved into place before the run's main one: removed again when the run
+ * fails after all. */
+struct synth_outs {
+	char **path;
+	size_t n, cap;
+};
+/* Commit @o (cst_out_commit: the failure logged) and remember its name. */
+int synth_outs_commit(struct synth_outs *s, struct cst_out *o);
+/* The run failed: remove what was committed (and forget it). */
+void synth_outs_undo(struct synth_outs *s);
+void synth_outs_fini(struct synth_outs *s);
+
+/* QEMU writes its log itself and says nothing when a write fails: 0 when one byte
+ * more can be added to the log at @path (then restored), else the errno (ENOSPC,
+ * EDQUOT) that cut it short. */
+int synth_log_cut(const char *path);
+
 /* ---- perf.data output -------------------------------------------------- */
 
 #define SYNTH_MAX_CPUS 8
@@ -277,6 +300,7 @@ struct synth_perf_out {
 		bool truncated, overwrite;
 	} *aux;
 	size_t naux, cap_aux;
+	struct synth_outs *outs; /* code pages written beside the perf.data */
 };
 
 /* Sink read-outs of one CPU go to its AUX buffer. */

@@ -136,12 +136,20 @@ struct cst_auxlog_writer;
 struct cst_auxlog_writer_opts {
 	size_t sz; /* sizeof(struct cst_auxlog_writer_opts) */
 	const struct cst_log *log;
+	/* Files the command reads: @path may not be one (refused, -cste_invalid). */
+	const struct cst_file_set *inputs;
+	/* A stream made at once (synth --aux-log), not a capture's: written under a
+	 * temporary name and moved into place by cst_auxlog_writer_finish; freed
+	 * unfinished or failed, nothing remains (cst_out). */
+	bool whole;
+	uint8_t reserved[7];
 };
 
 /** Create @path (0600; a previous file is kept as @path.old) and write the file
  *  header. Events are written as they come, so a capture that dies leaves a
- *  stream that reads up to its last whole event. Errors: -cste_invalid, -cste_io
- *  (errno set), -cste_nomem. */
+ *  stream that reads up to its last whole event (with opts->whole the stream
+ *  appears at finish instead). Errors: -cste_invalid, -cste_io (errno set),
+ *  -cste_nomem. */
 int cst_auxlog_writer_open(struct cst_auxlog_writer **out, const char *path,
 			   const struct cst_auxlog_writer_opts *opts);
 
@@ -150,7 +158,8 @@ int cst_auxlog_writer_open(struct cst_auxlog_writer **out, const char *path,
  *  writer refuses everything (one message was logged). */
 int cst_auxlog_write(struct cst_auxlog_writer *w, const struct cst_auxlog_event *ev);
 
-/** Flush to disk. Returns 0 or the writer's first error. */
+/** Flush to disk (with opts->whole, and move the file into place). Returns 0 or
+ *  the writer's first error. */
 int cst_auxlog_writer_finish(struct cst_auxlog_writer *w);
 void cst_auxlog_writer_free(struct cst_auxlog_writer *w);
 

@@ -272,11 +272,13 @@ struct cst_fixture_opts {
 	const char *osrelease;  /* kernel release; NULL = "6.12.0-cstrace" */
 };
 
-/** Write a fixture system tree for @board under directory @dir (created if needed;
- *  it should be empty). Devices are named as the kernel does, in probe order
- *  (DT order), and sit under directories named "<base>.<node>" with a uevent
- *  carrying OF_FULLNAME, so that base addresses can be recovered.
- *  Returns 0 or -cste_invalid, -cste_io, -cste_nomem. */
+/** Write a fixture system tree for @board as directory @dir (missing or empty;
+ *  its parents are created). The tree is made beside it and renamed onto it when
+ *  complete, so a failure leaves nothing under @dir. Devices are named as the
+ *  kernel does, in probe order (DT order), and sit under directories named
+ *  "<base>.<node>" with a uevent carrying OF_FULLNAME, so that base addresses can
+ *  be recovered. Returns 0 or -cste_invalid, -cste_io (errno says why: ENOSPC,
+ *  ENOTEMPTY when @dir holds files), -cste_nomem. */
 int cst_board_fixture_write(const struct cst_board *board, const char *dir,
 			    const struct cst_fixture_opts *opts);
 

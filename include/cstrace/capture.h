@@ -191,7 +191,8 @@ struct cst_consumer_opts {
 	bool aux_log_light;        /* ...without the AUX bytes: a log for cstrace aux, not
 				    * for replay (the bytes are in the perf.data already) */
 	/* The perf.data's feature strings and command line (NULL = this host's, see
-	 * cst_perf_writer_opts); what is used goes into the stream. */
+	 * cst_perf_writer_opts); what is used goes into the stream. Its inputs and
+	 * whole apply to the stream as well. */
 	const struct cst_perf_writer_opts *writer;
 	uint64_t page_size;        /* 0 = this host's */
 	bool snapshot;             /* AUX in overwrite mode */
@@ -395,6 +396,10 @@ struct cst_replay_opts {
 	const struct cst_log *log;
 	const char *output;        /* perf.data path; NULL = "perf.data" */
 	const char *aux_log;       /* write the stream again, as the consumer sees it */
+	/* Files the command reads: neither output may be one (cst_perf_writer_opts). */
+	const struct cst_file_set *inputs;
+	bool whole;                /* both outputs appear at the end, or not at all */
+	uint8_t reserved[7];
 };
 
 struct cst_replay_result {
@@ -545,9 +550,10 @@ const struct cst_aux_queue_summary *cst_aux_report_queue(const struct cst_aux_re
  *  unformatted PMU format), "-" for none. Returns @buf. */
 const char *cst_aux_flags_words(uint64_t flags, char *buf, size_t size);
 
-/** Write an SVG timeline: head position per queue over the records, and chunk
- *  sizes below. Errors: -cste_invalid, -cste_io. */
-int cst_aux_report_svg(const struct cst_aux_report *r, const char *path);
+/** Draw an SVG timeline on @fp (a FILE *): head position per queue over the
+ *  records, and chunk sizes below. Errors: -cste_invalid, -cste_io (a write to
+ *  @fp failed). */
+int cst_aux_report_svg(const struct cst_aux_report *r, void *fp);
 
 /* ------------------------------------------------------------------------
  * The kernel's own view, from ftrace text (cstrace aux --ftrace): writes

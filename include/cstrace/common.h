@@ -212,6 +212,72 @@ int cst_open_input(const char *path);
  *  /dev/null) is opened as it is. Returns a write-only fd or -1 (errno set). */
 int cst_create_private(const char *path);
 
+/* ------------------------------------------------------------------------
+ * Output files. Whatever cstrace makes at once (a view, a profile, a perf.data
+ * synth writes, a log) appears whole or not at all: it is written under a
+ * temporary name in the destination's directory, created new (so never through
+ * a symlink planted there), and renamed over the destination when complete; on
+ * failure the temporary is removed and the destination is as it was. An output
+ * that is one of the command's inputs is refused before anything is written.
+ * ------------------------------------------------------------------------ */
+
+/** A file by identity, device and inode: an output is compared with the inputs
+ *  however a path spells them (symlinks, hard links, ../). */
+struct cst_file_id {
+	uint64_t dev, ino;
+	char *name; /* the path it was added by */
+};
+/** The files a command reads. Zero-initialize. */
+struct cst_file_set {
+	struct cst_file_id *v;
+	size_t n, cap;
+};
+/** Add the file @path names (symlinks followed). A path that names nothing adds
+ *  nothing: the reader will say it is missing. Returns 0 or -cste_nomem. */
+int cst_file_set_add(struct cst_file_set *s, const char *path);
+/** The name the file @path names was added by, or NULL when it is not in @s
+ *  (or @s is NULL, or @path names nothing). */
+const char *cst_file_set_find(const struct cst_file_set *s, const char *path);
+void cst_file_set_fini(struct cst_file_set *s);
+
+struct cst_out_opts {
+	size_t sz;                         /* sizeof(struct cst_out_opts) */
+	const struct cst_log *log;         /* a failure's one line, naming the output */
+	const struct cst_file_set *inputs; /* refused as the destination */
+	bool private_file;                 /* 0600 whatever the umask (trace, memory, logs
+					    * of a program's run); else as the umask allows */
+	bool stream;                       /* open a buffered stdio stream too (@f) */
+	uint8_t reserved[6];
+};
+
+/** An output being written: open while @path is set. While @f is open @o must
+ *  stay where it is (the stream keeps a pointer to it, for the first write error). */
+struct cst_out {
+	int fd;         /* the temporary file, or a device written in place; -1 closed */
+	FILE *f;        /* with opts.stream: on @fd, writes counted in @error */
+	char *path;     /* the destination */
+	char *tmp;      /* the temporary name; NULL for a device (/dev/null, a pipe) */
+	int error;      /* errno of the first failed write through @f, else 0 */
+	struct cst_log log;
+};
+
+/** Start writing @path. A destination that is a character device or a FIFO is
+ *  written in place; a directory or another kind of file is refused, and so is
+ *  one of opts->inputs ("OUT: is the input IN; refusing to overwrite it").
+ *  Errors (logged): -cste_invalid (refused), -cste_io (errno set), -cste_nomem. */
+int cst_out_open(struct cst_out *o, const char *path, const struct cst_out_opts *opts);
+/** Flush, sync and rename the file into place. A write that failed before (@f's,
+ *  or one given to cst_out_failed) or now makes it fail instead: the temporary
+ *  is removed, "OUT: write failed: <strerror>" logged. Returns 0 or -cste_io
+ *  (errno set); @o is closed either way. */
+int cst_out_commit(struct cst_out *o);
+/** Throw the partial file away (the destination is untouched); @o closed. A
+ *  closed or zero-initialized @o is ignored. */
+void cst_out_abort(struct cst_out *o);
+/** A write of the caller's own to @o->fd failed with @errnum: the first one is
+ *  what cst_out_commit reports. */
+void cst_out_failed(struct cst_out *o, int errnum);
+
 /** An input open for reading, mapped whole where it can be (a read then costs a
  *  memcpy, not a system call) and read with pread where not (@map NULL). */
 struct cst_mapped_input {

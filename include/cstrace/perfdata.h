@@ -372,6 +372,14 @@ struct cst_perf_writer_opts {
 	const char *hostname, *osrelease, *arch, *version;
 	uint32_t nr_cpus_avail, nr_cpus_online; /* 0 = from the host */
 	const char *const *cmdline; /* NULL-terminated, optional */
+	/* Files the command reads: @path may not be one (refused, -cste_invalid). */
+	const struct cst_file_set *inputs;
+	/* A file made at once (synth), not a recording that must survive a crash:
+	 * written under a temporary name beside @path and renamed over it by
+	 * cst_perf_writer_finish (cst_out); freed unfinished or failed, nothing
+	 * remains and @path is as it was (no .old is kept). */
+	bool whole;
+	uint8_t reserved[7];
 };
 
 struct cst_perf_writer;
@@ -379,7 +387,8 @@ struct cst_perf_writer;
 /** Create @path and write a header that marks the file unfinished (data.size 0,
  *  no features) as perf itself does, so that a crash leaves a file readers can
  *  recover. As perf record: a previous @path is kept as @path.old, the new file
- *  is 0600 (trace holds program memory). Errors: -cste_invalid, -cste_io,
+ *  is 0600 (trace holds program memory); with opts->whole it appears at finish
+ *  instead. Errors: -cste_invalid (also: @path is one of opts->inputs), -cste_io,
  *  -cste_nomem. */
 int cst_perf_writer_open(struct cst_perf_writer **out, const char *path,
 			 const struct cst_perf_writer_opts *opts);
@@ -443,8 +452,10 @@ uint64_t cst_perf_writer_count(const struct cst_perf_writer *w);
 int cst_perf_writer_get_opts(const struct cst_perf_writer *w, struct cst_perf_writer_opts *o);
 
 /** Write the features (BUILD_ID, HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS,
- *  CMDLINE, AUXTRACE index) and the final header, then sync. The writer
- *  stays allocated; free it with cst_perf_writer_free(). Errors: -cste_io. */
+ *  CMDLINE, AUXTRACE index) and the final header, then sync (and with
+ *  opts->whole move the file into place). The writer stays allocated; free it
+ *  with cst_perf_writer_free(). Errors: -cste_io (logged, naming the file and
+ *  why: "No space left on device"). */
 int cst_perf_writer_finish(struct cst_perf_writer *w);
 
 /** Close and free. Without a prior finish the file stays marked unfinished

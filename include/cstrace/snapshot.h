@@ -34,8 +34,14 @@ struct cst_snap_reader_cbs {
 	int (*image)(void *ctx, const struct cst_mem_image *img);
 	/** Files named outside the directory (an absolute path, or one climbing out
 	 *  with ..) are read with a warning naming each; with @confine the snapshot
-	 *  is refused instead (for services that decode untrusted uploads). */
+	 *  is refused instead (for services that decode untrusted uploads): so is a
+	 *  name inside it that a symlink takes out of it. */
 	bool confine;
+	uint8_t reserved[7];
+	/** Every file the snapshot reads (its .ini files, buffers and dumps), named
+	 *  as it is opened, before it is read; may be NULL. A caller that writes
+	 *  files learns which it must not write over. */
+	int (*file)(void *ctx, const char *path);
 };
 
 /** Read the snapshot directory @dir. Keys match in any case; paths may be relative

@@ -68,6 +68,9 @@ struct cst_synth_opts {
 	/* When *stop turns non-zero (a signal handler sets it), QEMU is killed, the
 	 * temporary files are removed and the run returns -cste_interrupted. */
 	const volatile sig_atomic_t *stop;
+	/* Files the command reads (the program, --from-log, ...): no output may be
+	 * one of them (refused before QEMU runs, -cste_invalid). */
+	const struct cst_file_set *inputs;
 };
 
 /** Figures of a synth run. */
@@ -82,9 +85,14 @@ struct cst_synth_stats {
 };
 
 /** Run @argv[0] with arguments @argv (NULL-terminated) under QEMU and write the
- *  trace to @out (a directory for snapshots, a file for perf.data).
+ *  trace to @out (a directory for snapshots, a file for perf.data). Every output
+ *  (@out, the truth files, the kept log, code pages beside a perf.data) appears
+ *  whole when the run succeeds, and none when it fails; a write that fails (a
+ *  full disk, also under QEMU's own log) is logged naming the file and why.
  *  Returns 0, a positive stop value from insn_fn, or a negative error:
- *  -cste_invalid (bad options), -cste_io (QEMU or a file failed), -cste_format
+ *  -cste_invalid (bad options, an output that is an input), -cste_not_found
+ *  (the program does not exist or cannot be run), -cste_io (QEMU or a file
+ *  failed), -cste_format
  *  (a QEMU log it cannot read), -cste_unsupported (perf output without the
  *  perfdata writer), -cste_nomem. */
 int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_opts *opts,

@@ -66,6 +66,23 @@ checks=$((checks + 1)); [ $rc = 2 ] || fail "unknown board: exit $rc"
 "$CSTRACE" doctor extra-arg 2>/dev/null; rc=$?
 checks=$((checks + 1)); [ $rc = 2 ] || fail "extra argument: exit $rc"
 
+# A fixture tree appears whole, as its directory, or not at all: into a missing or
+# empty directory (parents made); never over a directory that holds files (it was
+# written into, leaving a mix), and nothing beside it afterwards.
+check "fixture: into a new directory" quiet "$CSTRACE" boards fixture juno-r1 "$TMP/fx/a/b"
+check "fixture: the tree is there" test -f "$TMP/fx/a/b/proc/device-tree/compatible"
+mkdir -p "$TMP/fx/empty"
+check "fixture: into an empty directory" quiet "$CSTRACE" boards fixture stm32mp157 "$TMP/fx/empty"
+mkdir -p "$TMP/fx/full"
+echo mine >"$TMP/fx/full/notes"
+"$CSTRACE" boards fixture juno-r1 "$TMP/fx/full" >/dev/null 2>"$TMP/err"; rc=$?
+check "fixture: over a directory with files: exit 1" test $rc -eq 1
+check "fixture: ... says why: $(head -1 "$TMP/err")" \
+	grep -q "^cstrace: $TMP/fx/full: cannot write the fixture tree: Directory not empty$" "$TMP/err"
+check "fixture: ... its files untouched, nothing added" \
+	bash -c "[ \"\$(ls -A '$TMP/fx/full')\" = notes ] && grep -qx mine '$TMP/fx/full/notes'"
+check "fixture: no temporary tree left" bash -c "! ls '$TMP/fx' | grep -q tmp"
+
 # This machine: no CoreSight, said plainly, non-zero exit.
 if [ -d /sys/bus/coresight ] || [ -e /sys/bus/event_source/devices/cs_etm ]; then
 	echo "note: this machine has CoreSight; skipping the no-CoreSight check"

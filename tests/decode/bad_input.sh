@@ -199,6 +199,33 @@ for v in decode dump report; do
 done
 "$CSTRACE" decode --confine "$CSTRACE_SOURCE_DIR/testdata/sample/a64-loop" > "$TMP/confined" 2>/dev/null
 check "--confine: a snapshot that stays inside decodes as before" cmp -s "$TMP/in.txt" "$TMP/confined"
+# Names that stay inside but are symlinks out of the directory (the buffer, a memory
+# dump, a device file, snapshot.ini itself): --confine resolves them and refuses
+# (it read through them). A symlink that stays inside is fine.
+for f in cstrace.bin mem_0.bin cpu_0.ini snapshot.ini; do
+  rm -rf "$TMP/sym-snap" "$TMP/sym-out"
+  cp -r "$CSTRACE_SOURCE_DIR/testdata/sample/a64-loop" "$TMP/sym-snap"
+  chmod -R u+w "$TMP/sym-snap"
+  mkdir -p "$TMP/sym-out"
+  mv "$TMP/sym-snap/$f" "$TMP/sym-out/$f"
+  ln -s "../sym-out/$f" "$TMP/sym-snap/$f"
+  for v in decode dump; do
+    "$CSTRACE" $v --confine "$TMP/sym-snap" > "$TMP/confined" 2> "$TMP/err"
+    check "--confine, $v, $f a symlink out: refused, exit 1" [ $? -eq 1 ]
+    check "--confine, $v, $f a symlink out: nothing printed" [ ! -s "$TMP/confined" ]
+    check "--confine, $v, $f a symlink out: says which and where it goes: $(head -1 "$TMP/err")" \
+      grep -q "names $TMP/sym-snap/$f, which resolves to .*sym-out/$f, outside the snapshot directory: refused" "$TMP/err"
+  done
+  "$CSTRACE" decode "$TMP/sym-snap" > "$TMP/unconfined" 2>/dev/null
+  check "$f a symlink out, not confined: decoded as before" cmp -s "$TMP/in.txt" "$TMP/unconfined"
+done
+mkdir -p "$TMP/sym-snap/data"
+mv "$TMP/sym-snap/mem_0.bin" "$TMP/sym-snap/data/mem_0.bin"
+ln -s data/mem_0.bin "$TMP/sym-snap/mem_0.bin"
+rm "$TMP/sym-snap/snapshot.ini"
+cp "$CSTRACE_SOURCE_DIR/testdata/sample/a64-loop/snapshot.ini" "$TMP/sym-snap/"
+"$CSTRACE" decode --confine "$TMP/sym-snap" > "$TMP/confined" 2>/dev/null
+check "--confine: a symlink that stays inside decodes as before" cmp -s "$TMP/in.txt" "$TMP/confined"
 # A raw dump decoded with a source of the wrong trace ID: the error names the IDs
 # its frames carry (it said only "never found sync"). The sample's ETM is 0x10.
 regs=trcconfigr=0x41,trcidr0=0x28000EA1,trcidr1=0x4100F403,trcidr2=0x488,core=Cortex-A53

@@ -21,6 +21,25 @@ expect 1 "a missing log" "$CSTRACE" synth --arch aarch64 --from-log "$TMP/none" 
 grep -q "synth" "$TMP/err" || fail "no message for a missing log"
 "$CSTRACE" --help | grep -q "synth" || fail "synth is not in cstrace --help"
 
+# A program that is missing, not executable or a directory: one line naming it, at
+# once, with and without the plugin (--plugin waited for ever on the plugin's FIFO;
+# the exec log said only "QEMU logged no instructions"). Checked before QEMU starts.
+touch "$TMP/noexec"
+chmod 644 "$TMP/noexec"
+for prog in /no/such/program "$TMP/noexec" "$TMP"; do
+	for plugin in "" --plugin; do
+		start=$(date +%s)
+		timeout 30 "$CSTRACE" synth --arch aarch64 $plugin -o "$TMP/np" -- "$prog" \
+			>/dev/null 2>"$TMP/err"
+		rc=$?
+		checks=$((checks + 3))
+		[ "$rc" -eq 1 ] || fail "synth $plugin -- $prog: exit $rc, expected 1"
+		[ $(($(date +%s) - start)) -le 5 ] || fail "synth $plugin -- $prog: not at once"
+		[ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "^cstrace: synth: $prog: cannot run it: " "$TMP/err" ||
+			fail "synth $plugin -- $prog: not one line naming it: $(head -c 300 "$TMP/err")"
+	done
+done
+
 # Ctrl-C (SIGINT) or SIGTERM while QEMU runs, through the exec log (arm) and the
 # plugin (aarch64): exit 128+signal, QEMU gone at once, no temporary left in
 # $TMPDIR, no output. (QEMU kept running and a log of hundreds of MB stayed.)
