@@ -385,7 +385,7 @@ static int load_devices(struct snap *ss)
 		return -cste_format;
 	}
 	/* every [device_list] (a repeated key starts another): OpenCSD numbers the
-	 * devices itself and takes them all */
+	 * devices itself and takes them all; a file named again is read once */
 	for (const struct ini_section *l = list; l;
 	     l = snap_ini_doc_section_next(&ss->snapshot_ini, "device_list", l))
 		n += (size_t)l->nkv;
@@ -398,8 +398,16 @@ static int load_devices(struct snap *ss)
 		int err;
 		char *path = snap_path(ss, ss->snapshot_ini.path, list->kv[k].value, &err);
 
+		bool again = false;
+
 		if (!path)
 			return err;
+		for (int i = 0; i < ss->ndevices && !again; i++)
+			again = !strcmp(ss->devices[i].doc.path, path);
+		if (again) {
+			free(path);
+			continue;
+		}
 		err = snap_ini_doc_load(&dev->doc, path, ss->log, 0);
 		free(path);
 		if (err == -cste_nomem)
