@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cstrace/source.h"
 #include "cstrace/synth.h"
 
 /* ---- code memory: bytes of executed code, page by page ---------------- */

@@ -1,5 +1,13 @@
-/* cstrace common definitions: error codes, the log callback every stage takes,
- * and little-endian byte access for trace and file formats (never host casts). */
+/* cstrace common definitions: what every library shares, in this order:
+ *  - errors (one enum, cste_*) and the log callback every stage reports through;
+ *  - byte access: little-endian reads and writes for trace and file formats,
+ *    never host casts;
+ *  - memory: growable arrays, byte buffers, strings, binary search, indexes;
+ *  - the sized options structs' rule;
+ *  - files: inputs (devices and FIFOs refused, mapped, spilled to a temporary),
+ *    outputs (whole or not at all, never over an input);
+ *  - text: names from inputs made printable, numbers parsed, lines built;
+ *  - binaries: build-ids compared, "FILE@ADDR" placement of an ELF. */
 #ifndef CSTRACE_COMMON_H
 #define CSTRACE_COMMON_H
 
@@ -12,6 +20,10 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ------------------------------------------------------------------------
+ * Errors and logging.
+ * ------------------------------------------------------------------------ */
 
 /** Error codes. Functions return int: negative is one of these (negated),
  *  zero or positive is success and may carry a count or status. */
@@ -63,8 +75,12 @@ void cst_logf(const struct cst_log *log, enum cst_log_level level, const char *f
 void cst_vlogf_at(const struct cst_log *log, enum cst_log_level level, const char *path,
 		  uint64_t offset, const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
-/* Little-endian access to byte buffers: trace and perf.data are little-endian
- * whatever the host is, and buffers need not be aligned. */
+/* ------------------------------------------------------------------------
+ * Byte access: trace and perf.data are little-endian whatever the host is,
+ * and buffers need not be aligned.
+ * ------------------------------------------------------------------------ */
+
+
 static inline uint16_t cst_le16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | (p[1] << 8));
@@ -96,15 +112,9 @@ static inline void cst_put_le64(uint8_t *p, uint64_t v)
 	cst_put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
-/** Bytes of the T32 instruction whose first halfword is @hw: 4 when its top five
- *  bits are 0b11101, 0b11110 or 0b11111 (a 32-bit encoding), else 2. */
-static inline unsigned cst_t32_insn_size(uint16_t hw)
-{
-	return (hw >> 11) >= 0x1d ? 4 : 2;
-}
-
 /* ------------------------------------------------------------------------
- * Growable arrays: one helper instead of a realloc block per table.
+ * Memory: growable arrays (one helper instead of a realloc block per table),
+ * byte buffers, strings, binary search, open-addressing indexes.
  * ------------------------------------------------------------------------ */
 
 /** Make room for @need elements of @elem_size bytes in the array whose pointer is at
@@ -320,6 +330,11 @@ FILE *cst_fopen_input(const char *path, const char *mode);
  *  EINVAL "not a regular file (a device, FIFO or directory is not read)". */
 const char *cst_input_strerror(int err);
 
+/* ------------------------------------------------------------------------
+ * Text: names from inputs made printable, numbers parsed, lines built
+ * without printf.
+ * ------------------------------------------------------------------------ */
+
 /** A name recorded in an input (a file name, a command) made fit for a terminal:
  *  control characters (below 0x20, 0x7f, and the UTF-8 forms of 0x80-0x9f) and
  *  bytes that are not UTF-8 as \\xNN, so that an ESC in a perf.data name cannot
@@ -331,16 +346,6 @@ char *cst_printable_dup(const char *s);
  *  returns @out. */
 const char *cst_printable(const char *s, char *out, size_t size);
 
-/** Whether a file's build-id (@file_id, @file_len bytes: its ELF note) is the
- *  one recorded (@rec_id, @rec_len bytes). perf.data stores 20 bytes whatever
- *  the id's length, zero-padded when the size is not recorded, so as in perf a
- *  shorter id (16 bytes: md5, uuid) matches a recorded one that continues with
- *  zeros only. Returns 1 or 0. */
-int cst_build_id_equal(const uint8_t *file_id, size_t file_len, const uint8_t *rec_id,
-		       size_t rec_len);
-
-/** Parse an unsigned number (decimal, 0x hex, 0 octal) filling all of @s.
- *  Returns 0 or -cste_format. */
 /* A text line built without printf: views print millions of lines, and printf's
  * format parsing was their largest cost. Appends past the capacity are cut, never
  * overflow; the caller writes b[0..n) once per line. Widths follow printf's: a
@@ -366,7 +371,21 @@ void cst_line_udec(struct cst_line *l, uint64_t v, int width);
  *  @zero and @alt are not combined). */
 void cst_line_hex(struct cst_line *l, uint64_t v, int width, int zero, int alt);
 
+/** Parse an unsigned number (decimal, 0x hex, 0 octal) filling all of @s.
+ *  Returns 0 or -cste_format. */
 int cst_parse_u64(const char *s, uint64_t *out);
+
+/* ------------------------------------------------------------------------
+ * Binaries: build-ids, and where "FILE@ADDR" places an ELF.
+ * ------------------------------------------------------------------------ */
+
+/** Whether a file's build-id (@file_id, @file_len bytes: its ELF note) is the
+ *  one recorded (@rec_id, @rec_len bytes). perf.data stores 20 bytes whatever
+ *  the id's length, zero-padded when the size is not recorded, so as in perf a
+ *  shorter id (16 bytes: md5, uuid) matches a recorded one that continues with
+ *  zeros only. Returns 1 or 0. */
+int cst_build_id_equal(const uint8_t *file_id, size_t file_len, const uint8_t *rec_id,
+		       size_t rec_len);
 
 /** Split "FILE[@ADDR]" (the --elf form) into @path (of @size bytes) and @addr.
  *  Returns 1 with an address, 0 without (addr 0), -cste_invalid when the path

@@ -52,6 +52,17 @@ static inline bool cst_protocol_is_v4(enum cst_protocol p)
 }
 
 /* ------------------------------------------------------------------------
+ * Instruction sets: what every stage that walks Arm code needs to know alike.
+ * ------------------------------------------------------------------------ */
+
+/** Bytes of the T32 instruction whose first halfword is @hw: 4 when its top five
+ *  bits are 0b11101, 0b11110 or 0b11111 (a 32-bit encoding), else 2. */
+static inline unsigned cst_t32_insn_size(uint16_t hw)
+{
+	return (hw >> 11) >= 0x1d ? 4 : 2;
+}
+
+/* ------------------------------------------------------------------------
  * Cores.
  * ------------------------------------------------------------------------ */
 
