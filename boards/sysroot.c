@@ -218,9 +218,31 @@ int cst_sysroot_open(const struct cst_sysroot *root, const char *path, int flags
 	return fd;
 }
 
+/* Read up to @len bytes into @buf from @fd (fewer at its end), or write them
+ * all (@writing), through interruptions: the bytes done, or a negative error. */
+static ssize_t transfer(int fd, void *buf, size_t len, bool writing)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = writing ? write(fd, (char *)buf + done, len - done)
+				    : read(fd, (char *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno_to_cste(errno);
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
 int cst_sysroot_read(const struct cst_sysroot *root, const char *path, char *buf, size_t size)
 {
-	size_t len = 0;
+	size_t len;
+	ssize_t n;
 	int fd;
 
 	if (!buf || !size)
@@ -228,22 +250,11 @@ int cst_sysroot_read(const struct cst_sysroot *root, const char *path, char *buf
 	fd = cst_sysroot_open(root, path, O_RDONLY);
 	if (fd < 0)
 		return fd;
-	while (len < size - 1) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int err = errno_to_cste(errno);
-
-			close(fd);
-			return err;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	n = transfer(fd, buf, size - 1, false);
 	close(fd);
+	if (n < 0)
+		return (int)n;
+	len = (size_t)n;
 	buf[len] = '\0';
 	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
 		buf[--len] = '\0';
@@ -271,7 +282,8 @@ int cst_sysroot_read_s64(const struct cst_sysroot *root, const char *path, int64
 
 int cst_sysroot_write(const struct cst_sysroot *root, const char *path, const char *text)
 {
-	size_t len, off = 0;
+	size_t len;
+	ssize_t n;
 	int fd;
 
 	if (!text)
@@ -280,18 +292,12 @@ int cst_sysroot_write(const struct cst_sysroot *root, const char *path, const ch
 	if (fd < 0)
 		return fd;
 	len = strlen(text);
-	while (off < len) {
-		ssize_t n = write(fd, text + off, len - off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int err = errno_to_cste(errno);
-
-			close(fd);
-			return err;
-		}
-		off += (size_t)n;
+	n = transfer(fd, (void *)text, len, true);
+	if (n >= 0 && (size_t)n < len)
+		n = -cste_io; /* a write that took nothing */
+	if (n < 0) {
+		close(fd);
+		return (int)n;
 	}
 	if (close(fd) < 0)
 		return errno_to_cste(errno);

@@ -239,15 +239,22 @@ int pd_start_data(struct cst_perf_writer *w)
 	return 0;
 }
 
+int pd_writable(struct cst_perf_writer *w)
+{
+	if (w->finished)
+		return -cste_invalid;
+	if (w->error)
+		return w->error;
+	return pd_start_data(w);
+}
+
 static int emit(struct cst_perf_writer *w, const void *rec, size_t len)
 {
 	int err;
 
-	if (!w || !rec || len < 8 || len > 0xffff || w->finished)
+	if (!w || !rec || len < 8 || len > 0xffff)
 		return -cste_invalid;
-	if (w->error)
-		return w->error;
-	err = pd_start_data(w);
+	err = pd_writable(w);
 	if (err)
 		return err;
 	err = pd_write_at(w, w->pos, rec, len);

@@ -57,11 +57,9 @@ int cst_perf_writer_finish(struct cst_perf_writer *w)
 	uint64_t feat[4] = {0}, off, data_size;
 	int err = 0, nf = 0;
 
-	if (!w || w->finished)
+	if (!w)
 		return -cste_invalid;
-	if (w->error)
-		return w->error;
-	err = pd_start_data(w);
+	err = pd_writable(w);
 	if (err)
 		return err;
 	memset(fb, 0, sizeof(fb));

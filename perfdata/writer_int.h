@@ -53,5 +53,8 @@ int pd_write_at(struct cst_perf_writer *w, uint64_t off, const void *buf, uint64
 int pd_write_header(struct cst_perf_writer *w, uint64_t data_size, const uint64_t feat[4]);
 /* Write the attrs section once, before the first record. */
 int pd_start_data(struct cst_perf_writer *w);
+/* Whether @w takes more: not finished (-cste_invalid), no write failed before
+ * (that error), its data section started. */
+int pd_writable(struct cst_perf_writer *w);
 
 #endif
