@@ -164,8 +164,10 @@ int cmd_decode(int argc, char **argv)
 	out.f = file.f;
 	setvbuf(out.f, NULL, _IOFBF, 1 << 20);
 	/* OpenCSD's own print of each element needs OpenCSD's element */
-	if (out.format == out_elements && topts.session.decoder == cst_decoder_cstrace) {
-		cli_error("--format=elements prints OpenCSD's elements: not with --decoder=cstrace");
+	if (out.format == out_elements && (topts.session.decoder == cst_decoder_cstrace ||
+					   topts.session.decoder == cst_decoder_recover)) {
+		cli_error("--format=elements prints OpenCSD's elements: not with --decoder=%s",
+			  topts.session.decoder == cst_decoder_cstrace ? "cstrace" : "recover");
 		cli_out_abort(&file);
 		trace_opts_fini(&topts);
 		return 2;

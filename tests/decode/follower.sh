@@ -74,8 +74,12 @@ done
 rc=$?
 check "--format=elements with --decoder=cstrace: a usage error: $(head -c 200 "$TMP/err")" \
 	sh -c '[ "$0" -eq 2 ] && grep -q "not with --decoder=cstrace" "$1"' "$rc" "$TMP/err"
+"$CSTRACE" decode --format=elements --decoder=recover "$o/juno_r1_1" > /dev/null 2> "$TMP/err"
+rc=$?
+check "--format=elements --decoder=recover: a usage error: $(head -c 200 "$TMP/err")" \
+	sh -c '[ "$0" -eq 2 ] && grep -q "not with --decoder=recover" "$1"' "$rc" "$TMP/err"
 "$CSTRACE" decode --decoder=fast "$o/juno_r1_1" > /dev/null 2> "$TMP/err"
 rc=$?
 check "--decoder=fast: a usage error: $(head -c 200 "$TMP/err")" \
-	sh -c '[ "$0" -eq 2 ] && grep -q "expected auto, opencsd or cstrace" "$1"' "$rc" "$TMP/err"
+	sh -c '[ "$0" -eq 2 ] && grep -q "expected auto, opencsd, cstrace or recover" "$1"' "$rc" "$TMP/err"
 finish
