@@ -380,6 +380,8 @@ void dec_stats_add(struct cst_decoder_stats *sum, const struct cst_decoder_stats
 	sum->packets += s->packets;
 	sum->synced += s->synced;
 	sum->aux_missing += s->aux_missing;
+	sum->aux_uncovered += s->aux_uncovered;
+	sum->aux_duplicate += s->aux_duplicate;
 	sum->frame_ids[0] |= s->frame_ids[0];
 	sum->frame_ids[1] |= s->frame_ids[1];
 	sum->chunks += s->chunks;

@@ -16,7 +16,7 @@ static int add_buf(struct cst_perf_input *in, const struct cst_perf_record *rec)
 	in->bufs[in->nbufs++] = (struct auxbuf){rec->file_offset, rec->u.auxtrace.data_offset,
 						rec->u.auxtrace.size, rec->u.auxtrace.offset,
 						rec->u.auxtrace.idx, rec->u.auxtrace.tid,
-						rec->u.auxtrace.cpu};
+						rec->u.auxtrace.cpu, 0};
 	return 0;
 }
 
@@ -311,6 +311,7 @@ void dec_perf_input_free(struct cst_perf_input *in)
 	if (!in)
 		return;
 	dec_pi_free_timed(in);
+	dec_pi_cover_free(in);
 	free(in->frags);
 	cst_decoder_free(in->frames_dec);
 	for (uint32_t i = 0; in->raw_dec && i < in->info.nr_cpu; i++)

@@ -1,6 +1,7 @@
 /* Internal to decode/perf/: the state of a perf.data input, shared by its parts,
  * lowest first: say.c (warnings, progress), threads.c (who runs where, from
- * sideband), locate.c (where a record's trace lies), decoders.c (the decoders
+ * sideband), locate.c (where a record's trace lies), cover.c (what of each ring
+ * AUX records have decoded: the bytes none covers, those two cover), decoders.c (the decoders
  * and the attribution of their elements), queue.c (a queue decoded a piece at a
  * time), timed_ahead.c (queues decoded ahead on threads), timed.c (the
  * time-ordered merge), fragments.c (AUX records to decoder runs in file order,
@@ -28,17 +29,22 @@
 #define TIMED_WINDOW (64u * 1024u)
 #define TIMED_WINDOWS (4u * 1024u * 1024u)
 
-/* One AUXTRACE record: where its payload sits and which ring it came from. */
+/* One AUXTRACE record: where its payload sits and which ring (CPU or thread) and
+ * mmap (idx) it came from; ring: the queue (ring and idx: one space of aux
+ * offsets) numbered densely in the order of struct bufkey, once the index is made. */
 struct auxbuf {
 	uint64_t hdr_off, data_off, size, offset;
 	uint32_t idx, tid, cpu;
+	uint32_t ring;
 };
 
 /* AUX record to AUXTRACE buffer lookup: the buffers sorted by the ring they were
- * read from (per-thread ones by thread, per-CPU ones by CPU) and then by offset,
- * with the furthest end of any buffer up to each entry of its ring. */
+ * read from (per-thread ones by thread, per-CPU ones by CPU), the mmap (idx) and
+ * then by offset, with the furthest end of any buffer up to each entry of its
+ * queue (ring and idx). */
 struct bufkey {
 	uint32_t per_thread, ring; /* ring: tid (per-thread) or cpu */
+	uint32_t idx;
 	uint64_t offset, end;      /* end saturates at UINT64_MAX */
 	uint64_t max_end;          /* max end of the ring's entries up to this one */
 	uint64_t buf;              /* index into bufs (file order) */
@@ -46,6 +52,27 @@ struct bufkey {
 
 struct thread {
 	int32_t tid, pid;
+};
+
+/* What decoded the bytes of a ring up to @end (from the piece before): an AUX
+ * record, or (uncovered) an AUXTRACE record whose bytes no AUX record covers. */
+struct cover_piece {
+	uint64_t end, rec_off;
+	bool uncovered;
+};
+
+/* How far a queue (the AUXTRACE buffers of a ring's mmap, in aux offsets) is
+ * decoded: every byte the buffers hold below @done was decoded once, from the AUX
+ * record that covers it or as bytes no AUX record covers. AUX records of a queue
+ * come in the order of its aux offsets (the kernel's head only grows), so one mark
+ * tells what a record repeats and what it skips. */
+struct ring_cover {
+	uint64_t done;
+	uint64_t buf;      /* a buffer of the ring (index into bufs) */
+	bool seen, raw;    /* the format of the ring's last AUX record, if any */
+	int ci;
+	struct cover_piece *pieces; /* by growing end */
+	size_t npieces, cap_pieces;
 };
 
 /* An AUX record's trace: where it is, which queue (ring) it came from and whose
@@ -145,6 +172,9 @@ struct cst_perf_input {
 	struct auxbuf *bufs;
 	size_t nbufs, cap_bufs;
 	struct bufkey *bufkeys; /* made on first lookup, nbufs of them */
+	uint32_t nrings;        /* numbered by the index */
+	struct ring_cover *rings; /* the walk's (cover.c) */
+	uint64_t uncovered_bytes, duplicate_bytes; /* for cst_decoder_stats */
 	struct thread *threads;
 	size_t nthreads, cap_threads;
 	struct running *run;
@@ -239,13 +269,39 @@ int dec_pi_sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
 		    cst_sideband_fn sb_fn, void *ctx);
 
 /* locate.c: where a record's trace lies and whose it is */
-/* An AUX record's fragment, from the AUXTRACE buffer of its ring that holds it.
- * False: it has none (no buffer holds it, or it is empty). */
+/* Index the buffers by ring and offset (once) and number the rings. 0 or -cste_nomem. */
+int dec_pi_index_bufs(struct cst_perf_input *in);
+/* An AUX record's fragment, from the AUXTRACE buffer of its ring that holds it
+ * (*@b). False: it has none (no buffer holds it, or it is empty). */
 bool dec_pi_aux_fragment(struct cst_perf_input *in, const struct cst_perf_record *rec,
-			 struct frag *f);
+			 struct frag *f, const struct auxbuf **b);
 /* Without AUX records (old perf, or piped), a whole AUXTRACE buffer is one fragment. */
 void dec_pi_buffer_fragment(struct cst_perf_input *in, const struct cst_perf_record *rec,
 			    struct frag *f);
+/* In the queue of buffer @b (its ring and idx), the buffer that holds aux offset
+ * @p, the first in the file if several do (*@held true); when none does, the first
+ * that starts past @p (*@held false); NULL when none does either. */
+const struct auxbuf *dec_pi_ring_at(struct cst_perf_input *in, const struct auxbuf *b,
+				    uint64_t p, bool *held);
+/* The fragment of @size bytes at aux offset @aux of buffer @b, in @raw format, as
+ * the buffer's own: the ring's thread or who runs on its CPU now, the record offset
+ * that of the AUXTRACE record. */
+void dec_pi_piece_fragment(struct cst_perf_input *in, const struct auxbuf *b, uint64_t aux,
+			   uint64_t size, bool raw, struct frag *f);
+
+/* cover.c: AUX records against the rings' bytes. Every byte of a ring is
+ * decoded once: the bytes between what is decoded and a record's fragment that no
+ * record covers go to @emit first, each a fragment of its own; a fragment is
+ * clipped of what was decoded already. Each warned about. */
+typedef int (*cover_emit_fn)(void *ctx, const struct frag *f);
+int dec_pi_cover_begin(struct cst_perf_input *in);
+/* AUX fragment @f from buffer @b (dec_pi_aux_fragment): the bytes before it first,
+ * then @f as clipped, to @emit (nothing when it repeats decoded trace whole). */
+int dec_pi_cover_frag(struct cst_perf_input *in, const struct cst_perf_record *rec,
+		      const struct auxbuf *b, struct frag *f, cover_emit_fn emit, void *ctx);
+/* The end of the walk: what no record covered past each ring's last, in file order. */
+int dec_pi_cover_end(struct cst_perf_input *in, cover_emit_fn emit, void *ctx);
+void dec_pi_cover_free(struct cst_perf_input *in);
 
 /* decoders.c */
 /* The elements of a serial run: attributed (pid, tid, CPU, fragment, following

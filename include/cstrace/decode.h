@@ -337,6 +337,10 @@ struct cst_decoder_stats {
 	 * merge, and whether the run was taken again on one thread (a decoder had
 	 * something to say) */
 	uint64_t queues_ahead, ahead_fallbacks;
+	/* perf.data: AUXTRACE bytes no AUX record covers, decoded all the same (perf
+	 * skips them), and bytes AUX records name again, decoded once (perf decodes
+	 * them again) */
+	uint64_t aux_uncovered, aux_duplicate;
 };
 
 struct cst_decoder;
