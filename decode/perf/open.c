@@ -102,8 +102,10 @@ static bool recorded_with_timestamps(const struct cst_perf_input *in)
 	return false;
 }
 
-/* First pass: trace IDs from AUX_OUTPUT_HW_ID, data formats, AUXTRACE buffers. */
-static int prescan(struct cst_perf_input *in, uint8_t *hw_ids, bool *frames, bool *raw_cpu)
+/* First pass: trace IDs from AUX_OUTPUT_HW_ID, data formats (*@raw_unknown: raw
+ * data of a CPU AUXTRACE_INFO does not have), AUXTRACE buffers. */
+static int prescan(struct cst_perf_input *in, uint8_t *hw_ids, bool *frames, bool *raw_cpu,
+		   bool *raw_unknown)
 {
 	struct cst_perf_record rec;
 	uint64_t n = 0;
@@ -129,7 +131,7 @@ static int prescan(struct cst_perf_input *in, uint8_t *hw_ids, bool *frames, boo
 					if (rec.sid.have_cpu && in->info.cpus[i].cpu == rec.sid.cpu)
 						raw_cpu[i] = found = true;
 				if (!found)
-					raw_cpu[0] = true;
+					raw_cpu[0] = *raw_unknown = true;
 			} else {
 				*frames = true;
 			}
@@ -170,8 +172,8 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 	struct cst_perf_reader_opts ro = {.sz = sizeof(ro)};
 	struct cst_perf_input *in;
 	const struct cst_perf_features *f;
-	uint8_t hw_ids[256];
-	bool frames = false, *raw_cpu = NULL;
+	uint8_t hw_ids[256], ids[256];
+	bool frames = false, raw_unknown = false, *raw_cpu = NULL;
 	int err;
 
 	if (!out || !path || !trace)
@@ -216,16 +218,29 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 		goto fail;
 	}
 	memset(hw_ids, 0, sizeof(hw_ids));
-	raw_cpu = calloc(in->info.nr_cpu, sizeof(bool));
-	in->raw_buffer = calloc(in->info.nr_cpu, sizeof(int));
-	in->raw_dec = calloc(in->info.nr_cpu, sizeof(*in->raw_dec));
-	if (!raw_cpu || !in->raw_buffer || !in->raw_dec) {
+	/* room for the CPUs dec_pi_trace_ids may add */
+	raw_cpu = calloc(256, sizeof(bool));
+	if (!raw_cpu) {
 		err = -cste_nomem;
 		goto fail;
 	}
-	err = prescan(in, hw_ids, &frames, raw_cpu);
+	err = prescan(in, hw_ids, &frames, raw_cpu, &raw_unknown);
 	if (err)
 		goto fail;
+	for (uint32_t i = 0; i < in->info.nr_cpu; i++) {
+		struct cst_source_cfg cfg;
+
+		source_from_info(&in->info.cpus[i], &cfg);
+		ids[i] = hw_ids[i] ? hw_ids[i] : (uint8_t)cst_source_trace_id(&cfg);
+	}
+	if (frames && (err = dec_pi_trace_ids(in, ids, hw_ids, raw_cpu, raw_unknown)))
+		goto fail;
+	in->raw_buffer = calloc(in->info.nr_cpu, sizeof(int));
+	in->raw_dec = calloc(in->info.nr_cpu, sizeof(*in->raw_dec));
+	if (!in->raw_buffer || !in->raw_dec) {
+		err = -cste_nomem;
+		goto fail;
+	}
 	f = cst_perf_reader_features(in->r);
 	if (!index_agrees(in)) {
 		/* the scanned list stays in use */
@@ -254,12 +269,10 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 		struct cst_source_cfg cfg;
 
 		source_from_info(&in->info.cpus[i], &cfg);
-		if (hw_ids[i]) {
-			if (cfg.protocol == cst_proto_etmv3 || cfg.protocol == cst_proto_ptm)
-				cfg.regs.etmv3.etmtraceidr = hw_ids[i];
-			else
-				cfg.regs.etmv4.trctraceidr = hw_ids[i];
-		}
+		if (cfg.protocol == cst_proto_etmv3 || cfg.protocol == cst_proto_ptm)
+			cfg.regs.etmv3.etmtraceidr = ids[i];
+		else
+			cfg.regs.etmv4.trctraceidr = ids[i];
 		if (frames) {
 			err = cst_trace_add_source(trace, in->frames_buffer, &cfg);
 			if (err < 0)

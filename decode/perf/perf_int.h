@@ -1,8 +1,9 @@
 /* Internal to decode/perf/: the state of a perf.data input, shared by its parts,
  * lowest first: say.c (warnings, progress), threads.c (who runs where, from
- * sideband), locate.c (where a record's trace lies), cover.c (what of each ring
- * AUX records have decoded: the bytes none covers, those two cover), decoders.c (the decoders
- * and the attribution of their elements), queue.c (a queue decoded a piece at a
+ * sideband), ids.c (trace IDs against the frames), locate.c (where a record's
+ * trace lies), cover.c (what of each queue AUX records have decoded: the bytes
+ * none covers, those two cover), decoders.c (the decoders and the attribution
+ * of their elements), queue.c (a queue decoded a piece at a
  * time), timed_ahead.c (queues decoded ahead on threads), timed.c (the
  * time-ordered merge), fragments.c (AUX records to decoder runs in file order,
  * and every run's entry), open.c (metadata to sources, buffers, trace IDs).
@@ -267,6 +268,17 @@ struct running *dec_pi_running_get(struct cst_perf_input *in, int32_t key);
 /* Apply a sideband record (when in->sb_apply) and tell it to @sb_fn. */
 int dec_pi_sideband(struct cst_perf_input *in, const struct cst_perf_record *rec,
 		    cst_sideband_fn sb_fn, void *ctx);
+
+/* ids.c: trace IDs against the frames (formatted data), at open. @ids holds the
+ * trace ID of each AUXTRACE_INFO CPU (@hw_ids: from AUX_OUTPUT_HW_ID where not 0),
+ * room for 256. A CPU whose ID no frame carries takes the one ID its ring holds
+ * that no CPU claims; a CPU the buffers name and AUXTRACE_INFO leaves out is
+ * added to in->info as a copy of one of the same kind, with the ID its frames
+ * carry (not when @raw_unknown: raw AUX records of a CPU not there). Only where
+ * that is unambiguous; each warned about, and what stays undecodable too. CPUs
+ * whose @raw_cpu is set are left as they are. 0 or -cste_nomem. */
+int dec_pi_trace_ids(struct cst_perf_input *in, uint8_t *ids, const uint8_t *hw_ids,
+		     const bool *raw_cpu, bool raw_unknown);
 
 /* locate.c: where a record's trace lies and whose it is */
 /* Index the buffers by ring and offset (once) and number the rings. 0 or -cste_nomem. */

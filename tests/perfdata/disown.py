@@ -14,7 +14,9 @@ warning about it must name (key=value lines, offsets in OUT):
                   read in one AUXTRACE buffer (not a fault: the base of a drop
                   inside a buffer)
   traceid CPU ID  CPU's TRCTRACEIDR/ETMTRACEIDR in AUXTRACE_INFO set to ID
+                  (prints cpu= old=ID new=ID auxtrace=OFFSET of its first buffer)
   drop-cpu CPU    CPU's block taken out of AUXTRACE_INFO, nr_cpu one less
+                  (prints cpu= old=ID nr_cpu= auxtrace=)
   drop-mmap NAME  the MMAP2 record of the file whose path ends in NAME taken out
 
 Record offsets move with what is put in or taken out (pdfile.splice)."""
@@ -44,6 +46,14 @@ def auxtrace_holding(b, name, aux_off, size, after):
             if o <= aux_off and aux_off + size <= o + p:
                 return pos, struct.unpack_from("<i", b, pos + 40)[0]
     sys.exit("%s: no AUXTRACE record holds aux offset %d" % (name, aux_off))
+
+
+def first_auxtrace(b, name, cpu):
+    """The file offset of the first AUXTRACE record of @cpu's ring."""
+    for pos, t, _h, _p in pdfile.records(b, name):
+        if t == pdfile.PERF_RECORD_AUXTRACE and struct.unpack_from("<i", b, pos + 40)[0] == cpu:
+            return pos
+    sys.exit("%s: no AUXTRACE record of cpu %d" % (name, cpu))
 
 
 def cpu_blocks(b, name):
@@ -105,10 +115,10 @@ def main():
         if not blk:
             sys.exit("%s: no CPU %d in AUXTRACE_INFO" % (src, cpu))
         i, words, _cpu, magic = blk[0]
+        # the second parameter: TRCTRACEIDR (ETMv4, ETE) or ETMTRACEIDR (ETMv3)
+        at = priv + 8 * (i + (2 if version == 0 else 3) + 1)
+        old = struct.unpack_from("<Q", b, at)[0] & 0x7f
         if fault == "traceid":
-            # the second parameter: TRCTRACEIDR (ETMv4, ETE) or ETMTRACEIDR (ETMv3)
-            at = priv + 8 * (i + (2 if version == 0 else 3) + 1)
-            old = struct.unpack_from("<Q", b, at)[0]
             struct.pack_into("<Q", b, at, int(args[1], 0))
             print("cpu=%d old=0x%x new=0x%x" % (cpu, old, int(args[1], 0)))
         else:
@@ -117,7 +127,8 @@ def main():
             w1 = struct.unpack_from("<Q", b, priv + 8)[0]
             struct.pack_into("<Q", b, priv + 8, w1 - 1)
             pdfile.splice(b, priv + 8 * i, 8 * words)
-            print("cpu=%d" % cpu)
+            print("cpu=%d old=0x%x nr_cpu=%d" % (cpu, old, len(blocks) - 1))
+        print("auxtrace=%d" % first_auxtrace(b, src, cpu))
     elif fault == "drop-mmap":
         for pos, t, h, _p in pdfile.records(b, src):
             fn = bytes(b[pos + 72:pos + h]).split(b"\0")[0].decode(errors="replace")
