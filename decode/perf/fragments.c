@@ -289,6 +289,8 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 	in->nfrags = 0;
 	in->sb_apply = true;
 	ret = dec_pi_cover_begin(in);
+	if (!ret) /* the maps of files no MMAP record maps, before any sideband */
+		ret = dec_pi_unmapped_sideband(in, sb_fn, ctx);
 	cst_perf_reader_rewind(in->r);
 	while (!ret && (err = cst_perf_reader_next(in->r, &rec)) == 0) {
 		const struct auxbuf *b;

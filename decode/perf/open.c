@@ -105,8 +105,9 @@ static bool recorded_with_timestamps(const struct cst_perf_input *in)
 /* First pass: trace IDs from AUX_OUTPUT_HW_ID, data formats (*@raw_unknown: raw
  * data of a CPU AUXTRACE_INFO does not have), AUXTRACE buffers. */
 static int prescan(struct cst_perf_input *in, uint8_t *hw_ids, bool *frames, bool *raw_cpu,
-		   bool *raw_unknown)
+		   bool *raw_unknown, bool *mapped)
 {
+	const struct cst_perf_features *f = cst_perf_reader_features(in->r);
 	struct cst_perf_record rec;
 	uint64_t n = 0;
 	int err;
@@ -147,6 +148,14 @@ static int prescan(struct cst_perf_input *in, uint8_t *hw_ids, bool *frames, boo
 			if (err)
 				return err;
 			break;
+		case cst_perf_rec_mmap:
+		case cst_perf_rec_mmap2:
+			/* which files of the BUILD_ID feature a record maps */
+			for (uint64_t i = 0; rec.u.mmap.filename && i < f->nbuild_ids; i++)
+				if (!mapped[i] && f->build_ids[i].filename &&
+				    !strcmp(f->build_ids[i].filename, rec.u.mmap.filename))
+					mapped[i] = true;
+			break;
 		default:
 			break;
 		}
@@ -173,7 +182,7 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 	struct cst_perf_input *in;
 	const struct cst_perf_features *f;
 	uint8_t hw_ids[256], ids[256];
-	bool frames = false, raw_unknown = false, *raw_cpu = NULL;
+	bool frames = false, raw_unknown = false, *raw_cpu = NULL, *mapped = NULL;
 	int err;
 
 	if (!out || !path || !trace)
@@ -220,11 +229,13 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 	memset(hw_ids, 0, sizeof(hw_ids));
 	/* room for the CPUs dec_pi_trace_ids may add */
 	raw_cpu = calloc(256, sizeof(bool));
-	if (!raw_cpu) {
+	f = cst_perf_reader_features(in->r);
+	mapped = calloc(f->nbuild_ids + 1, sizeof(bool));
+	if (!raw_cpu || !mapped) {
 		err = -cste_nomem;
 		goto fail;
 	}
-	err = prescan(in, hw_ids, &frames, raw_cpu, &raw_unknown);
+	err = prescan(in, hw_ids, &frames, raw_cpu, &raw_unknown, mapped);
 	if (err)
 		goto fail;
 	for (uint32_t i = 0; i < in->info.nr_cpu; i++) {
@@ -241,7 +252,6 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 		err = -cste_nomem;
 		goto fail;
 	}
-	f = cst_perf_reader_features(in->r);
 	if (!index_agrees(in)) {
 		/* the scanned list stays in use */
 	} else if (!f->has_auxtrace_index && in->nbufs) {
@@ -306,11 +316,22 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 	for (uint64_t i = 0; i < f->nbuild_ids; i++)
 		dec_perf_mem_add_build_id(in->mem, f->build_ids[i].filename, f->build_ids[i].id,
 				      f->build_ids[i].size);
+	{
+		struct cst_bin_places places = {opts ? opts->symfs : NULL,
+						opts ? opts->buildid_dir : NULL,
+						opts ? opts->symdir : NULL, NULL};
+
+		err = dec_pi_unmapped(in, mapped, &places);
+		if (err)
+			goto fail;
+	}
 	free(raw_cpu);
+	free(mapped);
 	*out = in;
 	return 0;
 fail:
 	free(raw_cpu);
+	free(mapped);
 	dec_perf_input_free(in);
 	return err;
 }
@@ -337,6 +358,7 @@ void dec_perf_input_free(struct cst_perf_input *in)
 	free(in->bufs);
 	free(in->bufkeys);
 	free(in->threads);
+	free(in->unmapped);
 	free(in->run);
 	free(in->path);
 	free(in);

@@ -1,6 +1,7 @@
 /* Internal to decode/perf/: the state of a perf.data input, shared by its parts,
  * lowest first: say.c (warnings, progress), threads.c (who runs where, from
- * sideband), ids.c (trace IDs against the frames), locate.c (where a record's
+ * sideband), ids.c (trace IDs against the frames), unmapped.c (files no MMAP
+ * record maps), locate.c (where a record's
  * trace lies), cover.c (what of each queue AUX records have decoded: the bytes
  * none covers, those two cover), decoders.c (the decoders and the attribution
  * of their elements), queue.c (a queue decoded a piece at a
@@ -148,6 +149,12 @@ struct timed_counts {
 	uint64_t elements, sideband, messages;
 };
 
+/* An executable segment of a file no MMAP record maps, read at its ELF address. */
+struct unmapped {
+	uint64_t addr, len, pgoff;
+	const struct cst_perf_build_id *b; /* the BUILD_ID feature's entry */
+};
+
 /* Who runs on a CPU (per-CPU) or in a per-thread buffer, from ITRACE_START/SWITCH. */
 struct running {
 	int32_t key; /* cpu, or tid for per-thread buffers */
@@ -178,6 +185,8 @@ struct cst_perf_input {
 	uint64_t uncovered_bytes, duplicate_bytes; /* for cst_decoder_stats */
 	struct thread *threads;
 	size_t nthreads, cap_threads;
+	struct unmapped *unmapped; /* unmapped.c, at open */
+	size_t nunmapped, cap_unmapped;
 	struct running *run;
 	size_t nrun, cap_run;
 
@@ -279,6 +288,14 @@ int dec_pi_sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
  * whose @raw_cpu is set are left as they are. 0 or -cste_nomem. */
 int dec_pi_trace_ids(struct cst_perf_input *in, uint8_t *ids, const uint8_t *hw_ids,
 		     const bool *raw_cpu, bool raw_unknown);
+
+/* unmapped.c: files the BUILD_ID feature names that no MMAP record maps (entry i
+ * not @mapped): a position-dependent executable is read at its ELF addresses,
+ * found where @places say; each warned about, at open. 0 or -cste_nomem. */
+int dec_pi_unmapped(struct cst_perf_input *in, const bool *mapped,
+		    const struct cst_bin_places *places);
+/* Tell those mappings to @sb_fn (process -1: any), before the file's sideband. */
+int dec_pi_unmapped_sideband(struct cst_perf_input *in, cst_sideband_fn sb_fn, void *ctx);
 
 /* locate.c: where a record's trace lies and whose it is */
 /* Index the buffers by ring and offset (once) and number the rings. 0 or -cste_nomem. */
