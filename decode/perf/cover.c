@@ -1,6 +1,5 @@
-/* AUX records against the AUXTRACE rings they point into: every byte a ring holds
- * is decoded once. perf 6.1 decodes what AUX records cover, each as often as a
- * record names it: a lost record loses its trace, a repeated one counts it twice. */
+/* AUX records against the AUXTRACE queues they point into: every byte decoded once
+ * (perf 6.1 skips what no record covers and decodes a repeated record twice). */
 #include "perf_int.h"
 
 #include <inttypes.h>

@@ -1,7 +1,5 @@
-/* Trace IDs the metadata gets wrong: the IDs the frames at the start of each CPU's
- * trace carry, against those AUXTRACE_INFO (or AUX_OUTPUT_HW_ID) gives its CPUs.
- * perf 6.1 decodes only the frames of IDs its CPUs claim; cstrace mends what is
- * unambiguous and says what it cannot decode. */
+/* Trace IDs the metadata gets wrong: the IDs each CPU's frames carry against those its
+ * CPUs are given, mended where unambiguous (perf 6.1 decodes only what CPUs claim). */
 #include "perf_int.h"
 
 #include <fcntl.h>

@@ -1,6 +1,5 @@
-/* Files the BUILD_ID feature names that no MMAP record maps (the record lost):
- * a position-dependent executable loads at its ELF addresses, so its code is read
- * there; where any other file loaded is not known. perf 6.1 reads neither. */
+/* Files the BUILD_ID feature names that no MMAP record maps (the record lost): a
+ * position-dependent executable is read at its ELF addresses; others are said. */
 #include "perf_int.h"
 #include "elf_build_id.h"
 
