@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -484,6 +485,42 @@ static int run_here(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 	return run_buffers(s, elem_fn, NULL, ctx, NULL);
 }
 
+/* Code the decoder could not read (ADDR_NACC gaps), said at the end of a run
+ * that went through: only decode --stats told it, and a trace whose code is
+ * missing decodes to gaps with exit 0. Up to three ranges of addresses, the
+ * adjacent 64 KiB blocks of cst_decoder_stats joined. */
+static int said_nacc(struct cst_session *s, int ret)
+{
+	const struct cst_decoder_stats *st = &s->stats;
+	char at[160];
+	size_t len = 0;
+	bool more = st->nacc_more;
+	uint32_t shown = 0;
+
+	if (ret || !st->nacc)
+		return ret;
+	at[0] = '\0';
+	for (uint32_t i = 0, j; i < st->nacc_spans && i < CST_NACC_SPANS; i = j) {
+		uint64_t lo = st->nacc_at[i].lo, hi = st->nacc_at[i].hi;
+
+		for (j = i + 1; j < st->nacc_spans && j < CST_NACC_SPANS &&
+				st->nacc_at[j].lo >> 16 == (st->nacc_at[j - 1].lo >> 16) + 1;
+		     j++)
+			hi = st->nacc_at[j].hi;
+		if (shown++ == 3) {
+			more = true;
+			break;
+		}
+		len += (size_t)snprintf(at + len, sizeof(at) - len, lo == hi ? "%s0x%" PRIx64 : "%s0x%" PRIx64 "-0x%" PRIx64,
+					len ? ", " : "", lo, hi);
+	}
+	cst_logf(s->opts.log, cst_log_warning,
+		 "%s: %" PRIu64 " inaccessible-memory gap%s: the code at %s%s was not followed (no "
+		 "memory image or mapped file could give it)",
+		 s->path, st->nacc, st->nacc == 1 ? "" : "s", at, more ? " and elsewhere" : "");
+	return ret;
+}
+
 int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
 {
 	int ret;
@@ -493,7 +530,7 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 	memset(&s->stats, 0, sizeof(s->stats));
 	if (s->kind == cst_input_perf && s->opts.pipe && s->opts.threads > 1) {
 		if (dec_perf_input_splits(s->perf))
-			return run_merging(s, run_replayed, elem_fn, sb_fn, ctx);
+			return said_nacc(s, run_merging(s, run_replayed, elem_fn, sb_fn, ctx));
 		struct dec_pipe_run r = {.produce = run_perf, .produce_ctx = s,
 					 .elem_fn = elem_fn, .sb_fn = sb_fn, .ctx = ctx,
 					 .log = &s->user_log, .progress = s->user_progress,
@@ -503,10 +540,10 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 
 		ret = dec_pipe_run(&r, &s->pipe, &started);
 		if (started)
-			return ret;
+			return said_nacc(s, ret);
 		memset(&s->stats, 0, sizeof(s->stats)); /* no thread: decode here */
 	}
-	return run_merging(s, run_here, elem_fn, sb_fn, ctx);
+	return said_nacc(s, run_merging(s, run_here, elem_fn, sb_fn, ctx));
 }
 
 int cst_session_run_lines(struct cst_session *s, cst_elem_print_fn print, void *print_ctx,
@@ -528,7 +565,7 @@ int cst_session_run_lines(struct cst_session *s, cst_elem_print_fn print, void *
 	else
 		ret = run_buffers(s, print_elem, NULL, l, l);
 	free(l);
-	return ret;
+	return said_nacc(s, ret);
 }
 
 static int no_elements(void *ctx, const struct cst_elem *e)

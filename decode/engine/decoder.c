@@ -28,6 +28,36 @@ static bool id_wanted(const struct cst_decoder *dec, uint8_t id)
 
 /* Count @e into @st as a decoder does for each element it delivers (a split
  * decode counts the elements it keeps the same way). */
+/* Note gaps at [@lo, @hi] in the 64 KiB block of @lo, keeping the lowest
+ * CST_NACC_SPANS blocks: what is kept depends only on the addresses, not on
+ * their order (a decode on threads counts chunk by chunk). */
+static void note_nacc(struct cst_decoder_stats *st, uint64_t lo, uint64_t hi)
+{
+	uint64_t blk = lo >> 16;
+	uint32_t n = st->nacc_spans < CST_NACC_SPANS ? st->nacc_spans : CST_NACC_SPANS, i = 0;
+
+	while (i < n && st->nacc_at[i].lo >> 16 < blk)
+		i++;
+	if (i < n && st->nacc_at[i].lo >> 16 == blk) {
+		if (lo < st->nacc_at[i].lo)
+			st->nacc_at[i].lo = lo;
+		if (hi > st->nacc_at[i].hi)
+			st->nacc_at[i].hi = hi;
+		return;
+	}
+	if (i == CST_NACC_SPANS) {
+		st->nacc_more = 1; /* above the lowest kept */
+		return;
+	}
+	if (n == CST_NACC_SPANS) {
+		st->nacc_more = 1; /* the highest kept makes room */
+		n--;
+	}
+	memmove(&st->nacc_at[i + 1], &st->nacc_at[i], (n - i) * sizeof(st->nacc_at[0]));
+	st->nacc_at[i] = (struct cst_addr_span){lo, hi};
+	st->nacc_spans = n + 1;
+}
+
 void dec_stats_count(struct cst_decoder_stats *st, const struct cst_elem *e)
 {
 	uint64_t n = dec_elem_count(e);
@@ -43,6 +73,7 @@ void dec_stats_count(struct cst_decoder_stats *st, const struct cst_elem *e)
 	case cst_elem_addr_nacc:
 		st->nacc++;
 		st->gaps++;
+		note_nacc(st, e->start, e->start);
 		break;
 	case cst_elem_no_sync:
 		if (e->gap != cst_gap_init)
@@ -394,6 +425,11 @@ void dec_stats_add(struct cst_decoder_stats *sum, const struct cst_decoder_stats
 	sum->packets += s->packets;
 	sum->synced += s->synced;
 	sum->aux_missing += s->aux_missing;
+	sum->aux_uncovered += s->aux_uncovered;
+	sum->aux_duplicate += s->aux_duplicate;
+	for (uint32_t i = 0; i < s->nacc_spans && i < CST_NACC_SPANS; i++)
+		note_nacc(sum, s->nacc_at[i].lo, s->nacc_at[i].hi);
+	sum->nacc_more |= s->nacc_more;
 	sum->frame_ids[0] |= s->frame_ids[0];
 	sum->frame_ids[1] |= s->frame_ids[1];
 	sum->chunks += s->chunks;

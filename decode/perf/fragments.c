@@ -251,16 +251,35 @@ static int queue_frag(struct cst_perf_input *in, const struct frag *f)
 	in->frags[in->nfrags++] = *f;
 	return 0;
 }
+
+/* A walk: where its fragments go. */
+struct walk {
+	struct cst_perf_input *in;
+	const struct cst_trace *trace;
+	cst_packet_fn pkt_fn;
+	void *ctx;
+	bool timed;
+};
+
+/* cover_emit_fn: decode the fragment now (file order) or queue it (time order). */
+static int take(void *ctx, const struct frag *f)
+{
+	struct walk *w = ctx;
+
+	return w->timed ? queue_frag(w->in, f) : decode_now(w->in, w->trace, f, w->pkt_fn, w->ctx);
+}
+
 static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_elem_fn elem_fn,
 		cst_sideband_fn sb_fn, cst_packet_fn pkt_fn, void *ctx)
 {
+	struct walk w = {in, trace, pkt_fn, ctx, false};
 	struct cst_perf_record rec;
 	bool timed;
 	int err, ret = 0;
 
 	if (!in || !trace)
 		return -cste_invalid;
-	timed = in->timed && !pkt_fn; /* packet dumps stay in file order */
+	timed = w.timed = in->timed && !pkt_fn; /* packet dumps stay in file order */
 	in->elem_fn = elem_fn;
 	in->elem_ctx = ctx;
 	in->fragment = 0;
@@ -269,23 +288,29 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 	in->nthreads = in->nrun = 0;
 	in->nfrags = 0;
 	in->sb_apply = true;
+	ret = dec_pi_cover_begin(in);
+	if (!ret) /* the maps of files no MMAP record maps, before any sideband */
+		ret = dec_pi_unmapped_sideband(in, sb_fn, ctx);
 	cst_perf_reader_rewind(in->r);
 	while (!ret && (err = cst_perf_reader_next(in->r, &rec)) == 0) {
+		const struct auxbuf *b;
 		struct frag f;
 
 		dec_perf_mem_set_clock(in->mem, rec.file_offset);
-		if (rec.type == cst_perf_rec_aux ||
-		    (rec.type == cst_perf_rec_auxtrace && !in->has_aux)) {
-			if (rec.type == cst_perf_rec_auxtrace)
-				dec_pi_buffer_fragment(in, &rec, &f);
-			else if (!dec_pi_aux_fragment(in, &rec, &f))
-				continue;
-			ret = timed ? queue_frag(in, &f) : decode_now(in, trace, &f, pkt_fn, ctx);
+		if (rec.type == cst_perf_rec_auxtrace && !in->has_aux) {
+			dec_pi_buffer_fragment(in, &rec, &f);
+			ret = take(&w, &f);
+		} else if (rec.type == cst_perf_rec_aux) {
+			if (dec_pi_aux_fragment(in, &rec, &f, &b))
+				ret = dec_pi_cover_frag(in, &rec, b, &f, take, &w);
 		} else {
 			/* time order tells sideband as the merge reaches it */
 			ret = dec_pi_sideband(in, &rec, timed ? NULL : sb_fn, ctx);
 		}
 	}
+	/* what no AUX record covers past each ring's last */
+	if (!ret)
+		ret = dec_pi_cover_end(in, take, &w);
 	if (!ret && timed)
 		ret = dec_pi_run_timed(in, trace, elem_fn, sb_fn, ctx);
 	if (in->truncated_aux)
@@ -317,6 +342,8 @@ static void sum_stats(const struct cst_perf_input *in, struct cst_decoder_stats 
 	}
 	dec_stats_add(stats, &in->split_stats);
 	stats->aux_missing = in->missing_aux;
+	stats->aux_uncovered = in->uncovered_bytes;
+	stats->aux_duplicate = in->duplicate_bytes;
 	stats->queues_ahead = in->queues_ahead;
 	stats->ahead_fallbacks = in->fallbacks;
 }

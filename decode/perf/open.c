@@ -16,7 +16,7 @@ static int add_buf(struct cst_perf_input *in, const struct cst_perf_record *rec)
 	in->bufs[in->nbufs++] = (struct auxbuf){rec->file_offset, rec->u.auxtrace.data_offset,
 						rec->u.auxtrace.size, rec->u.auxtrace.offset,
 						rec->u.auxtrace.idx, rec->u.auxtrace.tid,
-						rec->u.auxtrace.cpu};
+						rec->u.auxtrace.cpu, 0};
 	return 0;
 }
 
@@ -102,9 +102,12 @@ static bool recorded_with_timestamps(const struct cst_perf_input *in)
 	return false;
 }
 
-/* First pass: trace IDs from AUX_OUTPUT_HW_ID, data formats, AUXTRACE buffers. */
-static int prescan(struct cst_perf_input *in, uint8_t *hw_ids, bool *frames, bool *raw_cpu)
+/* First pass: trace IDs from AUX_OUTPUT_HW_ID, data formats (*@raw_unknown: raw
+ * data of a CPU AUXTRACE_INFO does not have), AUXTRACE buffers. */
+static int prescan(struct cst_perf_input *in, uint8_t *hw_ids, bool *frames, bool *raw_cpu,
+		   bool *raw_unknown, bool *mapped)
 {
+	const struct cst_perf_features *f = cst_perf_reader_features(in->r);
 	struct cst_perf_record rec;
 	uint64_t n = 0;
 	int err;
@@ -129,7 +132,7 @@ static int prescan(struct cst_perf_input *in, uint8_t *hw_ids, bool *frames, boo
 					if (rec.sid.have_cpu && in->info.cpus[i].cpu == rec.sid.cpu)
 						raw_cpu[i] = found = true;
 				if (!found)
-					raw_cpu[0] = true;
+					raw_cpu[0] = *raw_unknown = true;
 			} else {
 				*frames = true;
 			}
@@ -144,6 +147,14 @@ static int prescan(struct cst_perf_input *in, uint8_t *hw_ids, bool *frames, boo
 			err = add_buf(in, &rec);
 			if (err)
 				return err;
+			break;
+		case cst_perf_rec_mmap:
+		case cst_perf_rec_mmap2:
+			/* which files of the BUILD_ID feature a record maps */
+			for (uint64_t i = 0; rec.u.mmap.filename && i < f->nbuild_ids; i++)
+				if (!mapped[i] && f->build_ids[i].filename &&
+				    !strcmp(f->build_ids[i].filename, rec.u.mmap.filename))
+					mapped[i] = true;
 			break;
 		default:
 			break;
@@ -170,8 +181,8 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 	struct cst_perf_reader_opts ro = {.sz = sizeof(ro)};
 	struct cst_perf_input *in;
 	const struct cst_perf_features *f;
-	uint8_t hw_ids[256];
-	bool frames = false, *raw_cpu = NULL;
+	uint8_t hw_ids[256], ids[256];
+	bool frames = false, raw_unknown = false, *raw_cpu = NULL, *mapped = NULL;
 	int err;
 
 	if (!out || !path || !trace)
@@ -216,17 +227,31 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 		goto fail;
 	}
 	memset(hw_ids, 0, sizeof(hw_ids));
-	raw_cpu = calloc(in->info.nr_cpu, sizeof(bool));
-	in->raw_buffer = calloc(in->info.nr_cpu, sizeof(int));
-	in->raw_dec = calloc(in->info.nr_cpu, sizeof(*in->raw_dec));
-	if (!raw_cpu || !in->raw_buffer || !in->raw_dec) {
+	/* room for the CPUs dec_pi_trace_ids may add */
+	raw_cpu = calloc(256, sizeof(bool));
+	f = cst_perf_reader_features(in->r);
+	mapped = calloc(f->nbuild_ids + 1, sizeof(bool));
+	if (!raw_cpu || !mapped) {
 		err = -cste_nomem;
 		goto fail;
 	}
-	err = prescan(in, hw_ids, &frames, raw_cpu);
+	err = prescan(in, hw_ids, &frames, raw_cpu, &raw_unknown, mapped);
 	if (err)
 		goto fail;
-	f = cst_perf_reader_features(in->r);
+	for (uint32_t i = 0; i < in->info.nr_cpu; i++) {
+		struct cst_source_cfg cfg;
+
+		source_from_info(&in->info.cpus[i], &cfg);
+		ids[i] = hw_ids[i] ? hw_ids[i] : (uint8_t)cst_source_trace_id(&cfg);
+	}
+	if (frames && (err = dec_pi_trace_ids(in, ids, hw_ids, raw_cpu, raw_unknown)))
+		goto fail;
+	in->raw_buffer = calloc(in->info.nr_cpu, sizeof(int));
+	in->raw_dec = calloc(in->info.nr_cpu, sizeof(*in->raw_dec));
+	if (!in->raw_buffer || !in->raw_dec) {
+		err = -cste_nomem;
+		goto fail;
+	}
 	if (!index_agrees(in)) {
 		/* the scanned list stays in use */
 	} else if (!f->has_auxtrace_index && in->nbufs) {
@@ -254,12 +279,10 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 		struct cst_source_cfg cfg;
 
 		source_from_info(&in->info.cpus[i], &cfg);
-		if (hw_ids[i]) {
-			if (cfg.protocol == cst_proto_etmv3 || cfg.protocol == cst_proto_ptm)
-				cfg.regs.etmv3.etmtraceidr = hw_ids[i];
-			else
-				cfg.regs.etmv4.trctraceidr = hw_ids[i];
-		}
+		if (cfg.protocol == cst_proto_etmv3 || cfg.protocol == cst_proto_ptm)
+			cfg.regs.etmv3.etmtraceidr = ids[i];
+		else
+			cfg.regs.etmv4.trctraceidr = ids[i];
 		if (frames) {
 			err = cst_trace_add_source(trace, in->frames_buffer, &cfg);
 			if (err < 0)
@@ -293,11 +316,22 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 	for (uint64_t i = 0; i < f->nbuild_ids; i++)
 		dec_perf_mem_add_build_id(in->mem, f->build_ids[i].filename, f->build_ids[i].id,
 				      f->build_ids[i].size);
+	{
+		struct cst_bin_places places = {opts ? opts->symfs : NULL,
+						opts ? opts->buildid_dir : NULL,
+						opts ? opts->symdir : NULL, NULL};
+
+		err = dec_pi_unmapped(in, mapped, &places);
+		if (err)
+			goto fail;
+	}
 	free(raw_cpu);
+	free(mapped);
 	*out = in;
 	return 0;
 fail:
 	free(raw_cpu);
+	free(mapped);
 	dec_perf_input_free(in);
 	return err;
 }
@@ -311,6 +345,7 @@ void dec_perf_input_free(struct cst_perf_input *in)
 	if (!in)
 		return;
 	dec_pi_free_timed(in);
+	dec_pi_cover_free(in);
 	free(in->frags);
 	cst_decoder_free(in->frames_dec);
 	for (uint32_t i = 0; in->raw_dec && i < in->info.nr_cpu; i++)
@@ -323,6 +358,7 @@ void dec_perf_input_free(struct cst_perf_input *in)
 	free(in->bufs);
 	free(in->bufkeys);
 	free(in->threads);
+	free(in->unmapped);
 	free(in->run);
 	free(in->path);
 	free(in);

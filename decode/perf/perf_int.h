@@ -1,7 +1,10 @@
 /* Internal to decode/perf/: the state of a perf.data input, shared by its parts,
  * lowest first: say.c (warnings, progress), threads.c (who runs where, from
- * sideband), locate.c (where a record's trace lies), decoders.c (the decoders
- * and the attribution of their elements), queue.c (a queue decoded a piece at a
+ * sideband), ids.c (trace IDs against the frames), unmapped.c (files no MMAP
+ * record maps), locate.c (where a record's
+ * trace lies), cover.c (what of each queue AUX records have decoded: the bytes
+ * none covers, those two cover), decoders.c (the decoders and the attribution
+ * of their elements), queue.c (a queue decoded a piece at a
  * time), timed_ahead.c (queues decoded ahead on threads), timed.c (the
  * time-ordered merge), fragments.c (AUX records to decoder runs in file order,
  * and every run's entry), open.c (metadata to sources, buffers, trace IDs).
@@ -28,17 +31,22 @@
 #define TIMED_WINDOW (64u * 1024u)
 #define TIMED_WINDOWS (4u * 1024u * 1024u)
 
-/* One AUXTRACE record: where its payload sits and which ring it came from. */
+/* One AUXTRACE record: where its payload sits and which ring (CPU or thread) and
+ * mmap (idx) it came from; ring: the queue (ring and idx: one space of aux
+ * offsets) numbered densely in the order of struct bufkey, once the index is made. */
 struct auxbuf {
 	uint64_t hdr_off, data_off, size, offset;
 	uint32_t idx, tid, cpu;
+	uint32_t ring;
 };
 
 /* AUX record to AUXTRACE buffer lookup: the buffers sorted by the ring they were
- * read from (per-thread ones by thread, per-CPU ones by CPU) and then by offset,
- * with the furthest end of any buffer up to each entry of its ring. */
+ * read from (per-thread ones by thread, per-CPU ones by CPU), the mmap (idx) and
+ * then by offset, with the furthest end of any buffer up to each entry of its
+ * queue (ring and idx). */
 struct bufkey {
 	uint32_t per_thread, ring; /* ring: tid (per-thread) or cpu */
+	uint32_t idx;
 	uint64_t offset, end;      /* end saturates at UINT64_MAX */
 	uint64_t max_end;          /* max end of the ring's entries up to this one */
 	uint64_t buf;              /* index into bufs (file order) */
@@ -46,6 +54,27 @@ struct bufkey {
 
 struct thread {
 	int32_t tid, pid;
+};
+
+/* What decoded the bytes of a ring up to @end (from the piece before): an AUX
+ * record, or (uncovered) an AUXTRACE record whose bytes no AUX record covers. */
+struct cover_piece {
+	uint64_t end, rec_off;
+	bool uncovered;
+};
+
+/* How far a queue (the AUXTRACE buffers of a ring's mmap, in aux offsets) is
+ * decoded: every byte the buffers hold below @done was decoded once, from the AUX
+ * record that covers it or as bytes no AUX record covers. AUX records of a queue
+ * come in the order of its aux offsets (the kernel's head only grows), so one mark
+ * tells what a record repeats and what it skips. */
+struct ring_cover {
+	uint64_t done;
+	uint64_t buf;      /* a buffer of the ring (index into bufs) */
+	bool seen, raw;    /* the format of the ring's last AUX record, if any */
+	int ci;
+	struct cover_piece *pieces; /* by growing end */
+	size_t npieces, cap_pieces;
 };
 
 /* An AUX record's trace: where it is, which queue (ring) it came from and whose
@@ -120,6 +149,12 @@ struct timed_counts {
 	uint64_t elements, sideband, messages;
 };
 
+/* An executable segment of a file no MMAP record maps, read at its ELF address. */
+struct unmapped {
+	uint64_t addr, len, pgoff;
+	const struct cst_perf_build_id *b; /* the BUILD_ID feature's entry */
+};
+
 /* Who runs on a CPU (per-CPU) or in a per-thread buffer, from ITRACE_START/SWITCH. */
 struct running {
 	int32_t key; /* cpu, or tid for per-thread buffers */
@@ -145,8 +180,13 @@ struct cst_perf_input {
 	struct auxbuf *bufs;
 	size_t nbufs, cap_bufs;
 	struct bufkey *bufkeys; /* made on first lookup, nbufs of them */
+	uint32_t nrings;        /* numbered by the index */
+	struct ring_cover *rings; /* the walk's (cover.c) */
+	uint64_t uncovered_bytes, duplicate_bytes; /* for cst_decoder_stats */
 	struct thread *threads;
 	size_t nthreads, cap_threads;
+	struct unmapped *unmapped; /* unmapped.c, at open */
+	size_t nunmapped, cap_unmapped;
 	struct running *run;
 	size_t nrun, cap_run;
 
@@ -238,14 +278,59 @@ struct running *dec_pi_running_get(struct cst_perf_input *in, int32_t key);
 int dec_pi_sideband(struct cst_perf_input *in, const struct cst_perf_record *rec,
 		    cst_sideband_fn sb_fn, void *ctx);
 
+/* ids.c: trace IDs against the frames (formatted data), at open. @ids holds the
+ * trace ID of each AUXTRACE_INFO CPU (@hw_ids: from AUX_OUTPUT_HW_ID where not 0),
+ * room for 256. A CPU whose ID no frame carries takes the one ID its ring holds
+ * that no CPU claims; a CPU the buffers name and AUXTRACE_INFO leaves out is
+ * added to in->info as a copy of one of the same kind, with the ID its frames
+ * carry (not when @raw_unknown: raw AUX records of a CPU not there). Only where
+ * that is unambiguous; each warned about, and what stays undecodable too. CPUs
+ * whose @raw_cpu is set are left as they are. 0 or -cste_nomem. */
+int dec_pi_trace_ids(struct cst_perf_input *in, uint8_t *ids, const uint8_t *hw_ids,
+		     const bool *raw_cpu, bool raw_unknown);
+
+/* unmapped.c: files the BUILD_ID feature names that no MMAP record maps (entry i
+ * not @mapped): a position-dependent executable is read at its ELF addresses,
+ * found where @places say; each warned about, at open. 0 or -cste_nomem. */
+int dec_pi_unmapped(struct cst_perf_input *in, const bool *mapped,
+		    const struct cst_bin_places *places);
+/* Tell those mappings to @sb_fn (process -1: any), before the file's sideband. */
+int dec_pi_unmapped_sideband(struct cst_perf_input *in, cst_sideband_fn sb_fn, void *ctx);
+
 /* locate.c: where a record's trace lies and whose it is */
-/* An AUX record's fragment, from the AUXTRACE buffer of its ring that holds it.
- * False: it has none (no buffer holds it, or it is empty). */
+/* Index the buffers by ring and offset (once) and number the rings. 0 or -cste_nomem. */
+int dec_pi_index_bufs(struct cst_perf_input *in);
+/* An AUX record's fragment, from the AUXTRACE buffer of its ring that holds it
+ * (*@b). False: it has none (no buffer holds it, or it is empty). */
 bool dec_pi_aux_fragment(struct cst_perf_input *in, const struct cst_perf_record *rec,
-			 struct frag *f);
+			 struct frag *f, const struct auxbuf **b);
 /* Without AUX records (old perf, or piped), a whole AUXTRACE buffer is one fragment. */
 void dec_pi_buffer_fragment(struct cst_perf_input *in, const struct cst_perf_record *rec,
 			    struct frag *f);
+/* In the queue of buffer @b (its ring and idx), the buffer that holds aux offset
+ * @p, the first in the file if several do (*@held true); when none does, the first
+ * that starts past @p (*@held false); NULL when none does either. */
+const struct auxbuf *dec_pi_ring_at(struct cst_perf_input *in, const struct auxbuf *b,
+				    uint64_t p, bool *held);
+/* The fragment of @size bytes at aux offset @aux of buffer @b, in @raw format, as
+ * the buffer's own: the ring's thread or who runs on its CPU now, the record offset
+ * that of the AUXTRACE record. */
+void dec_pi_piece_fragment(struct cst_perf_input *in, const struct auxbuf *b, uint64_t aux,
+			   uint64_t size, bool raw, struct frag *f);
+
+/* cover.c: AUX records against the rings' bytes. Every byte of a ring is
+ * decoded once: the bytes between what is decoded and a record's fragment that no
+ * record covers go to @emit first, each a fragment of its own; a fragment is
+ * clipped of what was decoded already. Each warned about. */
+typedef int (*cover_emit_fn)(void *ctx, const struct frag *f);
+int dec_pi_cover_begin(struct cst_perf_input *in);
+/* AUX fragment @f from buffer @b (dec_pi_aux_fragment): the bytes before it first,
+ * then @f as clipped, to @emit (nothing when it repeats decoded trace whole). */
+int dec_pi_cover_frag(struct cst_perf_input *in, const struct cst_perf_record *rec,
+		      const struct auxbuf *b, struct frag *f, cover_emit_fn emit, void *ctx);
+/* The end of the walk: what no record covered past each ring's last, in file order. */
+int dec_pi_cover_end(struct cst_perf_input *in, cover_emit_fn emit, void *ctx);
+void dec_pi_cover_free(struct cst_perf_input *in);
 
 /* decoders.c */
 /* The elements of a serial run: attributed (pid, tid, CPU, fragment, following

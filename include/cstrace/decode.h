@@ -310,6 +310,14 @@ struct cst_decoder_opts {
 	uint64_t start_offset;
 };
 
+/** Addresses from @lo to @hi, both included. */
+struct cst_addr_span {
+	uint64_t lo, hi;
+};
+
+/** How many blocks of addresses cst_decoder_stats keeps where gaps were. */
+#define CST_NACC_SPANS 8
+
 struct cst_decoder_stats {
 	uint64_t bytes;        /* trace bytes fed */
 	uint64_t elements;
@@ -337,6 +345,16 @@ struct cst_decoder_stats {
 	 * merge, and whether the run was taken again on one thread (a decoder had
 	 * something to say) */
 	uint64_t queues_ahead, ahead_fallbacks;
+	/* perf.data: AUXTRACE bytes no AUX record covers, decoded all the same (perf
+	 * skips them), and bytes AUX records name again, decoded once (perf decodes
+	 * them again) */
+	uint64_t aux_uncovered, aux_duplicate;
+	/* where the inaccessible-memory gaps (nacc) were: the lowest CST_NACC_SPANS
+	 * 64 KiB blocks of addresses that had one, by address, each as the lowest
+	 * and highest gap address in it (nacc_spans of them); nacc_more when other
+	 * blocks had gaps too. The same whatever the order of decoding (threads). */
+	struct cst_addr_span nacc_at[CST_NACC_SPANS];
+	uint32_t nacc_spans, nacc_more;
 };
 
 struct cst_decoder;

@@ -1,10 +1,14 @@
-"""What the scripts that rewrite perf.data files share: the data section, the
-feature table (one {offset, size} entry per set bit, after the data section) and
-moving the feature sections, with the AUXTRACE index's record offsets, when bytes
-are put in before them."""
+"""What the scripts that rewrite perf.data files share: the data section and its
+records, the feature table (one {offset, size} entry per set bit, after the data
+section), moving the feature sections, with the AUXTRACE index's record offsets,
+when bytes are put in before them, and putting in or taking out bytes of the data
+section (splice)."""
 import struct
 
 FEAT_AUXTRACE = 18
+PERF_RECORD_MMAP2 = 10
+PERF_RECORD_AUX = 11
+PERF_RECORD_AUXTRACE_INFO = 70
 PERF_RECORD_AUXTRACE = 71
 
 
@@ -13,9 +17,10 @@ def data_section(b):
     return struct.unpack_from("<QQ", b, 40)
 
 
-def auxtrace_payloads(b, name):
-    """(offset, size) of each AUXTRACE record's payload (the trace that follows the
-    record), in file order; @name is the file's, for the error of a bad record."""
+def records(b, name):
+    """(offset, type, header size, payload size) of each record of the data section,
+    in file order (only an AUXTRACE record has a payload: the trace after it);
+    @name is the file's, for the error of a bad record."""
     data_off, data_size = data_section(b)
     pos, end = data_off, data_off + data_size
     while pos + 8 <= end:
@@ -23,9 +28,16 @@ def auxtrace_payloads(b, name):
         if hsize < 8:
             raise SystemExit("%s: record at %d has size %d" % (name, pos, hsize))
         psize = struct.unpack_from("<Q", b, pos + 8)[0] if rtype == PERF_RECORD_AUXTRACE else 0
+        yield pos, rtype, hsize, psize
+        pos += hsize + psize
+
+
+def auxtrace_payloads(b, name):
+    """(offset, size) of each AUXTRACE record's payload (the trace that follows the
+    record), in file order; @name is the file's, for the error of a bad record."""
+    for pos, _rtype, hsize, psize in records(b, name):
         if psize:
             yield pos + hsize, psize
-        pos += hsize + psize
 
 
 def features(b):
@@ -53,3 +65,15 @@ def move_features(b, delta, index_from=0):
                 if o >= index_from:
                     struct.pack_into("<Q", b, pos, o + delta)
         struct.pack_into("<Q", b, ent, off + delta)
+
+
+def splice(b, at, remove, insert=b""):
+    """@b (a bytearray) with the @remove bytes of its data section at @at replaced by
+    @insert: the data section's size, the feature sections and the AUXTRACE index's
+    offsets of the records after them move by the difference. Whole records only
+    (no AUXTRACE record may be taken out: its index entry would point nowhere)."""
+    delta = len(insert) - remove
+    data_off, data_size = data_section(b)
+    move_features(b, delta, index_from=at + remove)
+    struct.pack_into("<Q", b, 48, data_size + delta)
+    b[at:at + remove] = insert

@@ -102,8 +102,17 @@ for proto in etmv3 ptm; do
 	check "$proto packets: I-sync at _start" grep -q -E "I_?SYNC.*Addr=0x00010000" "$TMP/dump.txt"
 done
 
-# No MMAP2 for the program: only --kernel (a vmlinux or kcore) can give its code.
-"$GEN" --elf "$TMP/a64.elf" --out "$TMP/k.data" --proto etmv4 --no-mmap --expect "$TMP/expect"
+# No MMAP2 for the program. Its file, which the BUILD_ID feature names, is read
+# at its ELF addresses (a position-dependent executable loads there), with a
+# warning; once the file is gone, only --kernel (a vmlinux or kcore) can give its
+# code.
+cp "$TMP/a64.elf" "$TMP/unmapped.elf"
+"$GEN" --elf "$TMP/unmapped.elf" --out "$TMP/k.data" --proto etmv4 --no-mmap --expect "$TMP/expect"
+"$CSTRACE" script --raw --insn "$TMP/k.data" 2>"$TMP/k.err" | awk '{print $3}' >"$TMP/k.ips"
+check "no MMAP2: the program read at its ELF addresses" cmp -s "$TMP/k.ips" "$TMP/expect"
+check "no MMAP2: said: $(head -c 300 "$TMP/k.err")" \
+	grep -q "no MMAP record maps $TMP/unmapped.elf (build-id [0-9a-f]*, in the BUILD_ID feature): reading its code at its ELF addresses" "$TMP/k.err"
+rm "$TMP/unmapped.elf"
 "$CSTRACE" script --raw --insn "$TMP/k.data" 2>/dev/null | awk '{print $3}' >"$TMP/k0.ips"
 "$CSTRACE" script --raw --insn --kernel "$TMP/a64.elf" "$TMP/k.data" 2>/dev/null |
 	awk '{print $3}' >"$TMP/k1.ips"
