@@ -204,6 +204,11 @@ int cmd_decode(int argc, char **argv)
 	if (stats && st.followed)
 		fprintf(stderr, "cstrace: %" PRIu64 " of the elements by cstrace's own decoder\n",
 			st.followed);
+	if (stats && (st.aux_uncovered || st.aux_duplicate))
+		fprintf(stderr,
+			"cstrace: %" PRIu64 " AUXTRACE bytes no AUX record covers, decoded; %" PRIu64
+			" named again by AUX records, decoded once\n",
+			st.aux_uncovered, st.aux_duplicate);
 	if (stats && st.queues_ahead)
 		fprintf(stderr,
 			"cstrace: on %u threads: %" PRIu64 " queues decoded ahead of the time order%s\n",

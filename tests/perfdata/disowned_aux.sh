@@ -43,5 +43,15 @@ disowned "half a buffer's records taken out" "$TMP/half.data" "$TMP/split.data" 
 mut "$TMP/split.data" "$TMP/widen.data" widen-aux 2 > "$TMP/said"
 disowned "a record over the one before" "$TMP/widen.data" "$TMP/split.data" ">" \
 	"offset $(one dup): AUX record \(cpu [0-9]+, aux offset 0x[0-9a-f]+, [0-9]+ bytes\): its first $(one bytes) bytes were decoded for the AUX record at offset $(one aux); decoding the other [0-9]+ \(perf decodes those $(one bytes) twice\)"
+# decode --stats counts them: the bytes decoded though no record covers them, and
+# the bytes named again, decoded once
+"$CSTRACE" decode --format=none --stats "$TMP/mid.data" 2> "$TMP/stats.err" > /dev/null
+check "--stats, a record taken out: the uncovered bytes counted" \
+	grep -Eq "^cstrace: [1-9][0-9]* AUXTRACE bytes no AUX record covers, decoded; 0 named again" "$TMP/stats.err"
+"$CSTRACE" decode --format=none --stats "$TMP/dup.data" 2> "$TMP/stats.err" > /dev/null
+check "--stats, a record twice: the bytes named again counted" \
+	grep -Eq "^cstrace: 0 AUXTRACE bytes no AUX record covers, decoded; [1-9][0-9]* named again" "$TMP/stats.err"
+"$CSTRACE" decode --format=none --stats "$TMP/base.data" 2> "$TMP/stats.err" > /dev/null
+check "--stats, unmutated: no such line" sh -c '! grep -q "AUXTRACE bytes no AUX" "$1"' _ "$TMP/stats.err"
 $have_perf || echo "perf not installed: perf's counts not checked"
 finish
