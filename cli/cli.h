@@ -142,6 +142,10 @@ int cli_parse_id_list(const char *s, uint64_t filter[2]);
 /** Note @path as read by this command (NULL and missing paths are ignored). A
  *  snapshot directory brings every file it reads: .ini files, buffers, dumps. */
 void cli_input(const char *path);
+/** cst_session_opts.file and cst_symbolizer_opts.file: a file found while
+ *  decoding (a recorded binary) is an input too; an output that turns out to be
+ *  one is refused when it is committed. */
+int cli_input_found(void *ctx, const char *path);
 /** Note every regular file under directory @dir (--symdir). */
 void cli_input_tree(const char *dir);
 /** The files noted, for libraries that write (synth, capture) and cst_out_open. */

@@ -257,7 +257,8 @@ int cmd_script(int argc, char **argv)
 		goto out;
 	cli_note_threaded(topts.session.threads > 1);
 	if (s.insn) {
-		struct cst_symbolizer_opts so = {.sz = sizeof(so), .symfs = topts.session.symfs,
+		struct cst_symbolizer_opts so = {.sz = sizeof(so), .file = cli_input_found,
+						 .symfs = topts.session.symfs,
 						 .buildid_dir = topts.session.buildid_dir,
 						 .no_dwarf = true};
 		const struct cst_trace *desc = cst_session_trace(session);

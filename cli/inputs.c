@@ -3,14 +3,17 @@
 #include "cli.h"
 
 #include <ftw.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cstrace/snapshot.h"
 
-/* One command per process: the verb's options fill it, its outputs are checked. */
+/* One command per process: the verb's options fill it, its outputs are checked.
+ * Files found while decoding (cli_input_found) come from decoding threads too. */
 static struct cst_file_set inputs;
+static pthread_mutex_t inputs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const struct cst_file_set *cli_inputs(void)
 {
@@ -19,10 +22,22 @@ const struct cst_file_set *cli_inputs(void)
 
 static void add(const char *path)
 {
-	if (cst_file_set_add(&inputs, path) < 0) {
+	int err;
+
+	pthread_mutex_lock(&inputs_lock);
+	err = cst_file_set_add(&inputs, path);
+	pthread_mutex_unlock(&inputs_lock);
+	if (err < 0) {
 		cli_error("out of memory");
 		exit(1);
 	}
+}
+
+int cli_input_found(void *ctx, const char *path)
+{
+	(void)ctx;
+	add(path);
+	return 0;
 }
 
 static int snap_file(void *ctx, const char *path)

@@ -14,6 +14,7 @@ void symcli_init(struct symcli *c)
 	memset(c, 0, sizeof(*c));
 	trace_opts_init(&c->topts);
 	c->sopts.sz = sizeof(c->sopts);
+	c->sopts.file = cli_input_found;
 	c->sopts.log = &cli_log;
 }
 

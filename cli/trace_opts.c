@@ -30,6 +30,7 @@ void trace_opts_init(struct trace_opts *t)
 	memset(t, 0, sizeof(*t));
 	t->session.sz = sizeof(t->session);
 	t->session.log = &cli_log;
+	t->session.file = cli_input_found;
 	/* how far decoding got: drawn on a terminal, and kept for a crash report */
 	t->session.progress = show_progress;
 	t->session.progress_ctx = (void *)"decoding";

@@ -112,10 +112,24 @@ static int out_stream(struct cst_out *o)
 	return 0;
 }
 
+/* Whether @path is one of @inputs: then say so. */
+static bool refuse_input(struct cst_out *o, const struct cst_file_set *inputs, const char *path)
+{
+	const char *input = cst_file_set_find(inputs, path);
+
+	if (!input)
+		return false;
+	if (!strcmp(input, path))
+		cst_logf(&o->log, cst_log_error, "%s: is the input; refusing to overwrite it", path);
+	else
+		cst_logf(&o->log, cst_log_error, "%s: is the input %s; refusing to overwrite it",
+			 path, input);
+	return true;
+}
+
 int cst_out_open(struct cst_out *o, const char *path, const struct cst_out_opts *opts)
 {
 	struct cst_out_opts op;
-	const char *input;
 	struct stat st;
 	int e;
 
@@ -126,16 +140,9 @@ int cst_out_open(struct cst_out *o, const char *path, const struct cst_out_opts 
 		return -cste_invalid;
 	if (op.log)
 		o->log = *op.log;
-	input = cst_file_set_find(op.inputs, path);
-	if (input) {
-		if (!strcmp(input, path))
-			cst_logf(&o->log, cst_log_error, "%s: is the input; refusing to overwrite it",
-				 path);
-		else
-			cst_logf(&o->log, cst_log_error,
-				 "%s: is the input %s; refusing to overwrite it", path, input);
+	if (refuse_input(o, op.inputs, path))
 		return -cste_invalid;
-	}
+	o->inputs = op.inputs;
 	o->path = strdup(path);
 	if (!o->path)
 		return -cste_nomem;
@@ -195,6 +202,11 @@ int cst_out_commit(struct cst_out *o)
 	if (close(o->fd) < 0 && errno != EINTR)
 		cst_out_failed(o, errno);
 	o->fd = -1;
+	if (!o->error && o->tmp && refuse_input(o, o->inputs, o->path)) {
+		unlink(o->tmp);
+		out_free(o);
+		return -cste_invalid;
+	}
 	if (!o->error && o->tmp && rename(o->tmp, o->path) < 0)
 		cst_out_failed(o, errno);
 	if (o->error) {

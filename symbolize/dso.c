@@ -180,15 +180,33 @@ static bool try_place(void *ctx, const char *path, enum cst_bin_place place)
 	return try_elf(dso, path);
 }
 
+/* What try_place needs besides the dso: whom to tell the file found. */
+struct placing {
+	struct dso *dso;
+	const struct cst_symbolizer_opts *opts;
+};
+
+static bool try_told(void *ctx, const char *path, enum cst_bin_place place)
+{
+	const struct placing *p = ctx;
+
+	if (!try_place(p->dso, path, place))
+		return false;
+	if (p->opts->file)
+		p->opts->file(p->opts->file_ctx, path);
+	return true;
+}
+
 /* The file behind @dso, where decode would read its code (cst_bin_lookup), or
  * its separate debug file. */
 static void open_dso(struct cst_symbolizer *sym, struct dso *dso)
 {
 	const struct cst_bin_places pl = {sym->opts.symfs, sym->opts.buildid_dir, sym->opts.symdir,
 					  sym->opts.debug_dir};
+	const struct placing p = {dso, &sym->opts};
 
 	if (cst_bin_lookup(&pl, dso->path, dso->build_id, dso->build_id_size, cst_symdir_symbols,
-			   try_place, dso) < 0)
+			   try_told, (void *)&p) < 0)
 		dso->kind = dso_missing;
 }
 

@@ -57,6 +57,8 @@ struct perf_mem {
 	struct cst_log log;
 	char *symfs, *buildid_dir, *kernel;
 	struct cst_bin_places places; /* symfs, buildid_dir and the symdir */
+	int (*file_fn)(void *ctx, const char *path); /* cst_session_opts.file */
+	void *file_ctx;
 	struct mfile *files;
 	int nfiles;
 	size_t cap_files;
@@ -117,6 +119,13 @@ struct perf_mem *dec_perf_mem_alloc(const char *symfs, const char *buildid_dir, 
 void dec_perf_mem_set_symdir(struct perf_mem *m, const struct cst_symdir *symdir)
 {
 	m->places.symdir = symdir;
+}
+
+void dec_perf_mem_set_file_fn(struct perf_mem *m, int (*fn)(void *ctx, const char *path),
+			      void *ctx)
+{
+	m->file_fn = fn;
+	m->file_ctx = ctx;
 }
 
 void dec_perf_mem_free(struct perf_mem *m)
@@ -305,6 +314,8 @@ static bool try_place(void *ctx, const char *path, enum cst_bin_place place)
 
 	(void)place;
 	r->f->in.fd = try_open(r->m, r->f, path, true);
+	if (r->f->in.fd >= 0 && r->m->file_fn)
+		r->m->file_fn(r->m->file_ctx, path); /* under m->lock: one at a time */
 	return r->f->in.fd >= 0;
 }
 

@@ -15,8 +15,11 @@ struct perf_mem;
 struct perf_mem *dec_perf_mem_alloc(const char *symfs, const char *buildid_dir, const char *kernel,
 				const struct cst_log *log);
 void dec_perf_mem_free(struct perf_mem *m);
-/** Look in @symdir too (after symfs, before the build-id cache); not copied. */
+/** Look in @symdir too (cst_bin_lookup's order); not copied. */
 void dec_perf_mem_set_symdir(struct perf_mem *m, const struct cst_symdir *symdir);
+/** Tell @fn every file found for a recorded mapping (cst_session_opts.file). */
+void dec_perf_mem_set_file_fn(struct perf_mem *m, int (*fn)(void *ctx, const char *path),
+			      void *ctx);
 
 /** A build-id known for @filename (BUILD_ID feature), used when its MMAP2 has none. */
 int dec_perf_mem_add_build_id(struct perf_mem *m, const char *filename, const uint8_t *id,

@@ -311,8 +311,10 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 		err = -cste_nomem;
 		goto fail;
 	}
-	if (opts) /* the session's own copy: every field is there */
+	if (opts) { /* the session's own copy: every field is there */
 		dec_perf_mem_set_symdir(in->mem, opts->symdir);
+		dec_perf_mem_set_file_fn(in->mem, opts->file, opts->file_ctx);
+	}
 	for (uint64_t i = 0; i < f->nbuild_ids; i++)
 		dec_perf_mem_add_build_id(in->mem, f->build_ids[i].filename, f->build_ids[i].id,
 				      f->build_ids[i].size);

@@ -269,6 +269,9 @@ struct cst_out {
 	char *tmp;      /* the temporary name; NULL for a device (/dev/null, a pipe) */
 	int error;      /* errno of the first failed write through @f, else 0 */
 	struct cst_log log;
+	/* opts->inputs, asked again at the commit: files found while the output
+	 * was made (a recorded binary) may be among them by then */
+	const struct cst_file_set *inputs;
 };
 
 /** Start writing @path. A destination that is a character device or a FIFO is
@@ -278,8 +281,9 @@ struct cst_out {
 int cst_out_open(struct cst_out *o, const char *path, const struct cst_out_opts *opts);
 /** Flush, sync and rename the file into place. A write that failed before (@f's,
  *  or one given to cst_out_failed) or now makes it fail instead: the temporary
- *  is removed, "OUT: write failed: <strerror>" logged. Returns 0 or -cste_io
- *  (errno set); @o is closed either way. */
+ *  is removed, "OUT: write failed: <strerror>" logged. So does a destination that
+ *  is now one of opts->inputs (-cste_invalid, "refusing to overwrite it").
+ *  Returns 0, -cste_io (errno set) or -cste_invalid; @o is closed either way. */
 int cst_out_commit(struct cst_out *o);
 /** Throw the partial file away (the destination is untouched); @o closed. A
  *  closed or zero-initialized @o is ignored. */

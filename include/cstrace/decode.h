@@ -587,6 +587,12 @@ struct cst_session_opts {
 	 * (docs/decode.md). */
 	enum cst_decoder_choice decoder;
 	uint64_t chunk_size;
+	/* Optional: told every file the session comes to read beside the trace and
+	 * the options' own (a binary found for a recorded mapping), so that a caller
+	 * can keep its outputs off them. Called from decoding threads too, one call
+	 * at a time; nonzero is ignored. */
+	int (*file)(void *ctx, const char *path);
+	void *file_ctx;
 };
 
 struct cst_session;

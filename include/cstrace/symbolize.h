@@ -32,6 +32,10 @@ struct cst_symbolizer_opts {
 	const char *vmlinux;       /* kernel ELF for kernel addresses */
 	bool no_dwarf;             /* symbols only: skip source lines (faster) */
 	const struct cst_symdir *symdir; /* --symdir, searched after symfs */
+	/* Optional: told every binary or debug file the symbolizer reads for a
+	 * recorded path (as cst_session_opts.file) */
+	int (*file)(void *ctx, const char *path);
+	void *file_ctx;
 };
 
 /** Allocate a symbolizer. @opts may be NULL. Returns 0 and sets *out.
