@@ -311,18 +311,21 @@ static int emit_images(struct cst_session *s, cst_sideband_fn sb_fn, void *ctx)
 	return 0;
 }
 
-/* A serial decode after a split one gave up (a decoder error): see struct
- * split_skip. */
+/* A serial decode after another gave up (a split run's decoder error, or
+ * cstrace's decoder declining): see struct split_skip. @made counts every
+ * element the decoder makes, skipped or not, for a run that must start again. */
 struct skip {
 	cst_elem_fn fn;
 	void *ctx;
 	struct split_skip k;
+	uint64_t made;
 };
 
 static int skip_elem(void *ctx, const struct cst_elem *e)
 {
 	struct skip *k = ctx;
 
+	k->made++;
 	if (dec_split_skip_elem(&k->k))
 		return 0;
 	return k->fn ? k->fn(k->ctx, e) : 0;
@@ -355,11 +358,12 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 	struct skip k = {.fn = elem_fn, .ctx = ctx};
 	struct cst_log klog = {dec_split_skip_log, &k.k};
 	enum split_outcome how = split_unsplittable;
+	const struct dec_engine *engine = &s->engines.serial;
 	struct cst_decoder_stats st;
 	struct cst_decoder *dec;
 	int err = 0, ret;
 
-	err = dec_decoder_make(&dec, s->trace, b, dopts, &s->engines.serial);
+	err = dec_decoder_make(&dec, s->trace, b, dopts, engine);
 	*no_decoder = !dec;
 	if (err)
 		return err;
@@ -378,24 +382,34 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 			return ret;
 		}
 	}
-	if (how == split_serial) {
-		/* again on this thread, past what the split run delivered */
-		if (s->opts.log)
-			k.k.user = *s->opts.log;
-		dopts->log = &klog;
-		k.k.quiet = true;
-		err = dec_decoder_make(&dec, s->trace, b, dopts, &s->engines.serial);
-		k.k.quiet = false;
-		if (err)
-			return err;
-		dec_decoder_set_told(dec);
-		elem_fn = skip_elem;
-		ctx = &k;
+	if (s->opts.log)
+		k.k.user = *s->opts.log;
+	for (;;) {
+		if (how == split_serial) {
+			/* again on this thread, past what went out: its messages were
+			 * told, as was what opening the decoder says */
+			dopts->log = &klog;
+			k.k.quiet = true;
+			err = dec_decoder_make(&dec, s->trace, b, dopts, engine);
+			k.k.quiet = false;
+			if (err)
+				return err;
+			dec_decoder_set_told(dec);
+		}
+		k.made = 0;
+		cst_decoder_set_elem_cb(dec, skip_elem, &k);
+		cst_decoder_set_packet_cb(dec, pkt_fn, ctx);
+		ret = cst_decoder_run(dec);
+		cst_decoder_get_stats(dec, &st);
+		if (!dec_decoder_declined(dec) || !engine)
+			break;
+		/* cstrace's decoder met trace it does not cover: OpenCSD's decodes
+		 * the buffer again, past the elements made so far */
+		cst_decoder_free(dec);
+		engine = NULL;
+		how = split_serial;
+		k.k.left = k.made;
 	}
-	cst_decoder_set_elem_cb(dec, elem_fn, ctx);
-	cst_decoder_set_packet_cb(dec, pkt_fn, ctx);
-	ret = cst_decoder_run(dec);
-	cst_decoder_get_stats(dec, &st);
 	dec_stats_add(&s->stats, &st);
 	cst_decoder_free(dec);
 	return ret;

@@ -56,9 +56,9 @@ int dec_engine_choose(enum cst_decoder_choice choice, uint32_t ocsd_version,
 				 DEC_OCSD_PINNED & 0xff);
 			return 0;
 		}
-		/* one thread keeps OpenCSD's: the reference, and the fallback after
-		 * a decline on a decoding thread */
-		out->workers = (struct dec_engine){.own = true};
+		/* every thread: where cstrace's declines, OpenCSD's decodes that
+		 * trace again, on the caller's thread (session.c, perf/) */
+		out->serial = out->workers = (struct dec_engine){.own = true};
 		return 0;
 	}
 	return -cste_invalid;

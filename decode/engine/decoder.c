@@ -187,8 +187,14 @@ static void follow_decline(void *ctx, uint32_t index, uint8_t trace_id, const ch
 			 "decoder",
 			 cst_trace_buffer(dec->trace, dec->buffer)->path,
 			 (unsigned long long)dec_decoder_offset(dec, index), trace_id, why);
+	dec->declined = true;
 	if (!dec->stop)
 		dec->stop = -cste_unsupported;
+}
+
+bool dec_decoder_declined(const struct cst_decoder *dec)
+{
+	return dec && dec->declined && !dec->engine.strict;
 }
 
 static void follow_resync(void *ctx, uint32_t index, uint8_t trace_id, const char *why)

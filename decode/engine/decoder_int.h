@@ -52,6 +52,7 @@ struct cst_decoder {
 	struct dec_engine engine;
 	struct follow_base *follower[128];
 	bool printer_locked;    /* holds printer_lock (ETE packet listing) */
+	bool declined;          /* a follower declined (follow_decline) */
 
 	struct cst_decoder_stats stats;
 	bool span_told;  /* what opening the buffer file warns about was told already */

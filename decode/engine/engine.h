@@ -71,6 +71,11 @@ int dec_decoder_make(struct cst_decoder **out, const struct cst_trace *trace, in
  * them, once per decoder): the bytes to decode are [*pos, *end) of *fd. */
 int dec_decoder_open_span(struct cst_decoder *dec, int *fd, uint64_t *pos, uint64_t *end);
 
+/* Whether one of cstrace's decoders in @dec declined (met trace it does not
+ * cover) and stopped the decode: the caller decodes that trace again with
+ * OpenCSD's (a strict engine's decline is an error instead). */
+bool dec_decoder_declined(const struct cst_decoder *dec);
+
 /* What opening the buffer file warns about was told already (by the decoder of
  * an earlier run over the same buffer): dec_decoder_open_span keeps quiet. */
 void dec_decoder_set_told(struct cst_decoder *dec);

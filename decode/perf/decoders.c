@@ -28,6 +28,7 @@ int dec_pi_on_elem(void *ctx, const struct cst_elem *elem)
 	struct cst_perf_input *in = ctx;
 	struct cst_elem e = *elem;
 
+	in->made++;
 	if (follow_context(in, &e, &in->cur_tid, &in->cur_pid))
 		dec_perf_mem_set_pid(in->mem, in->cur_pid);
 	/* a serial decode after a split run: these went out already */
@@ -69,7 +70,7 @@ struct cst_decoder *dec_pi_decoder_make(struct cst_perf_input *in, const struct 
 					void *elem_ctx, cst_packet_fn pkt_fn, void *pkt_ctx)
 {
 	int buffer = raw ? (ci < 0 ? -1 : in->raw_buffer[ci]) : in->frames_buffer;
-	struct dec_engine e = *engine;
+	struct dec_engine e = engine ? *engine : (struct dec_engine){0}; /* NULL: OpenCSD's */
 
 	if (buffer < 0)
 		return NULL;
@@ -92,6 +93,7 @@ struct cst_decoder *dec_pi_decoder_in(struct cst_perf_input *in, const struct cs
 				     .packets_only = in->packets_only, .fsync_reset = !raw,
 				     .mem_read = dec_perf_mem_read, .mem_ctx = in->mem};
 
-	return dec_pi_decoder_make(in, trace, slot, raw, ci, &o, &in->engines.serial,
-				   dec_pi_on_elem, in, pkt_fn, pkt_ctx);
+	return dec_pi_decoder_make(in, trace, slot, raw, ci, &o,
+				   in->serial_ocsd ? NULL : &in->engines.serial, dec_pi_on_elem,
+				   in, pkt_fn, pkt_ctx);
 }

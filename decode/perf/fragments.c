@@ -208,6 +208,66 @@ static void attribute_to(struct cst_perf_input *in, const struct frag *f)
 }
 
 /* File order: decode the fragment now. */
+/* @f's [@off, @off + @size) past in->skip.left elements (a split run's, which
+ * went out already), with the messages they came with held back. */
+static int decode_skipping(struct cst_perf_input *in, struct cst_decoder *dec,
+			   const struct frag *f, uint64_t off, uint64_t size)
+{
+	int ret;
+
+	if (!in->skip.left)
+		return decode_fragment(in, dec, off, size, f->raw);
+	/* again on this thread, from the fragment's start as it began */
+	attribute_to(in, f);
+	in->skip.user = in->log;
+	in->log = (struct cst_log){dec_split_skip_log, &in->skip};
+	ret = decode_fragment(in, dec, off, size, f->raw);
+	in->log = in->skip.user;
+	in->skip.left = 0;
+	return ret;
+}
+
+/* The decoder in @f's slot is done with: keep what it decoded, make a new one
+ * next time (one that declined takes nothing more). */
+static void drop_slot(struct cst_perf_input *in, const struct frag *f, struct cst_decoder_stats *st)
+{
+	struct cst_decoder **slot = f->raw ? &in->raw_dec[f->ci] : &in->frames_dec;
+
+	dec_stats_add(&in->split_stats, st);
+	cst_decoder_free(*slot);
+	*slot = NULL;
+}
+
+/* @f on this thread. Where cstrace's decoder declines, OpenCSD's decodes the
+ * fragment again, past the elements made and their messages. */
+static int decode_serial(struct cst_perf_input *in, const struct cst_trace *trace,
+			 const struct frag *f, uint64_t off, uint64_t size, cst_packet_fn pkt_fn,
+			 void *pkt_ctx)
+{
+	struct cst_decoder *dec = decoder_for(in, trace, f->raw, f->ci, pkt_fn, pkt_ctx);
+	uint64_t progress = in->progress_done;
+	struct cst_decoder_stats before, st;
+	int ret;
+
+	cst_decoder_get_stats(dec, &before);
+	in->made = 0;
+	ret = decode_skipping(in, dec, f, off, size);
+	if (!dec_decoder_declined(dec))
+		return ret;
+	drop_slot(in, f, &before);
+	in->serial_ocsd = true;
+	dec = decoder_for(in, trace, f->raw, f->ci, pkt_fn, pkt_ctx);
+	in->serial_ocsd = false;
+	if (!dec)
+		return -cste_nomem;
+	in->skip.left = in->made;
+	in->progress_done = progress; /* the bytes are told again */
+	ret = decode_skipping(in, dec, f, off, size);
+	cst_decoder_get_stats(dec, &st);
+	drop_slot(in, f, &st); /* the next fragment is cstrace's decoder's again */
+	return ret;
+}
+
 static int decode_now(struct cst_perf_input *in, const struct cst_trace *trace,
 		      const struct frag *f, cst_packet_fn pkt_fn, void *pkt_ctx)
 {
@@ -231,16 +291,7 @@ static int decode_now(struct cst_perf_input *in, const struct cst_trace *trace,
 		ret = decode_split(in, trace, f, off, size, &serial);
 	if (!serial)
 		return ret;
-	if (!in->skip.left)
-		return decode_fragment(in, dec, off, size, f->raw);
-	/* again on this thread, from the fragment's start as it began */
-	attribute_to(in, f);
-	in->skip.user = in->log;
-	in->log = (struct cst_log){dec_split_skip_log, &in->skip};
-	ret = decode_fragment(in, dec, off, size, f->raw);
-	in->log = in->skip.user;
-	in->skip.left = 0;
-	return ret;
+	return decode_serial(in, trace, f, off, size, pkt_fn, pkt_ctx);
 }
 
 /* Time order: queue the fragment for the merge. */

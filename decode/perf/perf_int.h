@@ -213,8 +213,12 @@ struct cst_perf_input {
 	unsigned nworkers;
 	uint64_t chunk;
 	/* the session's engines: on the workers (split_out.engine, and the queues
-	 * ahead of time order) and on this thread */
+	 * ahead of time order) and on this thread; where cstrace's decoder declined
+	 * on this thread, OpenCSD's decodes that trace again (@serial_ocsd), past
+	 * the elements the declining one made (@made, counted by dec_pi_on_elem) */
 	struct dec_engines engines;
+	bool serial_ocsd;
+	uint64_t made;
 	struct cst_decoder_stats split_stats;
 	/* after a split run that met a decoder error: what the serial decode of the
 	 * fragment leaves out */
@@ -341,7 +345,7 @@ int dec_pi_on_elem(void *ctx, const struct cst_elem *elem);
  * element into the next ones, as dec_pi_on_elem does with the shared one. */
 void dec_pi_worker_elem(void *wctx, struct cst_elem *e);
 /* The decoder in @slot for @raw data of CPU index @ci (NULL when the file has no
- * buffer for it), made with @o and @engine on first use (in time order, a timed
+ * buffer for it), made with @o and @engine (NULL: OpenCSD's) on first use (in time order, a timed
  * one), its elements to @elem_fn. */
 struct cst_decoder *dec_pi_decoder_make(struct cst_perf_input *in, const struct cst_trace *trace,
 					struct cst_decoder **slot, bool raw, int ci,

@@ -168,6 +168,12 @@ int dec_pi_queue_piece(struct qrun *r)
 			ret = event(r, qev_end_fragment, 0, 0);
 		t->cur = NULL;
 	}
+	if (ret && !r->ahead && dec_decoder_declined(t->dec)) {
+		/* cstrace's decoder met trace it does not cover, on the merge's
+		 * thread: the run is taken again with OpenCSD's decoders here */
+		in->fallback = true;
+		in->serial_ocsd = true;
+	}
 	/* context IDs may have named another thread */
 	t->pid = r->ahead ? r->wm.c.pid : in->cur_pid;
 	t->tid = r->ahead ? r->wm.tid : in->cur_tid;

@@ -191,6 +191,7 @@ int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
 		     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
 {
 	uint64_t progress_from = in->progress_done;
+	struct timed_counts said;
 	int ret;
 
 	dec_pi_free_timed(in);
@@ -203,20 +204,29 @@ int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
 	memset(&in->told, 0, sizeof(in->told));
 	memset(&in->redo, 0, sizeof(in->redo));
 	ret = run_merge(in, dec_pi_ahead_wanted(in));
-	if (!in->fallback)
-		return ret;
 	/* A decoder on a thread had something to say (corrupt trace): its text comes
-	 * from OpenCSD's one process-wide logger, silenced while threads decode. Start
-	 * again on this thread, and pass what went out already. */
-	in->fallback = false;
-	in->fallbacks++;
-	dec_pi_free_timed(in);
-	in->redo = in->told;
-	in->progress_quiet_to = in->progress_done;
-	in->progress_done = progress_from;
-	memset(&in->told, 0, sizeof(in->told));
-	ret = run_merge(in, false);
+	 * from OpenCSD's one process-wide logger, silenced while threads decode. Or
+	 * cstrace's decoder declined on this thread (queue.c): then OpenCSD's
+	 * decoders do it. Start again on this thread, and pass what went out already
+	 * (at most twice: the second time the decoders are OpenCSD's). */
+	said = in->told;
+	while (in->fallback) {
+		in->fallback = false;
+		in->fallbacks++;
+		dec_pi_free_timed(in);
+		in->redo = said;
+		if (in->progress_done > in->progress_quiet_to)
+			in->progress_quiet_to = in->progress_done;
+		in->progress_done = progress_from;
+		memset(&in->told, 0, sizeof(in->told));
+		ret = run_merge(in, false);
+		/* what the run passed was said before; what it told is new */
+		said.elements += in->told.elements;
+		said.sideband += in->told.sideband;
+		said.messages += in->told.messages;
+	}
 	in->progress_quiet_to = 0;
+	in->serial_ocsd = false;
 	return ret;
 }
 

@@ -503,9 +503,10 @@ enum cst_order {
  * elements, quirks included: with another OpenCSD, auto decodes with OpenCSD's
  * decoders only (with a warning) and cstrace is refused. */
 enum cst_decoder_choice {
-	/* decoding threads use cstrace's where it covers the source; trace it does
-	 * not cover makes the buffer or AUX fragment decode again with OpenCSD's on
-	 * one thread; one thread uses OpenCSD's */
+	/* cstrace's where it covers the source, on every thread; trace it does not
+	 * cover makes the buffer or AUX fragment (in perf.data's time order, the
+	 * run) decode again with OpenCSD's on the caller's thread, past what went
+	 * out */
 	cst_decoder_auto,
 	cst_decoder_opencsd, /* OpenCSD's everywhere; elements carry cst_elem.ocsd */
 	/* cstrace's for every source it covers, on any thread; trace it does not

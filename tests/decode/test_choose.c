@@ -46,13 +46,18 @@ int main(void)
 	struct dec_engines e;
 	struct said s;
 
-	/* The pinned OpenCSD: auto keeps OpenCSD's decoders on the caller's thread
-	 * (the reference, and where a worker's decline goes) and puts cstrace's on
-	 * the workers, declines going back; cstrace puts them everywhere, declines
-	 * an error; opencsd uses none. Nothing said. */
+	/* The pinned OpenCSD: auto puts cstrace's decoders everywhere, declines
+	 * going back to OpenCSD's on the caller's thread; cstrace puts them
+	 * everywhere, declines an error; recover everywhere, declines gaps;
+	 * opencsd uses none. Nothing said. */
 	CHECK_EQ_INT(choose(cst_decoder_auto, DEC_OCSD_PINNED, &e, &s), 0);
-	CHECK(engine_is(&e.serial, false, false));
+	CHECK(engine_is(&e.serial, true, false));
 	CHECK(engine_is(&e.workers, true, false));
+	CHECK(!e.serial.recover && !e.workers.recover);
+	CHECK_EQ_INT(choose(cst_decoder_recover, DEC_OCSD_PINNED, &e, &s), 0);
+	CHECK(engine_is(&e.serial, true, false) && e.serial.recover);
+	CHECK(engine_is(&e.workers, true, false) && e.workers.recover);
+	CHECK_EQ_INT(s.lines, 0);
 	CHECK_EQ_INT(s.lines, 0);
 	CHECK_EQ_INT(choose(cst_decoder_cstrace, DEC_OCSD_PINNED, &e, &s), 0);
 	CHECK(engine_is(&e.serial, true, true));

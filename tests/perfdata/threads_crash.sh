@@ -71,9 +71,15 @@ cat "$crash" "$TMP/many.bin" > "$TMP/crash-many.bin"
 	--trace-file "$TMP/many.bin" --trace-file "$TMP/crash-many.bin" \
 	--trace-file "$TMP/many.bin" \
 	--image "$A64@${load%%:*}:0:${load##*:}" --image "$crash@0" || fail "perf_gen --trace-file"
+"$CSTRACE" script --threads 1 --decoder=opencsd "$TMP/after.data" > "$TMP/after.ocsd" 2> "$TMP/one.err"
+check "one thread, OpenCSD's decoder: no crash after a long fragment: $(head -c 300 "$TMP/one.err")" \
+	sh -c '[ -s "$0" ] && ! grep -q "crashed" "$1"' "$TMP/after.ocsd" "$TMP/one.err"
+# cstrace's decoder (the default) declines the crash input; OpenCSD's, new for
+# the fragment, decodes it again and crashes; the run goes on recovering
 "$CSTRACE" script --threads 1 "$TMP/after.data" > "$TMP/after.one" 2> "$TMP/one.err"
-check "one thread: no crash after a long fragment: $(head -c 300 "$TMP/one.err")" \
-	sh -c '[ -s "$0" ] && ! grep -q "crashed" "$1"' "$TMP/after.one" "$TMP/one.err"
+check "one thread: the crash is OpenCSD's, and the run recovers: $(head -c 300 "$TMP/one.err")" \
+	sh -c '[ -s "$0" ] && grep -q "decoding again with cstrace'"'"'s own decoder" "$1"' \
+	"$TMP/after.one" "$TMP/one.err"
 case "$(uname -m)" in
 x86_64) native="X86-64" ;;
 aarch64) native="AArch64" ;;
