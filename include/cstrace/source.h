@@ -105,6 +105,7 @@ struct cst_etmv3_regs {
 	uint32_t etmcr;
 	uint32_t etmccer;
 	uint32_t etmtraceidr;
+	uint32_t etmccr;     /* configuration code: the address comparator pairs */
 };
 
 /** ETMv4 / ETE programming as read from the ETM at capture time. */
@@ -115,6 +116,7 @@ struct cst_etmv4_regs {
 	uint32_t trcidr9, trcidr10, trcidr11, trcidr12, trcidr13;
 	uint32_t trcauthstatus;
 	uint32_t trcdevarch; /* ETE only */
+	uint32_t trcidr4;    /* the address comparator pairs */
 };
 
 struct cst_stm_regs {
@@ -179,6 +181,18 @@ uint8_t cst_source_trace_id(const struct cst_source_cfg *src);
 static inline bool cst_etmidr_is_ptm(uint32_t etmidr)
 {
 	return (etmidr & 0x300) == 0x300;
+}
+
+/** Address comparator pairs of an ETMv4/ETE (TRCIDR4.NUMACPAIRS, bits 3:0) and of
+ *  an ETMv3/PTM (ETMCCR bits 3:0): what bounds its address filters. */
+static inline unsigned cst_trcidr4_addr_pairs(uint32_t trcidr4)
+{
+	return trcidr4 & 0xf;
+}
+
+static inline unsigned cst_etmccr_addr_pairs(uint32_t etmccr)
+{
+	return etmccr & 0xf;
 }
 
 /** TRCDEVARCH of an ETE (architecture version 5 or later) rather than an ETMv4. */
