@@ -11,7 +11,7 @@ if ! "$CLANG" -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-I"$S/include" "$S"/capture/*.c "$S"/auxlog/*.c "$S"/perfdata/*.c "$S"/boards/*.c \
 	"$S"/snapshot/*.c "$S"/source/*.c "$S"/common/*.c "$S/tests/capture/fuzz_auxlog.c" \
-	$(pkg-config --cflags --libs inih zlib) -lm -o "$TMP/fuzz" 2>"$TMP/cc.err"; then
+	$(pkg-config --cflags --libs inih zlib libelf) -lm -o "$TMP/fuzz" 2>"$TMP/cc.err"; then
 	grep -q -i "fuzzer" "$TMP/cc.err" && skip "clang has no libFuzzer runtime (libclang-rt-dev)"
 	cat "$TMP/cc.err" >&2
 	fail "fuzzer does not build"
