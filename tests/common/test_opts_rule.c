@@ -128,10 +128,10 @@ static void test_no_tail_padding(void)
 		END(cst_doctor_opts, board), END(cst_fixture_opts, osrelease),
 		END(cst_flamegraph_opts, reserved), END(cst_perf_reader_opts, window),
 		END(cst_perf_writer_opts, cmdline), END(cst_perfetto_opts, sym),
-		END(cst_record_opts, aux_log), END(cst_replay_opts, aux_log),
+		END(cst_record_opts, trigger_count), END(cst_replay_opts, aux_log),
 		END(cst_session_opts, chunk_size), END(cst_snap_writer_opts, log),
 		END(cst_symbolizer_opts, symdir), END(cst_synth_opts, stop),
-		END(cst_sysfs_opts, argv),
+		END(cst_sysfs_opts, reserved),
 	};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
