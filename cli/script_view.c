@@ -110,7 +110,8 @@ static const char script_usage[] =
 	"  --srcline            add the source file:line\n"
 	"  --call-trace         each function as it is entered, indented by call depth\n"
 	"                       (the call model of report -g: tail calls, signal handlers,\n"
-	"                       longjmp and lost trace marked)\n"
+	"                       longjmp and lost trace marked, and where an address\n"
+	"                       filter turned tracing off)\n"
 	"  -F, --fields LIST    fields: comm,pid,tid,cpu,time,id,flags,ip,sym,symoff,dso,\n"
 	"                       addr,srcline,insn,insncnt (perf script -F style); time is\n"
 	"                       seconds on perf's clock when the trace converts to it\n"
@@ -419,9 +420,14 @@ static void branch_event(struct script *s, const struct cst_flow_event *ev)
 		break;
 	case cst_flow_gap:
 	case cst_flow_end:
-		/* a range that fell through needs no line; one that branched does */
+		/* a range that fell through needs no line; one that branched does (into
+		 * code an address filter leaves out: "off", which is no loss) */
 		if (ev->from && cst_elem_taken_branch(&ev->from->elem))
-			put_branch(s, ev->from, NULL, ev->kind == cst_flow_gap ? "gap" : "end");
+			put_branch(s, ev->from, NULL,
+				   ev->kind == cst_flow_end ? "end"
+				   : ev->to && ev->to->elem->type == cst_elem_trace_on &&
+						   ev->to->elem->gap == cst_gap_filter
+					   ? "off" : "gap");
 		break;
 	default:
 		break;
@@ -447,10 +453,15 @@ static int call_event(void *ctx, const struct cst_call_event *ev)
 	struct script *s = ctx;
 	const struct cst_call_frame *fr = ev->frame;
 
-	if (!ev->elem || (ev->kind != cst_call_enter && ev->kind != cst_call_gap))
+	if (!ev->elem || (ev->kind != cst_call_enter && ev->kind != cst_call_gap &&
+			  ev->kind != cst_call_off))
 		return 0;
 	put_head(s, ev->elem, ev->pid, ev->time);
-	if (ev->kind == cst_call_gap) {
+	if (ev->kind == cst_call_off) {
+		/* an address filter: the stack stands, nothing was lost */
+		cst_line_str(&s->line, "", (int)ev->depth * 2);
+		cst_line_str(&s->line, "[trace off: filter]", 0);
+	} else if (ev->kind == cst_call_gap) {
 		cst_line_str(&s->line, "[trace lost: ", 0);
 		cst_line_str(&s->line, cst_elem_type_name(ev->elem->type), 0);
 		cst_line_char(&s->line, ']');
