@@ -130,7 +130,7 @@ static void test_no_tail_padding(void)
 		END(cst_perf_writer_opts, cmdline), END(cst_perfetto_opts, sym),
 		END(cst_record_opts, trigger_count), END(cst_replay_opts, aux_log),
 		END(cst_session_opts, chunk_size), END(cst_snap_writer_opts, log),
-		END(cst_symbolizer_opts, symdir), END(cst_synth_opts, stop),
+		END(cst_symbolizer_opts, symdir), END(cst_synth_opts, trigger_count),
 		END(cst_sysfs_opts, reserved),
 	};
 
