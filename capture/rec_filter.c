@@ -155,6 +155,11 @@ int cap_rec_filter_prepare(struct cap_rec_filter *rf, const struct cst_record_op
 
 	memset(rf, 0, sizeof(*rf));
 	rf->page = page;
+	if (o->filter && !pmu) {
+		cst_logf(o->log, cst_log_error,
+			 "--filter filters the trace: there is none with --sideband-only");
+		return -cste_invalid;
+	}
 	if (o->filter) {
 		err = cst_addr_filter_parse(&rf->filter, o->filter, o->log);
 		if (!err)

@@ -66,12 +66,14 @@ check "ranges with start/stop: the perf driver's rule" grep -q "takes one kind o
 check "nine entries: more than the driver takes" grep -q "takes at most 8 (ETM_ADDR_CMP_MAX)" "$TMP/err"
 
 # bad input: one line naming what and where
-bad() { "$CSTRACE" record --root "$TMP/juno" --filter "$1" -- "$A64" 2> "$TMP/err"; [ $? -eq 1 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "$2" "$TMP/err"; }
+bad() { local f=$1 m=$2; shift 2
+	"$CSTRACE" record --root "$TMP/juno" "$@" --filter "$f" -- "$A64" 2> "$TMP/err"; [ $? -eq 1 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "$m" "$TMP/err"; }
 check "unknown symbol" bad "filter nosuch @ $A64" "$(abs "$A64") has no function 'nosuch'"
 check "missing file" bad "filter main @ /nonexistent/prog" "/nonexistent/prog: No such file"
 check "tracestop is not cs_etm's" bad "tracestop main @ $A64" "tracestop (a range where tracing stops) is not for cs_etm"
 check "a start with a size" bad "start main/4 @ $A64" "start takes one address, not a range"
 check "a range without a size" bad "filter 0x400 @ $A64" "needs a size"
+check "no trace to filter" bad "filter main @ $A64" "there is none with --sideband-only" --sideband-only
 check "not a file of code" bad "filter main @ $CSTRACE_SOURCE_DIR/README.md" "is not an ELF file"
 check "no such kernel symbol" bad "filter nosuch_kfn" "has no kernel function 'nosuch_kfn'"
 
