@@ -353,7 +353,6 @@ static int triggered(struct session *s, struct pollfd *pfd, struct cst_record_re
 		res->triggered = cap_trigger_fired(&s->trig[i], &res->trigger_ip, &res->trigger_time);
 	if (!res->triggered)
 		return 0;
-	cst_consumer_note_signal(s->c, 0);
 	err = cst_consumer_snapshot(s->c);
 	for (int i = 0; i < s->nrings; i++) {
 		if (!s->o->sideband_only)

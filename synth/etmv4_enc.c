@@ -121,7 +121,8 @@ static void e4_timestamp(struct synth_enc *e, uint64_t ts)
 	synth_enc_emit(e, p, n);
 }
 
-static void e4_sync(struct synth_enc *e, uint64_t pc, uint64_t icount)
+/* A-sync and Trace Info: where a decoder can start. */
+static void e4_async_info(struct synth_enc *e)
 {
 	static const uint8_t async[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80};
 	static const uint8_t tinfo[3] = {0x01, 0x01, 0x00}; /* INFO section: no CC, no cond */
@@ -129,6 +130,11 @@ static void e4_sync(struct synth_enc *e, uint64_t pc, uint64_t icount)
 	synth_enc_emit(e, async, sizeof(async));
 	e->since_sync = 0;
 	synth_enc_emit(e, tinfo, sizeof(tinfo));
+}
+
+static void e4_sync(struct synth_enc *e, uint64_t pc, uint64_t icount)
+{
+	e4_async_info(e);
 	if (e->cfg.timestamps)
 		e4_timestamp(e, icount);
 	e4_address_ctxt(e, pc);
@@ -140,15 +146,10 @@ static void e4_sync(struct synth_enc *e, uint64_t pc, uint64_t icount)
  * and context, as at a return from the kernel; a sync first when one is due. */
 static void e4_trace_on(struct synth_enc *e, uint64_t pc, uint64_t icount)
 {
-	static const uint8_t async[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80};
-	static const uint8_t tinfo[3] = {0x01, 0x01, 0x00};
 	uint8_t on = 0x04;
 	e4_flush_atoms(e);
-	if (e->since_sync >= e->cfg.sync_period) {
-		synth_enc_emit(e, async, sizeof(async));
-		e->since_sync = 0;
-		synth_enc_emit(e, tinfo, sizeof(tinfo));
-	}
+	if (e->since_sync >= e->cfg.sync_period)
+		e4_async_info(e);
 	synth_enc_emit(e, &on, 1);
 	if (e->cfg.timestamps)
 		e4_timestamp(e, icount);
