@@ -222,6 +222,24 @@ static void write_etm_regs(struct fx *f, const char *dev, const struct cst_board
 	}
 }
 
+/* The address comparator attributes of coresight-etm4x and coresight-etm3x (sysfs
+ * mode's --filter writes them), as a freshly probed ETM shows them. */
+static void write_etm_comparators(struct fx *f, const char *dev, bool v4)
+{
+	static const char *const files[][2] = {
+		{"reset", ""}, {"addr_idx", "0x0\n"}, {"addr_range", "0x0 0x0\n"},
+		{"addr_start", "0x0\n"}, {"addr_stop", "0x0\n"}, {"addr_instdatatype", "instr\n"},
+	};
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (!v4 && !strcmp(files[i][0], "addr_instdatatype"))
+			continue;
+		fx_fmt(f, path, sizeof(path), "%s/%s", dev, files[i][0]);
+		fx_printf(f, path, "%s", files[i][1]);
+	}
+}
+
 static void write_device(struct fx *f, const struct cst_board_device *d, const char *sysname,
 			 bool probed, bool wrong_arch)
 {
@@ -262,6 +280,7 @@ static void write_device(struct fx *f, const struct cst_board_device *d, const c
 		fx_fmt(f, path, sizeof(path), "%s/enable_source", dev);
 		fx_printf(f, path, "0\n");
 		write_etm_regs(f, dev, d, wrong_arch);
+		write_etm_comparators(f, dev, is_v4(d) != wrong_arch);
 		break;
 	case cst_bdev_stm:
 		fx_fmt(f, path, sizeof(path), "%s/enable_source", dev);
@@ -320,6 +339,15 @@ static void write_pmu(struct fx *f)
 	}
 	fx_mkdir(f, "/sys/devices/cs_etm/sinks");
 	fx_link(f, "/sys/bus/event_source/devices/cs_etm", "/sys/devices/cs_etm");
+}
+
+/* The uprobe PMU (CONFIG_UPROBE_EVENTS), which record's --trigger opens. */
+static void write_uprobe_pmu(struct fx *f)
+{
+	fx_printf(f, "/sys/devices/uprobe/type", "%d\n", 9);
+	fx_printf(f, "/sys/devices/uprobe/format/retprobe", "config:0\n");
+	fx_printf(f, "/sys/devices/uprobe/format/ref_ctr_offset", "config:32-63\n");
+	fx_link(f, "/sys/bus/event_source/devices/uprobe", "/sys/devices/uprobe");
 }
 
 static void write_kconfig(struct fx *f, const char *osrelease)
@@ -422,6 +450,7 @@ static int fixture_tree(const struct cst_board *b, const char *dir,
 		}
 	}
 	fx_printf(&f, "/sys/devices/system/cpu/online", "0-%d\n", b->ncpus ? b->ncpus - 1 : 0);
+	write_uprobe_pmu(&f);
 
 	if (o.faults & cst_fault_no_pmu)
 		return f.err; /* CoreSight not built or not probed: no bus, no PMU */

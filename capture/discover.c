@@ -126,6 +126,7 @@ static int on_cpu(void *ctx, const char *name)
 		reg(w, cpu, cst_proto_etmv4i, "TRCIDR1", &c->trcidr1, true);
 		reg(w, cpu, cst_proto_etmv4i, "TRCIDR2", &c->trcidr2, true);
 		reg(w, cpu, cst_proto_etmv4i, "TRCIDR8", &c->trcidr8, true);
+		reg(w, cpu, cst_proto_etmv4i, "TRCIDR4", &c->trcidr4, false);
 		reg(w, cpu, cst_proto_etmv4i, "TRCAUTHSTATUS", &c->trcauthstatus, true);
 		/* ETE reports architecture version 5 or later in TRCDEVARCH. */
 		if (reg(w, cpu, cst_proto_etmv4i, "TRCDEVARCH", &devarch, false) == 0 &&
@@ -143,6 +144,7 @@ static int on_cpu(void *ctx, const char *name)
 		c->kind = cst_etm_v3;
 		reg(w, cpu, cst_proto_etmv3, "ETMIDR", &c->etmidr, true);
 		reg(w, cpu, cst_proto_etmv3, "ETMCCER", &c->etmccer, true);
+		reg(w, cpu, cst_proto_etmv3, "ETMCCR", &c->etmccr, false);
 		c->is_ptm = cst_etmidr_is_ptm(c->etmidr);
 	}
 	w->pmu->ncpus++;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cstrace/perfdata.h"
+#include "rec_filter.h"
 
 #define DATA_PAGES 64 /* data area: sideband and AUX records (256 KiB with 4 KiB pages) */
 #define MAX_RINGS (CST_ETM_MAX_CPUS + 1)
@@ -50,6 +51,8 @@ struct session {
 	int go_fd, status_fd, sfd;
 	sigset_t oldmask;
 	struct cst_consumer *c;
+	struct cap_rec_filter rf;          /* --filter, --trigger */
+	struct cap_trigger trig[MAX_RINGS]; /* the trigger's uprobe, one per ring */
 };
 
 static int sys_perf_event_open(void *attr, pid_t pid, int cpu, int group, unsigned long flags)
@@ -239,6 +242,9 @@ static int open_events(struct session *s)
 			if (r->fd < 0)
 				return fail_errno(s, errno, what, false);
 			ioctl(r->fd, PERF_EVENT_IOC_ID, &s->etm_ids[s->netm_ids++]);
+			err = cap_rec_filter_apply(&s->rf, r->fd, o->log);
+			if (err < 0)
+				return err;
 		}
 		dfd = sys_perf_event_open(s->dummy_attr, pid, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 		if (dfd < 0)
@@ -258,6 +264,11 @@ static int open_events(struct session *s)
 			cst_logf(s->o->log, cst_log_error, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
 			return -cste_io;
 		}
+		/* the trigger in the trace event's group: the AUX output it pauses */
+		if (s->rf.at && (err = cap_trigger_open(&s->rf, &s->trig[s->nrings - 1], pid, cpus[i],
+							o->sideband_only ? -1 : r->fd, task,
+							per_cpu_task, o->log)) < 0)
+			return err;
 	}
 	return 0;
 }
@@ -332,17 +343,40 @@ static int open_output(struct session *s)
 	return 0;
 }
 
+/* The trigger fired (its uprobe's sample is there): the snapshot now, then no more
+ * trace (nothing after it would be kept). Returns what the snapshot returned. */
+static int triggered(struct session *s, struct pollfd *pfd, struct cst_record_result *res)
+{
+	int err = 0;
+
+	for (int i = 0; i < s->nrings && !res->triggered; i++)
+		res->triggered = cap_trigger_fired(&s->trig[i], &res->trigger_ip, &res->trigger_time);
+	if (!res->triggered)
+		return 0;
+	err = cst_consumer_snapshot(s->c);
+	for (int i = 0; i < s->nrings; i++) {
+		if (!s->o->sideband_only)
+			ioctl(s->rings[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+		ioctl(s->trig[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+		pfd[s->nrings + 1 + i].fd = -1;
+	}
+	res->trigger_paused = !s->rf.pause_refused && !s->o->sideband_only;
+	return err;
+}
+
 static int run_loop(struct session *s, struct cst_record_result *res)
 {
-	struct pollfd pfd[MAX_RINGS + 1];
-	int nhup;
+	struct pollfd pfd[2 * MAX_RINGS + 1];
+	int nhup, nfds = s->nrings + 1;
 
 	for (int i = 0; i < s->nrings; i++)
 		pfd[i] = (struct pollfd){.fd = s->rings[i].fd, .events = POLLIN};
 	pfd[s->nrings] = (struct pollfd){.fd = s->sfd, .events = POLLIN};
+	for (int i = 0; s->rf.at && i < s->nrings; i++, nfds++)
+		pfd[nfds] = (struct pollfd){.fd = s->trig[i].fd, .events = POLLIN};
 	for (;;) {
 		/* The timeout only bounds how long trace waits in the rings. */
-		int n = poll(pfd, (nfds_t)s->nrings + 1, 500);
+		int n = poll(pfd, (nfds_t)nfds, 500);
 		uint64_t ready = 0;
 
 		if (n < 0 && errno != EINTR)
@@ -353,6 +387,8 @@ static int run_loop(struct session *s, struct cst_record_result *res)
 		cst_consumer_note_wake(s->c, n > 0 ? (uint32_t)n : 0, ready);
 		if (cst_consumer_drain(s->c) < 0)
 			return 0; /* the output is full or broken: finish the file */
+		if (s->rf.at && !res->triggered && triggered(s, pfd, res) < 0)
+			return 0;
 		if (n > 0 && (pfd[s->nrings].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 
@@ -389,43 +425,20 @@ static int run_loop(struct session *s, struct cst_record_result *res)
 /* What a recording would open, for --dry-run and fixture roots. */
 static void describe(struct session *s)
 {
-	const struct cst_record_opts *o = s->o;
-	const struct cst_log *log = o->log;
-	static const char *const scope[] = {"per-thread", "per-CPU", "system-wide", "pid"};
-	int cpus[MAX_RINGS], n = pick_cpus(s, cpus);
+	int cpus[MAX_RINGS];
 
-	cst_logf(log, cst_log_info, "dry run (%s): nothing is opened", s->root);
-	cst_logf(log, cst_log_info,
-		 "cs_etm type %u, config 0x%llx, config2 0x%llx (sink %s)%s", s->pmu.type,
-		 (unsigned long long)s->req.config[0], (unsigned long long)s->req.config[2],
-		 s->req.sink[0] ? s->req.sink : "default", s->req.user_only ? ", user only" : "");
-	cst_logf(log, cst_log_info, "%s, %d ring(s), AUX %llu KiB each, %s mode",
-		 scope[o->scope], n, (unsigned long long)(s->aux_bytes / 1024),
-		 o->snapshot ? "snapshot" : "normal");
-	for (int i = 0; i < s->pmu.ncpus; i++) {
-		const struct cst_etm_cpu *c = &s->pmu.cpus[i];
-
-		if (c->kind == cst_etm_v3)
-			cst_logf(log, cst_log_info,
-				 "cpu %d: %s ETMIDR 0x%08x ETMCCER 0x%08x ETMCR 0x%08x trace ID 0x%02x",
-				 c->cpu, c->is_ptm ? "PTM" : "ETMv3", c->etmidr, c->etmccer, c->etmcr,
-				 c->traceid);
-		else
-			cst_logf(log, cst_log_info,
-				 "cpu %d: %s TRCIDR0 0x%08x TRCIDR1 0x%08x TRCIDR2 0x%08x TRCIDR8 "
-				 "0x%08x TRCAUTHSTATUS 0x%08x TRCCONFIGR 0x%08x trace ID 0x%02x",
-				 c->cpu, c->kind == cst_etm_ete ? "ETE" : "ETMv4", c->trcidr0,
-				 c->trcidr1, c->trcidr2, c->trcidr8, c->trcauthstatus, c->trcconfigr,
-				 c->traceid);
-	}
+	cap_record_describe(s->o, s->root, &s->pmu, &s->req, s->aux_bytes, pick_cpus(s, cpus),
+			    &s->rf);
 }
 
 static void teardown(struct session *s)
 {
 	cst_consumer_free(s->c);
+	cap_rec_filter_fini(&s->rf);
 	for (int i = 0; i < s->nrings; i++) {
 		struct rec_ring *r = &s->rings[i];
 
+		cap_trigger_close(&s->trig[i]);
 		if (r->aux)
 			munmap(r->aux, r->aux_len);
 		if (r->base)
@@ -486,6 +499,8 @@ int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result 
 	s.root = opts->root ? opts->root : "/";
 	s.go_fd = s.status_fd = s.sfd = -1;
 	s.page = (size_t)sysconf(_SC_PAGESIZE);
+	for (int i = 0; i < MAX_RINGS; i++)
+		s.trig[i].fd = -1;
 	if (!opts->sideband_only) {
 		err = cst_etm_pmu_discover(&s.pmu, s.root, opts->log);
 		if (err < 0)
@@ -496,11 +511,20 @@ int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result 
 			return err;
 		cst_etm_pmu_apply_config(&s.pmu, &s.req);
 		s.aux_bytes = aux_size(opts, s.page);
-		if (opts->dry_run || strcmp(s.root, "/")) {
+	}
+	err = cap_rec_filter_prepare(&s.rf, opts, s.root, opts->sideband_only ? NULL : &s.pmu,
+				     s.page);
+	res->trigger = opts->trigger != NULL;
+	if (!err && s.rf.at)
+		snprintf(res->trigger_what, sizeof(res->trigger_what), "%.64s @ %.160s, entry %llu",
+			 s.rf.at->sym[0] ? s.rf.at->sym : "address", s.rf.at->path,
+			 (unsigned long long)s.rf.count);
+	if (err < 0 || (!opts->sideband_only && (opts->dry_run || strcmp(s.root, "/")))) {
+		if (!err)
 			describe(&s);
-			res->dry_run = true;
-			return 0;
-		}
+		res->dry_run = !err;
+		cap_rec_filter_fini(&s.rf);
+		return err;
 	}
 	/* Signals arrive through a signalfd: no handler, no global state. */
 	sigemptyset(&mask);
@@ -532,6 +556,8 @@ int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result 
 			ioctl(s.rings[i].fd, PERF_EVENT_IOC_ENABLE, 0);
 			if (s.rings[i].dummy_fd >= 0)
 				ioctl(s.rings[i].dummy_fd, PERF_EVENT_IOC_ENABLE, 0);
+			if (s.trig[i].fd >= 0)
+				ioctl(s.trig[i].fd, PERF_EVENT_IOC_ENABLE, 0);
 		}
 	}
 	if (s.go_fd >= 0) {
@@ -554,7 +580,11 @@ int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result 
 	for (int i = 0; i < s.nrings; i++)
 		if (!opts->snapshot)
 			ioctl(s.rings[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-	if (opts->snapshot && !cst_consumer_output_stopped(s.c))
+	if (s.rf.at && !res->triggered && !err)
+		cst_logf(opts->log, cst_log_warning,
+			 "the trigger (%s) never fired: the snapshot at the end is kept instead",
+			 res->trigger_what);
+	if (opts->snapshot && !res->triggered && !cst_consumer_output_stopped(s.c))
 		cst_consumer_snapshot(s.c);
 	cst_consumer_drain(s.c);
 out:

@@ -68,6 +68,14 @@ void cst_record_summary(const struct cst_record_result *res, void *out)
 		res->output ? res->output : "perf.data", (unsigned long long)res->file_bytes,
 		(unsigned long long)t->aux_bytes,
 		res->snapshot ? " (snapshot mode)" : "");
+	if (res->triggered)
+		fprintf(fp, "cstrace: the trigger fired (%s) at 0x%llx: the snapshot holds what led "
+			    "up to it%s\n",
+			res->trigger_what, (unsigned long long)res->trigger_ip,
+			res->trigger_paused ? "" : ", and what ran until cstrace took it");
+	else if (res->trigger)
+		fprintf(fp, "cstrace: the trigger (%s) never fired: the snapshot is the one taken at "
+			    "the end\n", res->trigger_what);
 	lost = t->truncated || t->lost_events || t->unwritten_bytes || t->reenables;
 	if (!lost)
 		fprintf(fp, "cstrace: nothing lost%s\n",

@@ -16,6 +16,7 @@
 
 #include "cstrace/snapshot.h"
 #include "cstrace/source.h"
+#include "rec_filter.h"
 #include "root.h"
 
 #define CS_DIR "/sys/bus/coresight/devices"
@@ -42,6 +43,8 @@ struct sysfs_run {
 	struct map maps[MAX_MAPS];
 	int nmaps;
 	struct cst_snap_writer *w; /* the snapshot: it appears whole at the end */
+	struct cst_addr_filter *filter; /* --filter, resolved */
+	struct cap_sysfs_src fsrc[MAX_SRC];
 };
 
 static int on_device(void *ctx, const char *name)
@@ -275,7 +278,12 @@ static int run_traced(struct sysfs_run *r, int *exit_status)
 			/* at the exec: from here on the program is the command */
 			ptrace(PTRACE_SETOPTIONS, pid, NULL,
 			       (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL));
-			err = sources_on(r);
+			/* the filters on the program's mappings, which exist from here */
+			if (r->filter)
+				err = cap_sysfs_filter_program(r->filter, r->fsrc, r->nsrc, r->root,
+							       pid, false, r->o->log);
+			if (!err)
+				err = sources_on(r);
 			if (err) {
 				kill(pid, SIGKILL);
 				waitpid(pid, &status, 0);
@@ -389,6 +397,32 @@ static int write_snapshot(struct sysfs_run *r)
 	return err;
 }
 
+/* --filter: parsed, resolved (entries without @FILE are the kernel's: sysfs mode
+ * traces it too) and checked against every source's comparators. */
+static int prepare_filter(struct sysfs_run *r)
+{
+	const struct cst_log *log = r->o->log;
+	int err;
+
+	if (!r->o->filter)
+		return 0;
+	err = cst_addr_filter_parse(&r->filter, r->o->filter, log);
+	if (!err)
+		err = cst_addr_filter_resolve(r->filter, r->root, NULL, log);
+	for (int i = 0; i < r->nsrc && !err; i++) {
+		const struct cst_source_cfg *c = &r->src[i].cfg;
+		bool v4 = cst_protocol_is_v4(c->protocol);
+
+		r->fsrc[i] = (struct cap_sysfs_src){
+			r->src[i].dev, v4,
+			v4 ? cst_trcidr4_addr_pairs(c->regs.etmv4.trcidr4)
+			   : cst_etmccr_addr_pairs(c->regs.etmv3.etmccr)};
+	}
+	if (!err)
+		err = cap_sysfs_filter_check(r->filter, r->fsrc, r->nsrc, log);
+	return err;
+}
+
 /* What a run would do, for a dry run: the writes, the sources, the output. */
 static void describe(const struct sysfs_run *r)
 {
@@ -397,6 +431,9 @@ static void describe(const struct sysfs_run *r)
 
 	cst_logf(log, cst_log_info, "dry run (%s): nothing is written and '%s' is not run",
 		 r->root, r->o->argv[0]);
+	/* at the exec stop, before trace is on */
+	if (r->filter)
+		cap_sysfs_filter_program(r->filter, r->fsrc, r->nsrc, r->root, 0, true, log);
 	cst_logf(log, cst_log_info, "would write 1 to %s" CS_DIR "/%s/enable_sink", root,
 		 r->o->sink);
 	for (int i = 0; i < r->nsrc; i++) {
@@ -468,6 +505,9 @@ int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result 
 	}
 	for (int i = 0; i < r->nsrc; i++)
 		read_source(r->root, &r->src[i]);
+	err = prepare_filter(r);
+	if (err)
+		goto out;
 	if (opts->dry_run) {
 		describe(r);
 		res->nsources = r->nsrc;
@@ -482,6 +522,8 @@ int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result 
 			goto out;
 	}
 	err = run_traced(r, &res->exit_status);
+	if (r->filter)
+		cap_sysfs_filter_reset(r->fsrc, r->nsrc, r->root);
 	if (!err)
 		err = read_sink(r, res);
 	snprintf(path, sizeof(path), CS_DIR "/%s/enable_sink", opts->sink);
@@ -492,6 +534,7 @@ int cst_sysfs_record(const struct cst_sysfs_opts *opts, struct cst_sysfs_result 
 	res->nmaps = r->nmaps;
 out:
 	cst_snap_writer_free(r->w); /* an unfinished snapshot leaves nothing */
+	cst_addr_filter_free(r->filter);
 	free(r);
 	return err;
 }

@@ -26,6 +26,13 @@ static void record_usage(FILE *out)
 		"  -m PAGES                   AUX area pages per ring (power of two)\n"
 		"  --snapshot[=SIZE]          keep only the newest trace (SIZE bytes, K/M suffix);\n"
 		"                             SIGUSR2 takes a snapshot, exit takes the last one\n"
+		"  --filter FILTERS           address filters, perf's syntax, comma separated:\n"
+		"                             'filter SYM|ADDR[/SIZE] [@FILE]' traces only there,\n"
+		"                             'start ...' / 'stop ...' switch tracing on / off;\n"
+		"                             without @FILE the kernel's (sysfs mode too)\n"
+		"  --trigger SYM[@FILE]       with --snapshot: take it when SYM (in FILE, else\n"
+		"                             CMD) is entered, then trace no more (a uprobe)\n"
+		"  --trigger-count N          ...at its Nth entry (default 1)\n"
 		"  -o FILE                    output (perf.data; a directory with --sysfs)\n"
 		"  --root DIR                 read sysfs/procfs below DIR (a fixture tree): implies\n"
 		"                             --dry-run, as no kernel stands behind it\n"
@@ -76,12 +83,12 @@ static int parse_cpus(const char *s, uint64_t *mask)
 }
 
 static int run_sysfs(const char *root, const char *sink, uint64_t mask, const char *out,
-		     char **argv, bool dry_run)
+		     char **argv, bool dry_run, const char *filter)
 {
 	struct cli_verb_log rl;
 	struct cst_sysfs_opts so = {.sz = sizeof(so), .log = &rl.log, .root = root, .sink = sink,
 				    .cpu_mask = mask, .outdir = out ? out : "cstrace-snapshot",
-				    .argv = argv, .dry_run = dry_run};
+				    .argv = argv, .dry_run = dry_run, .filter = filter};
 	struct cst_sysfs_result res;
 	int err;
 
@@ -112,7 +119,8 @@ static int run_sysfs(const char *root, const char *sink, uint64_t mask, const ch
 int cmd_record(int argc, char **argv)
 {
 	enum { OPT_PER_THREAD = 256, OPT_SNAPSHOT, OPT_ROOT, OPT_SYSFS, OPT_SINK, OPT_SIDEBAND,
-	       OPT_DRY_RUN, OPT_AUX_LOG, OPT_NO_AUX_LOG, OPT_RUN };
+	       OPT_DRY_RUN, OPT_AUX_LOG, OPT_NO_AUX_LOG, OPT_RUN, OPT_FILTER, OPT_TRIGGER,
+	       OPT_TRIGGER_COUNT };
 	static const struct option longopts[] = {
 		{"per-thread", no_argument, NULL, OPT_PER_THREAD},
 		{"snapshot", optional_argument, NULL, OPT_SNAPSHOT},
@@ -124,6 +132,9 @@ int cmd_record(int argc, char **argv)
 		{"run", no_argument, NULL, OPT_RUN},
 		{"aux-log", required_argument, NULL, OPT_AUX_LOG},
 		{"no-aux-log", no_argument, NULL, OPT_NO_AUX_LOG},
+		{"filter", required_argument, NULL, OPT_FILTER},
+		{"trigger", required_argument, NULL, OPT_TRIGGER},
+		{"trigger-count", required_argument, NULL, OPT_TRIGGER_COUNT},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -211,6 +222,18 @@ int cmd_record(int argc, char **argv)
 			no_log = true;
 			o.aux_log = NULL;
 			break;
+		case OPT_FILTER:
+			o.filter = optarg;
+			break;
+		case OPT_TRIGGER:
+			o.trigger = optarg;
+			break;
+		case OPT_TRIGGER_COUNT:
+			if (cst_parse_u64(optarg, &o.trigger_count) < 0 || !o.trigger_count) {
+				cli_error("record: --trigger-count '%s': expected a number from 1", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			record_usage(stdout);
 			return 0;
@@ -221,6 +244,18 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
+	if (o.trigger_count && !o.trigger) {
+		cli_error("record: --trigger-count counts the entries of --trigger SYM: give one");
+		return 2;
+	}
+	if (o.trigger && !o.snapshot) {
+		cli_error("record: --trigger takes the snapshot at the function: it needs --snapshot");
+		return 2;
+	}
+	if (sysfs && o.trigger) {
+		cli_error("record: --trigger takes a perf AUX snapshot: not with --sysfs");
+		return 2;
+	}
 	/* the recording never replaces the program it runs (nor the other way round) */
 	if (o.argv)
 		cli_input(o.argv[0]);
@@ -233,7 +268,7 @@ int cmd_record(int argc, char **argv)
 		}
 		/* a fixture root is a dry run unless --run asks for the writes below it */
 		return run_sysfs(o.root, sink, o.cpu_mask, o.output, argv + optind,
-				 o.dry_run || (o.root && strcmp(o.root, "/") && !run));
+				 o.dry_run || (o.root && strcmp(o.root, "/") && !run), o.filter);
 	}
 	if (run) {
 		cli_error("record: --run only applies to --sysfs with --root (perf mode cannot "

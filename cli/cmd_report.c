@@ -171,6 +171,10 @@ static void print_stats(struct cst_symbolizer *sym, const struct cst_calls *call
 			"cstrace: %u threads, deepest stack %u, %" PRIu64
 			" stacks emptied by lost trace, %" PRIu64 " returns to unknown callers\n",
 			cs.threads, cs.max_depth, cs.gaps, cs.unknown_returns);
+	if (calls && cst_calls_get_stats(calls, &cs) == 0 && cs.filtered)
+		fprintf(stderr,
+			"cstrace: an address filter turned tracing off %" PRIu64
+			" time(s): no trace lost there, the stacks kept\n", cs.filtered);
 }
 
 /* A profile of one binary that could not be written: which --dso it was. */

@@ -26,6 +26,12 @@ static void synth_usage(FILE *out)
 		"  --sink etr|etf           sink model (default etr)\n"
 		"  --buffer-size N          sink size in bytes (default 4M for etr, 64K for etf)\n"
 		"  --snapshot[=SIZE]        perf snapshot mode: an overwrite AUX ring\n"
+		"  --filter FILTERS         address filters as 'record --filter' takes them (each\n"
+		"                           with @FILE): only ViewInst is traced, as an ETM so\n"
+		"                           programmed traces (Trace On at each re-entry)\n"
+		"  --trigger SYM[@FILE]     with --out perf --snapshot: the snapshot is taken\n"
+		"                           when SYM is entered (FILE: PROG); the trace ends there\n"
+		"  --trigger-count N        ...at its Nth entry (default 1)\n"
 		"  --timestamps             timestamps from instruction counts\n"
 		"  --sync-period N          bytes between periodic syncs (default 4096)\n"
 		"  --sysroot DIR            QEMU -L prefix (default /usr/<triplet>)\n"
@@ -89,7 +95,8 @@ static void on_stop_signal(int sig)
 int cmd_synth(int argc, char **argv)
 {
 	enum { o_arch = 256, o_core, o_out, o_sink, o_bufsz, o_snapshot, o_ts, o_sync,
-	       o_sysroot, o_qemu, o_keep, o_from, o_truth, o_plugin, o_auxlog };
+	       o_sysroot, o_qemu, o_keep, o_from, o_truth, o_plugin, o_auxlog, o_filter,
+	       o_trigger, o_trigger_count };
 	static const struct option lopts[] = {
 		{"arch", required_argument, 0, o_arch},
 		{"core", required_argument, 0, o_core},
@@ -106,6 +113,9 @@ int cmd_synth(int argc, char **argv)
 		{"from-log", required_argument, 0, o_from},
 		{"truth", required_argument, 0, o_truth},
 		{"plugin", optional_argument, 0, o_plugin},
+		{"filter", required_argument, 0, o_filter},
+		{"trigger", required_argument, 0, o_trigger},
+		{"trigger-count", required_argument, 0, o_trigger_count},
 		{"output", required_argument, 0, 'o'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
@@ -182,6 +192,14 @@ int cmd_synth(int argc, char **argv)
 		case o_plugin: o.plugin = optarg ? optarg : ""; break;
 		case 'o': out = optarg; break;
 		case o_auxlog: aux_log = optarg; break;
+		case o_filter: o.filter = optarg; break;
+		case o_trigger: o.trigger = optarg; break;
+		case o_trigger_count:
+			if (cst_parse_u64(optarg, &o.trigger_count) || !o.trigger_count) {
+				cli_error("synth: --trigger-count '%s': expected a number from 1", optarg);
+				return 2;
+			}
+			break;
 		case 'h': synth_usage(stdout); return 0;
 		default: synth_usage(stderr); return 2;
 		}
@@ -193,6 +211,14 @@ int cmd_synth(int argc, char **argv)
 	}
 	if (aux_log && o.output != cst_synth_out_perf) {
 		cli_error("synth: --aux-log records what a perf.data capture saw: it needs --out perf");
+		return 2;
+	}
+	if (o.trigger_count && !o.trigger) {
+		cli_error("synth: --trigger-count counts the entries of --trigger SYM: give one");
+		return 2;
+	}
+	if (o.trigger && !o.snapshot_mode) {
+		cli_error("synth: --trigger takes perf's AUX snapshot: it needs --out perf --snapshot");
 		return 2;
 	}
 	if (o.snapshot_mode && o.output != cst_synth_out_perf) {
@@ -250,5 +276,8 @@ int cmd_synth(int argc, char **argv)
 		(unsigned long long)st.exceptions, (unsigned long long)st.trace_bytes,
 		(unsigned long long)st.sink_bytes, (unsigned long long)st.lost_bytes,
 		(unsigned long long)st.aux_records);
+	if (st.triggered)
+		fprintf(stderr, "cstrace: synth: the trigger fired after %llu instructions: the "
+				"snapshot was taken there\n", (unsigned long long)st.trigger_at);
 	return aux_log ? synth_aux_log(out, aux_log, &vl) : 0;
 }

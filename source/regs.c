@@ -12,12 +12,15 @@
 #define ETE_OPT(v) false, true, (v)
 
 /* In the order a snapshot's registers are read and reported. The fallbacks are a
- * Cortex-A53's ETMv4.0 (TRCIDR1) and ETMv4 (TRCDEVARCH) identification. */
+ * Cortex-A53's ETMv4.0 (TRCIDR1) and ETMv4 (TRCDEVARCH) identification, and the
+ * comparators of a Cortex-A57 (TRCIDR4) and a Cortex-A7 (ETMCCR) as read on a Juno
+ * and a TC2: four address comparator pairs each. */
 static const struct cst_source_reg etmv3_regs[] = {
 	{"ETMIDR", "etmidr", "idr", 0x079, "mgmt/etmidr", REQ, V3(etmidr)},
 	{"ETMCR", "etmcr", "cr", 0x000, NULL, REQ, V3(etmcr)},
 	{"ETMCCER", "etmccer", "ccer", 0x07a, "mgmt/etmccer", REQ, V3(etmccer)},
 	{"ETMTRACEIDR", "etmtraceidr", "traceid", 0x080, NULL, REQ, V3(etmtraceidr)},
+	{"ETMCCR", "etmccr", "ccr", 0x001, "mgmt/etmccr", OPT(0x8D014024), V3(etmccr)},
 	{NULL, NULL, NULL, 0, NULL, OPT(0), 0},
 };
 
@@ -27,6 +30,7 @@ static const struct cst_source_reg etmv4_regs[] = {
 	{"TRCIDR0", "trcidr0", "idr0", 0x078, "trcidr/trcidr0", REQ, V4(trcidr0)},
 	{"TRCIDR1", "trcidr1", "idr1", 0x079, "trcidr/trcidr1", OPT(0x4100F403), V4(trcidr1)},
 	{"TRCIDR2", "trcidr2", "idr2", 0x07a, "trcidr/trcidr2", REQ, V4(trcidr2)},
+	{"TRCIDR4", "trcidr4", "idr4", 0x07c, "trcidr/trcidr4", OPT(0x11170004), V4(trcidr4)},
 	{"TRCIDR8", "trcidr8", "idr8", 0x060, "trcidr/trcidr8", OPT(0), V4(trcidr8)},
 	{"TRCIDR9", "trcidr9", "idr9", 0x061, "trcidr/trcidr9", OPT(0), V4(trcidr9)},
 	{"TRCIDR10", "trcidr10", "idr10", 0x062, "trcidr/trcidr10", OPT(0), V4(trcidr10)},

@@ -16,11 +16,11 @@ static void cfg_defaults(struct cst_source_cfg *cfg, enum cst_protocol protocol)
 	cfg->cpu = -1;
 	switch (protocol) {
 	case cst_proto_etmv3:
-		cfg->regs.etmv3 = (struct cst_etmv3_regs){0x410CF250, 0, 0x344008F2, 0x10};
+		cfg->regs.etmv3 = (struct cst_etmv3_regs){0x410CF250, 0, 0x344008F2, 0x10, 0x8D014024};
 		strcpy(cfg->core_name, "Cortex-A7");
 		break;
 	case cst_proto_ptm:
-		cfg->regs.etmv3 = (struct cst_etmv3_regs){0x411CF312, 0, 0x34C01AC2, 0x10};
+		cfg->regs.etmv3 = (struct cst_etmv3_regs){0x411CF312, 0, 0x34C01AC2, 0x10, 0x8D294004};
 		strcpy(cfg->core_name, "Cortex-A15");
 		break;
 	case cst_proto_etmv4i:
@@ -28,6 +28,7 @@ static void cfg_defaults(struct cst_source_cfg *cfg, enum cst_protocol protocol)
 		cfg->regs.etmv4.trcidr0 = 0x28000EA1;
 		cfg->regs.etmv4.trcidr1 = 0x4100F403;
 		cfg->regs.etmv4.trcidr2 = 0x00000488;
+		cfg->regs.etmv4.trcidr4 = 0x11170004;
 		cfg->regs.etmv4.trcauthstatus = 0xCC;
 		cfg->regs.etmv4.trctraceidr = 0x10;
 		cfg->regs.etmv4.trcdevarch = 0x47705A13;

@@ -27,10 +27,12 @@ enum pend {
 };
 
 /* What a frame hides besides its public part: the transfer pending in the code it
- * interrupted (exception frames only). */
+ * interrupted (exception frames only), and the return address of a call it made
+ * into code the filter does not trace (0: none). */
 struct stash {
 	enum pend pend;
 	uint64_t pend_ret;
+	uint64_t out_ret;
 };
 
 struct thread {
@@ -43,6 +45,7 @@ struct thread {
 	size_t cap, scap;
 	uint32_t depth;
 	bool live;                 /* a range arrived since trace (re)started */
+	bool off;                  /* a filter turned tracing off: the stack stands */
 	enum pend pend;
 	uint64_t pend_ret;         /* pend_call: the return address */
 	bool exc;                  /* an exception is waiting to resume */
@@ -213,7 +216,7 @@ static int push(struct cst_calls *c, struct thread *t, const struct cst_sym_piec
 	f->enter_icount = c->icount[t->trace_id & (NIDS - 1)];
 	f->how = how;
 	f->entered = pc->enters_func;
-	t->stash[t->depth] = (struct stash){pend_none, 0};
+	t->stash[t->depth] = (struct stash){pend_none, 0, 0};
 	t->depth++;
 	if (t->depth > c->st.max_depth)
 		c->st.max_depth = t->depth;
@@ -360,7 +363,7 @@ static int arrive(struct cst_calls *c, struct thread *t, const struct cst_sym_pi
 				ret = push(c, t, pc, cst_call_how_exception, 0);
 				t->stack[t->depth - 1].exception = true;
 				t->stack[t->depth - 1].resume = t->exc_ret;
-				t->stash[t->depth - 1] = (struct stash){pend, t->pend_ret};
+				t->stash[t->depth - 1] = (struct stash){pend, t->pend_ret, 0};
 				return ret;
 			}
 			/* back where an earlier exception interrupted */
@@ -401,12 +404,58 @@ static int arrive(struct cst_calls *c, struct thread *t, const struct cst_sym_pi
 	}
 }
 
+/* Tracing went off for a filter (not lost): what the trace saw last stands. A
+ * return it saw left its frame; a call it saw went to code the filter leaves out,
+ * whose return address the frame keeps. The views hear where it went off. */
+static int go_off(struct cst_calls *c, struct thread *t)
+{
+	int ret = 0;
+
+	if (t->pend == pend_ret && t->depth) {
+		ret = pop(c, t, cst_call_end_return);
+		t->pend = pend_none;
+	} else if (t->pend == pend_call && t->depth) {
+		t->stash[t->depth - 1].out_ret = t->pend_ret;
+		t->pend = pend_none;
+	}
+	t->off = true;
+	c->st.filtered++;
+	return ret ? ret : emit(c, t, cst_call_off, 0, NULL, 0);
+}
+
+/* Tracing comes back at @pc after it was off: back from a call that left the
+ * traced code (frames a callback opened meanwhile have returned), or at a stacked
+ * return address, or on in the same function; else in a function entered while
+ * tracing was off: a call from untraced code, or code already running. No return
+ * is made up for what the trace did not see. */
+static int come_back(struct cst_calls *c, struct thread *t, const struct cst_sym_piece *pc)
+{
+	int64_t at = -1;
+
+	t->off = false;
+	t->pend = pend_none;
+	for (uint32_t i = t->depth; i-- > 0 && at < 0;)
+		if (t->stash[i].out_ret && t->stash[i].out_ret == pc->start)
+			at = i;
+	if (at >= 0) {
+		t->stash[at].out_ret = 0;
+		return pop_to(c, t, (uint32_t)at + 1, cst_call_end_return);
+	}
+	at = find_ret(t, pc->start);
+	if (at >= 0)
+		return pop_to(c, t, (uint32_t)at, cst_call_end_return);
+	if (t->depth && same_func(&t->stack[t->depth - 1], pc))
+		return 0;
+	return push(c, t, pc, pc->enters_func ? cst_call_how_call : cst_call_how_start, 0);
+}
+
 static int reset(struct cst_calls *c, struct thread *t, enum cst_call_end end)
 {
 	bool had = t->live || t->depth;
 	int ret = pop_to(c, t, 0, end);
 
 	t->live = false;
+	t->off = false;
 	t->pend = pend_none;
 	t->exc = false;
 	if (!ret && had && end == cst_call_end_gap) {
@@ -429,6 +478,8 @@ static int add_range(struct cst_calls *c, struct thread *t, const struct cst_sym
 		t->pend = pend_none;
 		t->exc = false;
 		ret = push(c, t, &se->pieces[0], cst_call_how_start, 0);
+	} else if (t->off) {
+		ret = come_back(c, t, &se->pieces[0]);
 	} else {
 		ret = arrive(c, t, &se->pieces[0]);
 	}
@@ -497,6 +548,10 @@ int cst_calls_add(struct cst_calls *calls, const struct cst_sym_elem *se, uint64
 		t = calls->last_thread[id] ? &calls->threads[calls->last_thread[id] - 1] : NULL;
 		if (!is_gap(t, e))
 			return 0;
+		/* a filter, not lost trace: the stacks stand, this thread's and those of
+		 * threads that ran here before (they ran on where it was not traced) */
+		if (e->type == cst_elem_trace_on && e->gap == cst_gap_filter)
+			return t && t->live && !t->off ? go_off(calls, t) : 0;
 		calls->gaps[id]++;
 		if (t) {
 			ret = reset(calls, t, e->type == cst_elem_eot ? cst_call_end_eot

@@ -326,6 +326,18 @@ static void put_gap(struct cst_perfetto *pw, struct pthread *t, uint64_t ns)
 	pw->out_n = (size_t)(p - pw->out);
 }
 
+/* An instant where an address filter turned tracing off (no loss). */
+static void put_off(struct cst_perfetto *pw, struct pthread *t, uint64_t ns)
+{
+	char *p = event_at(pw);
+
+	p = PUT_LIT(p, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"trace off\",\"cat\":\"filter\"");
+	p = put_ids(p, t);
+	p = put_us(p, ns);
+	*p++ = '}';
+	pw->out_n = (size_t)(p - pw->out);
+}
+
 int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 {
 	struct cst_perfetto *pw = ctx;
@@ -359,6 +371,9 @@ int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 		break;
 	case cst_call_gap:
 		put_gap(pw, t, ns);
+		break;
+	case cst_call_off:
+		put_off(pw, t, ns);
 		break;
 	default:
 		break;

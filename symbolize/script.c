@@ -98,9 +98,14 @@ static int flow_event(void *ctx, const struct cst_flow_event *ev)
 		break;
 	case cst_flow_gap:
 	case cst_flow_end:
-		/* a range that fell through needs no line; one that branched does */
+		/* a range that fell through needs no line; one that branched does (into
+		 * code an address filter leaves out: "off", which is no loss) */
 		if (ev->from && cst_elem_taken_branch(&ev->from->elem))
-			put_branch(s, ev->from, NULL, ev->kind == cst_flow_gap ? "gap" : "end");
+			put_branch(s, ev->from, NULL,
+				   ev->kind == cst_flow_end ? "end"
+				   : ev->to && ev->to->elem->type == cst_elem_trace_on &&
+						   ev->to->elem->gap == cst_gap_filter
+					   ? "off" : "gap");
 		break;
 	default:
 		break;
@@ -126,10 +131,15 @@ static int call_event(void *ctx, const struct cst_call_event *ev)
 	struct cst_script *s = ctx;
 	const struct cst_call_frame *fr = ev->frame;
 
-	if (!ev->elem || (ev->kind != cst_call_enter && ev->kind != cst_call_gap))
+	if (!ev->elem || (ev->kind != cst_call_enter && ev->kind != cst_call_gap &&
+			  ev->kind != cst_call_off))
 		return 0;
 	sym_script_head(s, ev->elem, ev->pid, ev->time);
-	if (ev->kind == cst_call_gap) {
+	if (ev->kind == cst_call_off) {
+		/* an address filter: the stack stands, nothing was lost */
+		cst_line_str(&s->line, "", (int)ev->depth * 2);
+		cst_line_str(&s->line, "[trace off: filter]", 0);
+	} else if (ev->kind == cst_call_gap) {
 		cst_line_str(&s->line, "[trace lost: ", 0);
 		cst_line_str(&s->line, cst_elem_type_name(ev->elem->type), 0);
 		cst_line_char(&s->line, ']');

@@ -141,6 +141,10 @@ static void e3_exception(struct synth_enc *e, int exc, const struct synth_step *
 	e->exceptions++;
 	if (s->last || s->stop)
 		return;
+	if (!s->next_traced) {
+		e->off = true; /* it resumes outside the filter: an I-sync when it comes back */
+		return;
+	}
 	if (e->since_sync >= e->cfg.sync_period)
 		e3_sync(e, (uint32_t)s->next_pc, s->next_thumb, isync_trace_on, s->icount);
 	else
@@ -149,8 +153,22 @@ static void e3_exception(struct synth_enc *e, int exc, const struct synth_step *
 
 int synth_etm3_step(struct synth_enc *e, const struct synth_step *s)
 {
-	if (!e->synced)
+	/* TraceEnable off: no atom; on again: an I-sync (reason trace on) where it
+	 * resumes. ETMv3 has an atom per instruction, so the cut is exact. */
+	if (!s->traced) {
+		e->off = e->synced;
+		return e->err;
+	}
+	if (!e->synced) {
 		e3_sync(e, (uint32_t)s->pc, s->thumb, isync_trace_on, s->icount);
+	} else if (e->off) {
+		e3_flush_atoms(e);
+		if (e->since_sync >= e->cfg.sync_period)
+			e3_sync(e, (uint32_t)s->pc, s->thumb, isync_trace_on, s->icount);
+		else
+			e3_isync(e, (uint32_t)s->pc, s->thumb, isync_trace_on, s->icount);
+	}
+	e->off = false;
 	const struct synth_insn_info *in = &s->info;
 	uint32_t seq = (uint32_t)s->pc + in->size;
 	bool same_state = s->next_thumb == s->thumb;
@@ -172,6 +190,8 @@ int synth_etm3_step(struct synth_enc *e, const struct synth_step *s)
 		}
 		e3_atom(e, true);
 		e->branches++;
+		if (!s->next_traced)
+			break; /* the I-sync at re-entry gives the address */
 		e3_flush_atoms(e);
 		e3_branch(e, (uint32_t)s->next_pc, s->next_thumb, -1);
 		break;
@@ -185,7 +205,7 @@ int synth_etm3_step(struct synth_enc *e, const struct synth_step *s)
 			e3_atom(e, true);
 			/* A state change (BLX immediate) is traced with an address packet:
 			 * the packet stream carries the instruction set, not the atoms. */
-			if (s->next_thumb != s->thumb) {
+			if (s->next_thumb != s->thumb && s->next_traced) {
 				e3_flush_atoms(e);
 				e3_branch(e, (uint32_t)s->next_pc, s->next_thumb, -1);
 			}
@@ -206,7 +226,7 @@ int synth_etm3_step(struct synth_enc *e, const struct synth_step *s)
 		}
 		break;
 	}
-	if (!s->last && e->since_sync >= e->cfg.sync_period)
+	if (!s->last && s->next_traced && e->since_sync >= e->cfg.sync_period)
 		e3_sync(e, (uint32_t)s->next_pc, s->next_thumb, isync_periodic, s->icount);
 	return e->err;
 }

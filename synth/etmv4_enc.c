@@ -121,7 +121,8 @@ static void e4_timestamp(struct synth_enc *e, uint64_t ts)
 	synth_enc_emit(e, p, n);
 }
 
-static void e4_sync(struct synth_enc *e, uint64_t pc, uint64_t icount)
+/* A-sync and Trace Info: where a decoder can start. */
+static void e4_async_info(struct synth_enc *e)
 {
 	static const uint8_t async[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80};
 	static const uint8_t tinfo[3] = {0x01, 0x01, 0x00}; /* INFO section: no CC, no cond */
@@ -129,11 +130,30 @@ static void e4_sync(struct synth_enc *e, uint64_t pc, uint64_t icount)
 	synth_enc_emit(e, async, sizeof(async));
 	e->since_sync = 0;
 	synth_enc_emit(e, tinfo, sizeof(tinfo));
+}
+
+static void e4_sync(struct synth_enc *e, uint64_t pc, uint64_t icount)
+{
+	e4_async_info(e);
 	if (e->cfg.timestamps)
 		e4_timestamp(e, icount);
 	e4_address_ctxt(e, pc);
 	e->synced = true;
 	e->need_sync = false;
+}
+
+/* ViewInst active again after the filter kept it off: Trace On, then the address
+ * and context, as at a return from the kernel; a sync first when one is due. */
+static void e4_trace_on(struct synth_enc *e, uint64_t pc, uint64_t icount)
+{
+	uint8_t on = 0x04;
+	e4_flush_atoms(e);
+	if (e->since_sync >= e->cfg.sync_period)
+		e4_async_info(e);
+	synth_enc_emit(e, &on, 1);
+	if (e->cfg.timestamps)
+		e4_timestamp(e, icount);
+	e4_address_ctxt(e, pc);
 }
 
 /* Trace leaves for the kernel: an exception packet whose address is the preferred
@@ -147,6 +167,10 @@ static void e4_exception(struct synth_enc *e, unsigned type, uint64_t ret, const
 	e->exceptions++;
 	if (s->last || s->stop)
 		return;
+	if (!s->next_traced) {
+		e->off = true; /* it resumes outside ViewInst: Trace On when it comes back */
+		return;
+	}
 	if (e->since_sync >= e->cfg.sync_period) {
 		e4_sync(e, s->next_pc, s->icount);
 		return;
@@ -168,8 +192,18 @@ void synth_etm4_init(struct synth_enc *e, const struct synth_enc_cfg *cfg)
 
 int synth_etm4_step(struct synth_enc *e, const struct synth_step *s)
 {
+	/* Outside ViewInst nothing is traced. ETMv4 traces P0 elements: instructions
+	 * after the last waypoint before ViewInst goes inactive are in no atom, and
+	 * the decoder never sees them. */
+	if (!s->traced) {
+		e->off = e->synced;
+		return e->err;
+	}
 	if (!e->synced)
 		e4_sync(e, s->pc, s->icount);
+	else if (e->off)
+		e4_trace_on(e, s->pc, s->icount);
+	e->off = false;
 	const struct synth_insn_info *in = &s->info;
 	uint64_t seq = s->pc + in->size;
 	bool waypoint = false;
@@ -179,7 +213,8 @@ int synth_etm4_step(struct synth_enc *e, const struct synth_step *s)
 		return e->err;
 	case synth_i_indirect:
 		e4_atom(e, true);
-		if (!s->last) {
+		/* the target's address only when it is traced: else Trace On gives it */
+		if (!s->last && s->next_traced) {
 			e4_flush_atoms(e);
 			e4_address(e, s->next_pc);
 		}
@@ -212,7 +247,7 @@ int synth_etm4_step(struct synth_enc *e, const struct synth_step *s)
 		}
 		break;
 	}
-	if (waypoint && !s->last && e->since_sync >= e->cfg.sync_period)
+	if (waypoint && !s->last && s->next_traced && e->since_sync >= e->cfg.sync_period)
 		e4_sync(e, s->next_pc, s->icount);
 	return e->err;
 }

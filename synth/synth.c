@@ -52,6 +52,8 @@ struct synth_cpu {
 	bool used, have_prev;
 	uint64_t prev_pc;
 	bool prev_thumb;
+	bool prev_traced;  /* in ViewInst (--filter) */
+	bool ss_started;   /* the ETM's start/stop logic */
 	uint64_t first_pc;
 	uint8_t trace_id;
 	uint32_t tid;
@@ -85,6 +87,9 @@ struct synth_run {
 	char prog_path[4096];
 	struct cst_out log_out;  /* --keep-log: QEMU writes its temporary */
 	struct synth_outs outs;  /* outputs in place before the main one */
+	struct synth_filter filt;  /* --filter, --trigger */
+	bool triggered;            /* the snapshot was taken: trace no more */
+	uint64_t trigger_at;
 };
 
 static int run_classify(struct synth_run *r, uint64_t pc, bool thumb, struct synth_insn_info *info)
@@ -125,6 +130,7 @@ static int cpu_init(struct synth_run *r, int k)
 	c->index = k;
 	c->used = true;
 	c->trace_id = (uint8_t)(0x10 + 2 * k); /* the kernel's legacy IDs */
+	c->ss_started = !r->filt.starts; /* stopped until a start point, if there is one */
 	/* vCPU 0 is the main thread; vCPU N the Nth clone() (PID_IN_CONTEXTIDR
 	 * puts the thread's ID in the context ID) */
 	c->tid = k == 0 ? r->pid : (k - 1 < r->ntids ? r->tids[k - 1] : r->pid);
@@ -168,7 +174,8 @@ static int cpu_init(struct synth_run *r, int k)
 }
 
 /* Encode a CPU's previous instruction now that we know what it ran next. */
-static int run_emit(struct synth_cpu *c, bool last, uint64_t next_pc, bool next_thumb)
+static int run_emit(struct synth_cpu *c, bool last, uint64_t next_pc, bool next_thumb,
+		    bool next_traced)
 {
 	struct synth_run *r = c->r;
 	struct synth_step s = {
@@ -178,10 +185,14 @@ static int run_emit(struct synth_cpu *c, bool last, uint64_t next_pc, bool next_
 		.next_thumb = next_thumb,
 		.last = last,
 		.icount = r->icount,
+		.traced = c->prev_traced,
+		.next_traced = next_traced,
 	};
-	run_classify(r, s.pc, s.thumb, &s.info);
 	if (c->truth)
 		fprintf(c->truth, "%llx\n", (unsigned long long)s.pc);
+	if (r->triggered)
+		return 0; /* the snapshot is taken: QEMU's run goes on, its trace does not */
+	run_classify(r, s.pc, s.thumb, &s.info);
 	/* A system call is where the kernel may schedule the task out: pmu::stop, and
 	 * the sink is read into the AUX area once enough has gathered. */
 	if (r->perf && s.info.cls == synth_i_svc && !last &&
@@ -195,6 +206,26 @@ static int run_emit(struct synth_cpu *c, bool last, uint64_t next_pc, bool next_
 		if (!rc)
 			rc = synth_sink_readout(&c->sink);
 	}
+	return rc;
+}
+
+/* The trigger fired: the snapshot of every CPU's ring as it is now (the trace unit
+ * stopped, its sink read out into the overwrite ring, the newest SIZE bytes). */
+static int run_trigger(struct synth_run *r)
+{
+	int rc = 0;
+	for (int k = 0; k < r->ncpus && !rc; k++) {
+		struct synth_cpu *c = &r->cpu[k];
+		if (!c->used)
+			continue;
+		rc = r->stop(&c->enc);
+		if (!rc)
+			rc = synth_fmt_flush(&c->fmt);
+		if (!rc)
+			rc = synth_sink_finish(&c->sink);
+	}
+	r->triggered = true;
+	r->trigger_at = r->icount;
 	return rc;
 }
 
@@ -219,16 +250,28 @@ static int run_insn(void *ctx, int cpu, uint64_t pc, bool thumb)
 		if (rc)
 			return rc;
 	}
+	bool traced = true;
+	if (r->filt.f || r->filt.trig) {
+		synth_filter_update(&r->filt, &r->q);
+		traced = synth_filter_traced(&r->filt, &c->ss_started, pc);
+	}
 	if (c->have_prev) {
-		rc = run_emit(c, false, pc, thumb);
+		rc = run_emit(c, false, pc, thumb, traced);
 		if (rc)
 			return rc;
 	} else {
 		c->first_pc = pc | (thumb ? 1 : 0);
 	}
+	/* the trigger's uprobe fires before the instruction at its address runs */
+	if (!r->triggered && synth_filter_trigger(&r->filt, pc)) {
+		rc = run_trigger(r);
+		if (rc)
+			return rc;
+	}
 	c->have_prev = true;
 	c->prev_pc = pc;
 	c->prev_thumb = thumb;
+	c->prev_traced = traced;
 	r->icount++;
 	return 0;
 }
@@ -328,7 +371,9 @@ static int run_finish_trace(struct synth_run *r)
 		if (!c->used)
 			continue;
 		if (c->have_prev)
-			rc = run_emit(c, true, 0, false);
+			rc = run_emit(c, true, 0, false, false);
+		if (r->triggered)
+			continue; /* finished when the snapshot was taken */
 		if (!rc)
 			rc = r->stop(&c->enc);
 		if (!rc && r->perf)
@@ -489,6 +534,10 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 	r->q.prog = r->prog_path;
 	r->q.code = synth_codemap_alloc();
 	int rc = r->q.code ? 0 : -cste_nomem;
+	if (!rc && (opts->filter || opts->trigger))
+		rc = synth_filter_check_opts(opts);
+	if (!rc)
+		rc = synth_filter_init(&r->filt, opts, r->prog_path);
 
 	char tmplog[4096];
 	synth_tmp_name(tmplog, sizeof(tmplog), "synth");
@@ -556,6 +605,11 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 		cst_logf(opts->log, cst_log_error, "%s: QEMU logged no instructions", log_path);
 		rc = -cste_no_trace;
 	}
+	if (!rc && r->filt.trig && !r->triggered)
+		cst_logf(opts->log, cst_log_warning,
+			 "the trigger never fired (%llu entr%s of %s): the snapshot is the one at the end",
+			 (unsigned long long)r->filt.trig_hits, r->filt.trig_hits == 1 ? "y" : "ies",
+			 opts->trigger);
 	if (!rc)
 		rc = run_finish_trace(r);
 	if (!rc && r->unknown_code)
@@ -600,6 +654,8 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 		}
 		stats->sink_bytes = written - lost;
 		stats->lost_bytes = lost;
+		stats->triggered = r->triggered;
+		stats->trigger_at = r->trigger_at;
 	}
 	/* a failed run leaves nothing: what was not committed goes, and what was */
 	for (int k = 0; k < SYNTH_MAX_CPUS; k++) {
@@ -616,6 +672,7 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 	synth_sink_fini(&r->sink);
 	synth_codemap_free(r->q.code);
 	synth_qlog_fini(&r->q);
+	synth_filter_fini(&r->filt);
 	free(r);
 	return rc;
 }

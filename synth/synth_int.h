@@ -144,6 +144,8 @@ struct synth_step {
 	bool last;          /* no next instruction: the program ended */
 	bool stop;          /* the trace unit stops after this instruction (sink read-out) */
 	uint64_t icount;    /* instructions executed so far (for timestamps) */
+	/* ViewInst (address filters): this instruction is traced, the next one is */
+	bool traced, next_traced;
 };
 
 struct synth_enc_cfg {
@@ -157,6 +159,7 @@ struct synth_enc_cfg {
 struct synth_enc {
 	struct synth_enc_cfg cfg;
 	bool synced;        /* sync sequence emitted since the last (re)start */
+	bool off;           /* ViewInst went inactive since: Trace On / I-sync on re-entry */
 	bool need_sync;     /* periodic sync due at the next waypoint */
 	uint64_t since_sync;
 	uint64_t bytes;
@@ -278,6 +281,37 @@ void synth_outs_fini(struct synth_outs *s);
  * more can be added to the log at @path (then restored), else the errno (ENOSPC,
  * EDQUOT) that cut it short. */
 int synth_log_cut(const char *path);
+
+/* ---- address filters and the trigger (filter.c) ------------------------- */
+
+#define SYNTH_MAX_FILTERS 64
+
+struct synth_placed {
+	uint64_t start, len;
+	bool placed;
+};
+
+struct synth_filter {
+	struct cst_addr_filter *f;         /* NULL: everything is traced */
+	struct synth_placed at[SYNTH_MAX_FILTERS]; /* each entry on the newest mapping of its file */
+	bool ranges, starts;               /* include ranges / start points present */
+	struct cst_addr_filter *trig;      /* NULL: no trigger */
+	struct synth_placed trig_at;
+	uint64_t trig_count, trig_hits;
+	int nmaps;                         /* mappings placed so far */
+};
+
+/* Whether @o's other options allow a filter and a trigger (one error line logged). */
+int synth_filter_check_opts(const struct cst_synth_opts *o);
+/* Parse and resolve @o->filter and @o->trigger (a trigger's file defaults to @prog). */
+int synth_filter_init(struct synth_filter *sf, const struct cst_synth_opts *o, const char *prog);
+void synth_filter_fini(struct synth_filter *sf);
+/* Place the entries on the mappings @q learnt since the last call. */
+void synth_filter_update(struct synth_filter *sf, const struct synth_qlog *q);
+/* Whether the instruction at @pc is traced; moves the ETM's start/stop logic @started. */
+bool synth_filter_traced(const struct synth_filter *sf, bool *started, uint64_t pc);
+/* True at the trigger's Nth entry (the instruction at its address about to run). */
+bool synth_filter_trigger(struct synth_filter *sf, uint64_t pc);
 
 /* ---- perf.data output -------------------------------------------------- */
 

@@ -260,6 +260,8 @@ struct cst_etm_cpu {
 	uint32_t ts_source;
 	bool has_ts_source;
 	uint32_t traceid;
+	/* the address comparators (ETMv4/ETE TRCIDR4, ETMv3/PTM ETMCCR; 0: not read) */
+	uint32_t trcidr4, etmccr;
 };
 
 struct cst_etm_pmu {
@@ -327,6 +329,17 @@ int cst_dummy_attr_fill(void *attr, size_t size, bool enable_on_exec, bool user_
 /** The sample_type both events use (their sample_id trailers must match). */
 uint64_t cst_capture_sample_type(void);
 
+/** Fill the uprobe event of a trigger (the uprobe PMU, type @type from
+ *  /sys/bus/event_source/devices/uprobe/type): entry of the code at file offset
+ *  @offset of @path (config 0, config1 = the path, config2 = the offset), a sample
+ *  at the @count-th entry (sample_period) that wakes the reader (wakeup_events 1),
+ *  disabled with enable_on_exec when @enable_on_exec. With @aux_pause the event
+ *  asks the kernel to pause its group's AUX output when it fires (aux_action bit 1,
+ *  Linux 6.13). @path must outlive the perf_event_open call. Returns 0 or
+ *  -cste_invalid. */
+int cst_uprobe_attr_fill(void *attr, size_t size, uint32_t type, const char *path,
+			 uint64_t offset, uint64_t count, bool enable_on_exec, bool aux_pause);
+
 /* ------------------------------------------------------------------------
  * Recording (perf mode).
  * ------------------------------------------------------------------------ */
@@ -358,6 +371,14 @@ struct cst_record_opts {
 	const char *output;        /* perf.data path; NULL = "perf.data" */
 	char *const *argv;         /* the command; NULL with @pid or system-wide */
 	const char *aux_log;       /* also write a recorded AUX stream (auxlog.h) here */
+	/* Address filters in perf's syntax (cst_addr_filter_parse), sent with
+	 * PERF_EVENT_IOC_SET_FILTER to every cs_etm event; NULL = none. */
+	const char *filter;
+	/* Snapshot mode: take the snapshot when the function "SYM[@FILE]" (FILE: the
+	 * command) is entered the @trigger_count-th time (a uprobe event in each
+	 * cs_etm event's group), then trace no more; NULL = none. */
+	const char *trigger;
+	uint64_t trigger_count;    /* 0 = 1 */
 };
 
 /** The outcome of a recording, for the summary. */
@@ -373,6 +394,12 @@ struct cst_record_result {
 	const char *output;     /* the file written */
 	bool snapshot;
 	bool dry_run;           /* nothing was recorded (see cst_record_opts.dry_run) */
+	/* --trigger: whether it fired and took the snapshot, and where (the
+	 * uprobe's sample: the function's address in the process, its time) */
+	bool trigger, triggered;
+	bool trigger_paused;    /* the kernel paused AUX output at the trigger */
+	uint64_t trigger_ip, trigger_time;
+	char trigger_what[256]; /* "SYM @ FILE, entry N" */
 };
 
 /** Record @opts->argv (or a pid, or the system) into perf.data. The file is
@@ -455,6 +482,11 @@ struct cst_sysfs_opts {
 	uint64_t cpu_mask;         /* sources to enable; 0 = every ETM */
 	const char *outdir;        /* snapshot directory to create */
 	char *const *argv;         /* the command */
+	/* Address filters in perf's syntax, programmed into every source's address
+	 * comparators through sysfs; entries of a file are placed on its mapping
+	 * when the command stops at its exec. NULL = none. */
+	const char *filter;
+	uint64_t reserved;         /* zero: the struct ends without padding on 32-bit */
 };
 
 struct cst_sysfs_result {

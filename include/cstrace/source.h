@@ -116,6 +116,7 @@ struct cst_etmv3_regs {
 	uint32_t etmcr;
 	uint32_t etmccer;
 	uint32_t etmtraceidr;
+	uint32_t etmccr;     /* configuration code: the address comparator pairs */
 };
 
 /** ETMv4 / ETE programming as read from the ETM at capture time. */
@@ -126,6 +127,7 @@ struct cst_etmv4_regs {
 	uint32_t trcidr9, trcidr10, trcidr11, trcidr12, trcidr13;
 	uint32_t trcauthstatus;
 	uint32_t trcdevarch; /* ETE only */
+	uint32_t trcidr4;    /* the address comparator pairs */
 };
 
 struct cst_stm_regs {
@@ -192,6 +194,18 @@ static inline bool cst_etmidr_is_ptm(uint32_t etmidr)
 	return (etmidr & 0x300) == 0x300;
 }
 
+/** Address comparator pairs of an ETMv4/ETE (TRCIDR4.NUMACPAIRS, bits 3:0) and of
+ *  an ETMv3/PTM (ETMCCR bits 3:0): what bounds its address filters. */
+static inline unsigned cst_trcidr4_addr_pairs(uint32_t trcidr4)
+{
+	return trcidr4 & 0xf;
+}
+
+static inline unsigned cst_etmccr_addr_pairs(uint32_t etmccr)
+{
+	return etmccr & 0xf;
+}
+
 /** TRCDEVARCH of an ETE (architecture version 5 or later) rather than an ETMv4. */
 static inline bool cst_trcdevarch_is_ete(uint32_t trcdevarch)
 {
@@ -247,6 +261,83 @@ struct cst_buffer_info {
 	uint64_t size;     /* bytes; UINT64_MAX = to the end of the file */
 	enum cst_buffer_format format;
 };
+
+/* ------------------------------------------------------------------------
+ * Address filters: perf's `--filter` for cs_etm, as record sends it to the kernel
+ * (PERF_EVENT_IOC_SET_FILTER) or programs it through sysfs, and as synth models it
+ * in the trace unit. Syntax (perf record --filter), entries separated by commas:
+ *   filter SYM|ADDR[/SIZE] [@FILE]   trace only inside the range (ViewInst include)
+ *   start SYM|ADDR [@FILE]           tracing switches on at that instruction
+ *   stop SYM|ADDR [@FILE]            tracing switches off after that instruction
+ * SYM may carry #N (the Nth symbol of that name in address order) or #g (the
+ * global one); "*" is the whole file; SIZE may be a symbol (up to its end). With
+ * FILE, ADDR and the resolved start are offsets in the file (the kernel places
+ * them on each mapping of it); without, kernel addresses.
+ * ------------------------------------------------------------------------ */
+
+enum cst_addr_filter_action {
+	cst_addr_filter_range = 0, /* "filter" */
+	cst_addr_filter_start,     /* "start" */
+	cst_addr_filter_stop,      /* "stop" */
+};
+
+/** One entry, as written and as resolved. */
+struct cst_addr_filter_entry {
+	enum cst_addr_filter_action action;
+	char sym[256];       /* the symbol named; "" for an address, "*" for the whole file */
+	int sym_index;       /* #N: the Nth of that name (from 1); 0 any; -1 (#g) the global */
+	char size_sym[256];  /* SIZE given as a symbol: up to that symbol's end */
+	uint64_t addr;       /* ADDR as written (no symbol) */
+	uint64_t size;       /* SIZE as written (has_size, no size_sym) */
+	bool has_size;
+	char file[4096];     /* FILE as written; "" = the kernel */
+	/* what cst_addr_filter_resolve found */
+	bool resolved;
+	char path[4096];     /* FILE's absolute path, as the kernel is told */
+	uint64_t start;      /* file offset (with FILE) or kernel address */
+	uint64_t len;        /* bytes of a range; 0 for start and stop */
+	uint64_t vaddr;      /* the ELF virtual address of @start (with FILE) */
+};
+
+struct cst_addr_filter;
+
+/** Parse @text. Every error is one line through @log naming the entry and what
+ *  was expected. Errors: -cste_format, -cste_unsupported (what cs_etm cannot do:
+ *  tracestop, a start or stop with a size), -cste_invalid, -cste_nomem. */
+int cst_addr_filter_parse(struct cst_addr_filter **out, const char *text,
+			  const struct cst_log *log);
+void cst_addr_filter_free(struct cst_addr_filter *f);
+/** The entries, in the order written. */
+int cst_addr_filter_count(const struct cst_addr_filter *f);
+const struct cst_addr_filter_entry *cst_addr_filter_get(const struct cst_addr_filter *f, int i);
+
+/** Resolve every entry: symbols through FILE's ELF symbol table (libelf) to file
+ *  offsets, as perf does; kernel symbols through @root's /proc/kallsyms (NULL: /).
+ *  Entries without FILE take @default_file when it is given (a trigger names the
+ *  traced program), else they are the kernel's. Errors (one line each, naming
+ *  the file and the symbol): -cste_not_found, -cste_format (an ambiguous symbol,
+ *  a symbol without a size, an address outside every segment), -cste_io. */
+int cst_addr_filter_resolve(struct cst_addr_filter *f, const char *root,
+			    const char *default_file, const struct cst_log *log);
+
+/** The string perf sends with PERF_EVENT_IOC_SET_FILTER for the resolved entries:
+ *  "filter 0xOFF/0xSIZE@/abs/file,start 0xOFF@/abs/file,stop 0xADDR". Returns
+ *  its length, or -cste_invalid (unresolved) or -cste_nomem (@size too small). */
+int cst_addr_filter_format(const struct cst_addr_filter *f, char *buf, size_t size);
+
+/** Whether a trace unit with @pairs address comparator pairs holds @f: a range
+ *  takes a pair, a start or stop point one comparator. With @perf, also the
+ *  CoreSight perf driver's rules: at most 8 entries, and ranges not mixed with
+ *  start/stop points. @etm names the unit in the message (e.g. "cpu 0's ETM
+ *  (TRCIDR4 0x11170001)"). Returns 0 or -cste_unsupported with one line logged. */
+int cst_addr_filter_check(const struct cst_addr_filter *f, unsigned pairs, bool perf,
+			  const char *etm, const struct cst_log *log);
+
+/** Where the kernel puts resolved entry @e on a mapping of its file (start @vm_start,
+ *  @vm_len bytes, from file offset @vm_off), as perf_addr_filter_vma_adjust does.
+ *  Returns true with *@start and *@len set when the mapping holds it. */
+bool cst_addr_filter_place(const struct cst_addr_filter_entry *e, uint64_t vm_start,
+			   uint64_t vm_len, uint64_t vm_off, uint64_t *start, uint64_t *len);
 
 #ifdef __cplusplus
 }

@@ -300,7 +300,13 @@ const char *cst_flow_branch_name(const struct cst_elem *e);
  * stack (longjmp, siglongjmp) unwinds to it. An exception that resumes somewhere other than
  * its return address (a signal handler, the kernel's vector) pushes an
  * exception frame; resuming at that return address later unwinds it. Lost
- * trace empties the thread's stack, and the event says so.
+ * trace empties the thread's stack, and the event says so. Trace an address
+ * filter turned off (a trace-on of cst_gap_filter) is not lost: the stack stands,
+ * a return the trace saw before still pops its frame, a call it saw into filtered
+ * code is left waiting, and when tracing comes back at that call's return address
+ * (or a stacked one) the frames opened meanwhile return; anywhere else a frame is
+ * pushed (a call when at a function's entry). Nothing the trace did not see is
+ * made up, and a cst_call_off event says where tracing went off.
  * ------------------------------------------------------------------------ */
 
 /** How a frame began. */
@@ -366,6 +372,8 @@ enum cst_call_kind {
 	cst_call_exit,      /* @frame is about to be popped; it is stack[depth - 1] */
 	cst_call_insns,     /* @num_insns of @piece ran in the top frame */
 	cst_call_gap,       /* trace was lost: the stack was emptied (exits came first) */
+	cst_call_off,       /* an address filter turned tracing off here; the stack stands
+			       (@frame is its top, NULL when empty) */
 };
 
 /** One call-model event. Pointers are valid during the callback only. */
@@ -411,6 +419,7 @@ struct cst_calls_stats {
 	uint64_t gaps;             /* times a thread's stack was emptied by lost trace */
 	uint64_t unknown_returns;  /* returns that landed in a function not on the stack */
 	uint64_t too_deep;         /* stacks emptied at 65536 frames (counted in gaps too) */
+	uint64_t filtered;         /* times an address filter turned tracing off (not gaps) */
 };
 
 /** Copy the totals so far into @st. Errors: -cste_invalid. */

@@ -71,6 +71,15 @@ struct cst_synth_opts {
 	/* Files the command reads (the program, --from-log, ...): no output may be
 	 * one of them (refused before QEMU runs, -cste_invalid). */
 	const struct cst_file_set *inputs;
+	/* Address filters in perf's syntax (cst_addr_filter_parse), every entry of a
+	 * file (@FILE): the trace unit traces only ViewInst, as an ETM so programmed
+	 * does (Trace On / I-sync and an address at each re-entry). NULL = none. */
+	const char *filter;
+	/* Snapshot mode: the snapshot is taken when the function "SYM[@FILE]" (FILE:
+	 * the program) is about to run for the @trigger_count-th time, and the trace
+	 * ends there (exec log only). NULL = none. */
+	const char *trigger;
+	uint64_t trigger_count;        /* 0 = 1 */
 };
 
 /** Figures of a synth run. */
@@ -82,6 +91,8 @@ struct cst_synth_stats {
 	uint64_t sink_bytes;   /* formatted bytes written (after sink loss) */
 	uint64_t lost_bytes;   /* formatted bytes the sink dropped */
 	uint64_t aux_records;  /* perf output: AUX records written */
+	bool triggered;        /* --trigger fired: the snapshot was taken there */
+	uint64_t trigger_at;   /* ...after this many instructions */
 };
 
 /** Run @argv[0] with arguments @argv (NULL-terminated) under QEMU and write the

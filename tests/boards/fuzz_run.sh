@@ -10,7 +10,7 @@ S=$CSTRACE_SOURCE_DIR
 fuzz_build "$TMP/fuzz" "$S"/boards/*.c "$S"/source/*.c "$S"/common/*.c \
 	"$S/tests/boards/fuzz_profile.c" -DCSTRACE_BOARDS_SRC_DIR="\"$S/boards\"" \
 	-DCSTRACE_BOARDS_INSTALL_DIR="\"/nonexistent\"" -DCSTRACE_BUILD_DIR="\"/nonexistent\"" \
-	$(pkg-config --cflags --libs inih zlib)
+	$(pkg-config --cflags --libs inih zlib libelf)
 mkdir -p "$TMP/corpus"
 cp "$S"/boards/*.ini "$S"/tests/boards/regress/*.ini "$TMP/corpus/"
 fuzz_run "$TMP/fuzz" "$SECS" "$TMP/corpus" -max_len=32768

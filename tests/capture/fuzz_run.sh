@@ -8,7 +8,7 @@ SECS=${1:-20}
 S=$CSTRACE_SOURCE_DIR
 fuzz_build "$TMP/fuzz" "$S"/capture/*.c "$S"/auxlog/*.c "$S"/perfdata/*.c "$S"/boards/*.c \
 	"$S"/snapshot/*.c "$S"/source/*.c "$S"/common/*.c "$S/tests/capture/fuzz_auxlog.c" \
-	$(pkg-config --cflags --libs inih zlib) -lm
+	$(pkg-config --cflags --libs inih zlib libelf) -lm
 mkdir -p "$TMP/corpus"
 cp "$S"/testdata/auxlog/*.auxlog "$TMP/corpus/"
 # a cut seed of each, so that the mutator starts from small inputs as well

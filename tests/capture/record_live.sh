@@ -92,6 +92,38 @@ if [ "$real" = 1 ] && command -v trc_pkt_lister >/dev/null; then
   check "cstrace dump finds the same sync points" bash -c "diff <(grep -o 'Idx:[0-9]*; ID:10;.*A_SYNC' '$TMP/tpl.txt' | cut -d';' -f1) <(grep -o 'Idx:[0-9]*; ID:10;.*A_SYNC' '$TMP/dump.txt' | cut -d';' -f1) && grep -q A_SYNC '$TMP/dump.txt'"
   check "cstrace decode reads the snapshot" bash -c '"$0" decode "$1" | grep -q "timestamp"' "$CSTRACE" "$TMP/snap"
 fi
+# --filter in sysfs mode, run for real: a program built here without PIE, so that
+# nm's addresses are where it runs; its entries placed on its mapping at the exec,
+# the comparators of the pair and of the point written, reset again after the run
+if command -v cc >/dev/null && printf '%s\n' '__attribute__((noinline)) int work(int x) { return x * 3 + 1; }' \
+	'int main(int c, char **v) { int s = 0; for (int i = 0; i < 5; i++) s += work(i + c); return s == 1; }' \
+	> "$TMP/hp.c" && cc -O1 -no-pie -o "$TMP/hp" "$TMP/hp.c" 2>/dev/null; then
+  work=$(nm "$TMP/hp" | awk '$3 == "work" {print $1}'); wsize=$(nm -S "$TMP/hp" | awk '$4 == "work" {print $2}')
+  main=$(nm "$TMP/hp" | awk '$3 == "main" {print $1}')
+  for f in addr_idx addr_range addr_stop reset; do : > "$etm/$f"; done
+  "$CSTRACE" record --sysfs --run --sink tmc_etf0 --root "$FX" -C 0 -o "$TMP/fsnap" \
+    --filter "filter work @ $TMP/hp, stop main @ $TMP/hp" -- "$TMP/hp" 2>"$TMP/f.err"
+  check "sysfs --filter: recorded" test $? -eq 0 || cat "$TMP/f.err" >&2
+  check "sysfs --filter: the range at work's address, its size long" grep -qx "$(printf '0x%x 0x%x' $((0x$work)) $((0x$work + 0x$wsize)))" "$etm/addr_range"
+  check "sysfs --filter: the stop point at main, in comparator 2" \
+    bash -c 'grep -qx "$(printf "0x%x" $((0x$1)))" "$0/addr_stop" && grep -qx 0x2 "$0/addr_idx"' "$etm" "$main"
+  check "sysfs --filter: reset after the run" grep -qx 1 "$etm/reset"
+  check "sysfs --filter: says where each entry went" grep -q "filter work @ $TMP/hp: file offset 0x[0-9a-f]* at $(printf '0x%x' $((0x$work)))" "$TMP/f.err"
+  # --trigger on the real kernel's uprobe PMU (root or CAP_PERFMON): work runs five
+  # times, so the fifth entry fires and a sixth never comes
+  "$CSTRACE" record --sideband-only --snapshot --trigger work --trigger-count 5 -o "$TMP/t5.data" \
+    -- "$TMP/hp" 2>"$TMP/t5.err"
+  if grep -q "uprobe events need root\|needs the uprobe PMU" "$TMP/t5.err"; then
+    echo "no uprobe events here: --trigger's live check skipped"
+  else
+    check "trigger: the fifth entry fires, at work's address" grep -q "the trigger fired (work @ $TMP/hp, entry 5) at $(printf '0x%x' $((0x$work)))" "$TMP/t5.err"
+    "$CSTRACE" record --sideband-only --snapshot --trigger work@"$TMP/hp" --trigger-count 6 \
+      -o "$TMP/t6.data" -- "$TMP/hp" 2>"$TMP/t6.err"
+    check "trigger: no sixth entry, said so" grep -q "the trigger (work @ $TMP/hp, entry 6) never fired" "$TMP/t6.err"
+  fi
+else
+  echo "no host C compiler: sysfs --filter and --trigger live checks skipped"
+fi
 "$CSTRACE" record --sysfs --run --sink tmc_nope --root "$FX" -o "$TMP/snap2" -- /bin/true 2>"$TMP/err"
 check "sysfs: unknown sink lists sinks" grep -q "the sinks there are: tmc_etf0" "$TMP/err"
 "$CSTRACE" record --sysfs --root "$FX" -- /bin/true 2>"$TMP/err"

@@ -9,6 +9,7 @@
 
 #include "cstrace/boards.h"
 #include "cstrace/capture.h"
+#include "cstrace/source.h"
 
 static char tmp[256];
 
@@ -67,6 +68,9 @@ static void test_juno(void)
 		CHECK_EQ_INT(c->cpu, i);
 		CHECK_EQ_INT(c->kind, cst_etm_v4);
 		CHECK_EQ_INT(c->traceid, 0x10 + 2 * i);
+		snprintf(rel, sizeof(rel), "%s/cpu%d/trcidr/trcidr4", pmudir, i);
+		CHECK_EQ_INT(c->trcidr4, file_u64(dir, rel));
+		CHECK_EQ_INT(cst_trcidr4_addr_pairs(c->trcidr4), 4);
 		snprintf(rel, sizeof(rel), "%s/cpu%d/trcidr/trcidr0", pmudir, i);
 		CHECK_EQ_INT(c->trcidr0, file_u64(dir, rel));
 		snprintf(rel, sizeof(rel), "%s/cpu%d/trcidr/trcidr1", pmudir, i);
@@ -195,6 +199,32 @@ static void test_faults(void)
 	CHECK(strstr(msg, "enable_sink") != NULL);
 }
 
+/* The trigger's uprobe event, field by field as struct perf_event_attr lays it out
+ * (the live check against the kernel's uprobe PMU is in record_live.sh). */
+static void test_uprobe_attr(void)
+{
+	struct perf_event_attr a;
+	const char *path = "/usr/bin/prog";
+	uint8_t raw[PERF_ATTR_SIZE_VER7];
+
+	CHECK_EQ_INT(cst_uprobe_attr_fill(&a, sizeof(a), 9, path, 0x7c0, 3, true, false), 0);
+	CHECK_EQ_INT(a.type, 9);
+	CHECK_EQ_INT(a.size, PERF_ATTR_SIZE_VER7);
+	CHECK_EQ_INT(a.config, 0);  /* entry, not return */
+	CHECK(a.config1 == (uint64_t)(uintptr_t)path);  /* uprobe_path */
+	CHECK_EQ_INT(a.config2, 0x7c0);                 /* probe_offset */
+	CHECK_EQ_INT(a.sample_period, 3);
+	CHECK_EQ_INT(a.wakeup_events, 1);
+	CHECK_EQ_INT(a.sample_type, cst_capture_sample_type());
+	CHECK(a.disabled && a.enable_on_exec && a.sample_id_all && !a.inherit);
+	CHECK_EQ_INT(a.__reserved_3, 0);
+	/* aux_pause is bit 1 of the word after aux_sample_size (aux_action, 6.13) */
+	CHECK_EQ_INT(cst_uprobe_attr_fill(raw, sizeof(raw), 9, path, 0x7c0, 0, false, true), 0);
+	CHECK_EQ_INT(cst_le32(raw + 116), 2);
+	CHECK_EQ_INT(cst_le64(raw + 16), 1); /* sample_period: 0 means the first entry */
+	CHECK_EQ_INT(cst_uprobe_attr_fill(raw, 64, 9, path, 0, 1, false, false), -cste_invalid);
+}
+
 int main(void)
 {
 	snprintf(tmp, sizeof(tmp), "%s/capture-discover-%d",
@@ -204,6 +234,7 @@ int main(void)
 	test_juno();
 	test_stm32();
 	test_faults();
+	test_uprobe_attr();
 	char cmd[512];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd))

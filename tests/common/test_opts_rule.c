@@ -164,10 +164,10 @@ static void test_no_tail_padding(void)
 		END(cst_doctor_opts, board), END(cst_fixture_opts, osrelease),
 		END(cst_flamegraph_opts, reserved), END(cst_perf_reader_opts, window),
 		END(cst_perf_writer_opts, reserved), END(cst_perfetto_opts, sym),
-		END(cst_record_opts, aux_log), END(cst_replay_opts, reserved),
+		END(cst_record_opts, trigger_count), END(cst_replay_opts, reserved),
 		END(cst_session_opts, file_ctx), END(cst_snap_writer_opts, log),
-		END(cst_symbolizer_opts, file_ctx), END(cst_synth_opts, inputs),
-		END(cst_sysfs_opts, argv), END(cst_sym_filter_opts, reserved),
+		END(cst_symbolizer_opts, file_ctx), END(cst_synth_opts, trigger_count),
+		END(cst_sysfs_opts, reserved), END(cst_sym_filter_opts, reserved),
 		END(cst_report_view_opts, reserved), END(cst_script_opts, reserved),
 		END(cst_out_opts, reserved), END(cst_snap_reader_cbs, file),
 	};

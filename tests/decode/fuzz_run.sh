@@ -14,7 +14,7 @@ case "$WHAT" in
 decoder)
 	fuzz_build "$TMP/fuzz" "$S"/decode/engine/*.c "$S"/decode/{elem,trace}.c \
 		"$S"/source/*.c "$S"/common/*.c "$S/tests/decode/fuzz_decoder.c" -I"$S/decode" \
-		-lopencsd_c_api -lopencsd -ljansson -lstdc++ -lpthread ;;
+		-lopencsd_c_api -lopencsd -ljansson -lelf -lstdc++ -lpthread ;;
 rawdump)
 	fuzz_build "$TMP/fuzz" "$S"/decode/*.c "$S"/decode/*/*.c "$S"/snapshot/*.c "$S"/perfdata/*.c "$S"/boards/*.c \
 		"$S"/source/*.c "$S"/common/*.c "$S/tests/decode/fuzz_rawdump.c" -I"$S/decode" \

@@ -190,6 +190,7 @@ static void test_registers(void)
 		{cst_proto_etmv4i, "TRCIDR2", 0x1e8},    {cst_proto_etmv4i, "TRCIDR8", 0x180},
 		{cst_proto_etmv4i, "TRCIDR13", 0x194},   {cst_proto_etmv4i, "TRCAUTHSTATUS", 0xfb8},
 		{cst_proto_etmv4i, "TRCDEVARCH", 0xfbc}, {cst_proto_stm, "STMTCSR", 0xe80},
+		{cst_proto_etmv3, "ETMCCR", 0x004},      {cst_proto_etmv4i, "TRCIDR4", 0x1f0},
 	};
 	struct cst_source_cfg cfg;
 
@@ -231,6 +232,10 @@ static void test_registers(void)
 	CHECK(cst_etmidr_is_ptm(0x411CF312));  /* Cortex-A15 PTM */
 	CHECK(!cst_etmidr_is_ptm(0x410CF250)); /* Cortex-A7 ETMv3.5 */
 	CHECK(cst_trcdevarch_is_ete(0x47725A13));
+	/* address comparator pairs: a Juno Cortex-A57, a TC2 Cortex-A7 */
+	CHECK_EQ_INT(cst_trcidr4_addr_pairs(0x11170004), 4);
+	CHECK_EQ_INT(cst_etmccr_addr_pairs(0x8D014024), 4);
+	CHECK_EQ_INT(cst_trcidr4_addr_pairs(cst_source_reg_find(cst_proto_etmv4i, "idr4")->fallback), 4);
 	CHECK(!cst_trcdevarch_is_ete(0x47704A13));
 }
 

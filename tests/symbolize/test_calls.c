@@ -42,6 +42,8 @@ static int record(void *ctx, const struct cst_call_event *ev)
 	else if (ev->kind == cst_call_exit)
 		snprintf(l->line[l->n++], 48, "-%s %s %u", cst_call_frame_name(ev->frame),
 			 end[ev->end], ev->depth);
+	else if (ev->kind == cst_call_off)
+		snprintf(l->line[l->n++], 48, "off %u", ev->depth);
 	else
 		snprintf(l->line[l->n++], 48, "gap");
 	return 0;
@@ -238,20 +240,76 @@ static void test_signal_and_exceptions(void)
 	range(&f, 0x2000, 0x2010, RET);
 	range(&f, 0x1034, 0x1034, ON);
 	EXPECT(&f, "+B call 2", "-B return 2");
-	/* trace filtered off without an exception: the stack is not known any more */
+	/* trace filtered off without an exception: no loss, the stack stands; C is
+	 * entered from code the filter leaves out */
 	range(&f, 0x1034, 0x1040, CALL);
 	range(&f, 0x2000, 0x2010, ON);
 	other(&f, cst_elem_trace_on, cst_gap_filter, 0, false);
 	range(&f, 0x3000, 0x3010, ON);
-	EXPECT(&f, "+B call 2", "-B gap 2", "-A gap 1", "gap", "+C start 1");
+	EXPECT(&f, "+B call 2", "off 2", "+C call 3");
+	/* lost trace: the stack is not known any more */
+	other(&f, cst_elem_no_sync, cst_gap_resync, 0, false);
+	range(&f, 0x3000, 0x3010, ON);
+	EXPECT(&f, "-C gap 3", "-B gap 2", "-A gap 1", "gap", "+C start 1");
 	/* returning past the root: the caller was never seen */
 	range(&f, 0x3010, 0x3020, RET);
 	range(&f, 0x4100, 0x4104, ON);
 	EXPECT(&f, "-C return 1", "+D return 1");
 	CHECK_EQ_INT(cst_calls_get_stats(f.calls, &st), 0);
 	CHECK_EQ_INT(st.gaps, 1);
+	CHECK_EQ_INT(st.filtered, 1);
 	CHECK_EQ_INT(st.unknown_returns, 1);
 	CHECK_EQ_INT(st.max_depth, 3);
+	teardown(&f);
+}
+
+/* Address filters: tracing an address filter turns off is not lost. What the trace
+ * saw before stands (a return pops its frame, a call waits for its return), and
+ * nothing it did not see is made up. A traces, calls qsort-like code the filter
+ * leaves out, which calls back into B twice and returns to A. */
+static void test_filter_gaps(void)
+{
+	struct feeder f;
+	struct cst_calls_stats st;
+
+	setup(&f);
+	range(&f, 0x1000, 0x1010, CALL); /* A calls untraced code, returning to 0x1010 */
+	other(&f, cst_elem_trace_on, cst_gap_filter, 0, false);
+	range(&f, 0x2000, 0x2010, RET);  /* the callback B, returning into untraced code */
+	other(&f, cst_elem_trace_on, cst_gap_filter, 0, false);
+	range(&f, 0x2000, 0x2010, RET);  /* again */
+	other(&f, cst_elem_trace_on, cst_gap_filter, 0, false);
+	range(&f, 0x1010, 0x1020, ON);   /* the untraced callee returns to A */
+	EXPECT(&f, "+A start 1", "off 1", "+B call 2", "-B return 2", "off 1", "+B call 2",
+	       "-B return 2", "off 1");
+	/* a callback still open when the untraced call returns has returned too, and a
+	 * re-entry inside the function that runs is no new frame */
+	range(&f, 0x1020, 0x1030, CALL); /* A calls untraced code again */
+	other(&f, cst_elem_trace_on, cst_gap_filter, 0, false);
+	range(&f, 0x3000, 0x3008, ON);   /* C, entered from it, leaves the range */
+	other(&f, cst_elem_trace_on, cst_gap_filter, 0, false);
+	range(&f, 0x3020, 0x3028, ON);   /* ...and comes back inside C */
+	other(&f, cst_elem_trace_on, cst_gap_filter, 0, false);
+	range(&f, 0x1030, 0x1034, ON);   /* back in A after the call */
+	EXPECT(&f, "off 1", "+C call 2", "off 2", "off 2", "-C return 2");
+	/* a start point in the middle of D (not its entry): D was already running */
+	other(&f, cst_elem_trace_on, cst_gap_filter, 0, false);
+	range(&f, 0x4010, 0x4020, ON);
+	EXPECT(&f, "off 1", "+D start 2");
+	/* a filter gap of another thread on the same trace ID: this one's stack
+	 * stands (it ran on where it was not traced) */
+	f.tid = 8;
+	range(&f, 0x5000, 0x5010, CALL);
+	other(&f, cst_elem_trace_on, cst_gap_filter, 0, false);
+	range(&f, 0x2000, 0x2004, ON);
+	f.tid = 7;
+	range(&f, 0x4020, 0x4024, ON); /* on in D, two frames deep */
+	EXPECT(&f, "+E start 1", "off 1", "+B call 2");
+	CHECK_EQ_INT(cst_calls_get_stats(f.calls, &st), 0);
+	CHECK_EQ_INT(st.gaps, 0);
+	CHECK_EQ_INT(st.filtered, 8);
+	CHECK_EQ_INT(st.unknown_returns, 0);
+	CHECK_EQ_INT(cst_calls_finish(f.calls), 0);
 	teardown(&f);
 }
 
@@ -363,6 +421,7 @@ int main(void)
 	test_call_return_tail_longjmp();
 	test_signal_and_exceptions();
 	test_threads_and_gaps();
+	test_filter_gaps();
 	test_tree();
 	return test_done();
 }
