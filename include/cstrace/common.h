@@ -331,13 +331,13 @@ char *cst_printable_dup(const char *s);
  *  returns @out. */
 const char *cst_printable(const char *s, char *out, size_t size);
 
-/** Whether a file's build-id (@file_id, @file_len bytes: its ELF note) is the
- *  one recorded (@rec_id, @rec_len bytes). perf.data stores 20 bytes whatever
- *  the id's length, zero-padded when the size is not recorded, so as in perf a
- *  shorter id (16 bytes: md5, uuid) matches a recorded one that continues with
- *  zeros only. Returns 1 or 0. */
-int cst_build_id_equal(const uint8_t *file_id, size_t file_len, const uint8_t *rec_id,
-		       size_t rec_len);
+/** Whether two build-ids (@a, @a_len bytes; @b, @b_len bytes) are the same id:
+ *  a file's ELF note, a recorded one, in either order. perf.data stores 20 bytes
+ *  whatever the id's length (20: sha1; 16: md5, uuid; 8: `--build-id=0x...`, as
+ *  Android kernel modules have), zero-padded when the size is not recorded, so
+ *  ids are compared over the shorter's length and the longer's other bytes must
+ *  be zeros (padding). An empty id matches nothing. Returns 1 or 0. */
+int cst_build_id_equal(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len);
 
 /** Parse an unsigned number (decimal, 0x hex, 0 octal) filling all of @s.
  *  Returns 0 or -cste_format. */
