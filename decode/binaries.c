@@ -31,6 +31,7 @@ int cst_bin_lookup(const struct cst_bin_places *pl, const char *recorded, const 
 	static const struct cst_bin_places none;
 	const char *symfs, *found;
 	char p[4096], id[129], dir[4096];
+	bool module;
 
 	if (!recorded || !try || (bid_size && !bid))
 		return -cste_invalid;
@@ -48,12 +49,14 @@ int cst_bin_lookup(const struct cst_bin_places *pl, const char *recorded, const 
 		    try(ctx, p, cst_bin_cache))
 			return 0;
 	}
-	if (join(p, sizeof(p), symfs, recorded) && try(ctx, p, cst_bin_symfs))
+	/* a module recorded as "[name]" has no path to look under */
+	module = cst_kmod_name(recorded, NULL, 0);
+	if (!module && join(p, sizeof(p), symfs, recorded) && try(ctx, p, cst_bin_symfs))
 		return 0;
 	if (pl->symdir && (found = cst_symdir_find(pl->symdir, recorded, bid, bid_size, want)) &&
 	    try(ctx, found, cst_bin_symdir))
 		return 0;
-	if (symfs && bid_size && try(ctx, recorded, cst_bin_recorded))
+	if (!module && symfs && bid_size && try(ctx, recorded, cst_bin_recorded))
 		return 0;
 	if (want != cst_symdir_symbols || !bid_size)
 		return -cste_not_found;

@@ -82,6 +82,12 @@ struct dso {
 	uint32_t nsegs;
 	struct sym_segment *secs;  /* allocated PROGBITS sections: where bytes really are */
 	uint32_t nsecs;
+	/* a kernel module (ET_REL): its code as the kernel lays it out (its branches
+	 * relocated in the map), and where libdwfl, which lays out such a file its own
+	 * way, put each of those sections: the module's link addresses */
+	struct cst_kmod_section *kmod;
+	uint64_t *kmod_vaddr;      /* NULL until sym_dso_kmod_place */
+	int nkmod;
 
 	/* symbols (link addresses, Thumb bit cleared), sorted by address */
 	struct sym_func *funcs;
@@ -219,6 +225,15 @@ const uint8_t *sym_dso_bytes(const struct dso *dso, uint64_t offset, uint64_t le
 const uint8_t *sym_dso_code(const struct dso *dso, uint64_t vaddr, uint64_t len);
 /* Link address of file offset @off, false if no segment holds it. */
 bool sym_dso_off_to_vaddr(const struct dso *dso, uint64_t off, uint64_t *vaddr);
+/* A kernel module's sections get their link addresses (libdwfl's layout, and the
+ * code bytes there): false when @dso is none or libdwfl cannot read it. */
+bool sym_dso_kmod_place(struct cst_symbolizer *sym, struct dso *dso);
+/* A kernel module's link address @vaddr (libdwfl's layout) as the module's own
+ * address: from its .text, where the kernel lays its code out (what simpleperf
+ * names a module's addresses by). False outside its code or for no module. */
+bool sym_dso_kmod_addr(const struct dso *dso, uint64_t vaddr, uint64_t *addr);
+/* The binary a loc's dso string names (cst_symbolizer_dso_info's rule), or NULL. */
+struct dso *sym_dso_named(struct cst_symbolizer *sym, const char *name);
 /* Warn once that @dso lacks what is needed. */
 void sym_dso_warn(struct cst_symbolizer *sym, struct dso *dso);
 

@@ -126,6 +126,35 @@ void cst_symbolizer_free(struct cst_symbolizer *sym)
 	free(sym);
 }
 
+/* A kernel module: each code section where the kernel laid it out from the
+ * module's .text, which a recorded mapping starts with (perf's) or --elf
+ * FILE@ADDR places at ADDR, linked to where libdwfl put that section. */
+static int add_kmod(struct cst_symbolizer *sym, struct space *sp, struct dso *dso,
+		    const struct cst_sym_mapping *m)
+{
+	uint64_t text = m->elf_vaddr ? m->addr : m->addr - m->pgoff;
+
+	if (!sym_dso_kmod_place(sym, dso))
+		return 0; /* no link addresses: its code shows as [unknown] */
+	for (int i = 0; i < dso->nkmod; i++) {
+		const struct cst_kmod_section *k = &dso->kmod[i];
+		struct mapping map = {text + k->addr, text + k->addr + k->size, 0, 0, dso};
+		int err;
+
+		/* within what was recorded as mapped */
+		if (!m->elf_vaddr && m->len && map.end > m->addr + m->len)
+			map.end = m->addr + m->len;
+		if (map.end <= map.start || map.start < text)
+			continue;
+		map.vaddr_adj = (int64_t)(dso->kmod_vaddr[i] - map.start);
+		map.off_adj = k->offset - map.start;
+		err = sym_space_insert(sym, sp, &map);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_mapping *m)
 {
 	struct space *sp;
@@ -139,6 +168,8 @@ int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_
 	dso = sym_dso_get(sym, m->path, m->build_id, m->build_id_size, m->raw);
 	if (!sp || !dso)
 		return -cste_nomem;
+	if (dso->nkmod && !(m->elf_vaddr && !m->elf_placed))
+		return add_kmod(sym, sp, dso, m);
 	if (m->elf_vaddr && dso->kind == dso_elf) {
 		uint64_t bias = dso->nsegs ? cst_elf_place_bias(m->elf_placed, m->addr,
 								 dso->segs[0].vaddr)
@@ -262,8 +293,10 @@ int cst_symbolizer_add_sideband(struct cst_symbolizer *sym, const struct cst_sid
 	case cst_sb_mmap: {
 		struct cst_sym_mapping m = {0};
 
-		/* anonymous and special mappings ([vdso], //anon, [heap]) have no file */
-		if (!sb->filename || sb->filename[0] != '/' || !sb->len)
+		/* anonymous and special mappings ([vdso], //anon, [heap]) have no file;
+		 * a kernel module found nowhere is recorded as "[name]" */
+		if (!sb->filename || !sb->len ||
+		    (sb->filename[0] != '/' && !(sb->pid < 0 && cst_kmod_name(sb->filename, NULL, 0))))
 			return 0;
 		m.pid = sb->pid;
 		m.addr = sb->addr;

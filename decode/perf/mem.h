@@ -22,6 +22,11 @@ void dec_perf_mem_set_symdir(struct perf_mem *m, const struct cst_symdir *symdir
 int dec_perf_mem_add_build_id(struct perf_mem *m, const char *filename, const uint8_t *id,
 			  uint8_t size);
 
+/** The build-id known for @filename (its MMAP2's, or the BUILD_ID feature's),
+ *  with its size in *@size; NULL when none is. */
+const uint8_t *dec_perf_mem_build_id(const struct perf_mem *m, const char *filename,
+				     uint8_t *size);
+
 /** An executable mapping of process @pid (MMAP/MMAP2). Newer maps hide older
  *  overlapping ones of the same process. */
 int dec_perf_mem_add_map(struct perf_mem *m, int32_t pid, uint64_t start, uint64_t len,
