@@ -30,6 +30,9 @@ struct symcli {
 	int ncomms, ndsos, nsymbols;
 	/* all of the filters above, for the library's views (set by symcli_open) */
 	struct cst_sym_filter_opts filter;
+	/* the view counts the decoder's ranges as they come (cst_report_needs_ranges):
+	 * symcli_open does not have them joined */
+	bool keep_ranges;
 };
 #define SYMCLI_LONG                                                                     \
 	{"elf", required_argument, NULL, 0x2000},                                        \
