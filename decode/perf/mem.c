@@ -28,13 +28,6 @@ struct seg {
 	uint64_t vaddr, offset, filesz;
 };
 
-/* A kernel module (ET_REL): its code where the kernel lays it out
- * (cst_kmod_layout), read from a copy of the file with its branches relocated.
- * Its segs are those sections: vaddr from .text, which the mapping starts with. */
-struct kmod {
-	uint8_t *file;
-	uint64_t size;
-};
 
 struct mfile {
 	char *name;          /* as recorded */
@@ -44,7 +37,7 @@ struct mfile {
 	bool ready; /* resolved, and `map` set if it will be: read without the lock */
 	struct cst_mapped_input in; /* map: the whole file, or NULL: read through the block */
 	bool is_elf;
-	struct kmod *kmod; /* NULL: not a kernel module */
+	struct perf_kmod *kmod; /* a kernel module's code (mem_kmod.c), or NULL */
 	struct seg *segs;
 	int nsegs;
 	/* one cached block when not mapped: OpenCSD reads an instruction at a time */
@@ -93,17 +86,6 @@ struct perf_mem {
 
 static int file_index(struct perf_mem *m, const char *name);
 
-/* Forget @f's module copy (its input maps it: not to be unmapped). */
-static void drop_kmod(struct mfile *f)
-{
-	if (!f->kmod)
-		return;
-	f->in.map = NULL;
-	free(f->kmod->file);
-	free(f->kmod);
-	f->kmod = NULL;
-}
-
 struct perf_mem *dec_perf_mem_alloc(const char *symfs, const char *buildid_dir, const char *kernel,
 				const struct cst_log *log)
 {
@@ -144,7 +126,7 @@ void dec_perf_mem_free(struct perf_mem *m)
 	if (!m)
 		return;
 	for (int i = 0; i < m->nfiles; i++) {
-		drop_kmod(&m->files[i]);
+		dec_perf_kmod_free(m->files[i].kmod);
 		cst_mapped_input_close(&m->files[i].in);
 		free(m->files[i].name);
 		free(m->files[i].segs);
@@ -277,52 +259,6 @@ static void hex_id(const uint8_t *id, uint8_t size, char *out)
 	out[2 * size] = '\0';
 }
 
-/* A kernel module (ET_REL, with code): its sections as the kernel lays them out,
- * read from a copy of the file whose branches within the module are relocated
- * (the module's is small: the kernel keeps it in memory whole). False when @e is
- * no module, or it cannot be read (its code is then not decoded). */
-static bool load_kmod(struct mfile *f, Elf *e, int fd)
-{
-	struct stat st;
-	struct kmod *k;
-	struct cst_kmod_section *secs;
-	Elf *copy;
-	int n = cst_kmod_layout(e, NULL, 0);
-
-	if (n <= 0 || fstat(fd, &st) < 0 || st.st_size <= 0)
-		return false;
-	k = calloc(1, sizeof(*k));
-	secs = calloc((size_t)n, sizeof(*secs));
-	f->segs = calloc((size_t)n, sizeof(*f->segs));
-	if (k)
-		k->file = malloc((size_t)st.st_size);
-	if (!k || !secs || !f->segs || !k->file ||
-	    pread(fd, k->file, (size_t)st.st_size, 0) != st.st_size) {
-		if (k)
-			free(k->file);
-		free(k);
-		free(secs);
-		free(f->segs);
-		f->segs = NULL;
-		return false;
-	}
-	k->size = (uint64_t)st.st_size;
-	cst_kmod_layout(e, secs, n);
-	copy = elf_memory((char *)k->file, (size_t)k->size);
-	if (copy) {
-		cst_kmod_relocate(copy, secs, n, k->file, (size_t)k->size);
-		elf_end(copy);
-	}
-	for (int i = 0; i < n; i++)
-		if (secs[i].filesz)
-			f->segs[f->nsegs++] = (struct seg){secs[i].addr, secs[i].offset,
-							   secs[i].filesz};
-	free(secs);
-	f->kmod = k;
-	f->is_elf = true;
-	return true;
-}
-
 /* Open @path and read its PT_LOADs; with @want_bid, the file's build-id must match.
  * Returns the fd or -1. */
 static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool check_bid)
@@ -361,7 +297,8 @@ static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool 
 			return -1;
 		}
 	}
-	if (load_kmod(f, e, fd)) {
+	if ((f->kmod = dec_perf_kmod_load(e, fd))) {
+		f->is_elf = true;
 		elf_end(e);
 		return fd;
 	}
@@ -424,12 +361,8 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 			 m->places.symdir ? " in --symdir" : "");
 		return false;
 	}
-	if (f->kmod) {
-		f->in.map = f->kmod->file;
-		f->in.size = f->kmod->size;
-	} else {
+	if (!f->kmod) /* a module is read from its copy */
 		cst_mapped_input_map(&f->in); /* unmapped: read through the block */
-	}
 	return true;
 }
 
@@ -524,7 +457,8 @@ static bool ready(struct perf_mem *m, int index)
  * given) again when it is first read. */
 static void unresolve(struct perf_mem *m, struct mfile *f)
 {
-	drop_kmod(f);
+	dec_perf_kmod_free(f->kmod);
+	f->kmod = NULL;
 	cst_mapped_input_close(&f->in);
 	free(f->segs);
 	f->segs = NULL;
@@ -599,26 +533,6 @@ static uint32_t read_kernel(struct perf_mem *m, uint64_t address, uint32_t len, 
 	return 0;
 }
 
-/* A module's code at @at from its .text: in the section there, from the copy. */
-static uint32_t read_kmod(const struct mfile *f, uint64_t at, uint32_t len, uint8_t *buf)
-{
-	for (int i = 0; i < f->nsegs; i++) {
-		const struct seg *s = &f->segs[i];
-		uint64_t room;
-
-		if (at < s->vaddr || at - s->vaddr >= s->filesz)
-			continue;
-		if (s->offset > f->kmod->size || s->filesz > f->kmod->size - s->offset)
-			return 0;
-		room = s->filesz - (at - s->vaddr);
-		if (len > room)
-			len = (uint32_t)room;
-		memcpy(buf, f->kmod->file + s->offset + (at - s->vaddr), len);
-		return len;
-	}
-	return 0;
-}
-
 static uint32_t read_map(struct perf_mem *m, const struct map *mp, uint64_t address,
 			 uint32_t len, uint8_t *buf)
 {
@@ -631,7 +545,7 @@ static uint32_t read_map(struct perf_mem *m, const struct map *mp, uint64_t addr
 		len = (uint32_t)(mp->end - address);
 	off = mp->pgoff + (address - mp->start);
 	if (f->kmod)
-		return read_kmod(f, off, len, buf);
+		return dec_perf_kmod_read(f->kmod, off, len, buf);
 	len = clip_to_segment(f, off, len);
 	return len ? read_ready(m, f, off, len, buf) : 0;
 }

@@ -72,4 +72,16 @@ bool dec_perf_mem_ready_quietly(struct perf_mem *m);
 /** Files that could not be found (each warned once). */
 int dec_perf_mem_missing(const struct perf_mem *m);
 
+/* mem_kmod.c: a kernel module's code (ET_REL) where the kernel lays it out
+ * (cst_kmod_layout), from a copy of the file whose branches within the module are
+ * relocated (cst_kmod_relocate): the module is small, the kernel keeps it whole. */
+struct perf_kmod;
+/** The module @e (open on @fd) is, or NULL when it is none (no ET_REL with code)
+ *  or cannot be read (its code then is not decoded). */
+struct perf_kmod *dec_perf_kmod_load(struct Elf *e, int fd);
+/** Up to @len bytes of its code at @at from its .text (the mapping's start), as
+ *  far as the section there goes; 0 outside its code. */
+uint32_t dec_perf_kmod_read(const struct perf_kmod *k, uint64_t at, uint32_t len, uint8_t *buf);
+void dec_perf_kmod_free(struct perf_kmod *k);
+
 #endif
