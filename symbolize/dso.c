@@ -162,8 +162,9 @@ static bool elf_cut_short(const GElf_Ehdr *eh, uint64_t size)
 	       (uint64_t)eh->e_shnum * eh->e_shentsize > size - eh->e_shoff;
 }
 
-/* Try @path as the binary. Returns true when it is accepted. */
-static bool try_elf(struct dso *dso, const char *path)
+/* Try @path as the binary: with @check_id, only with the build-id wanted (a
+ * binary the user named is used whatever it has). Returns true when accepted. */
+static bool try_elf(struct dso *dso, const char *path, bool check_id)
 {
 	char want[129], have[129];
 	const void *bid = NULL;
@@ -191,7 +192,12 @@ static bool try_elf(struct dso *dso, const char *path)
 		return false;
 	}
 	blen = dwelf_elf_gnu_build_id(dso->elf, &bid);
-	if (dso->build_id_size) {
+	if (!check_id && blen > 0 && blen <= 64) {
+		memcpy(dso->build_id, bid, (size_t)blen);
+		dso->build_id_size = (uint32_t)blen;
+	} else if (!check_id) {
+		dso->build_id_size = 0;
+	} else if (dso->build_id_size) {
 		hex(want, dso->build_id, dso->build_id_size > 64 ? 64 : dso->build_id_size);
 		if (blen <= 0) {
 			why_add(dso, path, "has no build-id");
@@ -231,19 +237,47 @@ static bool try_place(void *ctx, const char *path, enum cst_bin_place place)
 
 	if (place == cst_bin_cache && access(path, R_OK) != 0)
 		return false;
-	return try_elf(dso, path);
+	return try_elf(dso, path, place != cst_bin_given);
 }
 
 /* The file behind @dso, where decode would read its code (cst_bin_lookup), or
  * its separate debug file. */
 static void open_dso(struct cst_symbolizer *sym, struct dso *dso)
 {
-	const struct cst_bin_places pl = {sym->opts.symfs, sym->opts.buildid_dir, sym->opts.symdir,
-					  sym->opts.debug_dir};
+	const struct cst_bin_places pl = {sym->opts.symfs,  sym->opts.buildid_dir, sym->opts.symdir,
+					  sym->opts.debug_dir, (const char *const *)sym->given,
+					  sym->ngiven};
 
-	if (cst_bin_lookup(&pl, dso->path, dso->build_id, dso->build_id_size, cst_symdir_symbols,
-			   try_place, dso) < 0)
+	if (dso->given) /* named by the user: as given, never under symfs */
+		try_elf(dso, dso->path, false);
+	else if (cst_bin_lookup(&pl, dso->path, dso->build_id, dso->build_id_size,
+				cst_symdir_symbols, try_place, dso) < 0)
 		dso->kind = dso_missing;
+}
+
+struct dso *sym_dso_get_given(struct cst_symbolizer *sym, const char *path)
+{
+	struct dso *dso;
+
+	for (dso = sym->dsos; dso; dso = dso->next)
+		if (dso->given && !strcmp(dso->path, path))
+			return dso;
+	dso = calloc(1, sizeof(*dso));
+	if (!dso)
+		return NULL;
+	dso->path = strdup(path);
+	dso->short_name = cst_printable_dup(path);
+	if (!dso->path || !dso->short_name) {
+		sym_dso_free(dso);
+		return NULL;
+	}
+	dso->given = true;
+	open_dso(sym, dso);
+	if (!dso->why && dso->kind == dso_missing)
+		why_add(dso, path, "not an ELF file");
+	dso->next = sym->dsos;
+	sym->dsos = dso;
+	return dso;
 }
 
 struct dso *sym_dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t *build_id,

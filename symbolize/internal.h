@@ -72,6 +72,7 @@ struct dso {
 	uint8_t build_id[64];      /* wanted (recorded) build-id */
 	uint32_t build_id_size;
 	bool raw_wanted;
+	bool given;                /* named by the user (--elf): the file as given */
 
 	/* the opened file */
 	const uint8_t *map;
@@ -173,6 +174,10 @@ struct cst_symbolizer {
 
 	struct dso *dsos;
 	uint32_t next_func_id;
+	/* --elf FILE without @ADDR (cst_bin_places.elfs): each stands for the
+	 * recorded binary with its build-id or base name */
+	char **given;
+	int ngiven;
 
 	struct space **spaces;     /* sorted by pid */
 	uint32_t nspaces;
@@ -218,6 +223,8 @@ void sym_arena_free_all(struct cst_symbolizer *sym);
 /* dso.c */
 struct dso *sym_dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t *build_id,
 		    uint32_t build_id_size, bool raw);
+/* The binary the user named (--elf FILE), opened as given (never under symfs). */
+struct dso *sym_dso_get_given(struct cst_symbolizer *sym, const char *path);
 void sym_dso_free(struct dso *dso);
 /* Bytes of the file at @offset (NULL if not there). */
 const uint8_t *sym_dso_bytes(const struct dso *dso, uint64_t offset, uint64_t len);

@@ -123,6 +123,9 @@ void cst_symbolizer_free(struct cst_symbolizer *sym)
 	free(sym->scratch);
 	free(sym->pscratch);
 	free(sym->debuginfo_path);
+	for (int i = 0; i < sym->ngiven; i++)
+		free(sym->given[i]);
+	free(sym->given);
 	free(sym);
 }
 
@@ -221,9 +224,23 @@ int cst_symbolizer_add_elf_spec(struct cst_symbolizer *sym, const char *spec, in
 		return -cste_format;
 	}
 	m.path = path;
-	dso = sym_dso_get(sym, path, NULL, 0, false);
+	/* as given, never under symfs; without @ADDR it also stands for the
+	 * recorded binary with its build-id or base name (cst_bin_places.elfs) */
+	dso = sym_dso_get_given(sym, path);
 	if (!dso)
 		return -cste_nomem;
+	if (!placed) {
+		char *copy = strdup(spec), **more = realloc(sym->given, (size_t)(sym->ngiven + 1) *
+									   sizeof(*more));
+
+		if (more)
+			sym->given = more;
+		if (!copy || !more) {
+			free(copy);
+			return -cste_nomem;
+		}
+		sym->given[sym->ngiven++] = copy;
+	}
 	if (dso->kind != dso_elf) {
 		cst_logf(&sym->log, cst_log_error, "%s: cannot use it: %s", path,
 			 dso->why ? dso->why : "not an ELF file");

@@ -121,6 +121,12 @@ void dec_perf_mem_set_symdir(struct perf_mem *m, const struct cst_symdir *symdir
 	m->places.symdir = symdir;
 }
 
+void dec_perf_mem_set_given(struct perf_mem *m, const char *const *elfs, int n)
+{
+	m->places.elfs = elfs;
+	m->places.nelfs = n;
+}
+
 void dec_perf_mem_free(struct perf_mem *m)
 {
 	if (!m)
@@ -259,10 +265,19 @@ static void hex_id(const uint8_t *id, uint8_t size, char *out)
 	out[2 * size] = '\0';
 }
 
-/* Open @path and read its PT_LOADs; with @want_bid, the file's build-id must match.
+/* How a file's build-id is held against the recorded one. */
+enum bid_check {
+	bid_none,  /* not at all (the kernel image given) */
+	bid_must,  /* it must match */
+	bid_given, /* a binary the user named: used whatever it is, said when it differs */
+};
+
+/* Open @path and read its PT_LOADs, its build-id checked as @check says.
  * Returns the fd or -1. */
-static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool check_bid)
+static int try_open(struct perf_mem *m, struct mfile *f, const char *path, enum bid_check check)
 {
+	bool check_bid = check != bid_none;
+
 	int fd = cst_open_input(path); /* a recorded name may be /dev/zero */
 	Elf *e;
 	size_t nph = 0;
@@ -274,7 +289,7 @@ static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool 
 		/* not ELF (a raw dump): read by file offset only */
 		if (e)
 			elf_end(e);
-		if (check_bid && f->bid_size) {
+		if (check == bid_must && f->bid_size) {
 			close(fd);
 			return -1;
 		}
@@ -290,11 +305,16 @@ static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool 
 
 			hex_id(f->bid, f->bid_size, want);
 			hex_id(bid, n, got);
-			MEM_WARN(m, "%s: build-id %s does not match the recorded %s: not used", path,
-				 got, want);
-			elf_end(e);
-			close(fd);
-			return -1;
+			if (check == bid_given) {
+				MEM_WARN(m, "%s: build-id %s, not the recorded %s of %s: used, as "
+					    "--elf names it", path, got, want, f->name);
+			} else {
+				MEM_WARN(m, "%s: build-id %s does not match the recorded %s: not used",
+					 path, got, want);
+				elf_end(e);
+				close(fd);
+				return -1;
+			}
 		}
 	}
 	if ((f->kmod = dec_perf_kmod_load(e, fd))) {
@@ -325,8 +345,7 @@ static bool try_place(void *ctx, const char *path, enum cst_bin_place place)
 {
 	struct resolving *r = ctx;
 
-	(void)place;
-	r->f->in.fd = try_open(r->m, r->f, path, true);
+	r->f->in.fd = try_open(r->m, r->f, path, place == cst_bin_given ? bid_given : bid_must);
 	return r->f->in.fd >= 0;
 }
 
@@ -425,7 +444,7 @@ static void resolve_kernel(struct perf_mem *m, struct mfile *f)
 	if (f->resolved)
 		return;
 	f->resolved = true;
-	f->in.fd = try_open(m, f, f->name, false);
+	f->in.fd = try_open(m, f, f->name, bid_none);
 	if (f->in.fd < 0 || !f->is_elf) {
 		f->missing = true;
 		m->missing++;

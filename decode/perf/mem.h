@@ -18,6 +18,11 @@ void dec_perf_mem_free(struct perf_mem *m);
 /** Look in @symdir too (after symfs, before the build-id cache); not copied. */
 void dec_perf_mem_set_symdir(struct perf_mem *m, const struct cst_symdir *symdir);
 
+/** The binaries the user named, "FILE[@ADDR]" (--elf; cst_bin_places.elfs): each
+ *  FILE without @ADDR is the recorded binary with its build-id or base name, as
+ *  given. Not copied. */
+void dec_perf_mem_set_given(struct perf_mem *m, const char *const *elfs, int n);
+
 /** A build-id known for @filename (BUILD_ID feature), used when its MMAP2 has none. */
 int dec_perf_mem_add_build_id(struct perf_mem *m, const char *filename, const uint8_t *id,
 			  uint8_t size);

@@ -288,8 +288,10 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 		err = -cste_nomem;
 		goto fail;
 	}
-	if (opts) /* the session's own copy: every field is there */
+	if (opts) { /* the session's own copy: every field is there */
 		dec_perf_mem_set_symdir(in->mem, opts->symdir);
+		dec_perf_mem_set_given(in->mem, opts->raw_elfs, opts->nraw_elfs);
+	}
 	for (uint64_t i = 0; i < f->nbuild_ids; i++)
 		dec_perf_mem_add_build_id(in->mem, f->build_ids[i].filename, f->build_ids[i].id,
 				      f->build_ids[i].size);

@@ -443,10 +443,17 @@ struct cst_bin_places {
 	const char *buildid_dir; /* perf's build-id cache; NULL: $HOME/.debug */
 	const struct cst_symdir *symdir; /* --symdir */
 	const char *debug_dir;   /* separate debug files by build-id (--debug-dir) */
+	/* the binaries the user named, "FILE[@ADDR]" (--elf): each FILE without
+	 * @ADDR, as given (never under symfs), stands for the recorded binary with
+	 * its build-id or, when none of them has it, its base name */
+	const char *const *elfs;
+	int nelfs;
 };
 
 /** The places cst_bin_lookup tries, in its order. */
 enum cst_bin_place {
+	cst_bin_given,    /* a binary the user named (cst_bin_places.elfs): by build-id,
+			     else by base name, whatever build-id it has */
 	cst_bin_cache,    /* perf's build-id cache: BUILDID_DIR/.build-id/xx/rest/elf */
 	cst_bin_symfs,    /* the recorded path under symfs (as recorded without symfs) */
 	cst_bin_symdir,   /* --symdir: the file of that build-id, or of that base name */
@@ -463,7 +470,7 @@ typedef bool (*cst_bin_try_fn)(void *ctx, const char *path, enum cst_bin_place p
 
 /** Try the places for the binary recorded as @recorded with build-id @bid
  *  (@bid_size 0: none recorded) in the order of enum cst_bin_place, until @try
- *  accepts one: the build-id cache (with a build-id), symfs, --symdir, the
+ *  accepts one: a binary the user named, the build-id cache (with a build-id), symfs, --symdir, the
  *  recorded path (with symfs and a build-id), and with cst_symdir_symbols the debug files (with
  *  a build-id). Returns 0 when @try accepted one, -cste_not_found when none, or
  *  -cste_invalid. */

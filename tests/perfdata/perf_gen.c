@@ -488,6 +488,7 @@ static void usage(void)
 			"       [--mmap-unterminated] [--mmap-pgoff N] [--aux-gap N (per-thread)]\n"
 			"       [--build-id-pad] [--comm NAME] [--kmod ADDR (--elf is a module\n"
 			"       whose .text is at ADDR: a kernel MMAP, traced at EL1)]\n"
+			"       [--mmap-build-id (--mmap-name keeps the build-id)]\n"
 			"       perf_gen --out FILE --trace-file ETB.bin [--traceid ID] [--trcidr1 V]\n"
 			"                [--etmv3-regs ETMCR,ETMIDR,ETMCCER] [--trcconfigr V] [--raw]\n"
 			"                (--trace-file repeatable: one AUX record each,\n"
@@ -510,7 +511,7 @@ int main(int argc, char **argv)
 		{"mmap-name", 1, 0, 'P'}, {"mmap-unterminated", 0, 0, 'U'},
 		{"mmap-pgoff", 1, 0, 'O'}, {"aux-gap", 1, 0, 'A'},
 		{"build-id-pad", 0, 0, 'B'}, {"comm", 1, 0, 'K'}, {"trace-queue", 1, 0, 'W'},
-		{"kmod", 1, 0, 'k'},
+		{"kmod", 1, 0, 'k'},      {"mmap-build-id", 0, 0, 'b'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
@@ -527,6 +528,7 @@ int main(int argc, char **argv)
 	bool bid_pad = false; /* record the build-id as 20 bytes, zero-padded */
 	const char *comm = "prog"; /* the command COMM records */
 	uint64_t kmod = 0; /* --kmod ADDR: --elf is a kernel module whose .text is at ADDR */
+	bool mmap_bid = false; /* --mmap-name keeps the build-id in the MMAP2 */
 	struct wrap wr = {.traceid = 0x10, .idr1 = 0x4100f403};
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
 					  .osrelease = "6.1.0", .arch = "aarch64",
@@ -573,6 +575,7 @@ int main(int argc, char **argv)
 		case 'B': bid_pad = true; break;
 		case 'K': comm = optarg; break;
 		case 'k': kmod = strtoull(optarg, NULL, 0); break;
+		case 'b': mmap_bid = true; break;
 		case 'V': wr.etmv3 = optarg; break;
 		case 'I':
 			if (wr.nimages < 16)
@@ -699,7 +702,7 @@ int main(int argc, char **argv)
 			cst_perf_writer_mmap2(w, CST_PERF_MISC_USER, PID, PID, p.load_vaddr,
 					      p.load_size, set_pgoff ? pgoff : p.load_offset, 5, 2,
 					      p.build_id,
-					      mmap_name ? 0 : p.build_id_size,
+					      mmap_name && !mmap_bid ? 0 : p.build_id_size,
 					      mmap_name ? mmap_name : abspath, &sid);
 		if (mmap_unterminated) {
 			/* over the same range, a name filling the record to its end:
