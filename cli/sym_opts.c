@@ -301,19 +301,7 @@ bool symcli_decoded(const char *trace, const struct cst_session *session)
 
 	if (cst_session_get_stats(session, &st) < 0)
 		return true;
-	if (!cli_check_decoded(trace, &st))
-		return false;
-	/* trace, but not one instruction: the code was nowhere to be read, and a
-	 * profile or a branch list of nothing would look like a program that ran
-	 * nothing */
-	if (!st.instructions && st.nacc) {
-		cli_error("%s: no instructions decoded: the code at the traced addresses "
-			  "could not be read (%" PRIu64 " inaccessible-memory gaps); give its "
-			  "binaries (--elf, --image, --symfs, --buildid-dir)",
-			  trace, st.nacc);
-		return false;
-	}
-	return true;
+	return cli_check_decoded(trace, &st);
 }
 
 bool symcli_done(const char *trace, const struct cst_session *session, int err)

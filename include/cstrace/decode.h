@@ -337,6 +337,8 @@ struct cst_decoder_stats {
 	 * merge, and whether the run was taken again on one thread (a decoder had
 	 * something to say) */
 	uint64_t queues_ahead, ahead_fallbacks;
+	/* software trace elements (STM): what a trace without instructions can hold */
+	uint64_t swtrace;
 };
 
 struct cst_decoder;
