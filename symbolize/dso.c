@@ -246,7 +246,7 @@ static void open_dso(struct cst_symbolizer *sym, struct dso *dso)
 {
 	const struct cst_bin_places pl = {sym->opts.symfs,  sym->opts.buildid_dir, sym->opts.symdir,
 					  sym->opts.debug_dir, (const char *const *)sym->given,
-					  sym->ngiven};
+					  dso->image ? 0 : sym->ngiven};
 
 	if (dso->given) /* named by the user: as given, never under symfs */
 		try_elf(dso, dso->path, false);
@@ -281,7 +281,7 @@ struct dso *sym_dso_get_given(struct cst_symbolizer *sym, const char *path)
 }
 
 struct dso *sym_dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t *build_id,
-		    uint32_t build_id_size, bool raw)
+		    uint32_t build_id_size, bool raw, bool image)
 {
 	struct dso *dso;
 	const char *slash;
@@ -309,6 +309,7 @@ struct dso *sym_dso_get(struct cst_symbolizer *sym, const char *path, const uint
 		memcpy(dso->build_id, build_id, build_id_size);
 	dso->build_id_size = build_id_size;
 	dso->raw_wanted = raw;
+	dso->image = image;
 	open_dso(sym, dso);
 	dso->next = sym->dsos;
 	sym->dsos = dso;

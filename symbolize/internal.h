@@ -73,6 +73,7 @@ struct dso {
 	uint32_t build_id_size;
 	bool raw_wanted;
 	bool given;                /* named by the user (--elf): the file as given */
+	bool image;                /* a trace's memory image: no --elf stands for it */
 
 	/* the opened file */
 	const uint8_t *map;
@@ -221,8 +222,10 @@ void *sym_arena_alloc(struct cst_symbolizer *sym, size_t size);
 void sym_arena_free_all(struct cst_symbolizer *sym);
 
 /* dso.c */
+/* The binary recorded as @path (@raw: plain bytes will do), found where decode
+ * finds it; an @image of the trace is that file, never one --elf names. */
 struct dso *sym_dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t *build_id,
-		    uint32_t build_id_size, bool raw);
+		    uint32_t build_id_size, bool raw, bool image);
 /* The binary the user named (--elf FILE), opened as given (never under symfs). */
 struct dso *sym_dso_get_given(struct cst_symbolizer *sym, const char *path);
 void sym_dso_free(struct dso *dso);

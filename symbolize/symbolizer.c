@@ -58,7 +58,7 @@ int cst_symbolizer_alloc(struct cst_symbolizer **out, const struct cst_symbolize
 		sym->kernel->pid = CST_SYM_PID_GLOBAL;
 	}
 	if (sym->opts.vmlinux) {
-		struct dso *dso = sym_dso_get(sym, sym->opts.vmlinux, NULL, 0, false);
+		struct dso *dso = sym_dso_get(sym, sym->opts.vmlinux, NULL, 0, false, false);
 
 		if (!dso || dso->kind != dso_elf) {
 			cst_logf(&sym->log, cst_log_error, "cannot read vmlinux %s",
@@ -168,7 +168,7 @@ int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_
 	if (!sym || !m || !m->path)
 		return -cste_invalid;
 	sp = sym_space_get(sym, m->pid, true);
-	dso = sym_dso_get(sym, m->path, m->build_id, m->build_id_size, m->raw);
+	dso = sym_dso_get(sym, m->path, m->build_id, m->build_id_size, m->raw, m->image);
 	if (!sp || !dso)
 		return -cste_nomem;
 	if (dso->nkmod && !(m->elf_vaddr && !m->elf_placed))
@@ -269,6 +269,7 @@ int cst_symbolizer_add_trace_images(struct cst_symbolizer *sym, const struct cst
 		m.pgoff = img->file_offset;
 		m.path = img->path;
 		m.raw = true;
+		m.image = true;
 		err = cst_symbolizer_add_mapping(sym, &m);
 		if (err && err != -cste_invalid)
 			return err;

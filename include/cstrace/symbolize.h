@@ -57,6 +57,8 @@ struct cst_sym_mapping {
 				    * addresses, or with elf_placed ... */
 	bool elf_placed;           /* ... every segment moved so that the first PT_LOAD
 				    * starts at addr (--elf FILE@ADDR, cst_elf_place_bias) */
+	bool image;                /* a trace's memory image (snapshot dump, raw image):
+				    * that file, never a binary --elf names instead */
 };
 
 /** Add a mapping. A later mapping replaces what it overlaps (as mmap does).

@@ -66,4 +66,14 @@ mkdir -p "$TMP/sd2" && cp "$TMP/other/x.ko" "$TMP/sd2/x.ko"
 "$CSTRACE" script --raw --insn --symdir "$TMP/sd2" "$TMP/bracket.data" >"$TMP/out" 2>"$TMP/err"
 check "another build-id: not used, said once" bash -c "
 	[ ! -s '$TMP/out' ] && grep -q '0123456789abcdef.*not found' '$TMP/err'"
+
+# a snapshot's memory dump that happens to bear the module's name is that dump:
+# --elf stands for recorded binaries, never for a trace's own images
+cp -r "$CSTRACE_SOURCE_DIR/testdata/sample/a64-loop" "$TMP/snap"
+chmod -R u+w "$TMP/snap"
+mv "$TMP/snap/mem_0.bin" "$TMP/snap/x.ko"
+sed -i 's/^file=mem_0.bin/file=x.ko/' "$TMP/snap/cpu_0.ini"
+"$CSTRACE" report --format=csv --elf "$TMP/x.ko" "$TMP/snap" >"$TMP/snap.csv" 2>"$TMP/err"
+check "a dump named like --elf's module stays the dump ($(head -c 200 "$TMP/err"))" \
+	bash -c "grep -q '\"\[unknown\]\",\"x.ko\"' '$TMP/snap.csv' && ! grep -q '_start' '$TMP/snap.csv'"
 finish
