@@ -107,13 +107,13 @@ static int bump(struct sym_afdo_sp *s, const char *dso, uint64_t a, uint64_t b, 
 static uint64_t named_target(struct sym_afdo_sp *s, const struct sp_pending *p)
 {
 	struct cst_sym_insn insn;
-	const char *hash_;
+	const char *imm;
 	uint64_t t;
 
 	if (cst_symbolizer_disasm(s->sym, p->pid, p->end_rt, p->isa, &insn) < 0 ||
-	    !(hash_ = strrchr(insn.text, '#')) || strncmp(hash_, "#0x", 3))
+	    !(imm = strrchr(insn.text, '#')) || strncmp(imm, "#0x", 3))
 		return 0;
-	t = strtoull(hash_ + 3, NULL, 16);
+	t = strtoull(imm + 3, NULL, 16);
 	return t - p->end_rt + p->end;
 }
 
