@@ -103,7 +103,9 @@ bool cli_flush_output(FILE *f, const char *name, int io_errno);
 int cli_stdout_done(int status);
 
 /** False, with one line saying why, when nothing of @trace was decoded: a
- *  perf.data cut short before its AUX data, or bytes that never gave sync. */
+ *  perf.data cut short before its AUX data, bytes that never gave sync, or
+ *  trace without one instruction (its code not found, or none in it) nor
+ *  software trace. The one rule of every verb that decodes: exit 1 then. */
 bool cli_check_decoded(const char *trace, const struct cst_decoder_stats *st);
 
 /** True when progress should be drawn (stderr is a terminal). */

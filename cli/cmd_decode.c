@@ -34,6 +34,7 @@ static const char decode_usage[] =
 	"                       'Idx:<offset>; ID:<id>; <element>'), jsonl, none\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n"
 	"  --stats              print totals on standard error\n"
+	TRACE_OPTS_ELF_HELP
 	TRACE_OPTS_HELP
 	"  -h, --help           this text\n"
 	"\n"
@@ -94,6 +95,7 @@ static int write_lines(void *ctx, const char *bytes, size_t len, uint64_t nelems
 
 /* What decode's own options ask for. */
 struct decode_args {
+	struct trace_opts *topts;
 	struct decode_out *out;
 	const char *output;
 	bool stats;
@@ -124,6 +126,8 @@ static int decode_option(void *ctx, int opt, const char *arg)
 	case 's':
 		d->stats = true;
 		return 0;
+	case 0x2000:
+		return trace_opts_add_elf(d->topts, arg);
 	default:
 		return -1;
 	}
@@ -135,6 +139,7 @@ int cmd_decode(int argc, char **argv)
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"stats", no_argument, NULL, 's'},
+		TRACE_OPTS_ELF_LONG,
 		VERB_LONG_END,
 	};
 	struct decode_out out = {.f = stdout, .format = out_text};
@@ -142,7 +147,7 @@ int cmd_decode(int argc, char **argv)
 	struct trace_opts topts;
 	struct cst_session *session = NULL;
 	struct cst_decoder_stats st;
-	struct decode_args args = {&out, NULL, false};
+	struct decode_args args = {&topts, &out, NULL, false};
 	const char *trace, *output;
 	enum verb_parsed parsed;
 	bool stats;

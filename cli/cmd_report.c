@@ -235,6 +235,7 @@ int cmd_report(int argc, char **argv)
 		cli_error("--format=%s: name the binary with --dso NAME", args.format->name);
 		goto out;
 	}
+	cli.keep_ranges = args.format->needs & cst_report_needs_ranges;
 	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;
 	args.view.title = trace;

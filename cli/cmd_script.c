@@ -28,6 +28,7 @@ static const char script_usage[] =
 	"options:\n"
 	"  --raw                perf's address-only samples (this mode)\n"
 	"  --insn               one line per instruction instead of per branch\n"
+	TRACE_OPTS_ELF_HELP
 	TRACE_OPTS_HELP
 	"  -h, --help           this text\n";
 
@@ -43,6 +44,7 @@ struct script {
 	uint64_t lines;
 	/* --insn: the code of mixed 16/32-bit T32 ranges, to split them */
 	struct cst_symbolizer *sym;
+	struct trace_opts *topts; /* --elf goes there */
 	/* per trace ID, kept across fragments as perf keeps one per trace ID queue */
 	struct {
 		enum prev_kind kind;
@@ -211,13 +213,14 @@ static int raw_option(void *ctx, int opt, const char *arg)
 {
 	struct script *s = ctx;
 
-	(void)arg;
 	if (opt == 'r')
 		return 0;
 	if (opt == 'i') {
 		s->insn = true;
 		return 0;
 	}
+	if (opt == 0x2000)
+		return trace_opts_add_elf(s->topts, arg);
 	return -1;
 }
 
@@ -226,6 +229,7 @@ int cmd_script(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"raw", no_argument, NULL, 'r'},
 		{"insn", no_argument, NULL, 'i'},
+		TRACE_OPTS_ELF_LONG,
 		VERB_LONG_END,
 	};
 	struct script s;
@@ -239,6 +243,7 @@ int cmd_script(int argc, char **argv)
 		return script_view_run(argc, argv);
 	memset(&s, 0, sizeof(s));
 	s.f = stdout;
+	s.topts = &topts;
 	trace_opts_init(&topts);
 	parsed = verb_parse(&(struct verb){"script", script_usage, "", longopts, raw_option, &s},
 			    argc, argv, &topts, NULL, &trace);
@@ -266,6 +271,8 @@ int cmd_script(int argc, char **argv)
 		ret = cst_symbolizer_alloc(&s.sym, &so);
 		if (!ret && desc)
 			ret = cst_symbolizer_add_trace_images(s.sym, desc);
+		for (int i = 0; !ret && i < topts.session.nraw_elfs; i++)
+			ret = cst_symbolizer_add_elf_spec(s.sym, topts.elfs[i], CST_SYM_PID_GLOBAL);
 		if (ret < 0) {
 			cli_error("script: %s", cst_strerror(ret));
 			goto out;

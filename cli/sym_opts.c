@@ -170,19 +170,7 @@ int symcli_parse(struct symcli *c, int opt, const char *arg)
 	}
 	switch (opt) {
 	case 0x2000:
-		if (c->nelfs >= SYMCLI_MAX) {
-			cli_error("--elf: at most %d files", SYMCLI_MAX);
-			return -1;
-		}
-		c->elfs[c->nelfs++] = arg;
-		{
-			char path[4096];
-			uint64_t addr;
-
-			if (cst_parse_file_at(arg, path, sizeof(path), &addr) >= 0)
-				cli_input(path);
-		}
-		return 1;
+		return trace_opts_add_elf(&c->topts, arg) < 0 ? -1 : 1;
 	case 0x2004:
 		return parse_list("--pid", arg, c->pids, &c->npids);
 	case 0x2005:
@@ -278,9 +266,6 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 	c->sopts.symdir = c->topts.session.symdir;
 	if (!c->sopts.vmlinux && !c->sopts.kallsyms)
 		c->sopts.vmlinux = c->topts.session.kernel; /* --kernel names kernel code too */
-	/* --elf names a raw dump's code too: no need to give it again as --image */
-	c->topts.session.raw_elfs = (const char *const *)c->elfs;
-	c->topts.session.nraw_elfs = c->nelfs;
 	cli_note_input(path);
 	trace_opts_restarted(&c->topts);
 	/* what a restarted child says before it is past what was printed, the
@@ -289,7 +274,8 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 	cli_note_skippable();
 	cli_note_threaded(c->topts.session.threads > 1);
 	c->topts.session.pipe = true;
-	c->topts.session.merge_ranges = true; /* symbolizing needs no range cut short */
+	/* symbolizing needs no range cut short, unless the view counts them */
+	c->topts.session.merge_ranges = !c->keep_ranges;
 	err = cli_session_open(session, path, &c->topts.session);
 	if (err < 0)
 		return err;
@@ -301,8 +287,8 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 		cli_error("cannot set up symbols: %s", cst_strerror(err));
 		return err;
 	}
-	for (int i = 0; i < c->nelfs; i++) {
-		err = cst_symbolizer_add_elf_spec(*sym, c->elfs[i], CST_SYM_PID_GLOBAL);
+	for (int i = 0; i < c->topts.session.nraw_elfs; i++) {
+		err = cst_symbolizer_add_elf_spec(*sym, c->topts.elfs[i], CST_SYM_PID_GLOBAL);
 		if (err < 0)
 			return err;
 	}
@@ -316,19 +302,7 @@ bool symcli_decoded(const char *trace, const struct cst_session *session)
 
 	if (cst_session_get_stats(session, &st) < 0)
 		return true;
-	if (!cli_check_decoded(trace, &st))
-		return false;
-	/* trace, but not one instruction: the code was nowhere to be read, and a
-	 * profile or a branch list of nothing would look like a program that ran
-	 * nothing */
-	if (!st.instructions && st.nacc) {
-		cli_error("%s: no instructions decoded: the code at the traced addresses "
-			  "could not be read (%" PRIu64 " inaccessible-memory gaps); give its "
-			  "binaries (--elf, --image, --symfs, --buildid-dir)",
-			  trace, st.nacc);
-		return false;
-	}
-	return true;
+	return cli_check_decoded(trace, &st);
 }
 
 bool symcli_done(const char *trace, const struct cst_session *session, int err)

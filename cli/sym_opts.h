@@ -15,8 +15,6 @@
 struct symcli {
 	struct trace_opts topts;
 	struct cst_symbolizer_opts sopts;
-	const char *elfs[SYMCLI_MAX];
-	int nelfs;
 	int32_t pids[SYMCLI_MAX], tids[SYMCLI_MAX], cpus[SYMCLI_MAX];
 	int npids, ntids, ncpus;
 	bool has_time;
@@ -30,9 +28,12 @@ struct symcli {
 	int ncomms, ndsos, nsymbols;
 	/* all of the filters above, for the library's views (set by symcli_open) */
 	struct cst_sym_filter_opts filter;
+	/* the view counts the decoder's ranges as they come (cst_report_needs_ranges):
+	 * symcli_open does not have them joined */
+	bool keep_ranges;
 };
 #define SYMCLI_LONG                                                                     \
-	{"elf", required_argument, NULL, 0x2000},                                        \
+	TRACE_OPTS_ELF_LONG,                                                             \
 	{"debug-dir", required_argument, NULL, 0x2001},                                  \
 	{"kallsyms", required_argument, NULL, 0x2002},                                   \
 	{"vmlinux", required_argument, NULL, 0x2003},                                    \
@@ -44,9 +45,7 @@ struct symcli {
 	{"dsos", required_argument, NULL, 0x2009},                                       \
 	{"symbols", required_argument, NULL, 0x200a}
 #define SYMCLI_HELP                                                                     \
-	"  --elf FILE[@ADDR]    symbols and lines from FILE, at its link addresses or with\n" \
-	"                       its first segment at ADDR; for a raw dump its code too\n" \
-	"                       (no --image needed); repeatable\n"                        \
+	TRACE_OPTS_ELF_HELP                                                              \
 	"  --debug-dir DIR      look for debug files (DIR/.build-id/xx/y.debug) here first\n" \
 	"  --kallsyms FILE      kernel symbols (/proc/kallsyms format)\n"                \
 	"  --vmlinux FILE       kernel ELF for kernel addresses\n"                        \

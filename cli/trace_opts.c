@@ -41,6 +41,22 @@ void trace_opts_init(struct trace_opts *t)
 	t->session.threads = default_threads();
 }
 
+int trace_opts_add_elf(struct trace_opts *t, const char *arg)
+{
+	char path[4096];
+	uint64_t addr;
+
+	if (t->session.nraw_elfs >= TRACE_OPTS_MAX_ELFS) {
+		cli_error("--elf: at most %d files", TRACE_OPTS_MAX_ELFS);
+		return -1;
+	}
+	t->elfs[t->session.nraw_elfs++] = arg;
+	t->session.raw_elfs = t->elfs;
+	if (cst_parse_file_at(arg, path, sizeof(path), &addr) >= 0)
+		cli_input(path); /* a file read: never an output of the command */
+	return 0;
+}
+
 void trace_opts_fini(struct trace_opts *t)
 {
 	for (int i = 0; i < t->session.nraw_images; i++)

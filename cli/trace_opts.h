@@ -10,6 +10,7 @@
 
 #define TRACE_OPTS_MAX_SOURCES 64
 #define TRACE_OPTS_MAX_IMAGES 256
+#define TRACE_OPTS_MAX_ELFS 64
 
 struct trace_opts {
 	struct cst_session_opts session;
@@ -20,7 +21,19 @@ struct trace_opts {
 	const char *board;
 	const char *symdir_path;   /* --symdir, indexed by trace_opts_finish */
 	struct cst_symdir *symdir;
+	const char *elfs[TRACE_OPTS_MAX_ELFS]; /* --elf, as session.raw_elfs */
 };
+
+/* --elf, on every verb that reads code (decode, script, report): a binary used as
+ * given, whatever the input (trace_opts_add_elf). */
+#define TRACE_OPTS_ELF_LONG {"elf", required_argument, NULL, 0x2000}
+#define TRACE_OPTS_ELF_HELP                                                                 \
+	"  --elf FILE[@ADDR]    a binary, used as given (never under --symfs): without\n"   \
+	"                       @ADDR it is the recorded binary with its build-id, else\n"  \
+	"                       its base name (perf.data: its code and symbols), and its\n" \
+	"                       symbols at its link addresses; with @ADDR its first\n"      \
+	"                       segment at ADDR; a raw dump's code too (no --image\n"      \
+	"                       needed); repeatable\n"
 
 /* Long options to append to a verb's table; values start at 0x1000. */
 #define TRACE_OPTS_LONG                                                     \
@@ -83,6 +96,9 @@ struct trace_opts {
 	"                       run restarted after OpenCSD's decoder crashed uses)\n"
 
 void trace_opts_init(struct trace_opts *t);
+/** --elf @arg (FILE[@ADDR]): for the session (its raw_elfs) and the symbolizer.
+ *  Returns 0, or -1 with the reason said. */
+int trace_opts_add_elf(struct trace_opts *t, const char *arg);
 /** Handle one getopt value in the TRACE_OPTS range. Returns 1 if handled, 0 if not
  *  a trace option, -1 on a bad value (message printed). */
 int trace_opts_parse(struct trace_opts *t, int opt, const char *arg);

@@ -70,6 +70,22 @@ int cli_stdout_done(int status)
 
 bool cli_check_decoded(const char *trace, const struct cst_decoder_stats *st)
 {
+	/* trace, but not one instruction (nor software trace): a listing, a
+	 * profile or a branch list of nothing would look like a program that ran
+	 * nothing */
+	if (st->synced && !st->instructions && !st->swtrace) {
+		if (st->nacc)
+			cli_error("%s: no instructions decoded: the code at the traced addresses "
+				  "could not be read (%" PRIu64 " inaccessible-memory gaps); give its "
+				  "binaries (--elf, --image, --symfs, --buildid-dir)",
+				  trace, st->nacc);
+		else
+			cli_error("%s: no instructions decoded: the trace (%" PRIu64 " bytes) has "
+				  "sync but no executed instruction, only %" PRIu64
+				  " elements of context, timing and gaps",
+				  trace, st->bytes, st->elements);
+		return false;
+	}
 	if (st->synced)
 		return true;
 	if (st->aux_missing && !st->bytes)

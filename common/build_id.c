@@ -3,14 +3,16 @@
 
 #include <string.h>
 
-int cst_build_id_equal(const uint8_t *file_id, size_t file_len, const uint8_t *rec_id,
-		       size_t rec_len)
+int cst_build_id_equal(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len)
 {
-	if (!file_len || file_len > rec_len || memcmp(file_id, rec_id, file_len))
+	const uint8_t *longer = a_len > b_len ? a : b;
+	size_t n = a_len < b_len ? a_len : b_len, m = a_len > b_len ? a_len : b_len;
+
+	if (!n || memcmp(a, b, n))
 		return 0;
-	/* the recorded id's bytes past the file's: padding, so zeros */
-	for (size_t i = file_len; i < rec_len; i++)
-		if (rec_id[i])
+	/* the longer one's bytes past the shorter's: padding, so zeros */
+	for (size_t i = n; i < m; i++)
+		if (longer[i])
 			return 0;
 	return 1;
 }

@@ -6,7 +6,9 @@
 #include <gelf.h>
 #include <stdint.h>
 
-/** The build-id of @e (at most 20 bytes into @out), or 0 bytes when it has none. */
+/** The build-id of @e (at most 20 bytes into @out), or 0 bytes when it has none:
+ *  from a PT_NOTE segment, or where the file has none (a kernel module, ET_REL),
+ *  from a note section. */
 uint8_t dec_elf_build_id(Elf *e, uint8_t out[20]);
 
 #endif

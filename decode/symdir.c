@@ -42,30 +42,53 @@ struct cst_symdir {
 	int err;
 };
 
+/* The GNU build-id note in @d, if any (at most 20 bytes into @out). */
+static uint8_t note_build_id(Elf_Data *d, uint8_t out[20])
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz) {
+			uint8_t n = nh.n_descsz > 20 ? 20 : (uint8_t)nh.n_descsz;
+
+			memcpy(out, (uint8_t *)d->d_buf + desc_off, n);
+			return n;
+		}
+	}
+	return 0;
+}
+
 uint8_t dec_elf_build_id(Elf *e, uint8_t out[20])
 {
 	size_t nph = 0;
+	Elf_Scn *scn = NULL;
+	uint8_t n;
 
-	if (elf_getphdrnum(e, &nph))
-		return 0;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		Elf_Data *d;
-		size_t off = 0, name_off, desc_off;
-		GElf_Nhdr nh;
+	if (elf_getphdrnum(e, &nph) == 0) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
 
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		d = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-		while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz) {
-				uint8_t n = nh.n_descsz > 20 ? 20 : (uint8_t)nh.n_descsz;
-
-				memcpy(out, (uint8_t *)d->d_buf + desc_off, n);
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
+				continue;
+			n = note_build_id(elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz,
+							       ELF_T_NHDR),
+					  out);
+			if (n)
 				return n;
-			}
 		}
+	}
+	/* a file without program headers (a kernel module, ET_REL) has it in a
+	 * note section */
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		n = note_build_id(elf_getdata(scn, NULL), out);
+		if (n)
+			return n;
 	}
 	return 0;
 }
@@ -298,29 +321,16 @@ static size_t lower_bound(const struct cst_symdir *d, const size_t *ix, size_t n
 	return CST_PARTITION(i, 0, n, cmp_key(&d->e[ix[i]], bid, bid_size, base) < 0);
 }
 
-const char *cst_symdir_find(const struct cst_symdir *d, const char *recorded,
-			    const uint8_t *bid, size_t bid_size, enum cst_symdir_want want)
+/* The best entry of index @ix (@n of them) for the key (build-id, or base name
+ * @base), NULL when none. */
+static const struct entry *best_of(const struct cst_symdir *d, const size_t *ix, size_t n,
+				   const uint8_t *bid, size_t bid_size, const char *base,
+				   enum cst_symdir_want want)
 {
 	const struct entry *best = NULL;
-	const size_t *ix;
-	const char *base;
-	size_t n, k;
 
-	if (!d)
-		return NULL;
-	base = recorded && strrchr(recorded, '/') ? strrchr(recorded, '/') + 1 : recorded;
-	/* by build-id; by name only when the recording has none to check */
-	if (bid_size) {
-		ix = d->by_bid;
-		n = d->nbid;
-	} else if (base && *base) {
-		ix = d->by_base;
-		n = d->n;
-	} else {
-		return NULL;
-	}
 	/* the matches in index order: the first of the best score wins */
-	for (k = lower_bound(d, ix, n, bid, bid_size, base); k < n; k++) {
+	for (size_t k = lower_bound(d, ix, n, bid, bid_size, base); k < n; k++) {
 		const struct entry *en = &d->e[ix[k]];
 
 		if (cmp_key(en, bid, bid_size, base))
@@ -332,5 +342,41 @@ const char *cst_symdir_find(const struct cst_symdir *d, const char *recorded,
 		if (!best || score(en, want) > score(best, want))
 			best = en;
 	}
+	return best;
+}
+
+const char *cst_symdir_find(const struct cst_symdir *d, const char *recorded,
+			    const uint8_t *bid, size_t bid_size, enum cst_symdir_want want)
+{
+	const struct entry *best;
+	const char *base;
+	char ko[256];
+
+	if (!d)
+		return NULL;
+	/* by build-id; by name only when the recording has none to check */
+	if (bid_size) {
+		best = best_of(d, d->by_bid, d->nbid, bid, bid_size, NULL, want);
+		return best ? best->path : NULL;
+	}
+	base = recorded && strrchr(recorded, '/') ? strrchr(recorded, '/') + 1 : recorded;
+	if (!base || !*base)
+		return NULL;
+	/* a module recorded as "[name]" is the file name.ko; /proc/modules spells
+	 * with '_' what the file may spell with '-' */
+	if (cst_kmod_name(recorded, ko, sizeof(ko)) && *ko) {
+		bool dashed = false;
+
+		best = best_of(d, d->by_base, d->n, NULL, 0, ko, want);
+		for (char *c = ko; !best && *c; c++)
+			if (*c == '_') {
+				*c = '-';
+				dashed = true;
+			}
+		if (dashed)
+			best = best_of(d, d->by_base, d->n, NULL, 0, ko, want);
+		return best ? best->path : NULL;
+	}
+	best = best_of(d, d->by_base, d->n, NULL, 0, base, want);
 	return best ? best->path : NULL;
 }

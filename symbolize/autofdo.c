@@ -1,9 +1,11 @@
 /* Sample profiles for feedback-directed optimisation: how often each address
  * range ran and each taken branch was taken, per binary, in the binary's own
- * addresses. Written as AutoFDO's text input (as Android simpleperf's inject
- * writes it) and as LLVM's unsymbolized profile (llvm-profgen). Ranges come
- * straight from the symbolized ranges; branches from the control-flow model, so
- * "taken branch" is decided where it always is. */
+ * addresses. Ranges run from a branch target to the next taken branch (the
+ * symbolized ranges, joined where they went on); branches come from the
+ * control-flow model, so "taken branch" is decided where it always is. Written as
+ * LLVM's unsymbolized profile (llvm-profgen) and the views built on it (LLVM's
+ * sample profile, coverage). AutoFDO's text, as simpleperf writes it, counts
+ * otherwise (the decoder's ranges, not joined): afdo_simpleperf.c, fed here. */
 #include "views_int.h"
 #include "report_view.h"
 
@@ -42,6 +44,7 @@ struct cst_afdo {
 	int err;
 	cst_afdo_keep_fn keep;     /* --dsos/--symbols: what counts, NULL all */
 	void *keep_ctx;
+	struct sym_afdo_sp *sp;    /* AutoFDO's text, as simpleperf counts it */
 };
 
 bool sym_afdo_keeps(const struct cst_afdo *p, const char *dso, const char *func)
@@ -147,7 +150,9 @@ int cst_afdo_alloc(struct cst_afdo **out, struct cst_symbolizer *sym)
 	if (!out || !sym)
 		return -cste_invalid;
 	p = calloc(1, sizeof(*p));
-	if (!p || cst_flow_alloc(&p->flow, flow_event, p) < 0) {
+	if (!p || !(p->sp = sym_afdo_sp_alloc(sym)) || cst_flow_alloc(&p->flow, flow_event, p) < 0) {
+		if (p)
+			sym_afdo_sp_free(p->sp);
 		free(p);
 		return -cste_nomem;
 	}
@@ -170,6 +175,7 @@ void cst_afdo_free(struct cst_afdo *p)
 	if (!p)
 		return;
 	cst_flow_free(p->flow);
+	sym_afdo_sp_free(p->sp);
 	free(p->counts);
 	free(p->index);
 	free(p);
@@ -211,6 +217,8 @@ int cst_afdo_add(void *ctx, const struct cst_sym_elem *se, uint64_t time)
 		return -cste_invalid;
 	e = se->elem;
 	r = &p->cur[e->trace_id & (NIDS - 1)];
+	if (sym_afdo_sp_add(p->sp, se, se->npieces && piece_kept(p, &se->pieces[0])) < 0)
+		return -cste_nomem;
 	if (e->type == cst_elem_instr_range && e->num_insns) {
 		/* the runs of pieces in one binary (a range rarely leaves one), and of
 		 * pieces the filter keeps or drops */
@@ -256,6 +264,8 @@ int cst_afdo_finish(struct cst_afdo *p)
 	for (int id = 0; id < NIDS; id++)
 		if (flush(p, &p->cur[id]) < 0)
 			return -cste_nomem;
+	if (sym_afdo_sp_finish(p->sp) < 0)
+		return -cste_nomem;
 	return cst_flow_finish(p->flow);
 }
 
@@ -332,32 +342,9 @@ static int put_counts(struct cst_afdo *p, FILE *f, const char *dso, bool branch,
 
 int cst_afdo_write_autofdo(struct cst_afdo *p, FILE *f)
 {
-	const char **names;
-	int nd;
-
 	if (!p || !f)
 		return -cste_invalid;
-	nd = dsos(p, &names);
-	if (nd < 0)
-		return nd;
-	for (int d = 0; d < nd; d++) {
-		struct cst_sym_dso_info info;
-		char shown[4096];
-
-		if (cst_symbolizer_dso_info(p->sym, names[d], &info) < 0 || !info.elf)
-			continue;
-		if (put_counts(p, f, names[d], false, 0, 0) < 0)
-			break;
-		fputs("0\n", f); /* address counts: trace gives ranges, not samples */
-		if (put_counts(p, f, names[d], true, 0, 0) < 0)
-			break;
-		fputs("// build_id: 0x", f);
-		for (uint32_t i = 0; i < 20; i++) /* 16-byte ids are zero-padded to 20 */
-			fprintf(f, "%02x", i < info.build_id_size ? info.build_id[i] : 0);
-		fprintf(f, "\n// %s\n\n", cst_printable(info.path, shown, sizeof(shown)));
-	}
-	free(names);
-	return ferror(f) ? -cste_io : 0;
+	return sym_afdo_sp_write(p->sp, f);
 }
 
 /* report --format=autofdo */

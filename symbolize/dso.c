@@ -99,6 +99,60 @@ static int load_segments(struct dso *dso)
 	return 0;
 }
 
+/* A kernel module (ET_REL): its code sections where the kernel puts them, and
+ * its branches within the module relocated in the (private) map, as decode reads
+ * them (cst_kmod_relocate). */
+static int load_kmod(struct dso *dso)
+{
+	int n = cst_kmod_layout(dso->elf, NULL, 0);
+
+	if (n <= 0)
+		return 0;
+	dso->kmod = calloc((size_t)n, sizeof(*dso->kmod));
+	if (!dso->kmod)
+		return -1;
+	dso->nkmod = cst_kmod_layout(dso->elf, dso->kmod, n);
+	cst_kmod_relocate(dso->elf, dso->kmod, dso->nkmod, (uint8_t *)dso->map, dso->map_size);
+	return 0;
+}
+
+bool sym_dso_kmod_place(struct cst_symbolizer *sym, struct dso *dso)
+{
+	struct sym_segment *secs;
+	Dwarf_Addr bias;
+	Elf *e;
+
+	if (!dso->nkmod || dso->kind != dso_elf)
+		return false;
+	if (dso->kmod_vaddr)
+		return true;
+	if (!sym_dso_load_dwarf(sym, dso) || !dso->mod || !(e = dwfl_module_getelf(dso->mod, &bias)))
+		return false;
+	dso->kmod_vaddr = calloc((size_t)dso->nkmod, sizeof(*dso->kmod_vaddr));
+	secs = calloc((size_t)dso->nkmod, sizeof(*secs));
+	if (!dso->kmod_vaddr || !secs) {
+		free(dso->kmod_vaddr);
+		dso->kmod_vaddr = NULL;
+		free(secs);
+		return false;
+	}
+	/* libdwfl lays out a relocatable file when it reports it, and writes the
+	 * addresses into its own copy's section headers */
+	for (int i = 0; i < dso->nkmod; i++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = elf_getscn(e, dso->kmod[i].index);
+
+		dso->kmod_vaddr[i] = scn && gelf_getshdr(scn, &sh) ? sh.sh_addr + bias - dso->bias : 0;
+		secs[i] = (struct sym_segment){dso->kmod_vaddr[i], dso->kmod[i].offset,
+					       dso->kmod[i].filesz, dso->kmod[i].size};
+	}
+	/* the code is read where those sections are, in the relocated map */
+	free(dso->secs);
+	dso->secs = secs;
+	dso->nsecs = (uint32_t)dso->nkmod;
+	return true;
+}
+
 /* A memory dump that starts with an ELF header is often just the first bytes of a
  * loaded segment: its section headers lie past its end. Such a dump is bytes at
  * an address, not an ELF file. */
@@ -108,8 +162,9 @@ static bool elf_cut_short(const GElf_Ehdr *eh, uint64_t size)
 	       (uint64_t)eh->e_shnum * eh->e_shentsize > size - eh->e_shoff;
 }
 
-/* Try @path as the binary. Returns true when it is accepted. */
-static bool try_elf(struct dso *dso, const char *path)
+/* Try @path as the binary: with @check_id, only with the build-id wanted (a
+ * binary the user named is used whatever it has). Returns true when accepted. */
+static bool try_elf(struct dso *dso, const char *path, bool check_id)
 {
 	char want[129], have[129];
 	const void *bid = NULL;
@@ -137,7 +192,12 @@ static bool try_elf(struct dso *dso, const char *path)
 		return false;
 	}
 	blen = dwelf_elf_gnu_build_id(dso->elf, &bid);
-	if (dso->build_id_size) {
+	if (!check_id && blen > 0 && blen <= 64) {
+		memcpy(dso->build_id, bid, (size_t)blen);
+		dso->build_id_size = (uint32_t)blen;
+	} else if (!check_id) {
+		dso->build_id_size = 0;
+	} else if (dso->build_id_size) {
 		hex(want, dso->build_id, dso->build_id_size > 64 ? 64 : dso->build_id_size);
 		if (blen <= 0) {
 			why_add(dso, path, "has no build-id");
@@ -159,7 +219,7 @@ static bool try_elf(struct dso *dso, const char *path)
 		dso->build_id_size = (uint32_t)blen;
 	}
 	dso->machine = eh.e_machine;
-	if (load_segments(dso) < 0) {
+	if (load_segments(dso) < 0 || load_kmod(dso) < 0) {
 		why_add(dso, path, "unreadable program headers");
 		unmap(dso);
 		return false;
@@ -177,7 +237,7 @@ static bool try_place(void *ctx, const char *path, enum cst_bin_place place)
 
 	if (place == cst_bin_cache && access(path, R_OK) != 0)
 		return false;
-	return try_elf(dso, path);
+	return try_elf(dso, path, place != cst_bin_given);
 }
 
 /* What try_place needs besides the dso: whom to tell the file found. */
@@ -201,17 +261,45 @@ static bool try_told(void *ctx, const char *path, enum cst_bin_place place)
  * its separate debug file. */
 static void open_dso(struct cst_symbolizer *sym, struct dso *dso)
 {
-	const struct cst_bin_places pl = {sym->opts.symfs, sym->opts.buildid_dir, sym->opts.symdir,
-					  sym->opts.debug_dir};
+	const struct cst_bin_places pl = {sym->opts.symfs,  sym->opts.buildid_dir, sym->opts.symdir,
+					  sym->opts.debug_dir, (const char *const *)sym->given,
+					  dso->image ? 0 : sym->ngiven};
 	const struct placing p = {dso, &sym->opts};
 
-	if (cst_bin_lookup(&pl, dso->path, dso->build_id, dso->build_id_size, cst_symdir_symbols,
-			   try_told, (void *)&p) < 0)
+	if (dso->given) /* named by the user: as given, never under symfs */
+		try_elf(dso, dso->path, false);
+	else if (cst_bin_lookup(&pl, dso->path, dso->build_id, dso->build_id_size,
+				cst_symdir_symbols, try_told, (void *)&p) < 0)
 		dso->kind = dso_missing;
 }
 
+struct dso *sym_dso_get_given(struct cst_symbolizer *sym, const char *path)
+{
+	struct dso *dso;
+
+	for (dso = sym->dsos; dso; dso = dso->next)
+		if (dso->given && !strcmp(dso->path, path))
+			return dso;
+	dso = calloc(1, sizeof(*dso));
+	if (!dso)
+		return NULL;
+	dso->path = strdup(path);
+	dso->short_name = cst_printable_dup(path);
+	if (!dso->path || !dso->short_name) {
+		sym_dso_free(dso);
+		return NULL;
+	}
+	dso->given = true;
+	open_dso(sym, dso);
+	if (!dso->why && dso->kind == dso_missing)
+		why_add(dso, path, "not an ELF file");
+	dso->next = sym->dsos;
+	sym->dsos = dso;
+	return dso;
+}
+
 struct dso *sym_dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t *build_id,
-		    uint32_t build_id_size, bool raw)
+		    uint32_t build_id_size, bool raw, bool image)
 {
 	struct dso *dso;
 	const char *slash;
@@ -239,6 +327,7 @@ struct dso *sym_dso_get(struct cst_symbolizer *sym, const char *path, const uint
 		memcpy(dso->build_id, build_id, build_id_size);
 	dso->build_id_size = build_id_size;
 	dso->raw_wanted = raw;
+	dso->image = image;
 	open_dso(sym, dso);
 	dso->next = sym->dsos;
 	sym->dsos = dso;
@@ -260,6 +349,8 @@ void sym_dso_free(struct dso *dso)
 	free(dso->mapsyms);
 	free(dso->segs);
 	free(dso->secs);
+	free(dso->kmod);
+	free(dso->kmod_vaddr);
 	free(dso->rows);
 	free(dso->cu_ranges);
 	sym_scopes_free(dso->scopes);
@@ -336,21 +427,39 @@ void sym_dso_warn(struct cst_symbolizer *sym, struct dso *dso)
 		 dso->path, *id ? " build-id " : "", id, dso->why ? dso->why : "nothing");
 }
 
+bool sym_dso_kmod_addr(const struct dso *dso, uint64_t vaddr, uint64_t *addr)
+{
+	for (int i = 0; dso->kmod_vaddr && i < dso->nkmod; i++)
+		if (vaddr >= dso->kmod_vaddr[i] && vaddr - dso->kmod_vaddr[i] < dso->kmod[i].size) {
+			*addr = dso->kmod[i].addr + (vaddr - dso->kmod_vaddr[i]);
+			return true;
+		}
+	return false;
+}
+
+struct dso *sym_dso_named(struct cst_symbolizer *sym, const char *name)
+{
+	struct dso *dso;
+
+	/* a loc's dso string is the binary's own: the pointer finds it, a copied
+	 * name is matched by text */
+	for (dso = sym->dsos; dso; dso = dso->next)
+		if (dso->short_name == name)
+			return dso;
+	for (dso = sym->dsos; dso; dso = dso->next)
+		if (!strcmp(dso->short_name, name) || !strcmp(dso->path, name))
+			return dso;
+	return NULL;
+}
+
 int cst_symbolizer_dso_info(struct cst_symbolizer *sym, const char *name,
 			    struct cst_sym_dso_info *info)
 {
-	struct dso *dso, *found = NULL;
+	struct dso *found;
 
 	if (!sym || !name || !info)
 		return -cste_invalid;
-	/* a loc's dso string is the binary's own: the pointer finds it, a copied
-	 * name is matched by text */
-	for (dso = sym->dsos; dso && !found; dso = dso->next)
-		if (dso->short_name == name)
-			found = dso;
-	for (dso = sym->dsos; dso && !found; dso = dso->next)
-		if (!strcmp(dso->short_name, name) || !strcmp(dso->path, name))
-			found = dso;
+	found = sym_dso_named(sym, name);
 	if (!found)
 		return -cste_not_found;
 	memset(info, 0, sizeof(*info));

@@ -72,6 +72,8 @@ struct dso {
 	uint8_t build_id[64];      /* wanted (recorded) build-id */
 	uint32_t build_id_size;
 	bool raw_wanted;
+	bool given;                /* named by the user (--elf): the file as given */
+	bool image;                /* a trace's memory image: no --elf stands for it */
 
 	/* the opened file */
 	const uint8_t *map;
@@ -82,6 +84,12 @@ struct dso {
 	uint32_t nsegs;
 	struct sym_segment *secs;  /* allocated PROGBITS sections: where bytes really are */
 	uint32_t nsecs;
+	/* a kernel module (ET_REL): its code as the kernel lays it out (its branches
+	 * relocated in the map), and where libdwfl, which lays out such a file its own
+	 * way, put each of those sections: the module's link addresses */
+	struct cst_kmod_section *kmod;
+	uint64_t *kmod_vaddr;      /* NULL until sym_dso_kmod_place */
+	int nkmod;
 
 	/* symbols (link addresses, Thumb bit cleared), sorted by address */
 	struct sym_func *funcs;
@@ -167,6 +175,10 @@ struct cst_symbolizer {
 
 	struct dso *dsos;
 	uint32_t next_func_id;
+	/* --elf FILE without @ADDR (cst_bin_places.elfs): each stands for the
+	 * recorded binary with its build-id or base name */
+	char **given;
+	int ngiven;
 
 	struct space **spaces;     /* sorted by pid */
 	uint32_t nspaces;
@@ -210,8 +222,12 @@ void *sym_arena_alloc(struct cst_symbolizer *sym, size_t size);
 void sym_arena_free_all(struct cst_symbolizer *sym);
 
 /* dso.c */
+/* The binary recorded as @path (@raw: plain bytes will do), found where decode
+ * finds it; an @image of the trace is that file, never one --elf names. */
 struct dso *sym_dso_get(struct cst_symbolizer *sym, const char *path, const uint8_t *build_id,
-		    uint32_t build_id_size, bool raw);
+		    uint32_t build_id_size, bool raw, bool image);
+/* The binary the user named (--elf FILE), opened as given (never under symfs). */
+struct dso *sym_dso_get_given(struct cst_symbolizer *sym, const char *path);
 void sym_dso_free(struct dso *dso);
 /* Bytes of the file at @offset (NULL if not there). */
 const uint8_t *sym_dso_bytes(const struct dso *dso, uint64_t offset, uint64_t len);
@@ -219,6 +235,15 @@ const uint8_t *sym_dso_bytes(const struct dso *dso, uint64_t offset, uint64_t le
 const uint8_t *sym_dso_code(const struct dso *dso, uint64_t vaddr, uint64_t len);
 /* Link address of file offset @off, false if no segment holds it. */
 bool sym_dso_off_to_vaddr(const struct dso *dso, uint64_t off, uint64_t *vaddr);
+/* A kernel module's sections get their link addresses (libdwfl's layout, and the
+ * code bytes there): false when @dso is none or libdwfl cannot read it. */
+bool sym_dso_kmod_place(struct cst_symbolizer *sym, struct dso *dso);
+/* A kernel module's link address @vaddr (libdwfl's layout) as the module's own
+ * address: from its .text, where the kernel lays its code out (what simpleperf
+ * names a module's addresses by). False outside its code or for no module. */
+bool sym_dso_kmod_addr(const struct dso *dso, uint64_t vaddr, uint64_t *addr);
+/* The binary a loc's dso string names (cst_symbolizer_dso_info's rule), or NULL. */
+struct dso *sym_dso_named(struct cst_symbolizer *sym, const char *name);
 /* Warn once that @dso lacks what is needed. */
 void sym_dso_warn(struct cst_symbolizer *sym, struct dso *dso);
 

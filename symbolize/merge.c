@@ -197,6 +197,40 @@ static int read_profgen(struct merge *m, FILE *f)
 	return err;
 }
 
+/* Past the comment lines that may stand before a block (simpleperf's first line
+ * asks to split a file of several binaries). */
+static void skip_comments(struct merge *m, FILE *f, char **buf, size_t *cap)
+{
+	int c;
+
+	while ((c = fgetc(f)) == '/') {
+		ungetc(c, f);
+		next_line(m, f, buf, cap);
+	}
+	if (c != EOF)
+		ungetc(c, f);
+}
+
+/* A build-id as its binary's key: "0x" and 40 lowercase hex digits, a shorter id
+ * zero-padded as perf.data keeps it (8-, 16- and 20-byte ids are one binary
+ * whichever way they were written); anything else as it is. */
+static char *build_id_key(const char *id)
+{
+	size_t n = strncmp(id, "0x", 2) ? 0 : strspn(id + 2, "0123456789abcdefABCDEF");
+	char *k;
+
+	if (!n || n > 40 || id[2 + n])
+		return strdup(id);
+	k = malloc(43);
+	if (!k)
+		return NULL;
+	memcpy(k, "0x", 2);
+	for (size_t i = 0; i < 40; i++)
+		k[2 + i] = i < n ? (char)(id[2 + i] | 0x20) : '0'; /* | 0x20: lowercase */
+	k[42] = '\0';
+	return k;
+}
+
 static int read_autofdo(struct merge *m, FILE *f)
 {
 	char *buf = NULL, *l;
@@ -208,6 +242,7 @@ static int read_autofdo(struct merge *m, FILE *f)
 		char *id;
 
 		start = m->n;
+		skip_comments(m, f, &buf, &cap);
 		err = read_section(m, f, &buf, &cap, "", k_range, "-", &eof);
 		if (err || eof)
 			break;
@@ -223,7 +258,7 @@ static int read_autofdo(struct merge *m, FILE *f)
 			err = bad(m, "expected \"// build_id: 0x...\" after a binary's branches");
 			break;
 		}
-		id = strdup(l + 13);
+		id = build_id_key(l + 13);
 		l = id ? next_line(m, f, &buf, &cap) : NULL;
 		if (!id || !l || strncmp(l, "// ", 3)) {
 			free(id);
@@ -384,6 +419,9 @@ static enum cst_merge_format sniff(FILE *f)
 	bool counts = false;
 
 	while (fgets(line, sizeof(line), f)) {
+		/* simpleperf's first line of a profile of several binaries */
+		if (!lines && !strncmp(line, "// ", 3) && strncmp(line, "// build_id: ", 13))
+			continue;
 		lines++;
 		if (lines == 1 && (!strncmp(line, "TN:", 3) || !strncmp(line, "SF:", 3))) {
 			fmt = cst_merge_lcov;
@@ -473,6 +511,13 @@ static void write_out(struct merge *m, enum cst_merge_format fmt, FILE *out)
 		return;
 	}
 	if (fmt == cst_merge_autofdo) {
+		size_t binaries = 0;
+
+		for (size_t k = 0; k < m->n; k++)
+			binaries += m->v[k].kind == k_binary;
+		if (binaries > 1) /* as simpleperf writes a profile of several */
+			fputs("// Please split this file. AutoFDO only accepts profile for one binary.\n",
+			      out);
 		while (i < m->n) {
 			const char *key = m->v[i].key, *nl = strchr(key, '\n');
 			size_t end = i;

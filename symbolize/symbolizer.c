@@ -58,7 +58,7 @@ int cst_symbolizer_alloc(struct cst_symbolizer **out, const struct cst_symbolize
 		sym->kernel->pid = CST_SYM_PID_GLOBAL;
 	}
 	if (sym->opts.vmlinux) {
-		struct dso *dso = sym_dso_get(sym, sym->opts.vmlinux, NULL, 0, false);
+		struct dso *dso = sym_dso_get(sym, sym->opts.vmlinux, NULL, 0, false, false);
 
 		if (!dso || dso->kind != dso_elf) {
 			cst_logf(&sym->log, cst_log_error, "cannot read vmlinux %s",
@@ -123,7 +123,39 @@ void cst_symbolizer_free(struct cst_symbolizer *sym)
 	free(sym->scratch);
 	free(sym->pscratch);
 	free(sym->debuginfo_path);
+	for (int i = 0; i < sym->ngiven; i++)
+		free(sym->given[i]);
+	free(sym->given);
 	free(sym);
+}
+
+/* A kernel module: each code section where the kernel laid it out from the
+ * module's .text, which a recorded mapping starts with (perf's) or --elf
+ * FILE@ADDR places at ADDR, linked to where libdwfl put that section. */
+static int add_kmod(struct cst_symbolizer *sym, struct space *sp, struct dso *dso,
+		    const struct cst_sym_mapping *m)
+{
+	uint64_t text = m->elf_vaddr ? m->addr : m->addr - m->pgoff;
+
+	if (!sym_dso_kmod_place(sym, dso))
+		return 0; /* no link addresses: its code shows as [unknown] */
+	for (int i = 0; i < dso->nkmod; i++) {
+		const struct cst_kmod_section *k = &dso->kmod[i];
+		struct mapping map = {text + k->addr, text + k->addr + k->size, 0, 0, dso};
+		int err;
+
+		/* within what was recorded as mapped */
+		if (!m->elf_vaddr && m->len && map.end > m->addr + m->len)
+			map.end = m->addr + m->len;
+		if (map.end <= map.start || map.start < text)
+			continue;
+		map.vaddr_adj = (int64_t)(dso->kmod_vaddr[i] - map.start);
+		map.off_adj = k->offset - map.start;
+		err = sym_space_insert(sym, sp, &map);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_mapping *m)
@@ -136,9 +168,11 @@ int cst_symbolizer_add_mapping(struct cst_symbolizer *sym, const struct cst_sym_
 	if (!sym || !m || !m->path)
 		return -cste_invalid;
 	sp = sym_space_get(sym, m->pid, true);
-	dso = sym_dso_get(sym, m->path, m->build_id, m->build_id_size, m->raw);
+	dso = sym_dso_get(sym, m->path, m->build_id, m->build_id_size, m->raw, m->image);
 	if (!sp || !dso)
 		return -cste_nomem;
+	if (dso->nkmod && !(m->elf_vaddr && !m->elf_placed))
+		return add_kmod(sym, sp, dso, m);
 	if (m->elf_vaddr && dso->kind == dso_elf) {
 		uint64_t bias = dso->nsegs ? cst_elf_place_bias(m->elf_placed, m->addr,
 								 dso->segs[0].vaddr)
@@ -190,9 +224,23 @@ int cst_symbolizer_add_elf_spec(struct cst_symbolizer *sym, const char *spec, in
 		return -cste_format;
 	}
 	m.path = path;
-	dso = sym_dso_get(sym, path, NULL, 0, false);
+	/* as given, never under symfs; without @ADDR it also stands for the
+	 * recorded binary with its build-id or base name (cst_bin_places.elfs) */
+	dso = sym_dso_get_given(sym, path);
 	if (!dso)
 		return -cste_nomem;
+	if (!placed) {
+		char *copy = strdup(spec), **more = realloc(sym->given, (size_t)(sym->ngiven + 1) *
+									   sizeof(*more));
+
+		if (more)
+			sym->given = more;
+		if (!copy || !more) {
+			free(copy);
+			return -cste_nomem;
+		}
+		sym->given[sym->ngiven++] = copy;
+	}
 	if (dso->kind != dso_elf) {
 		cst_logf(&sym->log, cst_log_error, "%s: cannot use it: %s", path,
 			 dso->why ? dso->why : "not an ELF file");
@@ -221,6 +269,7 @@ int cst_symbolizer_add_trace_images(struct cst_symbolizer *sym, const struct cst
 		m.pgoff = img->file_offset;
 		m.path = img->path;
 		m.raw = true;
+		m.image = true;
 		err = cst_symbolizer_add_mapping(sym, &m);
 		if (err && err != -cste_invalid)
 			return err;
@@ -262,8 +311,10 @@ int cst_symbolizer_add_sideband(struct cst_symbolizer *sym, const struct cst_sid
 	case cst_sb_mmap: {
 		struct cst_sym_mapping m = {0};
 
-		/* anonymous and special mappings ([vdso], //anon, [heap]) have no file */
-		if (!sb->filename || sb->filename[0] != '/' || !sb->len)
+		/* anonymous and special mappings ([vdso], //anon, [heap]) have no file;
+		 * a kernel module found nowhere is recorded as "[name]" */
+		if (!sb->filename || !sb->len ||
+		    (sb->filename[0] != '/' && !(sb->pid < 0 && cst_kmod_name(sb->filename, NULL, 0))))
 			return 0;
 		m.pid = sb->pid;
 		m.addr = sb->addr;

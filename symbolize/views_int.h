@@ -24,6 +24,17 @@ struct cst_symbolizer *sym_afdo_symbolizer(struct cst_afdo *p);
  * symbolizer string, with @info filled; NULL if none (or out of memory). */
 const char *sym_afdo_find_dso(struct cst_afdo *p, const char *dso, struct cst_sym_dso_info *info);
 
+/* afdo_simpleperf.c: the counts of AutoFDO's text as simpleperf's inject makes
+ * them from ETM trace (one range per decoded range, a taken branch to the next
+ * range's start when it is direct, else to 0), and that text. @kept: the
+ * element's first piece is kept by the profile's filter. */
+struct sym_afdo_sp;
+struct sym_afdo_sp *sym_afdo_sp_alloc(struct cst_symbolizer *sym);
+void sym_afdo_sp_free(struct sym_afdo_sp *s);
+int sym_afdo_sp_add(struct sym_afdo_sp *s, const struct cst_sym_elem *se, bool kept);
+int sym_afdo_sp_finish(struct sym_afdo_sp *s);
+int sym_afdo_sp_write(struct sym_afdo_sp *s, FILE *f);
+
 /* Line coverage (coverage.c): every code-owning line of every function with
  * debug information in the profile's binaries and how often it ran, sorted by
  * file and line; and each function's entry line with the times it was entered. */

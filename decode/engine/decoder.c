@@ -82,6 +82,9 @@ void dec_stats_count(struct cst_decoder_stats *st, const struct cst_elem *e)
 	case cst_elem_addr_unknown:
 		st->gaps++;
 		break;
+	case cst_elem_swtrace:
+		st->swtrace += n;
+		break;
 	case cst_elem_trace_on:
 		if (e->gap == cst_gap_overflow)
 			st->gaps++;
@@ -428,6 +431,7 @@ void dec_stats_add(struct cst_decoder_stats *sum, const struct cst_decoder_stats
 	sum->instructions += s->instructions;
 	sum->gaps += s->gaps;
 	sum->nacc += s->nacc;
+	sum->swtrace += s->swtrace;
 	sum->packets += s->packets;
 	sum->synced += s->synced;
 	sum->aux_missing += s->aux_missing;

@@ -73,9 +73,22 @@ struct dec_follower {
 extern const struct dec_follower dec_etm4_follower, dec_etm3_follower;
 
 /* What all followers keep the same way: their operations and decoder's
- * callbacks, the packet being processed, what an element without an ISA of its
- * own carries on from the one before (OpenCSD copies it from element to
- * element), code read ahead, and the generation of what they decoded from it. */
+ * callbacks, the packet being processed, the ISA an element without one of its
+ * own carries on from the one before, code read ahead, and the generation of
+ * what they decoded from it.
+ *
+ * The carried ISA is OpenCSD's ETMv4 decoder's: its element stack copies the ISA
+ * (and context) into each new element (copyPersistentData). OpenCSD's ETMv3
+ * decoder does not: its element list is a ring of element objects (8, grown by
+ * half when full, a cancelled range's object taken by the next element) that
+ * are never cleared, so an element leaves what it does not set (the ISA of a
+ * no-sync, trace-on, event, exception, timestamp, inaccessible-code or
+ * end-of-trace element and of a context from a context ID or VMID packet; an
+ * exception's return address, which ETMv3 never gives) as that object last
+ * held, and at an object's first use as uninitialised memory. Those values say
+ * nothing and cannot be reproduced; the ETMv3 follower gives the carried ISA
+ * and no return address instead (tests/decode/test_follow.c compares them only
+ * for ETMv4). */
 #define FOLLOW_READ_AHEAD 64
 struct follow_base {
 	const struct dec_follower *ops;
@@ -102,7 +115,8 @@ ocsd_datapath_resp_t dec_follow_packet(const void *ctx, const ocsd_datapath_op_t
  * returns -cste_unsupported. In recovering, stop this packet only: the
  * follower resynchronises (dec_follow_packet). */
 int dec_follow_decline(struct follow_base *b, const char *why);
-/* @e (its ISA from the element before, unless a range or a context) at @index. */
+/* @e (its ISA carried from the element before, unless a range or a context:
+ * OpenCSD's ETMv4 decoder's rule, see struct follow_base) at @index. */
 int dec_follow_put(struct follow_base *b, uint32_t index, struct cst_elem *e);
 /* An element of @type with nothing else to say, at @index. */
 int dec_follow_put_type(struct follow_base *b, uint32_t index, enum cst_elem_type type);

@@ -28,6 +28,7 @@ struct seg {
 	uint64_t vaddr, offset, filesz;
 };
 
+
 struct mfile {
 	char *name;          /* as recorded */
 	uint8_t bid[20];
@@ -36,6 +37,7 @@ struct mfile {
 	bool ready; /* resolved, and `map` set if it will be: read without the lock */
 	struct cst_mapped_input in; /* map: the whole file, or NULL: read through the block */
 	bool is_elf;
+	struct perf_kmod *kmod; /* a kernel module's code (mem_kmod.c), or NULL */
 	struct seg *segs;
 	int nsegs;
 	/* one cached block when not mapped: OpenCSD reads an instruction at a time */
@@ -128,11 +130,18 @@ void dec_perf_mem_set_file_fn(struct perf_mem *m, int (*fn)(void *ctx, const cha
 	m->file_ctx = ctx;
 }
 
+void dec_perf_mem_set_given(struct perf_mem *m, const char *const *elfs, int n)
+{
+	m->places.elfs = elfs;
+	m->places.nelfs = n;
+}
+
 void dec_perf_mem_free(struct perf_mem *m)
 {
 	if (!m)
 		return;
 	for (int i = 0; i < m->nfiles; i++) {
+		dec_perf_kmod_free(m->files[i].kmod);
 		cst_mapped_input_close(&m->files[i].in);
 		free(m->files[i].name);
 		free(m->files[i].segs);
@@ -181,6 +190,17 @@ int dec_perf_mem_add_build_id(struct perf_mem *m, const char *filename, const ui
 	return 0;
 }
 
+const uint8_t *dec_perf_mem_build_id(const struct perf_mem *m, const char *filename,
+				     uint8_t *size)
+{
+	for (int i = 0; m && filename && i < m->nfiles; i++)
+		if (!strcmp(m->files[i].name, filename) && m->files[i].bid_size) {
+			*size = m->files[i].bid_size;
+			return m->files[i].bid;
+		}
+	return NULL;
+}
+
 int dec_perf_mem_add_map(struct perf_mem *m, int32_t pid, uint64_t start, uint64_t len,
 		     uint64_t pgoff, const char *filename, const uint8_t *build_id,
 		     uint8_t build_id_size)
@@ -189,8 +209,11 @@ int dec_perf_mem_add_map(struct perf_mem *m, int32_t pid, uint64_t start, uint64
 
 	if (!m || !filename || !len || start + len < start)
 		return -cste_invalid;
-	/* anonymous and special mappings carry no code we can read */
-	if (filename[0] != '/' && strncmp(filename, "[kernel", 7) != 0)
+	/* anonymous and special mappings carry no code we can read; a kernel
+	 * mapping named [name] is a module's (perf and simpleperf name one so
+	 * when they did not find its file) */
+	if (filename[0] != '/' && strncmp(filename, "[kernel", 7) != 0 &&
+	    !(pid < 0 && cst_kmod_name(filename, NULL, 0)))
 		return 0;
 	f = file_index(m, filename);
 	if (f < 0)
@@ -251,10 +274,19 @@ static void hex_id(const uint8_t *id, uint8_t size, char *out)
 	out[2 * size] = '\0';
 }
 
-/* Open @path and read its PT_LOADs; with @want_bid, the file's build-id must match.
+/* How a file's build-id is held against the recorded one. */
+enum bid_check {
+	bid_none,  /* not at all (the kernel image given) */
+	bid_must,  /* it must match */
+	bid_given, /* a binary the user named: used whatever it is, said when it differs */
+};
+
+/* Open @path and read its PT_LOADs, its build-id checked as @check says.
  * Returns the fd or -1. */
-static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool check_bid)
+static int try_open(struct perf_mem *m, struct mfile *f, const char *path, enum bid_check check)
 {
+	bool check_bid = check != bid_none;
+
 	int fd = cst_open_input(path); /* a recorded name may be /dev/zero */
 	Elf *e;
 	size_t nph = 0;
@@ -266,7 +298,7 @@ static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool 
 		/* not ELF (a raw dump): read by file offset only */
 		if (e)
 			elf_end(e);
-		if (check_bid && f->bid_size) {
+		if (check == bid_must && f->bid_size) {
 			close(fd);
 			return -1;
 		}
@@ -282,12 +314,22 @@ static int try_open(struct perf_mem *m, struct mfile *f, const char *path, bool 
 
 			hex_id(f->bid, f->bid_size, want);
 			hex_id(bid, n, got);
-			MEM_WARN(m, "%s: build-id %s does not match the recorded %s: not used", path,
-				 got, want);
-			elf_end(e);
-			close(fd);
-			return -1;
+			if (check == bid_given) {
+				MEM_WARN(m, "%s: build-id %s, not the recorded %s of %s: used, as "
+					    "--elf names it", path, got, want, f->name);
+			} else {
+				MEM_WARN(m, "%s: build-id %s does not match the recorded %s: not used",
+					 path, got, want);
+				elf_end(e);
+				close(fd);
+				return -1;
+			}
 		}
+	}
+	if ((f->kmod = dec_perf_kmod_load(e, fd))) {
+		f->is_elf = true;
+		elf_end(e);
+		return fd;
 	}
 	if (!elf_getphdrnum(e, &nph) && nph) {
 		f->segs = calloc(nph, sizeof(*f->segs));
@@ -312,8 +354,7 @@ static bool try_place(void *ctx, const char *path, enum cst_bin_place place)
 {
 	struct resolving *r = ctx;
 
-	(void)place;
-	r->f->in.fd = try_open(r->m, r->f, path, true);
+	r->f->in.fd = try_open(r->m, r->f, path, place == cst_bin_given ? bid_given : bid_must);
 	if (r->f->in.fd >= 0 && r->m->file_fn)
 		r->m->file_fn(r->m->file_ctx, path); /* under m->lock: one at a time */
 	return r->f->in.fd >= 0;
@@ -350,7 +391,8 @@ static bool resolve(struct perf_mem *m, struct mfile *f)
 			 m->places.symdir ? " in --symdir" : "");
 		return false;
 	}
-	cst_mapped_input_map(&f->in); /* unmapped: read through the block */
+	if (!f->kmod) /* a module is read from its copy */
+		cst_mapped_input_map(&f->in); /* unmapped: read through the block */
 	return true;
 }
 
@@ -413,7 +455,7 @@ static void resolve_kernel(struct perf_mem *m, struct mfile *f)
 	if (f->resolved)
 		return;
 	f->resolved = true;
-	f->in.fd = try_open(m, f, f->name, false);
+	f->in.fd = try_open(m, f, f->name, bid_none);
 	if (f->in.fd < 0 || !f->is_elf) {
 		f->missing = true;
 		m->missing++;
@@ -445,6 +487,8 @@ static bool ready(struct perf_mem *m, int index)
  * given) again when it is first read. */
 static void unresolve(struct perf_mem *m, struct mfile *f)
 {
+	dec_perf_kmod_free(f->kmod);
+	f->kmod = NULL;
 	cst_mapped_input_close(&f->in);
 	free(f->segs);
 	f->segs = NULL;
@@ -530,6 +574,8 @@ static uint32_t read_map(struct perf_mem *m, const struct map *mp, uint64_t addr
 	if (address + len > mp->end || address + len < address)
 		len = (uint32_t)(mp->end - address);
 	off = mp->pgoff + (address - mp->start);
+	if (f->kmod)
+		return dec_perf_kmod_read(f->kmod, off, len, buf);
 	len = clip_to_segment(f, off, len);
 	return len ? read_ready(m, f, off, len, buf) : 0;
 }

@@ -21,9 +21,19 @@ void dec_perf_mem_set_symdir(struct perf_mem *m, const struct cst_symdir *symdir
 void dec_perf_mem_set_file_fn(struct perf_mem *m, int (*fn)(void *ctx, const char *path),
 			      void *ctx);
 
+/** The binaries the user named, "FILE[@ADDR]" (--elf; cst_bin_places.elfs): each
+ *  FILE without @ADDR is the recorded binary with its build-id or base name, as
+ *  given. Not copied. */
+void dec_perf_mem_set_given(struct perf_mem *m, const char *const *elfs, int n);
+
 /** A build-id known for @filename (BUILD_ID feature), used when its MMAP2 has none. */
 int dec_perf_mem_add_build_id(struct perf_mem *m, const char *filename, const uint8_t *id,
 			  uint8_t size);
+
+/** The build-id known for @filename (its MMAP2's, or the BUILD_ID feature's),
+ *  with its size in *@size; NULL when none is. */
+const uint8_t *dec_perf_mem_build_id(const struct perf_mem *m, const char *filename,
+				     uint8_t *size);
 
 /** An executable mapping of process @pid (MMAP/MMAP2). Newer maps hide older
  *  overlapping ones of the same process. */
@@ -69,5 +79,17 @@ bool dec_perf_mem_ready_quietly(struct perf_mem *m);
 
 /** Files that could not be found (each warned once). */
 int dec_perf_mem_missing(const struct perf_mem *m);
+
+/* mem_kmod.c: a kernel module's code (ET_REL) where the kernel lays it out
+ * (cst_kmod_layout), from a copy of the file whose branches within the module are
+ * relocated (cst_kmod_relocate): the module is small, the kernel keeps it whole. */
+struct perf_kmod;
+/** The module @e (open on @fd) is, or NULL when it is none (no ET_REL with code)
+ *  or cannot be read (its code then is not decoded). */
+struct perf_kmod *dec_perf_kmod_load(struct Elf *e, int fd);
+/** Up to @len bytes of its code at @at from its .text (the mapping's start), as
+ *  far as the section there goes; 0 outside its code. */
+uint32_t dec_perf_kmod_read(const struct perf_kmod *k, uint64_t at, uint32_t len, uint8_t *buf);
+void dec_perf_kmod_free(struct perf_kmod *k);
 
 #endif

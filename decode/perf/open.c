@@ -314,6 +314,7 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 	if (opts) { /* the session's own copy: every field is there */
 		dec_perf_mem_set_symdir(in->mem, opts->symdir);
 		dec_perf_mem_set_file_fn(in->mem, opts->file, opts->file_ctx);
+		dec_perf_mem_set_given(in->mem, opts->raw_elfs, opts->nraw_elfs);
 	}
 	for (uint64_t i = 0; i < f->nbuild_ids; i++)
 		dec_perf_mem_add_build_id(in->mem, f->build_ids[i].filename, f->build_ids[i].id,
@@ -321,7 +322,9 @@ int dec_perf_input_open(struct cst_perf_input **out, const char *path,
 	{
 		struct cst_bin_places places = {opts ? opts->symfs : NULL,
 						opts ? opts->buildid_dir : NULL,
-						opts ? opts->symdir : NULL, NULL};
+						opts ? opts->symdir : NULL, NULL,
+						opts ? opts->raw_elfs : NULL,
+						opts ? opts->nraw_elfs : 0};
 
 		err = dec_pi_unmapped(in, mapped, &places);
 		if (err)

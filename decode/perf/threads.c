@@ -110,6 +110,14 @@ int dec_pi_sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
 		sb.filename = rec->u.mmap.filename;
 		sb.build_id = rec->u.mmap.build_id_size ? rec->u.mmap.build_id : NULL;
 		sb.build_id_size = rec->u.mmap.build_id_size;
+		if (!sb.build_id) {
+			/* an MMAP without one (perf's kernel and modules, simpleperf's):
+			 * the BUILD_ID feature's, which code reads check too */
+			uint8_t n = 0;
+
+			sb.build_id = dec_perf_mem_build_id(in->mem, sb.filename, &n);
+			sb.build_id_size = sb.build_id ? n : 0;
+		}
 		break;
 	}
 	case cst_perf_rec_itrace_start:

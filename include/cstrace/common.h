@@ -383,13 +383,13 @@ int cst_parse_u64(const char *s, uint64_t *out);
  * Binaries: build-ids, and where "FILE@ADDR" places an ELF.
  * ------------------------------------------------------------------------ */
 
-/** Whether a file's build-id (@file_id, @file_len bytes: its ELF note) is the
- *  one recorded (@rec_id, @rec_len bytes). perf.data stores 20 bytes whatever
- *  the id's length, zero-padded when the size is not recorded, so as in perf a
- *  shorter id (16 bytes: md5, uuid) matches a recorded one that continues with
- *  zeros only. Returns 1 or 0. */
-int cst_build_id_equal(const uint8_t *file_id, size_t file_len, const uint8_t *rec_id,
-		       size_t rec_len);
+/** Whether two build-ids (@a, @a_len bytes; @b, @b_len bytes) are the same id:
+ *  a file's ELF note, a recorded one, in either order. perf.data stores 20 bytes
+ *  whatever the id's length (20: sha1; 16: md5, uuid; 8: `--build-id=0x...`, as
+ *  Android kernel modules have), zero-padded when the size is not recorded, so
+ *  ids are compared over the shorter's length and the longer's other bytes must
+ *  be zeros (padding). An empty id matches nothing. Returns 1 or 0. */
+int cst_build_id_equal(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len);
 
 /** Split "FILE[@ADDR]" (the --elf form) into @path (of @size bytes) and @addr.
  *  Returns 1 with an address, 0 without (addr 0), -cste_invalid when the path

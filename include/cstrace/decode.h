@@ -355,6 +355,8 @@ struct cst_decoder_stats {
 	 * blocks had gaps too. The same whatever the order of decoding (threads). */
 	struct cst_addr_span nacc_at[CST_NACC_SPANS];
 	uint32_t nacc_spans, nacc_more;
+	/* software trace elements (STM): what a trace without instructions can hold */
+	uint64_t swtrace;
 };
 
 struct cst_decoder;
@@ -461,10 +463,17 @@ struct cst_bin_places {
 	const char *buildid_dir; /* perf's build-id cache; NULL: $HOME/.debug */
 	const struct cst_symdir *symdir; /* --symdir */
 	const char *debug_dir;   /* separate debug files by build-id (--debug-dir) */
+	/* the binaries the user named, "FILE[@ADDR]" (--elf): each FILE without
+	 * @ADDR, as given (never under symfs), stands for the recorded binary with
+	 * its build-id or, when none of them has it, its base name */
+	const char *const *elfs;
+	int nelfs;
 };
 
 /** The places cst_bin_lookup tries, in its order. */
 enum cst_bin_place {
+	cst_bin_given,    /* a binary the user named (cst_bin_places.elfs): by build-id,
+			     else by base name, whatever build-id it has */
 	cst_bin_cache,    /* perf's build-id cache: BUILDID_DIR/.build-id/xx/rest/elf */
 	cst_bin_symfs,    /* the recorded path under symfs (as recorded without symfs) */
 	cst_bin_symdir,   /* --symdir: the file of that build-id, or of that base name */
@@ -481,12 +490,53 @@ typedef bool (*cst_bin_try_fn)(void *ctx, const char *path, enum cst_bin_place p
 
 /** Try the places for the binary recorded as @recorded with build-id @bid
  *  (@bid_size 0: none recorded) in the order of enum cst_bin_place, until @try
- *  accepts one: the build-id cache (with a build-id), symfs, --symdir, the
+ *  accepts one: a binary the user named, the build-id cache (with a build-id), symfs, --symdir, the
  *  recorded path (with symfs and a build-id), and with cst_symdir_symbols the debug files (with
  *  a build-id). Returns 0 when @try accepted one, -cste_not_found when none, or
  *  -cste_invalid. */
 int cst_bin_lookup(const struct cst_bin_places *places, const char *recorded, const uint8_t *bid,
 		   size_t bid_size, enum cst_symdir_want want, cst_bin_try_fn try, void *ctx);
+
+/* ------------------------------------------------------------------------
+ * Kernel modules: a .ko is a relocatable object (ET_REL), without program
+ * headers; the kernel places its sections and resolves its relocations when it
+ * loads it. Decode's code reads and symbolize's binaries both go through these.
+ * ------------------------------------------------------------------------ */
+
+struct Elf; /* libelf's */
+
+/** One executable section of a kernel module where the kernel puts it. */
+struct cst_kmod_section {
+	uint64_t addr;   /* from the module's .text, which its recorded mapping starts with */
+	uint64_t offset; /* in the file */
+	uint64_t size;   /* in memory */
+	uint64_t filesz; /* of it in the file (0: NOBITS, as arm64's .plt) */
+	uint32_t index;  /* its section header */
+};
+
+/** The executable sections of kernel module @elf as the kernel lays out a
+ *  module's core text (SHF_ALLOC and SHF_EXECINSTR, not named .init*, in section
+ *  header order, each aligned to its sh_addralign), with .text at 0: perf maps a
+ *  module's .text at its MMAP's address (so what the kernel puts before .text
+ *  is left out). Returns how many there are (the first @max of them into @out,
+ *  as snprintf counts), 0 when @elf is no relocatable object or has no code,
+ *  -cste_format for an alignment that is no power of two, -cste_invalid. */
+int cst_kmod_layout(struct Elf *elf, struct cst_kmod_section *out, int max);
+
+/** Resolve the A64 branch relocations (B, BL, B.cond, CBZ, TBZ) of module @elf's
+ *  laid-out sections (@secs, @n from cst_kmod_layout) whose target the module
+ *  defines in them, in @file (the file's @size bytes, writable; patched at the
+ *  sections' file offsets) as the kernel would: an unrelocated call there is a
+ *  branch to itself. Branches to the kernel's own functions stay as they are
+ *  (where they go, only the running kernel knew). Returns how many were
+ *  patched, or -cste_invalid. */
+int cst_kmod_relocate(struct Elf *elf, const struct cst_kmod_section *secs, int n,
+		      uint8_t *file, size_t size);
+
+/** Whether @recorded is how perf and simpleperf name a kernel module whose file
+ *  they did not find, "[name]" (not "[kernel.kallsyms]", "[vdso]" and the like);
+ *  its file's base name, "name.ko", into @file (@size bytes; may be NULL). */
+bool cst_kmod_name(const char *recorded, char *file, size_t size);
 
 /** The order of a perf.data file's trace across AUX queues (CPUs). */
 enum cst_order {

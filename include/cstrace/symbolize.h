@@ -61,6 +61,8 @@ struct cst_sym_mapping {
 				    * addresses, or with elf_placed ... */
 	bool elf_placed;           /* ... every segment moved so that the first PT_LOAD
 				    * starts at addr (--elf FILE@ADDR, cst_elf_place_bias) */
+	bool image;                /* a trace's memory image (snapshot dump, raw image):
+				    * that file, never a binary --elf names instead */
 };
 
 /** Add a mapping. A later mapping replaces what it overlaps (as mmap does).
@@ -564,9 +566,14 @@ int cst_afdo_set_filter(struct cst_afdo *p, cst_afdo_keep_fn keep, void *ctx);
 int cst_afdo_add(void *p, const struct cst_sym_elem *se, uint64_t time);
 /** End the stream (after the last element). Errors: -cste_invalid, -cste_nomem. */
 int cst_afdo_finish(struct cst_afdo *p);
-/** AutoFDO's text profile as simpleperf's inject writes it: per ELF binary the
- *  ranges (first-last:count), an empty address section, the branches
- *  (from->to:count), all hex, then "// build_id: 0x..." and "// path".
+/** AutoFDO's text profile as simpleperf's inject writes it from ETM trace:
+ *  one range (first-last:count) per range the decoder gave, never joined (exact
+ *  when the session kept them apart: cst_report_needs_ranges), and per range
+ *  ending in a taken branch a branch (from->to:count) to the next range's start
+ *  for a direct branch, to 0 for any other (a return, an indirect call); per ELF
+ *  binary, sorted by path (with a first line asking to split the file when there
+ *  are several): ranges, an empty address section, branches, hex offsets from
+ *  the binary's first loadable segment, then "// build_id: 0x..." and "// path".
  *  Errors: -cste_invalid, -cste_nomem, -cste_io. */
 int cst_afdo_write_autofdo(struct cst_afdo *p, FILE *f);
 /** LLVM's unsymbolized profile (llvm-profgen --unsymbolized-profile) of the binary
@@ -744,6 +751,9 @@ enum cst_report_need {
 	cst_report_needs_timeline = 1 << 2, /* written while the trace decodes, to
 					       cst_report_view_opts.stream */
 	cst_report_needs_dso = 1 << 3,      /* of one binary: cst_report_view_opts.dso */
+	cst_report_needs_ranges = 1 << 4,   /* the decoder's ranges as it gave them: the
+					       session must not join them
+					       (cst_session_opts.merge_ranges off) */
 };
 
 struct cst_report_view;

@@ -337,6 +337,35 @@ static void test_printable(void)
 	CHECK_EQ_STR(cst_printable("a\x1b", out, 4), "a"); /* no room for a whole escape */
 }
 
+/* Build-ids of 8, 16 and 20 bytes match their zero-padded 20-byte form (perf.data's
+ * BUILD_ID feature), whichever side is the padded one. */
+static void test_build_id(void)
+{
+	static const uint8_t id8[8] = {1, 2, 3, 4, 5, 6, 7, 0}; /* ends in a zero byte */
+	uint8_t pad8[20] = {1, 2, 3, 4, 5, 6, 7, 0}, id16[16], pad16[20] = {0}, id20[20];
+	uint8_t other[20];
+
+	for (int i = 0; i < 16; i++)
+		id16[i] = pad16[i] = (uint8_t)(0xa0 + i);
+	for (int i = 0; i < 20; i++)
+		id20[i] = (uint8_t)(0x10 + i);
+	memcpy(other, pad8, sizeof(other));
+	other[12] = 9; /* not padding */
+	CHECK(cst_build_id_equal(id8, 8, pad8, 20));
+	CHECK(cst_build_id_equal(pad8, 20, id8, 8));
+	CHECK(cst_build_id_equal(id8, 7, pad8, 20)); /* its own zero byte is padding too */
+	CHECK(cst_build_id_equal(id16, 16, pad16, 20));
+	CHECK(cst_build_id_equal(pad16, 20, id16, 16));
+	CHECK(cst_build_id_equal(id20, 20, id20, 20));
+	CHECK(cst_build_id_equal(pad8, 20, pad8, 20));
+	CHECK(!cst_build_id_equal(id8, 8, other, 20));
+	CHECK(!cst_build_id_equal(other, 20, id8, 8));
+	CHECK(!cst_build_id_equal(id8, 8, pad16, 20));
+	CHECK(!cst_build_id_equal(id20, 16, id20 + 1, 16));
+	CHECK(!cst_build_id_equal(id8, 0, pad8, 20));
+	CHECK(!cst_build_id_equal(pad8, 20, id8, 0));
+}
+
 int main(void)
 {
 	test_strerror();
@@ -350,5 +379,6 @@ int main(void)
 	test_opts();
 	test_line();
 	test_printable();
+	test_build_id();
 	return test_done();
 }

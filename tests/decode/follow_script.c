@@ -342,7 +342,9 @@ void print_elem(const char *who, int i, uint32_t index, const struct cst_elem *e
 
 	if (cst_elem_format_json(e, s, sizeof(s)) < 0)
 		snprintf(s, sizeof(s), "(type %d)", (int)e->type);
-	fprintf(stderr, "  %s %2d @%3u: %s\n", who, i, index, s);
+	/* the JSON leaves out what same_elem_all compares besides */
+	fprintf(stderr, "  %s %2d @%3u: %s isa %d ret 0x%llx\n", who, i, index, s, (int)e->isa,
+		(unsigned long long)e->exception_ret_addr);
 }
 
 bool same_elem(const struct cst_elem *a, const struct cst_elem *b)
@@ -362,6 +364,12 @@ bool same_elem(const struct cst_elem *a, const struct cst_elem *b)
 	       (!a->exception_ret_addr_valid || a->exception_ret_addr == b->exception_ret_addr) &&
 	       a->timestamp == b->timestamp && a->has_cycle_count == b->has_cycle_count &&
 	       a->cycle_count == b->cycle_count && a->gap == b->gap;
+}
+
+bool same_elem_all(const struct cst_elem *a, const struct cst_elem *b)
+{
+	return same_elem(a, b) && a->isa == b->isa &&
+	       a->exception_ret_addr == b->exception_ret_addr;
 }
 
 /* ------------------------------------------------------------- OpenCSD */

@@ -104,12 +104,15 @@ struct follow_io fake_io(struct elems *l, const struct code *code);
 void print_elem(const char *who, int i, uint32_t index, const struct cst_elem *e);
 
 /* Every field a view can print (the thread and offset fields the delivery fills
- * in are not a decoder's). Not what OpenCSD leaves behind in fields that do not
- * count for an element, which no view reads and the ETMv3 follower does not
- * copy: the ISA of elements other than ranges (of a no-sync, context, trace-on,
- * inaccessible-code, event, exception and end-of-trace element), and the return
- * address of an exception that has none. */
+ * in are not a decoder's). Not what OpenCSD's ETMv3 decoder leaves behind in
+ * fields that do not count for an element, which no view reads and no decoder
+ * can reproduce (decode/engine/follow.h, struct follow_base): the ISA of
+ * elements other than ranges, and the return address of an exception that has
+ * none. */
 bool same_elem(const struct cst_elem *a, const struct cst_elem *b);
+/* same_elem, and those two fields too: what OpenCSD's ETMv4 decoder and its
+ * follower agree on, for every element. */
+bool same_elem_all(const struct cst_elem *a, const struct cst_elem *b);
 
 /* ------------------------------------------------------------- OpenCSD */
 

@@ -42,12 +42,55 @@ static void put1(struct buf *b, uint8_t v)
 
 struct prog {
 	uint64_t sym[8]; /* _start, loop, func, end */
+	uint64_t after_bl; /* where func returns to: "after_bl", else just before func */
+	bool kernel;       /* a kernel module's code (--kmod): traced at EL1 */
 	uint8_t build_id[20];
 	uint8_t build_id_size;
 	uint64_t load_vaddr, load_offset, load_size;
 };
 
-static uint64_t find_sym(Elf *e, const char *name)
+/* --kmod: where the kernel puts each section of a module, as the kernel's
+ * layout_sections does it for the core text (every SHF_ALLOC|SHF_EXECINSTR
+ * section not named .init*, in header order, aligned), from .text on (perf maps
+ * a module's .text at its MMAP's address): this test's own statement of the
+ * rule decode/kmod.c follows. UINT64_MAX for a section not laid out. */
+static uint64_t kmod_sec[64];
+
+static void kmod_layout(Elf *e)
+{
+	size_t shstrndx, n = 0;
+	uint64_t end = 0, text = 0;
+	Elf_Scn *scn = NULL;
+
+	for (int i = 0; i < 64; i++)
+		kmod_sec[i] = UINT64_MAX;
+	elf_getshdrstrndx(e, &shstrndx);
+	while ((scn = elf_nextscn(e, scn)) && ++n < 64) {
+		GElf_Shdr sh;
+		const char *name;
+		uint64_t a;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!name || !strncmp(name, ".init", 5))
+			continue;
+		a = sh.sh_addralign ? sh.sh_addralign : 1;
+		end = (end + a - 1) / a * a;
+		kmod_sec[elf_ndxscn(scn)] = end;
+		if (!strcmp(name, ".text"))
+			text = end;
+		end += sh.sh_size;
+	}
+	for (int i = 0; i < 64; i++)
+		if (kmod_sec[i] != UINT64_MAX)
+			kmod_sec[i] = kmod_sec[i] >= text ? kmod_sec[i] - text : UINT64_MAX;
+}
+
+/* The symbol's address: its value, or in a module (@base set) where the kernel
+ * put its section, from @base. UINT64_MAX when @must not and there is none. */
+static uint64_t find_sym_at(Elf *e, const char *name, uint64_t base, bool must)
 {
 	Elf_Scn *scn = NULL;
 
@@ -65,15 +108,23 @@ static uint64_t find_sym(Elf *e, const char *name)
 			if (!gelf_getsym(d, (int)i, &s))
 				continue;
 			n = elf_strptr(e, sh.sh_link, s.st_name);
-			if (n && !strcmp(n, name))
-				return s.st_value;
+			if (n && !strcmp(n, name)) {
+				if (!base)
+					return s.st_value;
+				if (s.st_shndx >= 64 || kmod_sec[s.st_shndx] == UINT64_MAX)
+					break;
+				return base + kmod_sec[s.st_shndx] + s.st_value;
+			}
 		}
 	}
+	if (!must)
+		return UINT64_MAX;
 	fprintf(stderr, "perf_gen: symbol %s not found\n", name);
 	exit(1);
 }
 
-static void load_prog(const char *path, struct prog *p)
+
+static void load_prog(const char *path, struct prog *p, uint64_t kmod)
 {
 	static const char *const names[] = {"_start", "loop", "func", "end"};
 	int fd = open(path, O_RDONLY);
@@ -87,8 +138,14 @@ static void load_prog(const char *path, struct prog *p)
 		fprintf(stderr, "perf_gen: cannot read %s\n", path);
 		exit(1);
 	}
+	if (kmod)
+		kmod_layout(e);
 	for (int i = 0; i < 4; i++)
-		p->sym[i] = find_sym(e, names[i]);
+		p->sym[i] = find_sym_at(e, names[i], kmod, true);
+	p->after_bl = find_sym_at(e, "after_bl", kmod, false);
+	if (p->after_bl == UINT64_MAX)
+		p->after_bl = p->sym[2] - 4; /* b end, just before func */
+	p->kernel = kmod != 0;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;
@@ -107,8 +164,13 @@ static void load_prog(const char *path, struct prog *p)
 			}
 		}
 	}
+	if (kmod) {
+		/* its MMAP: the module's memory from .text on */
+		p->load_vaddr = kmod;
+		p->load_size = 0x10000;
+	}
 	elf_getphdrnum(e, &nph);
-	for (size_t i = 0; i < nph; i++) {
+	for (size_t i = 0; !kmod && i < nph; i++) {
 		GElf_Phdr ph;
 
 		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
@@ -130,7 +192,7 @@ static void etmv4_stream(struct buf *b, const struct prog *p, bool ctxid, uint32
 {
 	static const uint8_t async[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80};
 	uint8_t a[16];
-	uint64_t start = p->sym[0], after_bl = p->sym[2] - 4; /* b end */
+	uint64_t start = p->sym[0], after_bl = p->after_bl; /* b end */
 	size_t k = 0;
 
 	put(b, async, sizeof(async));
@@ -143,7 +205,8 @@ static void etmv4_stream(struct buf *b, const struct prog *p, bool ctxid, uint32
 	a[k++] = (uint8_t)((start >> 9) & 0x7f);
 	for (int i = 2; i < 8; i++)
 		a[k++] = (uint8_t)(start >> (8 * i));
-	a[k++] = ctxid ? 0xb0 : 0x30;
+	/* the context: AArch64 (SF), non-secure, EL0 (a module: EL1), its ID */
+	a[k++] = (uint8_t)((ctxid ? 0xb0 : 0x30) | (p->kernel ? 1 : 0));
 	put(b, a, k);
 	if (ctxid) {
 		uint8_t c[4];
@@ -423,7 +486,9 @@ static void usage(void)
 			"       [--no-ctxid] [--dump TRACE] [--auxtrace-idx N]\n"
 			"       [--fragments N (with --cpu-wide)] [--mmap-name NAME]\n"
 			"       [--mmap-unterminated] [--mmap-pgoff N] [--aux-gap N (per-thread)]\n"
-			"       [--build-id-pad] [--comm NAME]\n"
+			"       [--build-id-pad] [--comm NAME] [--kmod ADDR (--elf is a module\n"
+			"       whose .text is at ADDR: a kernel MMAP, traced at EL1)]\n"
+			"       [--mmap-build-id (--mmap-name keeps the build-id)]\n"
 			"       perf_gen --out FILE --trace-file ETB.bin [--traceid ID] [--trcidr1 V]\n"
 			"                [--etmv3-regs ETMCR,ETMIDR,ETMCCER] [--trcconfigr V] [--raw]\n"
 			"                (--trace-file repeatable: one AUX record each,\n"
@@ -446,6 +511,7 @@ int main(int argc, char **argv)
 		{"mmap-name", 1, 0, 'P'}, {"mmap-unterminated", 0, 0, 'U'},
 		{"mmap-pgoff", 1, 0, 'O'}, {"aux-gap", 1, 0, 'A'},
 		{"build-id-pad", 0, 0, 'B'}, {"comm", 1, 0, 'K'}, {"trace-queue", 1, 0, 'W'},
+		{"kmod", 1, 0, 'k'},      {"mmap-build-id", 0, 0, 'b'},
 		{0, 0, 0, 0},
 	};
 	const char *elf = NULL, *out = NULL, *proto = "etmv4", *dump = NULL, *expect = NULL;
@@ -461,6 +527,8 @@ int main(int argc, char **argv)
 	uint64_t aux_gap = 0; /* per-thread: AUX offset bytes skipped before the second */
 	bool bid_pad = false; /* record the build-id as 20 bytes, zero-padded */
 	const char *comm = "prog"; /* the command COMM records */
+	uint64_t kmod = 0; /* --kmod ADDR: --elf is a kernel module whose .text is at ADDR */
+	bool mmap_bid = false; /* --mmap-name keeps the build-id in the MMAP2 */
 	struct wrap wr = {.traceid = 0x10, .idr1 = 0x4100f403};
 	struct cst_perf_writer_opts wo = {.sz = sizeof(wo), .hostname = "cstrace-test",
 					  .osrelease = "6.1.0", .arch = "aarch64",
@@ -506,6 +574,8 @@ int main(int argc, char **argv)
 		case 'A': aux_gap = strtoull(optarg, NULL, 0); break;
 		case 'B': bid_pad = true; break;
 		case 'K': comm = optarg; break;
+		case 'k': kmod = strtoull(optarg, NULL, 0); break;
+		case 'b': mmap_bid = true; break;
 		case 'V': wr.etmv3 = optarg; break;
 		case 'I':
 			if (wr.nimages < 16)
@@ -524,7 +594,7 @@ int main(int argc, char **argv)
 		perror(elf);
 		return 1;
 	}
-	load_prog(abspath, &p);
+	load_prog(abspath, &p, kmod);
 	if (bid_pad && p.build_id_size) /* as simpleperf and older perf record it */
 		p.build_id_size = 20;
 	v3 = !strcmp(proto, "etmv3") || !strcmp(proto, "ptm");
@@ -604,12 +674,35 @@ int main(int argc, char **argv)
 
 		cst_perf_writer_task(w, false, PID, 1, PID, 1, 0, &sid);
 		cst_perf_writer_comm(w, true, PID, PID, comm, &sid);
-		/* without the mapping, the code can only come from elsewhere (--kernel) */
-		if (mmap)
+		/* a module: the kernel's MMAP (pid -1), as perf and simpleperf write
+		 * it, named --mmap-name or by the file; no build-id of its own */
+		if (mmap && kmod) {
+			const char *name = mmap_name ? mmap_name : abspath;
+			size_t l = strlen(name) + 1, padded = (l + 7) & ~(size_t)7;
+			size_t size = 8 + 32 + padded + 16; /* + the sample_id: tid, id */
+			uint8_t r[8 + 32 + 4096 + 16] = {0};
+
+			if (padded > 4096)
+				return 1;
+			cst_put_le32(r, 1); /* PERF_RECORD_MMAP */
+			cst_put_le16(r + 4, CST_PERF_MISC_KERNEL);
+			cst_put_le16(r + 6, (uint16_t)size);
+			cst_put_le32(r + 8, UINT32_MAX);
+			cst_put_le32(r + 12, 0);
+			cst_put_le64(r + 16, p.load_vaddr);
+			cst_put_le64(r + 24, p.load_size);
+			cst_put_le64(r + 32, 0);
+			memcpy(r + 40, name, l);
+			cst_put_le32(r + 40 + padded, UINT32_MAX);
+			cst_put_le64(r + 48 + padded, 200);
+			if (cpu_wide || hw_id)
+				return 1; /* the trailer above has no CPU */
+			cst_perf_writer_raw(w, r, size);
+		} else if (mmap)
 			cst_perf_writer_mmap2(w, CST_PERF_MISC_USER, PID, PID, p.load_vaddr,
 					      p.load_size, set_pgoff ? pgoff : p.load_offset, 5, 2,
 					      p.build_id,
-					      mmap_name ? 0 : p.build_id_size,
+					      mmap_name && !mmap_bid ? 0 : p.build_id_size,
 					      mmap_name ? mmap_name : abspath, &sid);
 		if (mmap_unterminated) {
 			/* over the same range, a name filling the record to its end:
@@ -715,17 +808,22 @@ int main(int argc, char **argv)
 		cst_perf_writer_task(w, true, PID, PID, PID + 1, PID, 0, &sid2);
 		cst_perf_writer_task(w, true, PID, 1, PID, 1, 0, &sid);
 		if (p.build_id_size)
-			cst_perf_writer_add_build_id(w, -1, CST_PERF_MISC_USER, p.build_id,
-						     p.build_id_size, abspath);
+			cst_perf_writer_add_build_id(w, -1,
+						     kmod ? CST_PERF_MISC_KERNEL : CST_PERF_MISC_USER,
+						     p.build_id, p.build_id_size,
+						     kmod && mmap_name ? mmap_name : abspath);
 	}
 	if (expect) {
-		/* the instructions both fragments execute, as offsets from _start */
-		static const unsigned path[] = {0, 4, 8, 4, 8, 4, 8, 0xc, 0x14, 0x18, 0x10, 0x1c};
+		/* the instructions both fragments execute: mov; 3x (sub; cbnz); bl;
+		 * func's nop, ret; b end; end */
+		const uint64_t start = p.sym[0], loop = p.sym[1], func = p.sym[2];
+		const uint64_t path[] = {start,    loop,     loop + 4, loop,     loop + 4, loop,
+					 loop + 4, loop + 8, func,     func + 4, p.after_bl, p.sym[3]};
 		FILE *ef = fopen(expect, "w");
 
 		for (int frag = 0; ef && frag < 2; frag++)
 			for (size_t i = 0; i < sizeof(path) / sizeof(path[0]); i++)
-				fprintf(ef, "%" PRIx64 "\n", p.sym[0] + path[i]);
+				fprintf(ef, "%" PRIx64 "\n", path[i]);
 		if (ef)
 			fclose(ef);
 	}

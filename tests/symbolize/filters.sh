@@ -90,12 +90,14 @@ check "raw dump + --elf FILE@zz: says what was expected" grep -q "expected FILE\
 # full profile's ranges and addresses that lie in fib (nm's bounds) and its
 # branches that leave fib, nothing else; coverage lists fib alone
 fib=$(aarch64-linux-gnu-nm -S "$bin" 2>/dev/null | awk '$4 == "fib" {print $1, $2}')
-if [ -n "$fib" ]; then
+# AutoFDO text's addresses are offsets from the first loadable segment
+base=$(aarch64-linux-gnu-readelf -lW "$bin" 2>/dev/null | awk '$1 == "LOAD" {print $3; exit}')
+if [ -n "$fib" ] && [ -n "$base" ]; then
   check "autofdo: whole" quiet "$CSTRACE" report --format=autofdo -o "$TMP/all.afdo" "${o[@]}"
   check "autofdo --symbols fib" quiet "$CSTRACE" report --format=autofdo --symbols fib \
     -o "$TMP/fib.afdo" "${o[@]}"
   check "autofdo --symbols fib: fib's part of the whole profile, exactly" python3 - \
-    "$TMP/all.afdo" "$TMP/fib.afdo" $fib <<'PY'
+    "$TMP/all.afdo" "$TMP/fib.afdo" $fib $base <<'PY'
 import sys
 def sections(path):
     lines = [l.strip() for l in open(path) if l.strip() and not l.startswith("//")]
@@ -104,7 +106,7 @@ def sections(path):
         n = int(lines[i]); out.append(lines[i + 1:i + 1 + n]); i += 1 + n
     return out
 whole, part = sections(sys.argv[1]), sections(sys.argv[2])
-lo = int(sys.argv[3], 16); hi = lo + int(sys.argv[4], 16)
+lo = int(sys.argv[3], 16) - int(sys.argv[5], 16); hi = lo + int(sys.argv[4], 16)
 inside = lambda a: lo <= int(a, 16) < hi
 want = [[l for l in whole[0] if all(inside(x) for x in l.split(":")[0].split("-"))],
         [l for l in whole[1] if inside(l.split(":")[0])],

@@ -113,6 +113,23 @@ check "lcov branches: counts summed, '-' only where nothing ran" test \
 check "lcov branches: merge with itself" quiet "$CSTRACE" merge -o "$TMP/m11.info" "$TMP/m1.info" "$TMP/m1.info"
 check "lcov branches: never-run stays '-'" grep -q '^BRDA:3,0,0,-$' "$TMP/m11.info"
 
+# AutoFDO text as simpleperf writes several binaries (a first line asking to split
+# the file), one binary's build-id written short (8 bytes) in one and zero-padded
+# in the other: one binary, counts summed; binaries by path, the first line kept
+printf '%s\n' '// Please split this file. AutoFDO only accepts profile for one binary.' \
+  1 10-14:2 0 1 14-\>0:2 '// build_id: 0x0123456789ABCDEF' '// /vendor/lib/modules/x.ko' '' \
+  1 0-4:1 0 0 '// build_id: 0xaa00000000000000000000000000000000000000' '// /bin/a' '' >"$TMP/s1.afdo"
+printf '%s\n' 1 10-14:3 0 0 '// build_id: 0x0123456789abcdef000000000000000000000000' \
+  '// /vendor/lib/modules/x.ko' '' >"$TMP/s2.afdo"
+printf '%s\n' '// Please split this file. AutoFDO only accepts profile for one binary.' \
+  1 0-4:1 0 0 '// build_id: 0xaa00000000000000000000000000000000000000' '// /bin/a' '' \
+  1 10-14:5 0 1 14-\>0:2 '// build_id: 0x0123456789abcdef000000000000000000000000' \
+  '// /vendor/lib/modules/x.ko' '' >"$TMP/s12.want"
+check "autofdo: simpleperf's split line and short build-ids: merge" quiet \
+  "$CSTRACE" merge -o "$TMP/s12.afdo" "$TMP/s1.afdo" "$TMP/s2.afdo"
+check "autofdo: ... one binary of the two ids, by path, as simpleperf writes them" \
+  cmp -s "$TMP/s12.want" "$TMP/s12.afdo"
+
 # bad input: one line naming file and line, exit 1, no output file
 printf 'main;f 3\nmain;g x\n' >"$TMP/bad.folded"
 "$CSTRACE" merge -o "$TMP/out.folded" "$TMP/all.folded" "$TMP/bad.folded" 2>"$TMP/err" >/dev/null

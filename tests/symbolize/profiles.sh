@@ -24,7 +24,7 @@ profile() { # name arch triplet core program
     -o "$TMP/$name.prof" --elf "$bin" "$TMP/$name.snap"
   check "$name: ranges and branches equal QEMU's" python3 "$here/autofdo_vs_qemu.py" \
     --readelf $t-readelf --objdump $t-objdump --binary "$bin" --truth "$TMP/$name.truth" \
-    --autofdo "$TMP/$name.afdo" --profgen "$TMP/$name.prof"
+    --autofdo "$TMP/$name.afdo" --profgen "$TMP/$name.prof" $([ $arch = arm ] && echo --per-insn)
 }
 
 A64=(aarch64 aarch64-linux-gnu cortex-a53)

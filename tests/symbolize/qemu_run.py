@@ -96,6 +96,48 @@ def profile_counts(disasm, threads, inside):
     return ranges, branches
 
 
+DIRECT = re.compile(r"^(b|bl|cbz|cbnz|tbz|tbnz|b\.\w+)$")
+
+
+def simpleperf_counts(disasm, threads, inside, per_insn=False):
+    """QEMU's run cut as simpleperf's inject counts ETM trace for AutoFDO
+    (ETMDecoder's InstrRangeParser, cmd_inject's AddInstrRange): one range per
+    range the decoder gives, never joined: OpenCSD's ETMv4 decoder ends one at
+    every waypoint (a branch, taken or not; an ISB, SVC, ERET) and wherever
+    execution jumps without one (an exception); its ETMv3 decoder after every
+    instruction (@per_insn). A range counts once for (first, last) when @inside
+    its first; when it ends in a branch that was taken, the branch counts for
+    (branch, target) where the target is a fixed place (a direct branch: where it
+    went), else (a return, an indirect call) 0."""
+    insn, to_self = {}, self_branches(disasm)
+    for a, (size, m, ops) in disasm.items():
+        writes_pc = bool(re.match(r"(pop|ldm)", m) and "pc" in ops) or \
+            bool(re.match(r"(ldr|mov|add|sub)", m) and ops.strip().startswith("pc,"))
+        cond_b = re.fullmatch(r"(b|bl|blx|bx)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)", m)
+        way = bool(WAYPOINT.match(m)) or writes_pc or bool(cond_b)
+        branch = way and m not in ("isb", "svc", "eret")
+        # A32/T32 direct branches name their target (b, bl, blx label, cbz)
+        direct = bool(DIRECT.match(m)) or (bool(re.match(r"(b|bl|blx|cbz|cbnz)", m)) and
+                                           bool(re.match(r"\s*(\w+,\s*)?[0-9a-f]+\b", ops)))
+        insn[a] = (size, way, branch, m in UNCOND, direct)
+    ranges, branches = collections.Counter(), collections.Counter()
+    for addrs in threads:
+        start = addrs[0] if addrs else None
+        for k, a in enumerate(addrs):
+            size, way, branch, uncond, direct = insn.get(a, (4, False, False, False, False))
+            b = addrs[k + 1] if k + 1 < len(addrs) else None
+            taken = b is not None and branch and (b != a + size or uncond) and \
+                (b != a or a in to_self)
+            if b is not None and not way and not per_insn and b == a + size:
+                continue  # the range goes on
+            if inside(start):
+                ranges[(start, a)] += 1
+                if taken:
+                    branches[(a, b if direct else 0)] += 1
+            start = b
+    return ranges, branches
+
+
 class Failures:
     """Count failures, print the first few (CALLS_VS_QEMU_SHOW raises the limit)."""
 
