@@ -158,6 +158,11 @@ struct cst_export {
 	struct exp_map code;       /* conditional-branch answers, by (pid, address) */
 	struct cst_export_stats st;
 	bool finished;
+	/* the last sample's thread and comm, until a sideband record changes them */
+	struct exp_thread *last_thread;
+	const struct exp_comm *last_comm;
+	int32_t last_pid, last_tid;
+	uint64_t sb_gen, last_gen;
 };
 
 int exp_emit(struct cst_export *e, const struct cst_export_row *row);

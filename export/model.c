@@ -146,11 +146,23 @@ int exp_sample(struct cst_export *e, const struct exp_sample_in *in)
 	}
 	if ((err = machine_export(e)))
 		return err;
-	t = exp_thread_findnew(e, in->pid, in->tid);
-	if (!t)
-		return -cste_nomem;
-	if ((err = exp_threads_export(e, t, &comm)))
-		return err;
+	if (e->last_thread && e->last_pid == in->pid && e->last_tid == in->tid &&
+	    e->last_gen == e->sb_gen) {
+		/* nothing to write: it was all written for the sample before */
+		t = e->last_thread;
+		comm = e->last_comm;
+	} else {
+		t = exp_thread_findnew(e, in->pid, in->tid);
+		if (!t)
+			return -cste_nomem;
+		if ((err = exp_threads_export(e, t, &comm)))
+			return err;
+		e->last_thread = t;
+		e->last_comm = comm;
+		e->last_pid = in->pid;
+		e->last_tid = in->tid;
+		e->last_gen = e->sb_gen;
+	}
 	s->id = e->next[cst_export_samples]++;
 	s->evsel_id = *evsel;
 	s->machine_id = e->machine_id;
@@ -213,6 +225,8 @@ int cst_export_sideband(void *ctx, const struct cst_sideband *sb)
 
 	if (!e || !sb)
 		return -cste_invalid;
+	if (sb->type == cst_sb_comm || sb->type == cst_sb_fork)
+		e->sb_gen++; /* threads or names change */
 	switch (sb->type) {
 	case cst_sb_comm:
 		if (!sb->filename)

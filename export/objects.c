@@ -266,7 +266,7 @@ int exp_loc_find(struct cst_export *e, const struct cst_sym_piece *pc, uint64_t 
 	memset(l, 0, sizeof(*l));
 	l->map_addr = addr;
 	/* no mapping: perf has no binary and no symbol there */
-	if (!sl->dso || !strcmp(sl->dso, "[unknown]"))
+	if (!sl->dso || (sl->dso[0] == '[' && !strcmp(sl->dso, "[unknown]")))
 		return 0;
 	d = dso_get(e, sl->dso, &err);
 	if (!d)

@@ -21,13 +21,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BATCH 16
+#define BATCH 32
 
 struct sq_table {
 	sqlite3_stmt *one, *many; /* many: BATCH rows (integer tables only) */
 	int ncols;
 	int nbuf;
 	int64_t *buf;             /* BATCH rows of ncols */
+	int64_t *bound;           /* what each parameter of @many holds: SQLite keeps
+				     bindings across executions, so only changes are bound */
+	bool any_bound;
+	/* rows that come in id order let SQLite give the id (NULL binds: no
+	 * uniqueness search per row); @last is the last id written */
+	bool in_order;
+	int64_t last;
 };
 
 struct sq {
@@ -125,14 +132,43 @@ static int sq_row(void *ctx, const struct cst_export_row *row)
 	tb = &q->t[row->table];
 	n = exp_row_values(row, q->all, v);
 	if (batched(row->table)) {
-		int64_t *b = tb->buf + (size_t)tb->nbuf * tb->ncols;
+		int64_t *b;
 
+		if (v[0].i == 0 && !tb->nbuf) {
+			/* perf's row 0 of a new database: written as it is */
+			for (int c = 0; c < n; c++)
+				sqlite3_bind_int64(tb->one, c + 1, v[c].i);
+			tb->last = 0;
+			return step(q, tb->one);
+		}
+		if (tb->in_order && v[0].i != tb->last + 1) {
+			/* out of order: what is buffered goes with its ids, and so does
+			 * all that follows */
+			int err = flush_table(q, tb);
+
+			if (err)
+				return err;
+			tb->in_order = false;
+			tb->any_bound = false;
+		}
+		tb->last = v[0].i;
+		b = tb->buf + (size_t)tb->nbuf * tb->ncols;
 		for (int c = 0; c < n; c++)
 			b[c] = v[c].i;
 		if (++tb->nbuf < BATCH)
 			return 0;
-		for (int i = 0; i < BATCH * tb->ncols; i++)
+		for (int i = 0; i < BATCH * tb->ncols; i++) {
+			if (tb->any_bound && tb->bound[i] == tb->buf[i])
+				continue;
+			tb->bound[i] = tb->buf[i];
+			if (tb->in_order && i % tb->ncols == 0) {
+				if (!tb->any_bound)
+					sqlite3_bind_null(tb->many, i + 1); /* the next rowid */
+				continue;
+			}
 			sqlite3_bind_int64(tb->many, i + 1, tb->buf[i]);
+		}
+		tb->any_bound = true;
 		tb->nbuf = 0;
 		return step(q, tb->many);
 	}
@@ -161,6 +197,7 @@ static void finalize_all(struct sq *q)
 		sqlite3_finalize(q->t[t].one);
 		sqlite3_finalize(q->t[t].many);
 		free(q->t[t].buf);
+		free(q->t[t].bound);
 		memset(&q->t[t], 0, sizeof(q->t[t]));
 	}
 }
@@ -424,7 +461,12 @@ int cst_export_sqlite_open(struct cst_export_writer **out, const char *path,
 		err = prepare(q, t, 1, &q->t[t].one);
 		if (!err && batched(t)) {
 			q->t[t].buf = malloc(sizeof(int64_t) * BATCH * (size_t)q->t[t].ncols);
-			err = q->t[t].buf ? prepare(q, t, BATCH, &q->t[t].many) : -cste_nomem;
+			q->t[t].bound = malloc(sizeof(int64_t) * BATCH * (size_t)q->t[t].ncols);
+			err = q->t[t].buf && q->t[t].bound ? prepare(q, t, BATCH, &q->t[t].many)
+							   : -cste_nomem;
+			/* the first row's id is the next free one, or 0 in a new database */
+			q->t[t].in_order = true;
+			q->t[t].last = q->next[t] - 1;
 		}
 	}
 	if (!err && (err = cst_export_writer_alloc(out, &ops, q)) == 0)
