@@ -206,6 +206,9 @@ int cmd_export(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* perf's instruction samples take the flags of the decoder's range before:
+	 * ranges stay as the decoder cut them */
+	cli.decoder_ranges = args.insn;
 	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;
 	/* the trace opened: now the database */

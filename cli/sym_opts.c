@@ -256,7 +256,8 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 	cli_note_skippable();
 	cli_note_threaded(c->topts.session.threads > 1);
 	c->topts.session.pipe = true;
-	c->topts.session.merge_ranges = true; /* symbolizing needs no range cut short */
+	/* symbolizing needs no range cut short */
+	c->topts.session.merge_ranges = !c->decoder_ranges;
 	err = cli_session_open(session, path, &c->topts.session);
 	if (err < 0)
 		return err;

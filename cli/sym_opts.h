@@ -32,6 +32,8 @@ struct symcli {
 	size_t kept_cap;
 	struct cst_elem kept_elem;
 	uint64_t last_ts[128]; /* latest timestamp per trace ID: ranges carry none */
+	bool decoder_ranges;   /* each range as the decoder cut it (no merge_ranges):
+				  for views that follow perf's packets one by one */
 };
 #define SYMCLI_LONG                                                                     \
 	{"elf", required_argument, NULL, 0x2000},                                        \

@@ -107,12 +107,14 @@ static uint32_t range_flags(struct cst_export *e, int32_t pid, const struct cst_
 	return 0; /* ERET, ISB and the rest: no flags of their own */
 }
 
-static enum cst_protocol protocol_of(const struct cst_export *e, const struct cst_elem *x)
+/* The trace unit's protocol; without a description, A64 code means ETMv4. */
+static enum cst_protocol protocol_of(const struct cst_export *e, const struct cst_elem *x,
+				     enum cst_isa isa)
 {
 	const struct cst_source_cfg *src =
 		e->opts.trace && x->source >= 0 ? cst_trace_source(e->opts.trace, x->source) : NULL;
 
-	return src ? src->protocol : x->isa == cst_isa_a64 ? cst_proto_etmv4i : cst_proto_etmv3;
+	return src ? src->protocol : isa == cst_isa_a64 ? cst_proto_etmv4i : cst_proto_etmv3;
 }
 
 /* perf's kind of an exception (system call, asynchronous, synchronous) by the
@@ -120,7 +122,7 @@ static enum cst_protocol protocol_of(const struct cst_export *e, const struct cs
 static uint32_t exception_flags(struct cst_export *e, const struct cst_elem *x,
 				const struct exp_queue *q)
 {
-	enum cst_protocol p = protocol_of(e, x);
+	enum cst_protocol p = protocol_of(e, x, q->isa);
 	uint32_t n = x->exception_number;
 	int code = q->kind == exp_prev_range && n == v4_call ? svc_before(e, q->pid, q->isa, q->end) : 0;
 	/* code the symbolizer cannot read (a perf.data mapping of a file that is no

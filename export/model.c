@@ -91,10 +91,15 @@ int cst_export_alloc(struct cst_export **out, struct cst_export_writer *w,
 	}
 	memcpy(e->next, start.next_id, sizeof(e->next));
 	e->fresh = start.fresh;
-	cst_export_event_name("branches", e->opts.attr_flags, e->branches_name,
-			      sizeof(e->branches_name));
-	cst_export_event_name("instructions", e->opts.attr_flags, e->insns_name,
-			      sizeof(e->insns_name));
+	if (e->opts.attr_flags) {
+		cst_export_event_name("branches", e->opts.attr_flags, e->branches_name,
+				      sizeof(e->branches_name));
+		cst_export_event_name("instructions", e->opts.attr_flags, e->insns_name,
+				      sizeof(e->insns_name));
+	} else { /* no recorded event (a snapshot): no modifiers to tell */
+		strcpy(e->branches_name, "branches");
+		strcpy(e->insns_name, "instructions");
+	}
 	if (e->fresh && (err = zero_rows(e))) {
 		free(e);
 		return err;
