@@ -43,6 +43,7 @@ struct sq {
 	char *path, *tmp;         /* tmp: the new database until the commit */
 	enum cst_export_existing existing;
 	bool fresh, all, calls, began, done;
+	bool shaped;              /* perf's indexes and has_calls are there already */
 	int64_t first_call;       /* appending: the first calls row of this capture */
 	int64_t next[cst_export_ntables];
 	struct sq_table t[cst_export_ntables];
@@ -187,7 +188,7 @@ static int sq_start(void *ctx, struct cst_export_start *start)
 
 	memcpy(start->next_id, q->next, sizeof(q->next));
 	start->fresh = q->fresh;
-	q->first_call = q->next[cst_export_calls];
+	q->first_call = q->fresh ? 0 : q->next[cst_export_calls];
 	return 0;
 }
 
@@ -204,7 +205,7 @@ static void finalize_all(struct sq *q)
 
 /* Make the file durable, then give it its name: link (never over a database that
  * appeared meanwhile) or, replacing, rename. */
-static int place(struct sq *q)
+static int place(struct sq *q, bool exists_ok)
 {
 	int fd = open(q->tmp, O_RDONLY | O_CLOEXEC), err = 0;
 	char *dir;
@@ -217,8 +218,10 @@ static int place(struct sq *q)
 		err = rename(q->tmp, q->path);
 	else if (!err) {
 		err = link(q->tmp, q->path);
-		if (!err)
+		if (!err || (exists_ok && errno == EEXIST)) {
+			err = 0;
 			unlink(q->tmp);
+		}
 	}
 	if (err) {
 		cst_logf(&q->log, cst_log_error, "%s: %s", q->path,
@@ -236,6 +239,18 @@ static int place(struct sq *q)
 	return 0;
 }
 
+/* perf's last steps: its indexes, and the comms' has_calls column */
+static int shape(struct sq *q)
+{
+	int err = exec(q, "CREATE INDEX pcpid_idx ON calls (parent_call_path_id)");
+
+	if (!err)
+		err = exec(q, "CREATE INDEX pid_idx ON calls (parent_id)");
+	if (!err)
+		err = exec(q, "ALTER TABLE comms ADD has_calls boolean");
+	return err;
+}
+
 static int sq_commit(void *ctx)
 {
 	struct sq *q = ctx;
@@ -246,16 +261,11 @@ static int sq_commit(void *ctx)
 		if (q->t[t].nbuf)
 			err = flush_table(q, &q->t[t]);
 	finalize_all(q);
+	if (!err && q->calls && !q->shaped)
+		err = shape(q);
 	if (!err && q->calls && q->fresh) {
-		/* perf's last steps */
-		err = exec(q, "CREATE INDEX pcpid_idx ON calls (parent_call_path_id)");
-		if (!err)
-			err = exec(q, "CREATE INDEX pid_idx ON calls (parent_id)");
-		if (!err)
-			err = exec(q, "ALTER TABLE comms ADD has_calls boolean");
-		if (!err)
-			err = exec(q, "UPDATE comms SET has_calls = 1 WHERE comms.id IN "
-				      "(SELECT DISTINCT comm_id FROM calls)");
+		err = exec(q, "UPDATE comms SET has_calls = 1 WHERE comms.id IN "
+			      "(SELECT DISTINCT comm_id FROM calls)");
 	} else if (!err && q->calls) {
 		snprintf(sql, sizeof(sql),
 			 "UPDATE comms SET has_calls = 1 WHERE comms.id IN "
@@ -271,7 +281,7 @@ static int sq_commit(void *ctx)
 	if (sqlite3_close(q->db) != SQLITE_OK)
 		return fail(q, "close");
 	q->db = NULL;
-	if (q->tmp && (err = place(q)))
+	if (q->tmp && (err = place(q, false)))
 		return err;
 	q->done = true;
 	return 0;
@@ -330,6 +340,50 @@ static int create_schema(struct sq *q)
 	return 0;
 }
 
+static int new_tmp(struct sq *q)
+{
+	int fd;
+
+	if (asprintf(&q->tmp, "%s.tmp.XXXXXX", q->path) < 0) {
+		q->tmp = NULL;
+		return -cste_nomem;
+	}
+	if ((fd = mkstemp(q->tmp)) < 0) { /* 0600 */
+		cst_logf(&q->log, cst_log_error, "%s: cannot create: %s", q->path, strerror(errno));
+		free(q->tmp);
+		q->tmp = NULL;
+		return -cste_io;
+	}
+	close(fd);
+	if (sqlite3_open_v2(q->tmp, &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK)
+		return fail(q, "cannot create");
+	return 0;
+}
+
+/* --append to a file not there yet: an empty database of perf's final shape
+ * appears first (or the one a concurrent export made meanwhile is taken), and
+ * the capture goes into it as into any other. */
+static int create_empty(struct sq *q)
+{
+	int err = new_tmp(q);
+
+	if (!err)
+		err = create_schema(q);
+	if (!err && q->calls)
+		err = shape(q);
+	if (!err)
+		err = exec(q, "COMMIT");
+	q->began = false;
+	if (!err && sqlite3_close(q->db) != SQLITE_OK)
+		err = fail(q, "close");
+	else if (!err)
+		q->db = NULL;
+	if (!err)
+		err = place(q, true);
+	return err;
+}
+
 static int64_t one_int(struct sq *q, const char *sql, bool *ok)
 {
 	sqlite3_stmt *st = NULL;
@@ -377,6 +431,9 @@ static int open_existing(struct sq *q, bool no_calls)
 		return -cste_format;
 	}
 	q->all = cols == 25;
+	q->shaped = true;
+	/* an empty one (made for --append, below) gets perf's zero rows */
+	q->fresh = one_int(q, "SELECT count(*) FROM machines", &ok) == 0 && ok;
 	if (one_int(q, "SELECT count(*) FROM sqlite_master WHERE name = 'cstrace_captures'", &ok) == 0 &&
 	    exec(q, exp_sqlite_tables[cst_export_captures]))
 		return -cste_io;
@@ -403,7 +460,7 @@ int cst_export_sqlite_open(struct cst_export_writer **out, const char *path,
 	struct sq *q;
 	struct stat st;
 	bool exists;
-	int err, fd;
+	int err;
 
 	if (!out || !path || !*path || cst_opts_load(&o, sizeof(o), opts, "cst_export_sqlite_opts", NULL))
 		return -cste_invalid;
@@ -429,6 +486,10 @@ int cst_export_sqlite_open(struct cst_export_writer **out, const char *path,
 	/* SQLite's memory statistics cost a global lock per allocation; this takes
 	 * effect only before SQLite is first used in the process */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	if (!err && !exists && o.existing == cst_export_append) {
+		err = create_empty(q);
+		exists = !err;
+	}
 	if (!err && exists && o.existing == cst_export_append) {
 		if (sqlite3_open_v2(path, &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
 		    SQLITE_OK)
@@ -437,22 +498,9 @@ int cst_export_sqlite_open(struct cst_export_writer **out, const char *path,
 			err = open_existing(q, o.no_calls);
 	} else if (!err) {
 		q->fresh = true;
-		if (asprintf(&q->tmp, "%s.tmp.XXXXXX", path) < 0) {
-			q->tmp = NULL;
-			err = -cste_nomem;
-		} else if ((fd = mkstemp(q->tmp)) < 0) { /* 0600 */
-			cst_logf(&q->log, cst_log_error, "%s: cannot create: %s", path, strerror(errno));
-			free(q->tmp);
-			q->tmp = NULL;
-			err = -cste_io;
-		} else {
-			close(fd);
-			if (sqlite3_open_v2(q->tmp, &q->db,
-					    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
-				err = fail(q, "cannot create");
-			else
-				err = create_schema(q);
-		}
+		err = new_tmp(q);
+		if (!err)
+			err = create_schema(q);
 	}
 	for (int t = 0; !err && t < cst_export_ntables; t++) {
 		if (!q->calls && (t == cst_export_calls || t == cst_export_call_paths))

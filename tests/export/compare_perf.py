@@ -59,6 +59,11 @@ def main():
     err = errors.append
 
     # --- the fixed tables, row for row (in any order: by content, ids left out)
+    def has_calls(db):
+        return db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'calls'").fetchone()[0]
+    calls_on = has_calls(perf) and has_calls(cst)
+    hc = ", has_calls" if calls_on else ""
+    hc2 = ", c.has_calls" if calls_on else ""
     for t, cols, q in (
             ("branch_types", "id, name", "SELECT id, name FROM branch_types"),
             ("selected_events", "id, name", "SELECT name FROM selected_events"),
@@ -66,8 +71,8 @@ def main():
             ("threads", "id, machine_id, process_id, pid, tid",
              "SELECT t.pid, t.tid, m.pid, m.tid FROM threads t LEFT JOIN threads m "
              "ON m.id = t.process_id"),
-            ("comms", "id, comm, c_thread_id, c_time, exec_flag, has_calls",
-             "SELECT c.comm, t.pid, t.tid, c.c_time, c.exec_flag, c.has_calls FROM comms c "
+            ("comms", "id, comm, c_thread_id, c_time, exec_flag" + hc,
+             "SELECT c.comm, t.pid, t.tid, c.c_time, c.exec_flag" + hc2 + " FROM comms c "
              "JOIN threads t ON t.id = c.c_thread_id"),
             ("comm_threads", "id, comm_id, thread_id",
              "SELECT c.comm, u.tid, t.pid, t.tid FROM comm_threads x JOIN comms c ON "
@@ -262,8 +267,14 @@ def main():
                for db in (perf, cst)}
     comms = {db: {r[0]: r[1] for r in db.execute("SELECT id, comm FROM comms")}
              for db in (perf, cst)}
-    pc, pused, pleft = calls(perf, ps, psamp)
-    cc, cused, cleft = calls(cst, cs, csamp)
+    if has_calls(perf) != has_calls(cst):
+        err("one database has calls, the other none")
+    if has_calls(perf) and has_calls(cst):
+        pc, pused, pleft = calls(perf, ps, psamp)
+        cc, cused, cleft = calls(cst, cs, csamp)
+    else:
+        pc = cc = collections.Counter()
+        pused, cused, pleft, cleft = set(), set(), 0, 0
     if pused != cused:
         err(f"call paths: {len(pused - cused)} perf only {[p[-5:] for p in sorted(pused - cused)[:3]]}, "
             f"{len(cused - pused)} cstrace only {[p[-5:] for p in sorted(cused - pused)[:3]]}")
@@ -273,7 +284,8 @@ def main():
         err(f"calls: {sum((pc - cc).values())} perf only {short(pc - cc)}, "
             f"{sum((cc - pc).values())} cstrace only {short(cc - pc)}")
     pok = pused
-    if perf.execute("SELECT count(*) FROM calls WHERE insn_count > 0").fetchone()[0]:
+    if has_calls(perf) and perf.execute(
+            "SELECT count(*) FROM calls WHERE insn_count > 0").fetchone()[0]:
         err("perf's calls count instructions")
     summary = (f"{len(a)} samples equal ({ndisputed} with an end in disputed code); "
                f"{sum(pc.values())} calls equal ({pleft} perf, {cleft} cstrace left out); "

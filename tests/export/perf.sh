@@ -64,6 +64,16 @@ check "cstrace export --all-columns" quiet "$CSTRACE" export --all-columns -o al
 check "... the schema is perf's" cmp -s <(schema all.perf.db) <(schema all.cst.db)
 check "... the same tables as perf's" python3 "$here/compare_perf.py" all.perf.db all.cst.db
 
+# without calls: perf's "branches" export without "calls"
+HOME=$TMP perf script -i aarch64-recurse.data --itrace=bep -s "$script" nocalls.perf.db branches \
+  >/dev/null 2>&1
+check "--no-calls: perf's export without calls" test -s nocalls.perf.db
+check "--no-calls: cstrace export --no-calls" quiet "$CSTRACE" export --no-calls -o nocalls.cst.db \
+  aarch64-recurse.data
+check "--no-calls: the schema is perf's" cmp -s <(schema nocalls.perf.db) <(schema nocalls.cst.db)
+check "--no-calls: the same tables as perf's" python3 "$here/compare_perf.py" nocalls.perf.db \
+  nocalls.cst.db
+
 # instruction samples (perf's --itrace=i1i): A64, and ETMv3 ranges of one
 # instruction each, whose flags are those of the range before each
 for n in aarch64-recurse arm-interwork; do
