@@ -17,7 +17,7 @@
 #include <libpq-fe.h>
 
 /* pg_advisory_xact_lock's key for cstrace exports ("CSTRACE" in ASCII) */
-#define LOCK_KEY "0x43535452414345"
+#define LOCK_KEY "18950445061980997"
 #define SPOOL 65536
 
 struct pg_table {
@@ -41,12 +41,23 @@ struct pg {
 
 static int pg_fail(struct pg *p, const char *what, PGresult *res)
 {
-	const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(p->conn);
-	size_t len = strlen(msg);
+	const char *msg = res ? PQresultErrorMessage(res) : p->conn ? PQerrorMessage(p->conn) : "";
+	char line[1024];
+	size_t n = 0;
 
-	while (len && msg[len - 1] == '\n')
-		len--;
-	cst_logf(&p->log, cst_log_error, "postgres: %s: %.*s", what, (int)len, msg);
+	/* libpq's messages run over lines (a hint, a line number): one line here */
+	for (const char *c = msg; *c && n + 3 < sizeof(line); c++) {
+		if (*c == '\n' || *c == '\t') {
+			if (n && line[n - 1] != ' ' && c[1])
+				line[n++] = ' ';
+			continue;
+		}
+		line[n++] = *c;
+	}
+	while (n && line[n - 1] == ' ')
+		n--;
+	line[n] = '\0';
+	cst_logf(&p->log, cst_log_error, "postgres: %s: %s", what, line);
 	if (res)
 		PQclear(res);
 	return -cste_io;
