@@ -140,6 +140,8 @@ int exp_sample(struct cst_export *e, const struct exp_sample_in *in)
 	struct exp_thread *t;
 	int err = 0;
 
+	if (!*evsel && !e->fresh && e->w->ops.find_event)
+		*evsel = e->w->ops.find_event(e->w->ctx, in->insns ? "instructions" : "branches");
 	if (!*evsel) {
 		struct cst_export_row ev = {.table = cst_export_selected_events};
 

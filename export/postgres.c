@@ -192,6 +192,22 @@ static int pg_start(void *ctx, struct cst_export_start *start)
 	return 0;
 }
 
+static int64_t pg_find_event(void *ctx, const char *base)
+{
+	struct pg *p = ctx;
+	const char *params[1] = {base};
+	PGresult *res = PQexecParams(p->conn,
+				     "SELECT id FROM selected_events WHERE id > 0 AND (name = $1 OR "
+				     "substr(name, 1, length($1) + 1) = $1 || ':') ORDER BY id LIMIT 1",
+				     1, NULL, params, NULL, NULL, 0);
+	int64_t id = 0;
+
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
+		id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	return id;
+}
+
 /* COPY one table's rows in from its temporary file. */
 static int copy_table(struct pg *p, enum cst_export_table tt, uint64_t *done, uint64_t total)
 {
@@ -394,7 +410,8 @@ int cst_export_postgres_open(struct cst_export_writer **out, const char *conninf
 			     const struct cst_export_postgres_opts *opts)
 {
 	static const struct cst_export_writer_ops ops = {
-		.sz = sizeof(ops), .start = pg_start, .row = pg_row, .commit = pg_commit, .free = pg_free};
+		.sz = sizeof(ops), .start = pg_start, .row = pg_row, .commit = pg_commit, .free = pg_free,
+		.find_event = pg_find_event};
 	CST_OPTS(cst_export_postgres_opts, o);
 	struct pg *p;
 	int err = 0;

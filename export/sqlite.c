@@ -304,6 +304,23 @@ static void sq_free(void *ctx)
 	free(q);
 }
 
+static int64_t sq_find_event(void *ctx, const char *base)
+{
+	struct sq *q = ctx;
+	sqlite3_stmt *st = NULL;
+	int64_t id = 0;
+
+	if (sqlite3_prepare_v2(q->db,
+			       "SELECT id FROM selected_events WHERE id > 0 AND (name = ?1 OR "
+			       "substr(name, 1, length(?1) + 1) = ?1 || ':') ORDER BY id LIMIT 1",
+			       -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_bind_text(st, 1, base, -1, SQLITE_STATIC) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
 static const char *sq_tmpname(void *ctx)
 {
 	return ((struct sq *)ctx)->tmp;
@@ -455,7 +472,8 @@ int cst_export_sqlite_open(struct cst_export_writer **out, const char *path,
 			   const struct cst_export_sqlite_opts *opts)
 {
 	static const struct cst_export_writer_ops ops = {
-		.sz = sizeof(ops), .start = sq_start, .row = sq_row, .commit = sq_commit, .free = sq_free};
+		.sz = sizeof(ops), .start = sq_start, .row = sq_row, .commit = sq_commit, .free = sq_free,
+		.find_event = sq_find_event};
 	CST_OPTS(cst_export_sqlite_opts, o);
 	struct sq *q;
 	struct stat st;

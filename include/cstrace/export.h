@@ -202,6 +202,11 @@ struct cst_export_writer_ops {
 	int (*commit)(void *ctx);
 	/** Release; without a commit, leave the database as it was. */
 	void (*free)(void *ctx);
+	/** Optional: the id of an event in the database (not a new one) whose name
+	 *  is @base ("branches") up to its first ':', else 0. A database keeps one
+	 *  such row for all its captures: perf's exported-sql-viewer.py fails to
+	 *  start with two "branches" events. */
+	int64_t (*find_event)(void *ctx, const char *base);
 };
 
 struct cst_export_writer;
