@@ -46,6 +46,7 @@ win.NewCallGraph()
 sub = win.mdi_area.subWindowList()[-1]
 sub.showMaximized()
 view, model = sub.view, sub.model
+view.setColumnWidth(0, 420)  # room for the names of a deep stack
 
 seen, rows = set(), []
 
