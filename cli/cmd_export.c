@@ -191,8 +191,7 @@ int cmd_export(int argc, char **argv)
 		goto out_usage;
 	}
 	if (args.postgres && !cst_export_have_postgres()) {
-		cli_error("export: --postgres: this cstrace was built without libpq (install "
-			  "libpq-dev and build again)");
+		cli_error("export: --postgres: libpq cannot be loaded (install libpq5)");
 		goto out;
 	}
 	if (!args.postgres) {

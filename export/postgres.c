@@ -13,9 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef CSTRACE_HAVE_LIBPQ
-#include <libpq-fe.h>
-
 /* pg_advisory_xact_lock's key for cstrace exports ("CSTRACE" in ASCII) */
 #define LOCK_KEY "18950445061980997"
 #define SPOOL 65536
@@ -28,6 +25,7 @@ struct pg_table {
 };
 
 struct pg {
+	struct exp_pq pq;
 	PGconn *conn;
 	struct cst_log log;
 	bool fresh, all, calls, began;
@@ -41,7 +39,7 @@ struct pg {
 
 static int pg_fail(struct pg *p, const char *what, PGresult *res)
 {
-	const char *msg = res ? PQresultErrorMessage(res) : p->conn ? PQerrorMessage(p->conn) : "";
+	const char *msg = res ? p->pq.result_error_message(res) : p->conn ? p->pq.error_message(p->conn) : "";
 	char line[1024];
 	size_t n = 0;
 
@@ -59,14 +57,14 @@ static int pg_fail(struct pg *p, const char *what, PGresult *res)
 	line[n] = '\0';
 	cst_logf(&p->log, cst_log_error, "postgres: %s: %s", what, line);
 	if (res)
-		PQclear(res);
+		p->pq.clear(res);
 	return -cste_io;
 }
 
 static int run(struct pg *p, const char *sql)
 {
-	PGresult *res = PQexec(p->conn, sql);
-	ExecStatusType st = PQresultStatus(res);
+	PGresult *res = p->pq.exec(p->conn, sql);
+	ExecStatusType st = p->pq.result_status(res);
 
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		char what[80];
@@ -74,21 +72,21 @@ static int run(struct pg *p, const char *sql)
 		snprintf(what, sizeof(what), "%.60s", sql);
 		return pg_fail(p, what, res);
 	}
-	PQclear(res);
+	p->pq.clear(res);
 	return 0;
 }
 
 static int64_t one_int(struct pg *p, const char *sql, bool *ok)
 {
-	PGresult *res = PQexec(p->conn, sql);
+	PGresult *res = p->pq.exec(p->conn, sql);
 	int64_t v = 0;
 
-	*ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+	*ok = p->pq.result_status(res) == PGRES_TUPLES_OK && p->pq.ntuples(res) == 1;
 	if (*ok)
-		v = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+		v = strtoll(p->pq.getvalue(res, 0, 0), NULL, 10);
 	else
 		pg_fail(p, sql, NULL);
-	PQclear(res);
+	p->pq.clear(res);
 	return v;
 }
 
@@ -196,15 +194,15 @@ static int64_t pg_find_event(void *ctx, const char *base)
 {
 	struct pg *p = ctx;
 	const char *params[1] = {base};
-	PGresult *res = PQexecParams(p->conn,
+	PGresult *res = p->pq.exec_params(p->conn,
 				     "SELECT id FROM selected_events WHERE id > 0 AND (name = $1 OR "
 				     "substr(name, 1, length($1) + 1) = $1 || ':') ORDER BY id LIMIT 1",
 				     1, NULL, params, NULL, NULL, 0);
 	int64_t id = 0;
 
-	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
-		id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-	PQclear(res);
+	if (p->pq.result_status(res) == PGRES_TUPLES_OK && p->pq.ntuples(res) == 1)
+		id = strtoll(p->pq.getvalue(res, 0, 0), NULL, 10);
+	p->pq.clear(res);
 	return id;
 }
 
@@ -225,10 +223,10 @@ static int copy_table(struct pg *p, enum cst_export_table tt, uint64_t *done, ui
 		return err;
 	snprintf(sql, sizeof(sql), "COPY %s%s FROM STDIN (FORMAT binary)", cst_export_table_name(tt),
 		 tt == cst_export_comms ? " (id, comm, c_thread_id, c_time, exec_flag)" : "");
-	res = PQexec(p->conn, sql);
-	if (PQresultStatus(res) != PGRES_COPY_IN)
+	res = p->pq.exec(p->conn, sql);
+	if (p->pq.result_status(res) != PGRES_COPY_IN)
 		return pg_fail(p, sql, res);
-	PQclear(res);
+	p->pq.clear(res);
 	end = t->spill.end;
 	chunk = malloc(1 << 20);
 	if (!chunk)
@@ -239,24 +237,24 @@ static int copy_table(struct pg *p, enum cst_export_table tt, uint64_t *done, ui
 
 		if (cst_spill_read(&t->spill, off, chunk, n) < 0)
 			err = -cste_io;
-		else if (PQputCopyData(p->conn, (const char *)chunk, (int)n) != 1)
+		else if (p->pq.put_copy_data(p->conn, (const char *)chunk, (int)n) != 1)
 			err = pg_fail(p, "COPY", NULL);
 		off += n;
 		*done += n;
 		if (p->progress)
 			p->progress(p->progress_ctx, *done, total);
 	}
-	if (!err && t->n && PQputCopyData(p->conn, (const char *)t->buf, (int)t->n) != 1)
+	if (!err && t->n && p->pq.put_copy_data(p->conn, (const char *)t->buf, (int)t->n) != 1)
 		err = pg_fail(p, "COPY", NULL);
 	*done += t->n;
 	free(chunk);
-	if (PQputCopyEnd(p->conn, err ? "cstrace: export failed" : NULL) != 1 && !err)
+	if (p->pq.put_copy_end(p->conn, err ? "cstrace: export failed" : NULL) != 1 && !err)
 		err = pg_fail(p, "COPY", NULL);
-	while ((res = PQgetResult(p->conn))) {
-		if (PQresultStatus(res) != PGRES_COMMAND_OK && !err)
+	while ((res = p->pq.get_result(p->conn))) {
+		if (p->pq.result_status(res) != PGRES_COMMAND_OK && !err)
 			err = pg_fail(p, cst_export_table_name(tt), res);
 		else
-			PQclear(res);
+			p->pq.clear(res);
 	}
 	cst_spill_close(&t->spill);
 	t->n = 0;
@@ -313,9 +311,10 @@ static void pg_free(void *ctx)
 
 	if (p->conn) {
 		if (p->began)
-			PQclear(PQexec(p->conn, "ROLLBACK"));
-		PQfinish(p->conn);
+			p->pq.clear(p->pq.exec(p->conn, "ROLLBACK"));
+		p->pq.finish(p->conn);
 	}
+	exp_pq_unload(&p->pq);
 	for (int t = 0; t < cst_export_ntables; t++) {
 		cst_spill_close(&p->t[t].spill);
 		free(p->t[t].buf);
@@ -433,9 +432,11 @@ int cst_export_postgres_open(struct cst_export_writer **out, const char *conninf
 		if (is_perf_table(t, p->calls) || t == cst_export_captures)
 			if (!(p->t[t].buf = malloc(SPOOL)))
 				err = -cste_nomem;
+	if (!err)
+		err = exp_pq_load(&p->pq, &p->log);
 	if (!err) {
-		p->conn = PQconnectdb(conninfo);
-		if (!p->conn || PQstatus(p->conn) != CONNECTION_OK) {
+		p->conn = p->pq.connectdb(conninfo);
+		if (!p->conn || p->pq.status(p->conn) != CONNECTION_OK) {
 			pg_fail(p, "cannot connect", NULL);
 			err = -cste_not_found;
 		}
@@ -457,26 +458,11 @@ int cst_export_postgres_open(struct cst_export_writer **out, const char *conninf
 
 bool cst_export_have_postgres(void)
 {
+	struct exp_pq pq;
+	struct cst_log quiet = {0};
+
+	if (exp_pq_load(&pq, &quiet) < 0)
+		return false;
+	exp_pq_unload(&pq);
 	return true;
 }
-
-#else /* no libpq */
-
-int cst_export_postgres_open(struct cst_export_writer **out, const char *conninfo,
-			     const struct cst_export_postgres_opts *opts)
-{
-	(void)conninfo;
-	if (out)
-		*out = NULL;
-	if (opts && opts->sz >= offsetof(struct cst_export_postgres_opts, log) + sizeof(opts->log))
-		cst_logf(opts->log, cst_log_error,
-			 "postgres: this cstrace was built without libpq (libpq-dev)");
-	return -cste_unsupported;
-}
-
-bool cst_export_have_postgres(void)
-{
-	return false;
-}
-
-#endif

@@ -14,7 +14,7 @@ PACKAGES=(
   chromium lcov llvm-19 parallel
   # cstrace export (docs/export.md) and the tests that check it against perf's
   # export scripts and viewer, a PostgreSQL server, and the fleet recipe over SSH
-  sqlite3 libsqlite3-dev libpq-dev postgresql python3-pyside2.qtsql libqt5sql5-sqlite
+  sqlite3 libsqlite3-dev libpq-dev libpq5 postgresql python3-pyside2.qtsql libqt5sql5-sqlite
   libqt5sql5-psql openssh-server openssh-client rsync
 )
 

@@ -259,18 +259,18 @@ struct cst_export_postgres_opts {
 	void *progress_ctx;
 };
 
-/** PostgreSQL through libpq: @conninfo names the server and database
- *  ("host=db dbname=traces"). The tables and views are created when the database
- *  has none; each capture adds its rows (its own machines and selected_events
- *  entries) by binary COPY in one transaction, under a lock that makes
- *  concurrent exports take turns. Rows wait in unnamed temporary files until the
- *  commit. Errors (logged): -cste_invalid, -cste_unsupported (built without
- *  libpq), -cste_not_found (the server refused the connection), -cste_format
- *  (tables of another layout), -cste_io, -cste_nomem. */
+/** PostgreSQL through libpq (libpq.so.5, loaded now): @conninfo names the server
+ *  and database ("host=db dbname=traces"). The tables and views are created when
+ *  the database has none; each capture adds its rows (a machines entry of its own)
+ *  by binary COPY in one transaction, under a lock that makes concurrent exports
+ *  take turns. Rows wait in unnamed temporary files until the commit. Errors
+ *  (logged): -cste_invalid, -cste_unsupported (libpq cannot be loaded),
+ *  -cste_not_found (the server refused the connection), -cste_format (tables of
+ *  another layout), -cste_io, -cste_nomem. */
 int cst_export_postgres_open(struct cst_export_writer **out, const char *conninfo,
 			     const struct cst_export_postgres_opts *opts);
 
-/** Whether this build has the PostgreSQL writer. */
+/** Whether the PostgreSQL writer can run here (libpq.so.5 loads). */
 bool cst_export_have_postgres(void);
 
 /* ------------------------------------------------------------------------

@@ -13,8 +13,8 @@ command -v sqlite3 >/dev/null || skip "sqlite3 not installed (scripts/setup.sh i
 command -v psql >/dev/null || skip "psql not installed (package postgresql)"
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -x "$bin/initdb" ] && [ -x "$bin/pg_ctl" ] || skip "PostgreSQL server not installed (package postgresql)"
-"$CSTRACE" export --postgres "host=127.0.0.1 port=1" /dev/null 2>&1 | grep -q "without libpq" &&
-  skip "this cstrace was built without libpq (libpq-dev)"
+"$CSTRACE" export --postgres "host=127.0.0.1 port=1" /dev/null 2>&1 | grep -q "libpq cannot be loaded" &&
+  skip "libpq cannot be loaded (package libpq5)"
 need_synth aarch64 "$progs/aarch64/recurse"
 
 # the server: as root, PostgreSQL runs as its own user
