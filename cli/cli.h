@@ -23,6 +23,7 @@ int cmd_boards(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /** Run a verb in a child process so that a crash inside OpenCSD becomes a one-line
  *  error (exit 1) naming the input and how far decoding got. */

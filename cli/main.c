@@ -24,6 +24,7 @@ static const struct verb verbs[] = {
 	{"doctor", cmd_doctor, "check this system for CoreSight tracing, with fixes", false},
 	{"merge", cmd_merge, "sum report outputs of many captures (folded, autofdo, profgen, lcov)",
 	 false},
+	{"export", cmd_export, "write the trace as perf's SQL export (SQLite, PostgreSQL)", true},
 };
 
 static void usage(FILE *out)

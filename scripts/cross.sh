@@ -24,7 +24,7 @@ build=build-$arch
 # The target's libraries, as the top-level CMakeLists.txt finds them. Debian's
 # multiarch -dev packages are Multi-Arch: same, so they install beside the host's.
 TARGET_PACKAGES=(libopencsd-dev libdw-dev libelf-dev libcapstone-dev libinih-dev
-                 libjansson-dev zlib1g-dev liblzma-dev)
+                 libjansson-dev zlib1g-dev liblzma-dev libsqlite3-dev)
 # Host tools: both cross compilers, since the tests build their A64 and A32 trace
 # inputs whatever the target; QEMU runs the target's binaries.
 HOST_PACKAGES=(cmake pkg-config python3 qemu-user gcc-aarch64-linux-gnu

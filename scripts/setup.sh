@@ -12,6 +12,10 @@ PACKAGES=(
   gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
   clang libclang-rt-14-dev
   chromium lcov llvm-19 parallel
+  # cstrace export (docs/export.md) and the tests that check it against perf's
+  # export scripts and viewer, a PostgreSQL server, and the fleet recipe over SSH
+  sqlite3 libsqlite3-dev libpq-dev libpq5 postgresql python3-pyside2.qtsql libqt5sql5-sqlite
+  libqt5sql5-psql openssh-server openssh-client rsync
 )
 
 missing=()

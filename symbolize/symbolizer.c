@@ -350,6 +350,7 @@ int cst_symbolizer_get_stats(const struct cst_symbolizer *sym, struct cst_symbol
 struct run_ctx {
 	struct cst_symbolizer *sym;
 	cst_sym_elem_fn fn;
+	cst_sideband_fn sb_fn; /* NULL: the sideband is the symbolizer's only */
 	void *ctx;
 };
 
@@ -363,14 +364,21 @@ static int run_elem(void *ctx, const struct cst_elem *elem)
 static int run_sideband(void *ctx, const struct cst_sideband *sb)
 {
 	struct run_ctx *rc = ctx;
+	int err = cst_symbolizer_add_sideband(rc->sym, sb);
 
-	return cst_symbolizer_add_sideband(rc->sym, sb);
+	return err || !rc->sb_fn ? err : rc->sb_fn(rc->ctx, sb);
 }
 
 int cst_symbolizer_run(struct cst_symbolizer *sym, struct cst_session *session,
 		       cst_sym_elem_fn fn, void *ctx)
 {
-	struct run_ctx rc = {sym, fn, ctx};
+	return cst_symbolizer_run_sideband(sym, session, fn, NULL, ctx);
+}
+
+int cst_symbolizer_run_sideband(struct cst_symbolizer *sym, struct cst_session *session,
+				cst_sym_elem_fn fn, cst_sideband_fn sb_fn, void *ctx)
+{
+	struct run_ctx rc = {sym, fn, sb_fn, ctx};
 	const struct cst_trace *trace;
 	int err;
 

@@ -142,6 +142,7 @@ static void add_plt(struct dso *dso, struct vec *v)
 	/* the header (lazy binding's resolver call) has no symbol: objdump's name */
 	if (vec_add(v, ".plt", plt_sh.sh_addr, hdr, rank_func) < 0)
 		return;
+	v->f[v->n - 1].pub.binding = STB_GLOBAL;
 	for (size_t i = 0; i < nrel; i++) {
 		GElf_Sym s;
 		uint64_t info;
@@ -170,6 +171,7 @@ static void add_plt(struct dso *dso, struct vec *v)
 		snprintf(buf, sizeof(buf), "%s@plt", name);
 		if (vec_add(v, buf, plt_sh.sh_addr + hdr + i * ent, ent, rank_func) < 0)
 			return;
+		v->f[v->n - 1].pub.binding = STB_GLOBAL; /* as perf makes its @plt symbols */
 	}
 }
 
@@ -229,6 +231,7 @@ void sym_dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
 		size = s.st_size;
 		if (vec_add(&v, name, addr, size, rank) < 0)
 			goto fail;
+		v.f[v.n - 1].pub.binding = (uint8_t)GELF_ST_BIND(s.st_info);
 		v.f[v.n - 1].label = type == STT_NOTYPE && GELF_ST_BIND(s.st_info) == STB_LOCAL;
 		/* unsized symbols end at the latest with their section (link address) */
 		if (!size)
@@ -346,6 +349,7 @@ int sym_dso_load_kallsyms(struct cst_symbolizer *sym, struct dso *dso, const cha
 			fclose(f);
 			return -cste_nomem;
 		}
+		v.f[v.n - 1].pub.binding = type == 'T' ? STB_GLOBAL : type == 't' ? STB_LOCAL : STB_WEAK;
 	}
 	fclose(f);
 	if (!v.n) {

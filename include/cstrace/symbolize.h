@@ -117,6 +117,8 @@ struct cst_sym_func {
 	uint32_t id;               /* dense, unique within the symbolizer */
 	uint32_t nlines;           /* distinct source lines of the function (0: no DWARF);
 				      valid after the function appeared in a cst_sym_piece */
+	uint8_t binding;           /* the ELF symbol's binding: STB_LOCAL 0, STB_GLOBAL 1,
+				      STB_WEAK 2 (PLT stubs: global, as perf makes them) */
 };
 
 /** Where one address is. */
@@ -213,6 +215,12 @@ int cst_symbolizer_feed(struct cst_symbolizer *sym, const struct cst_elem *elem,
  *  or a negative error from the session or @fn. */
 int cst_symbolizer_run(struct cst_symbolizer *sym, struct cst_session *session,
 		       cst_sym_elem_fn fn, void *ctx);
+
+/** cst_symbolizer_run, with each sideband record also given to @sb_fn (may be
+ *  NULL) after the symbolizer applied it: for views that list processes,
+ *  threads and their names (comm, fork, exit) as the trace met them. */
+int cst_symbolizer_run_sideband(struct cst_symbolizer *sym, struct cst_session *session,
+				cst_sym_elem_fn fn, cst_sideband_fn sb_fn, void *ctx);
 
 struct cst_symbolizer_stats {
 	uint64_t ranges;           /* ranges symbolized */

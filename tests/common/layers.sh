@@ -14,6 +14,7 @@ declare -A allowed=(
   [boards]="common source boards"
   [decode]="common source perfdata snapshot decode"
   [symbolize]="common source perfdata snapshot decode symbolize"
+  [export]="common source perfdata snapshot decode symbolize export"
   [capture]="common source perfdata auxlog snapshot boards capture"
   [synth]="common source perfdata snapshot synth"
 )

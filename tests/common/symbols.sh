@@ -8,7 +8,7 @@ command -v nm >/dev/null || skip "nm not installed"
 
 declare -A prefix=(
   [common]=cst_ [source]=src_ [snapshot]=snap_ [perfdata]=pd_ [boards]=brd_ [decode]=dec_
-  [symbolize]=sym_ [capture]=cap_ [synth]=synth_ [auxlog]=auxlog_
+  [symbolize]=sym_ [capture]=cap_ [synth]=synth_ [auxlog]=auxlog_ [export]=exp_
 )
 declared=$(cat "$CSTRACE_SOURCE_DIR"/include/cstrace/*.h)
 for lib in "${!prefix[@]}"; do

@@ -13,6 +13,7 @@
 #include "cstrace/boards.h"
 #include "cstrace/capture.h"
 #include "cstrace/decode.h"
+#include "cstrace/export.h"
 #include "cstrace/perfdata.h"
 #include "cstrace/snapshot.h"
 #include "cstrace/symbolize.h"
@@ -146,6 +147,32 @@ static void test_filtered_views(void)
 	cst_symbolizer_free(sym);
 }
 
+/* The export's: the model's and both writers' options. */
+static void test_export(const char *dir)
+{
+	NEWER(struct cst_export_sqlite_opts) q;
+	NEWER(struct cst_export_postgres_opts) p;
+	struct cst_export_writer *w = NULL;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/e.db", dir);
+	memset(&q, 0, sizeof(q));
+	q.known.sz = sizeof(q);
+	q.more = 1;
+	CHECK_EQ_INT(cst_export_sqlite_open(&w, path, &q.known), -cste_invalid);
+	CHECK(w == NULL);
+	q.more = 0;
+	CHECK_EQ_INT(cst_export_sqlite_open(&w, path, &q.known), 0); /* newer, tail zero */
+	cst_export_writer_free(w); /* never committed: no file */
+	CHECK(access(path, F_OK) != 0);
+	memset(&p, 0, sizeof(p));
+	p.known.sz = sizeof(p);
+	p.more = 1;
+	w = NULL;
+	CHECK_EQ_INT(cst_export_postgres_open(&w, "host=127.0.0.1 port=1", &p.known), -cste_invalid);
+	CHECK(w == NULL);
+}
+
 /* Padding is never initialised, so the rule holds only for structs that end
  * without it: the last member must end at sizeof, on every architecture this
  * test is built for (the host, arm64 and armhf). A struct appended to with a
@@ -170,6 +197,8 @@ static void test_no_tail_padding(void)
 		END(cst_sysfs_opts, reserved), END(cst_sym_filter_opts, reserved),
 		END(cst_report_view_opts, reserved), END(cst_script_opts, reserved),
 		END(cst_out_opts, reserved), END(cst_snap_reader_cbs, file),
+		END(cst_export_opts, reserved), END(cst_export_sqlite_opts, reserved),
+		END(cst_export_postgres_opts, progress_ctx), END(cst_export_writer_ops, find_event),
 	};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
@@ -191,6 +220,7 @@ int main(void)
 	test_snap_writer(dir);
 	test_views();
 	test_filtered_views();
+	test_export(dir);
 	test_no_tail_padding();
 	rmdir(dir);
 	return test_done();

@@ -11,9 +11,9 @@
 
 /* Functions A..E at 0x1000, 0x2000, ... each 0x1000 long; T is unknown code. */
 static struct cst_sym_func funcs[5] = {
-	{"A", "prog", 0x1000, 0x1000, 0, 0}, {"B", "prog", 0x2000, 0x1000, 1, 0},
-	{"C", "prog", 0x3000, 0x1000, 2, 0}, {"D", "prog", 0x4000, 0x1000, 3, 0},
-	{"E", "prog", 0x5000, 0x1000, 4, 0},
+	{"A", "prog", 0x1000, 0x1000, 0, 0, 0}, {"B", "prog", 0x2000, 0x1000, 1, 0, 0},
+	{"C", "prog", 0x3000, 0x1000, 2, 0, 0}, {"D", "prog", 0x4000, 0x1000, 3, 0, 0},
+	{"E", "prog", 0x5000, 0x1000, 4, 0, 0},
 };
 
 static const struct cst_sym_func *func_at(uint64_t a)

@@ -10,8 +10,8 @@
 #include "test.h"
 
 /* A in the program, B in a library. */
-static const struct cst_sym_func fa = {"A", "/bin/prog", 0x1000, 0x1000, 0, 0};
-static const struct cst_sym_func fb = {"B", "/lib/libother.so", 0x2000, 0x1000, 1, 0};
+static const struct cst_sym_func fa = {"A", "/bin/prog", 0x1000, 0x1000, 0, 0, 1};
+static const struct cst_sym_func fb = {"B", "/lib/libother.so", 0x2000, 0x1000, 1, 0, 1};
 
 /* One element of the stream: a timestamp (ts), or a range of one or two pieces
  * split at 0x2000, ending in a taken jump. */
