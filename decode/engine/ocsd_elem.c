@@ -79,16 +79,9 @@ static enum cst_gap_reason unsync_reason(unsync_info_t u)
 	}
 }
 
-/* Copied rather than memset: GCC zeroes a 176-byte struct with rep stos, whose
- * start-up cost made it half of this function's time (once per element). */
-static const struct cst_elem zero_elem;
-
-void dec_elem_from_ocsd(struct cst_elem *e, const ocsd_generic_trace_elem *o)
+/* The PE context OpenCSD keeps on the element. */
+static void elem_context(struct cst_elem *e, const ocsd_generic_trace_elem *o)
 {
-	*e = zero_elem;
-	e->ocsd = o;
-	e->type = type_of(o->elem_type);
-	e->isa = isa_of(o->isa);
 	e->ctx.el = (uint8_t)o->context.exception_level;
 	e->ctx.el_valid = o->context.el_valid;
 	e->ctx.security = (enum cst_security)o->context.security_level;
@@ -99,6 +92,23 @@ void dec_elem_from_ocsd(struct cst_elem *e, const ocsd_generic_trace_elem *o)
 	e->ctx.context_id = o->context.ctxt_id_valid ? o->context.context_id : 0;
 	e->ctx.vmid_valid = o->context.vmid_valid;
 	e->ctx.vmid = o->context.vmid_valid ? o->context.vmid : 0;
+}
+
+/* Copied rather than memset: GCC zeroes a 176-byte struct with rep stos, whose
+ * start-up cost made it half of this function's time (once per element). */
+static const struct cst_elem zero_elem;
+
+void dec_elem_from_ocsd(struct cst_elem *e, const ocsd_generic_trace_elem *o)
+{
+	*e = zero_elem;
+	e->ocsd = o;
+	e->type = type_of(o->elem_type);
+	e->isa = isa_of(o->isa);
+	/* only a PE_CONTEXT element holds a context (as cstrace's decoders make
+	 * them): on others OpenCSD's ETMv3 decoder leaves a fresh element's fields
+	 * unset (valgrind), and reading them would make runs differ */
+	if (e->type == cst_elem_pe_context)
+		elem_context(e, o);
 	if (o->has_cc) {
 		e->has_cycle_count = true;
 		e->cycle_count = o->cycle_count;
