@@ -265,6 +265,7 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 	in->elem_ctx = ctx;
 	in->fragment = 0;
 	in->truncated_aux = in->missing_aux = 0;
+	dec_pi_loss_reset(in);
 	in->resuming = in->resume_at != 0;
 	in->nthreads = in->nrun = 0;
 	in->nfrags = 0;
@@ -276,9 +277,17 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 		dec_perf_mem_set_clock(in->mem, rec.file_offset);
 		if (rec.type == cst_perf_rec_aux ||
 		    (rec.type == cst_perf_rec_auxtrace && !in->has_aux)) {
-			if (rec.type == cst_perf_rec_auxtrace)
+			bool has = true;
+
+			if (rec.type == cst_perf_rec_auxtrace) {
 				dec_pi_buffer_fragment(in, &rec, &f);
-			else if (!dec_pi_aux_fragment(in, &rec, &f))
+			} else {
+				/* what it lost comes before its trace (time order: as the
+				 * merge reaches it) */
+				has = dec_pi_aux_fragment(in, &rec, &f);
+				ret = dec_pi_aux_loss(in, &rec, timed ? NULL : sb_fn, ctx);
+			}
+			if (ret || !has)
 				continue;
 			ret = timed ? queue_frag(in, &f) : decode_now(in, trace, &f, pkt_fn, ctx);
 		} else {

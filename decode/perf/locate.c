@@ -141,6 +141,7 @@ bool dec_pi_aux_fragment(struct cst_perf_input *in, const struct cst_perf_record
 	struct running *run;
 	int ci;
 
+	in->aux_unheld = 0;
 	if (rec->u.aux.flags & CST_PERF_AUX_TRUNCATED)
 		in->truncated_aux++;
 	if (!size)
@@ -173,10 +174,12 @@ bool dec_pi_aux_fragment(struct cst_perf_input *in, const struct cst_perf_record
 		dec_pi_warnf(in, rec->file_offset,
 			     "AUX record: only %" PRIu64 " of its %" PRIu64 " trace bytes (aux offset "
 			     "0x%" PRIx64 ") are in the file; decoding those", held, size, start);
+		in->aux_unheld = size - held;
 		size = held;
 	}
 	if (!b) {
 		in->missing_aux++;
+		in->aux_unheld = size;
 		dec_pi_warnf(in, rec->file_offset,
 		      "AUX record: no AUXTRACE data holds aux offset 0x%" PRIx64 " size 0x%" PRIx64
 		      " (cpu %d tid %d); fragment skipped",
