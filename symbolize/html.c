@@ -6,6 +6,7 @@
 #include "views_int.h"
 #include "report_view.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ static const char style[] =
 	"pre.src{font:12px monospace;margin:0} .hit{background:#d8f0d0} .miss{background:#f8d0c8}\n"
 	".cnt{display:inline-block;width:7em;text-align:right;color:#555;margin-right:1em}\n"
 	"nav a{margin-right:1em}\n"
+	".loss{background:#fde2c8;border:2px solid #d9541e;padding:.6em 1em;font-size:1.05em}\n"
 	"</style>\n";
 
 static const char table_head[] =
@@ -185,7 +187,14 @@ int cst_html_write(FILE *f, const struct cst_html_input *input)
 	fputs(style, f);
 	fputs("</head><body>\n<h1>", f);
 	sym_put_xml(f, in.title ? in.title : "cstrace report");
-	fputs("</h1>\n<nav><a href=\"#functions\">Functions</a>", f);
+	fputs("</h1>\n", f);
+	if (in.loss && *in.loss) {
+		/* "Trace lost in 3 places (...)" */
+		fprintf(f, "<p id=\"loss\" class=\"loss\"><b>%c", toupper((unsigned char)*in.loss));
+		sym_put_xml(f, in.loss + 1);
+		fputs(":</b> every count on this page is a lower bound.</p>\n", f);
+	}
+	fputs("<nav><a href=\"#functions\">Functions</a>", f);
 	if (in.tree)
 		fputs("<a href=\"#calls\">Call graph</a><a href=\"#flame\">Flame graph</a>", f);
 	if (in.profile)
@@ -217,7 +226,10 @@ int sym_report_write_html(struct cst_report_view *v, FILE *f)
 	struct cst_html_input in = {.sz = sizeof(in), .title = v->o.title, .rows = v->rows,
 				    .nrows = v->nrows, .total = v->total, .tree = v->tree,
 				    .profile = v->afdo};
+	char loss[512];
 
+	if (sym_report_loss(v, loss, sizeof(loss)))
+		in.loss = loss;
 	return cst_html_write(f, &in);
 }
 
