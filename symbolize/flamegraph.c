@@ -119,6 +119,7 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 	double *x;
 	int n, width, height, top;
 	uint64_t all;
+	char loss[512];
 
 	if (!tree || !f || cst_opts_load(&o, sizeof(o), opts, "cst_flamegraph_opts", NULL) < 0)
 		return -cste_invalid;
@@ -133,7 +134,7 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 	cut = maxd > MAX_LEVELS;
 	if (cut)
 		maxd = MAX_LEVELS;
-	top = TOP + (o.loss && *o.loss ? BANNER : 0);
+	top = TOP + (cst_loss_format_totals(&o.loss, loss, sizeof(loss)) > 0 ? BANNER : 0);
 	height = top + (int)maxd * FRAME_H + BOTTOM;
 	kids = malloc((size_t)n * sizeof(*kids));
 	stack = malloc((size_t)n * sizeof(*stack));
@@ -173,8 +174,8 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 			   "fill=\"#fde2c8\" stroke=\"#d9541e\" stroke-width=\"2\"/>"
 			   "<text x=\"%d\" y=\"%d\" style=\"font-weight:bold\">%c",
 			PAD, TOP - 4, width, BANNER - 6, PAD + 6, TOP + 13,
-			toupper((unsigned char)*o.loss));
-		sym_put_xml(f, o.loss + 1);
+			toupper((unsigned char)*loss));
+		sym_put_xml(f, loss + 1);
 		fputs(": every box is a lower bound</text></g>\n", f);
 	}
 	/* depth first from the root, each node's children laid out by name */
@@ -231,9 +232,7 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 int sym_report_write_flamegraph(struct cst_report_view *v, FILE *f)
 {
 	struct cst_flamegraph_opts o = {.sz = sizeof(o), .title = v->o.title};
-	char loss[512];
 
-	if (sym_report_loss(v, loss, sizeof(loss)))
-		o.loss = loss;
+	cst_loss_get_totals(v->loss, &o.loss);
 	return cst_calltree_write_flamegraph(v->tree, f, &o);
 }

@@ -178,6 +178,7 @@ static void coverage(FILE *f, struct cst_afdo *p)
 int cst_html_write(FILE *f, const struct cst_html_input *input)
 {
 	struct cst_html_input in;
+	char loss[512];
 
 	if (!f || cst_opts_load(&in, sizeof(in), input, "cst_html_input", NULL) < 0)
 		return -cste_invalid;
@@ -188,10 +189,10 @@ int cst_html_write(FILE *f, const struct cst_html_input *input)
 	fputs("</head><body>\n<h1>", f);
 	sym_put_xml(f, in.title ? in.title : "cstrace report");
 	fputs("</h1>\n", f);
-	if (in.loss && *in.loss) {
+	if (cst_loss_format_totals(&in.loss, loss, sizeof(loss)) > 0) {
 		/* "Trace lost in 3 places (...)" */
-		fprintf(f, "<p id=\"loss\" class=\"loss\"><b>%c", toupper((unsigned char)*in.loss));
-		sym_put_xml(f, in.loss + 1);
+		fprintf(f, "<p id=\"loss\" class=\"loss\"><b>%c", toupper((unsigned char)*loss));
+		sym_put_xml(f, loss + 1);
 		fputs(":</b> every count on this page is a lower bound.</p>\n", f);
 	}
 	fputs("<nav><a href=\"#functions\">Functions</a>", f);
@@ -226,10 +227,8 @@ int sym_report_write_html(struct cst_report_view *v, FILE *f)
 	struct cst_html_input in = {.sz = sizeof(in), .title = v->o.title, .rows = v->rows,
 				    .nrows = v->nrows, .total = v->total, .tree = v->tree,
 				    .profile = v->afdo};
-	char loss[512];
 
-	if (sym_report_loss(v, loss, sizeof(loss)))
-		in.loss = loss;
+	cst_loss_get_totals(v->loss, &in.loss);
 	return cst_html_write(f, &in);
 }
 

@@ -574,8 +574,8 @@ struct cst_flamegraph_opts {
 	bool embedded;             /* inside an HTML page: no XML declaration (the page
 				      calls init() once loaded) */
 	uint8_t reserved[3];       /* zero: no padding at the end (common.h's rule) */
-	const char *loss;          /* a banner under the title saying what trace was
-				      lost (cst_loss_format_totals); NULL: none */
+	struct cst_loss_totals loss; /* what trace was lost: a banner under the title
+					says it (all zero: none) */
 };
 
 /** Draw the call tree as a self-contained interactive SVG flame graph (hover
@@ -716,8 +716,8 @@ struct cst_html_input {
 	uint64_t total;            /* instructions executed */
 	struct cst_calltree *tree; /* NULL: no call graph and flame graph */
 	struct cst_afdo *profile;  /* NULL: no line coverage */
-	const char *loss;          /* a banner at the top saying what trace was lost
-				      (cst_loss_format_totals); NULL: none */
+	struct cst_loss_totals loss; /* what trace was lost: a banner at the top says
+					it (all zero: none) */
 };
 
 /** Write one HTML page, no network needed: the function table, the call graph
