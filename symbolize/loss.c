@@ -2,7 +2,8 @@
  * the input says. A place is the first element after a loss; what the decoder
  * says about a gap (an overflow, a resync) and what the sideband says came before
  * the element (a TRUNCATED AUX record, trace the file does not hold, a snapshot's
- * overwritten bytes) are one place until the trace ID runs code again. Trace its
+ * overwritten bytes) are one place until the trace ID runs code again, but for a
+ * NO_SYNC the decoder gives for a loss, which is one of its own. Trace its
  * filter switched off is counted apart: it was never lost. */
 #include "cstrace/symbolize.h"
 
@@ -91,9 +92,11 @@ int cst_loss_add(struct cst_loss *loss, const struct cst_sym_elem *se, uint64_t 
 	if (!why)
 		return 0;
 	g = &loss->last[id];
-	g->elem = e;
-	if (loss->open[id]) {
-		/* the same loss, said again (TRACE_ON after NO_SYNC) or more of it */
+	/* a NO_SYNC the decoder gives for a loss is a loss of its own (another
+	 * overflow, more bad packets); what comes after it before code runs again
+	 * is the same loss said again (the TRACE_ON after an overflow's NO_SYNC) */
+	if (loss->open[id] && !(e->type == cst_elem_no_sync && elem_why(e))) {
+		g->elem = e;
 		add_to(loss, g, why, l ? l->bytes : 0);
 		return 0;
 	}

@@ -300,8 +300,9 @@ void cst_loss_free(struct cst_loss *loss);
  *  filters). Sets *@gap (when not NULL) to the place where trace was lost if @se
  *  is the first element after a loss, else to NULL: each loss once (an
  *  overflow's NO_SYNC and the TRACE_ON after it are one place; so are a
- *  TRUNCATED AUX record and the NO_SYNC its trace starts with). The place is
- *  valid until the next call. Errors: -cste_invalid. */
+ *  TRUNCATED AUX record and the NO_SYNC its trace starts with; each NO_SYNC the
+ *  decoder gives for an overflow or bad packets is one). The place is valid
+ *  until the next call. Errors: -cste_invalid. */
 int cst_loss_add(struct cst_loss *loss, const struct cst_sym_elem *se, uint64_t time,
 		 const struct cst_loss_gap **gap);
 /** The totals so far into @t. Errors: -cste_invalid. */

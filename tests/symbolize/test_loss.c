@@ -71,6 +71,16 @@ static const struct step filtered[] = {
 	RANGE(0x2000, 0x2010, cst_insn_sub_none),
 };
 
+/* Two overflows with no code traced between: each NO_SYNC is a loss of its own. */
+static const struct step twice[] = {
+	GAP(cst_elem_no_sync, cst_gap_overflow),
+	GAP(cst_elem_trace_on, cst_gap_overflow),
+	GAP(cst_elem_addr_nacc, cst_gap_nacc),
+	GAP(cst_elem_no_sync, cst_gap_overflow),
+	GAP(cst_elem_trace_on, cst_gap_overflow),
+	RANGE(0x1000, 0x1010, cst_insn_sub_none),
+};
+
 /* Feed @n steps to @fn through @sym, elements of trace ID 0x10 on CPU 0 (and
  * one of CPU 1, trace ID 0x12, at the end when @cpu1), one thread (7). */
 static void feed(struct cst_symbolizer *sym, const struct step *steps, size_t n, bool cpu1,
@@ -192,6 +202,18 @@ static void test_model(void)
 	CHECK_EQ_INT(t.filtered, 2);
 	CHECK_EQ_INT(cst_loss_format_totals(&t, line, sizeof(line)), 0);
 	CHECK_EQ_STR(line, "");
+	cst_loss_free(p.loss);
+	cst_symbolizer_free(sym);
+
+	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, NULL), 0);
+	CHECK_EQ_INT(cst_loss_alloc(&p.loss), 0);
+	p.n = 0;
+	if (!sym || !p.loss)
+		return;
+	feed(sym, twice, sizeof(twice) / sizeof(twice[0]), false, add_place, &p);
+	CHECK_EQ_INT(p.n, 2);
+	CHECK_EQ_INT(cst_loss_get_totals(p.loss, &t), 0);
+	CHECK_EQ_INT(t.overflows, 2);
 	cst_loss_free(p.loss);
 	cst_symbolizer_free(sym);
 	CHECK_EQ_INT(cst_loss_alloc(NULL), -cste_invalid);
