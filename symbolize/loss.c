@@ -18,6 +18,7 @@ struct cst_loss {
 	struct cst_loss_totals t;
 	struct cst_loss_gap last[NIDS]; /* each trace ID's last place */
 	bool open[NIDS];           /* no code ran on the trace ID since its last place */
+	struct cst_loss_gap end;   /* the place at the end of the stream */
 };
 
 int cst_loss_alloc(struct cst_loss **out)
@@ -114,6 +115,33 @@ int cst_loss_add(struct cst_loss *loss, const struct cst_sym_elem *se, uint64_t 
 	loss->open[id] = true;
 	if (gap)
 		*gap = g;
+	return 0;
+}
+
+int cst_loss_add_end(struct cst_loss *loss, const struct cst_sym_lost *l, int32_t cpu,
+		     const struct cst_loss_gap **gap)
+{
+	struct cst_loss_gap end;
+	unsigned why;
+
+	if (gap)
+		*gap = NULL;
+	if (!loss || !l)
+		return -cste_invalid;
+	loss->t.records += l->records;
+	loss->t.truncated += l->truncated;
+	loss->t.missing += l->missing;
+	loss->t.overwritten += l->overwritten;
+	why = (l->truncated ? cst_loss_truncated : 0) | (l->missing ? cst_loss_missing : 0) |
+	      (l->overwritten ? cst_loss_overwritten : 0);
+	if (!why)
+		return 0;
+	end = (struct cst_loss_gap){.pid = -1, .tid = -1, .cpu = cpu};
+	add_to(loss, &end, why, l->bytes);
+	loss->t.places++;
+	loss->end = end;
+	if (gap)
+		*gap = &loss->end;
 	return 0;
 }
 

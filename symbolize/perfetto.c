@@ -395,9 +395,12 @@ int cst_perfetto_add_lost(struct cst_perfetto *pw, const struct cst_loss_gap *g)
 		pw->lost.trace_id = g->elem->trace_id;
 	}
 	/* where the trace ID's clock stands: after the last code traced before the
-	 * loss, or at a later timestamp the gap came with */
+	 * loss, or at a later timestamp the gap came with; at the end of the
+	 * stream (no element: its thread unknown), after everything, on all tracks */
 	c = &pw->clocks[g->trace_id & (NIDS - 1)];
 	ns = c->last;
+	for (unsigned i = 0; !g->elem && i < NIDS; i++)
+		ns = pw->clocks[i].last > ns ? pw->clocks[i].last : ns;
 	if (g->time && g->time > ns && (!c->seen || g->time != c->time)) {
 		ns = g->time;
 		pw->any_time = true;
@@ -405,9 +408,10 @@ int cst_perfetto_add_lost(struct cst_perfetto *pw, const struct cst_loss_gap *g)
 	c->last = ns;
 	cst_loss_format_gap(g, what, sizeof(what));
 	p = event_at(pw);
-	p += sprintf(p, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"trace lost\",\"cat\":\"loss\","
+	p += sprintf(p, "{\"ph\":\"i\",\"s\":\"%c\",\"name\":\"trace lost\",\"cat\":\"loss\","
 			"\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"ts\":",
-		     g->pid >= 0 ? g->pid : 0, g->tid >= 0 ? g->tid : (int32_t)g->trace_id);
+		     g->elem ? 't' : 'g', g->pid >= 0 ? g->pid : 0,
+		     g->tid >= 0 ? g->tid : (int32_t)g->trace_id);
 	p = put_us(p, ns);
 	p += sprintf(p, ",\"args\":{\"lost\":\"%s\",\"cpu\":%" PRId32 ",\"trace_id\":%u",
 		     what, g->cpu, (unsigned)g->trace_id);

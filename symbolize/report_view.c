@@ -143,6 +143,21 @@ int cst_report_view_add(void *ctx, const struct cst_sym_elem *se)
 	return kept ? cst_report_add(v->rep, kept) : 0;
 }
 
+/* What was lost after the last element (the end of a file cut short). */
+static int end_loss(struct cst_report_view *v)
+{
+	const struct cst_loss_gap *gap = NULL;
+	struct cst_sym_lost lost;
+	int32_t cpu;
+	int err = 0;
+
+	if (cst_symbolizer_take_lost(v->sym, &lost, &cpu))
+		err = cst_loss_add_end(v->loss, &lost, cpu, &gap);
+	if (!err && gap && v->timeline)
+		err = cst_perfetto_add_lost(v->timeline, gap);
+	return err;
+}
+
 int cst_report_view_finish(struct cst_report_view *v)
 {
 	int err = 0;
@@ -153,6 +168,8 @@ int cst_report_view_finish(struct cst_report_view *v)
 		err = cst_calls_finish(v->calls);
 	if (err >= 0 && v->afdo)
 		err = cst_afdo_finish(v->afdo);
+	if (err >= 0)
+		err = end_loss(v);
 	return err;
 }
 

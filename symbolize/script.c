@@ -256,11 +256,25 @@ int cst_script_add(void *ctx, const struct cst_sym_elem *se)
 
 int cst_script_finish(struct cst_script *s)
 {
+	const struct cst_loss_gap *gap = NULL;
+	struct cst_sym_lost lost;
+	int32_t cpu;
+	int err;
+
 	if (!s)
 		return -cste_invalid;
 	/* the last range of each trace ID has nowhere known to go */
-	return s->o.mode == cst_script_calls ? cst_calls_finish(s->calls)
-					     : cst_flow_finish(s->flow);
+	err = s->o.mode == cst_script_calls ? cst_calls_finish(s->calls) : cst_flow_finish(s->flow);
+	/* what was lost after the last element (the end of a file cut short) */
+	if (!err && cst_symbolizer_take_lost(s->sym, &lost, &cpu))
+		err = cst_loss_add_end(s->loss, &lost, cpu, &gap);
+	if (!err && gap) {
+		struct cst_elem e = {.type = cst_elem_eot, .pid = -1, .tid = -1, .cpu = cpu,
+				     .source = -1};
+
+		put_loss(s, &(struct cst_sym_elem){.elem = &e, .pid = -1}, gap);
+	}
+	return err ? err : s->failed ? -cste_io : 0;
 }
 
 void cst_script_free(struct cst_script *s)

@@ -289,6 +289,22 @@ static int add_lost(struct cst_symbolizer *sym, const struct cst_sideband *sb)
 	return 0;
 }
 
+bool cst_symbolizer_take_lost(struct cst_symbolizer *sym, struct cst_sym_lost *lost,
+			      int32_t *cpu)
+{
+	struct cst_elem any = {.cpu = -1};
+	const struct cst_sym_lost *l;
+
+	if (cpu)
+		*cpu = sym && sym->nlost == 1 ? sym->lost[0].cpu : -1;
+	l = sym && sym->nlost ? sym_lost_take(sym, &any) : NULL;
+	if (lost)
+		memset(lost, 0, sizeof(*lost));
+	if (l && lost)
+		*lost = *l;
+	return l != NULL;
+}
+
 const struct cst_sym_lost *sym_lost_take(struct cst_symbolizer *sym, const struct cst_elem *elem)
 {
 	struct cst_sym_lost *l = &sym->lost_now;

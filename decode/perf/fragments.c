@@ -290,6 +290,9 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 			if (ret || !has)
 				continue;
 			ret = timed ? queue_frag(in, &f) : decode_now(in, trace, &f, pkt_fn, ctx);
+			/* the end of its trace, if the file was cut short in it */
+			if (!ret && !timed && rec.type == cst_perf_rec_aux)
+				ret = dec_pi_loss_after(in, sb_fn, ctx);
 		} else {
 			/* time order tells sideband as the merge reaches it */
 			ret = dec_pi_sideband(in, &rec, timed ? NULL : sb_fn, ctx);

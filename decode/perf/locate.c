@@ -141,7 +141,7 @@ bool dec_pi_aux_fragment(struct cst_perf_input *in, const struct cst_perf_record
 	struct running *run;
 	int ci;
 
-	in->aux_unheld = 0;
+	in->aux_unheld = in->aux_cut = 0;
 	if (rec->u.aux.flags & CST_PERF_AUX_TRUNCATED)
 		in->truncated_aux++;
 	if (!size)
@@ -174,7 +174,7 @@ bool dec_pi_aux_fragment(struct cst_perf_input *in, const struct cst_perf_record
 		dec_pi_warnf(in, rec->file_offset,
 			     "AUX record: only %" PRIu64 " of its %" PRIu64 " trace bytes (aux offset "
 			     "0x%" PRIx64 ") are in the file; decoding those", held, size, start);
-		in->aux_unheld = size - held;
+		in->aux_cut = size - held;
 		size = held;
 	}
 	if (!b) {

@@ -1,10 +1,12 @@
 /* perf.data: trace lost from the AUX area, told as cst_sb_lost sideband before the
  * trace that follows it. An AUX record flagged TRUNCATED (the sink overflowed: the
  * kernel does not say by how much), the part of a record's trace the file does not
- * hold (locate.c found it missing or cut short), and in overwrite (snapshot) mode
- * the AUX positions no record covers, which the ring overwrote before a snapshot
- * was taken. In file order each is told as its record is reached; in time order
- * it is kept here and told when the merge reaches the record. */
+ * hold (locate.c found it missing), and in overwrite (snapshot) mode the AUX
+ * positions no record covers, which the ring overwrote before a snapshot was
+ * taken. In file order each is told as its record is reached; in time order it
+ * is kept here and told when the merge reaches the record. The end of a record's
+ * trace the file does not hold (the file was cut short) comes after that trace:
+ * in file order once it is decoded, in time order at the end. */
 #include "perf_int.h"
 
 #include <stdlib.h>
@@ -14,6 +16,16 @@ void dec_pi_loss_reset(struct cst_perf_input *in)
 {
 	in->nlosses = 0;
 	in->nheads = 0;
+	in->ncuts = 0;
+	in->cut_pending = false;
+}
+
+static int keep(struct cst_perf_input *in, const struct aux_loss *l)
+{
+	if (CST_GROW(in->losses, in->cap_losses, in->nlosses + 1) < 0)
+		return -cste_nomem;
+	in->losses[in->nlosses++] = *l;
+	return 0;
 }
 
 /* In overwrite mode, the end of the last record of @rec's ring, and now @end. */
@@ -74,6 +86,14 @@ int dec_pi_aux_loss(struct cst_perf_input *in, const struct cst_perf_record *rec
 		loss_sb(rec, &l.sb[l.n++], cst_sb_loss_missing, in->aux_unheld);
 	else if (in->aux_unheld)
 		l.sb[1].lost_bytes += in->aux_unheld; /* overwritten and missing: both gone */
+	in->cut_pending = in->aux_cut != 0;
+	if (in->cut_pending) {
+		loss_sb(rec, &in->cut_sb, cst_sb_loss_missing, in->aux_cut);
+		if (!sb_fn && CST_GROW(in->cuts, in->cap_cuts, in->ncuts + 1) < 0)
+			return -cste_nomem;
+		if (!sb_fn)
+			in->cuts[in->ncuts++] = in->cut_sb;
+	}
 	if (!l.n)
 		return 0;
 	if (sb_fn) {
@@ -81,10 +101,15 @@ int dec_pi_aux_loss(struct cst_perf_input *in, const struct cst_perf_record *rec
 			ret = sb_fn(ctx, &l.sb[i]);
 		return ret;
 	}
-	if (CST_GROW(in->losses, in->cap_losses, in->nlosses + 1) < 0)
-		return -cste_nomem;
-	in->losses[in->nlosses++] = l;
-	return 0;
+	return keep(in, &l);
+}
+
+int dec_pi_loss_after(struct cst_perf_input *in, cst_sideband_fn sb_fn, void *ctx)
+{
+	bool pending = in->cut_pending;
+
+	in->cut_pending = false;
+	return pending && sb_fn ? sb_fn(ctx, &in->cut_sb) : 0;
 }
 
 int dec_pi_loss_tell(const struct cst_perf_input *in, uint64_t rec_off, cst_sideband_fn sb_fn,
@@ -93,6 +118,11 @@ int dec_pi_loss_tell(const struct cst_perf_input *in, uint64_t rec_off, cst_side
 	size_t lo = 0, hi = in->nlosses;
 	int ret = 0;
 
+	if (rec_off == UINT64_MAX) {
+		for (size_t i = 0; i < in->ncuts && !ret && sb_fn; i++)
+			ret = sb_fn(ctx, &in->cuts[i]);
+		return ret;
+	}
 	/* kept in file order by the walk */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

@@ -196,8 +196,12 @@ struct cst_perf_input {
 	int32_t cur_pid, cur_tid, cur_cpu;
 	uint32_t fragment;
 	uint64_t truncated_aux, missing_aux;
-	/* the last AUX record located: bytes of its trace the file does not hold */
-	uint64_t aux_unheld;
+	/* the last AUX record located: bytes of its trace the file does not hold,
+	 * all of it (unheld) or its end (cut: the file was cut short) */
+	uint64_t aux_unheld, aux_cut;
+	/* file order: what the record being decoded lost at its end, told after it */
+	struct cst_sideband cut_sb;
+	bool cut_pending;
 	/* trace lost from the AUX area (loss.c): what each AUX record lost, kept
 	 * in file order for the time-ordered merge, and each ring's last snapshot
 	 * head (overwrite mode) */
@@ -205,6 +209,8 @@ struct cst_perf_input {
 	size_t nlosses, cap_losses;
 	struct aux_head *heads;
 	size_t nheads, cap_heads;
+	struct cst_sideband *cuts; /* time order: the ends of records cut short */
+	size_t ncuts, cap_cuts;
 	bool sb_apply; /* sideband() changes threads and maps (not when only telling) */
 
 	/* time order (cst_order_time): fragments queued by a first walk, then merged */
@@ -263,9 +269,12 @@ void dec_pi_loss_reset(struct cst_perf_input *in);
  * @sb_fn now, or with a NULL @sb_fn kept for dec_pi_loss_tell (time order). */
 int dec_pi_aux_loss(struct cst_perf_input *in, const struct cst_perf_record *rec,
 		    cst_sideband_fn sb_fn, void *ctx);
-/* Time order: tell what the AUX record at file offset @rec_off lost. */
+/* Time order: tell what the AUX record at file offset @rec_off lost before its
+ * trace, or with UINT64_MAX what records cut short lost at their end. */
 int dec_pi_loss_tell(const struct cst_perf_input *in, uint64_t rec_off, cst_sideband_fn sb_fn,
 		     void *ctx);
+/* File order: tell what the record just decoded lost at its end (cut short). */
+int dec_pi_loss_after(struct cst_perf_input *in, cst_sideband_fn sb_fn, void *ctx);
 
 /* locate.c: where a record's trace lies and whose it is */
 /* An AUX record's fragment, from the AUXTRACE buffer of its ring that holds it.

@@ -188,6 +188,11 @@ static int run_merge(struct cst_perf_input *in, bool ahead)
 	}
 	if (!ret)
 		ret = trail_sideband(in, UINT64_MAX);
+	/* the ends of records cut short: after all the trace */
+	if (!ret && in->redo.sideband)
+		in->redo.sideband--;
+	else if (!ret && ++in->told.sideband)
+		ret = dec_pi_loss_tell(in, UINT64_MAX, in->user_sb_fn, in->user_ctx);
 	return ret;
 }
 

@@ -96,6 +96,13 @@ struct cst_sym_dso_info {
 int cst_symbolizer_dso_info(struct cst_symbolizer *sym, const char *dso,
 			    struct cst_sym_dso_info *info);
 
+struct cst_sym_lost;
+/** Lost sideband no element took (it came after the last element of its CPU: the
+ *  end of trace the file was cut short in), summed into @lost and forgotten; its
+ *  CPU into @cpu (-1: none, or several). Returns whether there was any. */
+bool cst_symbolizer_take_lost(struct cst_symbolizer *sym, struct cst_sym_lost *lost,
+			      int32_t *cpu);
+
 /** Name of a thread from comm sideband, or NULL (also for a NULL @sym). */
 const char *cst_symbolizer_comm(const struct cst_symbolizer *sym, int32_t tid);
 
@@ -265,7 +272,8 @@ enum cst_loss_why {
 
 /** One place where trace was lost: the first element after the loss. */
 struct cst_loss_gap {
-	const struct cst_elem *elem; /* that element; valid during the call only */
+	const struct cst_elem *elem; /* that element; valid during the call only (NULL:
+					the end of the stream, cst_loss_add_end) */
 	uint64_t offset;           /* its offset */
 	uint64_t time;             /* the time given with it (0: none) */
 	uint64_t bytes;            /* bytes known lost there */
@@ -305,6 +313,11 @@ void cst_loss_free(struct cst_loss *loss);
  *  until the next call. Errors: -cste_invalid. */
 int cst_loss_add(struct cst_loss *loss, const struct cst_sym_elem *se, uint64_t time,
 		 const struct cst_loss_gap **gap);
+/** The end of the stream: what the sideband said was lost after the last element
+ *  (cst_symbolizer_take_lost) is a place of its own, on @cpu, into *@gap (NULL
+ *  when @lost says no trace was lost). Errors: -cste_invalid. */
+int cst_loss_add_end(struct cst_loss *loss, const struct cst_sym_lost *lost, int32_t cpu,
+		     const struct cst_loss_gap **gap);
 /** The totals so far into @t. Errors: -cste_invalid. */
 int cst_loss_get_totals(const struct cst_loss *loss, struct cst_loss_totals *t);
 /** What @t says, in one line without a newline, into @buf of @size bytes: "trace
