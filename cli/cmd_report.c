@@ -156,10 +156,12 @@ static int report_option(void *ctx, int opt, const char *arg)
 	}
 }
 
-static void print_stats(struct cst_symbolizer *sym, const struct cst_calls *calls)
+static void print_stats(struct cst_symbolizer *sym, const struct cst_report_view *view)
 {
+	const struct cst_calls *calls = cst_report_view_calls(view);
 	struct cst_symbolizer_stats st;
-	struct cst_calls_stats cs;
+	struct cst_calls_stats cs = {0};
+	struct cst_loss_totals lt;
 
 	cst_symbolizer_get_stats(sym, &st);
 	fprintf(stderr,
@@ -171,10 +173,33 @@ static void print_stats(struct cst_symbolizer *sym, const struct cst_calls *call
 			"cstrace: %u threads, deepest stack %u, %" PRIu64
 			" stacks emptied by lost trace, %" PRIu64 " returns to unknown callers\n",
 			cs.threads, cs.max_depth, cs.gaps, cs.unknown_returns);
-	if (calls && cst_calls_get_stats(calls, &cs) == 0 && cs.filtered)
+	if (calls && cs.filtered)
 		fprintf(stderr,
 			"cstrace: an address filter turned tracing off %" PRIu64
 			" time(s): no trace lost there, the stacks kept\n", cs.filtered);
+	if (cst_report_view_loss(view, &lt) == 0)
+		fprintf(stderr,
+			"cstrace: trace lost in %" PRIu64 " places, %" PRIu64 " bytes known (%" PRIu64
+			" places of no count): %" PRIu64 " TRUNCATED AUX records, %" PRIu64
+			" with trace the file does not hold, %" PRIu64 " overwritten, %" PRIu64
+			" trace unit overflows, %" PRIu64 " resyncs; %" PRIu64 " perf records lost; %" PRIu64
+			" filter gaps (not lost)\n",
+			lt.places, lt.bytes, lt.unknown, lt.truncated, lt.missing, lt.overwritten,
+			lt.overflows, lt.resyncs, lt.records, lt.filtered);
+}
+
+/* A format with nowhere to say that trace was lost (folded stacks, profiles,
+ * lcov, CSV, JSON): stderr says it. */
+static void tell_loss(const struct report_args *a, const struct cst_report_view *view)
+{
+	struct cst_loss_totals lt;
+	char what[512];
+
+	if ((a->format->needs & cst_report_tells_loss) || cst_report_view_loss(view, &lt) < 0 ||
+	    cst_loss_format_totals(&lt, what, sizeof(what)) <= 0)
+		return;
+	cli_error("warning: %s: counts are lower bounds (the %s format has no place to say so)",
+		  what, a->format->name);
 }
 
 /* A profile of one binary that could not be written: which --dso it was. */
@@ -269,8 +294,9 @@ int cmd_report(int argc, char **argv)
 	}
 	if (cli_out_commit(&out) < 0)
 		goto out;
+	tell_loss(&args, view);
 	if (args.stats)
-		print_stats(sym, cst_report_view_calls(view));
+		print_stats(sym, view);
 	status = 0;
 out:
 	cli_out_abort(&out);

@@ -151,5 +151,6 @@ int sym_report_write_callgraph(struct cst_report_view *v, FILE *f)
 {
 	struct cst_calltree_text_opts o = {.sz = sizeof(o), .min_share = v->o.min_share};
 
+	sym_report_loss_header(v, f);
 	return cst_calltree_write_text(v->tree, f, &o);
 }

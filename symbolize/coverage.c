@@ -369,5 +369,6 @@ int cst_afdo_write_coverage(struct cst_afdo *p, FILE *f)
 /* report --format=coverage */
 int sym_report_write_coverage(struct cst_report_view *v, FILE *f)
 {
+	sym_report_loss_header(v, f);
 	return cst_afdo_write_coverage(v->afdo, f);
 }

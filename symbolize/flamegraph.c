@@ -8,12 +8,14 @@
 #include "views_int.h"
 #include "report_view.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FRAME_H 16
 #define TOP 56       /* title and buttons */
+#define BANNER 28    /* under them, the banner saying what trace was lost */
 #define BOTTOM 30    /* the details line */
 #define PAD 10
 #define MAX_LEVELS 1024 /* deeper stacks (runaway recursion) are not drawn: the
@@ -115,8 +117,9 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 	uint32_t *kids, *stack, maxd = 0, sp = 0;
 	bool cut;
 	double *x;
-	int n, width, height;
+	int n, width, height, top;
 	uint64_t all;
+	char loss[512];
 
 	if (!tree || !f || cst_opts_load(&o, sizeof(o), opts, "cst_flamegraph_opts", NULL) < 0)
 		return -cste_invalid;
@@ -131,7 +134,8 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 	cut = maxd > MAX_LEVELS;
 	if (cut)
 		maxd = MAX_LEVELS;
-	height = TOP + (int)maxd * FRAME_H + BOTTOM;
+	top = TOP + (cst_loss_format_totals(&o.loss, loss, sizeof(loss)) > 0 ? BANNER : 0);
+	height = top + (int)maxd * FRAME_H + BOTTOM;
 	kids = malloc((size_t)n * sizeof(*kids));
 	stack = malloc((size_t)n * sizeof(*stack));
 	x = calloc((size_t)n, sizeof(*x));
@@ -165,6 +169,15 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 		   "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n",
 		PAD, all, cut ? " (stacks deeper than 1024 frames not drawn)" : "", PAD, width - 60,
 		width - 120, height - 10, PAD, height - 10);
+	if (top != TOP) {
+		fprintf(f, "<g id=\"loss\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+			   "fill=\"#fde2c8\" stroke=\"#d9541e\" stroke-width=\"2\"/>"
+			   "<text x=\"%d\" y=\"%d\" style=\"font-weight:bold\">%c",
+			PAD, TOP - 4, width, BANNER - 6, PAD + 6, TOP + 13,
+			toupper((unsigned char)*loss));
+		sym_put_xml(f, loss + 1);
+		fputs(": every box is a lower bound</text></g>\n", f);
+	}
 	/* depth first from the root, each node's children laid out by name */
 	stack[sp++] = 0;
 	while (sp) {
@@ -220,5 +233,6 @@ int sym_report_write_flamegraph(struct cst_report_view *v, FILE *f)
 {
 	struct cst_flamegraph_opts o = {.sz = sizeof(o), .title = v->o.title};
 
+	cst_loss_get_totals(v->loss, &o.loss);
 	return cst_calltree_write_flamegraph(v->tree, f, &o);
 }

@@ -6,6 +6,7 @@
 #include "views_int.h"
 #include "report_view.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ static const char style[] =
 	"pre.src{font:12px monospace;margin:0} .hit{background:#d8f0d0} .miss{background:#f8d0c8}\n"
 	".cnt{display:inline-block;width:7em;text-align:right;color:#555;margin-right:1em}\n"
 	"nav a{margin-right:1em}\n"
+	".loss{background:#fde2c8;border:2px solid #d9541e;padding:.6em 1em;font-size:1.05em}\n"
 	"</style>\n";
 
 static const char table_head[] =
@@ -176,6 +178,7 @@ static void coverage(FILE *f, struct cst_afdo *p)
 int cst_html_write(FILE *f, const struct cst_html_input *input)
 {
 	struct cst_html_input in;
+	char loss[512];
 
 	if (!f || cst_opts_load(&in, sizeof(in), input, "cst_html_input", NULL) < 0)
 		return -cste_invalid;
@@ -185,7 +188,14 @@ int cst_html_write(FILE *f, const struct cst_html_input *input)
 	fputs(style, f);
 	fputs("</head><body>\n<h1>", f);
 	sym_put_xml(f, in.title ? in.title : "cstrace report");
-	fputs("</h1>\n<nav><a href=\"#functions\">Functions</a>", f);
+	fputs("</h1>\n", f);
+	if (cst_loss_format_totals(&in.loss, loss, sizeof(loss)) > 0) {
+		/* "Trace lost in 3 places (...)" */
+		fprintf(f, "<p id=\"loss\" class=\"loss\"><b>%c", toupper((unsigned char)*loss));
+		sym_put_xml(f, loss + 1);
+		fputs(":</b> every count on this page is a lower bound.</p>\n", f);
+	}
+	fputs("<nav><a href=\"#functions\">Functions</a>", f);
 	if (in.tree)
 		fputs("<a href=\"#calls\">Call graph</a><a href=\"#flame\">Flame graph</a>", f);
 	if (in.profile)
@@ -218,6 +228,7 @@ int sym_report_write_html(struct cst_report_view *v, FILE *f)
 				    .nrows = v->nrows, .total = v->total, .tree = v->tree,
 				    .profile = v->afdo};
 
+	cst_loss_get_totals(v->loss, &in.loss);
 	return cst_html_write(f, &in);
 }
 

@@ -205,7 +205,19 @@ struct cst_symbolizer {
 	size_t pscratch_cap;
 	struct cst_symbolizer_stats stats;
 	struct cst_sym_piece one_piece; /* for uncached single pieces */
+
+	/* cst_sb_lost sideband not yet given to an element, per CPU (-1: any) */
+	struct sym_lost_pending {
+		int32_t cpu;
+		struct cst_sym_lost lost;
+	} *lost;
+	size_t nlost, lost_cap;
+	struct cst_sym_lost lost_now; /* given with the element being fed */
 };
+
+/* symbolizer.c: the lost sideband that goes with @elem, taken from what is
+ * pending (NULL: none). */
+const struct cst_sym_lost *sym_lost_take(struct cst_symbolizer *sym, const struct cst_elem *elem);
 
 /* A space changed: what the range front remembers is void. */
 static inline void sym_spaces_changed(struct cst_symbolizer *sym)

@@ -487,5 +487,7 @@ int cst_afdo_write_llvm_sample(struct cst_afdo *p, FILE *f, const char *dso)
 /* report --format=llvm-sample --dso NAME */
 int sym_report_write_llvm_sample(struct cst_report_view *v, FILE *f)
 {
+	/* LLVM's text reader skips lines that start with '#' */
+	sym_report_loss_header(v, f);
 	return cst_afdo_write_llvm_sample(v->afdo, f, v->o.dso);
 }

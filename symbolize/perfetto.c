@@ -65,6 +65,17 @@ struct cst_perfetto {
 	struct frame_memo *memo;   /* MEMO of them */
 	char *out;                 /* OUT_SIZE bytes of events not yet written */
 	size_t out_n;
+	/* the element of the last loss place (elements are delivered in a
+	 * buffer that is used again, so it is known by what it is): the gaps it
+	 * makes are loss */
+	struct {
+		uint64_t offset;
+		uint32_t fragment;
+		enum cst_elem_type type;
+		enum cst_gap_reason gap;
+		uint8_t trace_id;
+		bool set;
+	} lost;
 };
 
 int cst_perfetto_alloc(struct cst_perfetto **out, FILE *f, const struct cst_perfetto_opts *opts)
@@ -289,6 +300,37 @@ static int32_t tid_of(const struct cst_call_event *ev)
 	return ev->tid >= 0 ? ev->tid : (int32_t)ev->trace_id;
 }
 
+/* Why a gap emptied a stack: lost trace (the element of a loss place), trace
+ * its filter switched off (or a debug halt), or another gap (code that could
+ * not be followed, a thread that may have run unseen). */
+static bool is_lost_elem(const struct cst_perfetto *pw, const struct cst_elem *e)
+{
+	return pw->lost.set && e->offset == pw->lost.offset && e->fragment == pw->lost.fragment &&
+	       e->type == pw->lost.type && e->gap == pw->lost.gap &&
+	       e->trace_id == pw->lost.trace_id;
+}
+
+static const char *gap_name(const struct cst_perfetto *pw, const struct cst_elem *e)
+{
+	if (e && is_lost_elem(pw, e))
+		return "trace lost";
+	if (e && e->type == cst_elem_trace_on &&
+	    (e->gap == cst_gap_filter || e->gap == cst_gap_debug))
+		return "trace off";
+	return "trace gap";
+}
+
+static char *put_cut(const struct cst_perfetto *pw, char *p, const struct cst_elem *e)
+{
+	const char *n = gap_name(pw, e);
+
+	p = PUT_LIT(p, ",\"cut\":\"");
+	memcpy(p, n, strlen(n));
+	p += strlen(n);
+	*p++ = '"';
+	return p;
+}
+
 /* The complete slice of a frame that exits at @ns. */
 static void put_slice(struct cst_perfetto *pw, struct pthread *t, const struct cst_call_event *ev,
 		      uint64_t ns)
@@ -307,19 +349,28 @@ static void put_slice(struct cst_perfetto *pw, struct pthread *t, const struct c
 	memcpy(p, ft.b + ft.name_len, ft.args_len);
 	p += ft.args_len;
 	if (ev->end == cst_call_end_gap)
-		p = PUT_LIT(p, ",\"cut\":\"trace lost\"");
+		p = put_cut(pw, p, ev->elem);
 	else if (ev->end == cst_call_end_eot)
 		p = PUT_LIT(p, ",\"cut\":\"trace ended\"");
 	p = PUT_LIT(p, "}}");
 	pw->out_n = (size_t)(p - pw->out);
 }
 
-/* An instant where trace was lost. */
-static void put_gap(struct cst_perfetto *pw, struct pthread *t, uint64_t ns)
+/* An instant where a gap that lost nothing emptied a stack (a place of loss
+ * has its own, cst_perfetto_add_lost). */
+static void put_gap(struct cst_perfetto *pw, struct pthread *t, const struct cst_elem *e,
+		    uint64_t ns)
 {
-	char *p = event_at(pw);
+	const char *n = gap_name(pw, e);
+	char *p;
 
-	p = PUT_LIT(p, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"trace lost\",\"cat\":\"gap\"");
+	if (!strcmp(n, "trace lost"))
+		return;
+	p = event_at(pw);
+	p = PUT_LIT(p, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"");
+	memcpy(p, n, strlen(n));
+	p += strlen(n);
+	p = PUT_LIT(p, "\",\"cat\":\"gap\"");
 	p = put_ids(p, t);
 	p = put_us(p, ns);
 	*p++ = '}';
@@ -336,6 +387,53 @@ static void put_off(struct cst_perfetto *pw, struct pthread *t, uint64_t ns)
 	p = put_us(p, ns);
 	*p++ = '}';
 	pw->out_n = (size_t)(p - pw->out);
+}
+
+int cst_perfetto_add_lost(struct cst_perfetto *pw, const struct cst_loss_gap *g)
+{
+	struct clock *c;
+	char what[96];
+	uint64_t ns;
+	char *p;
+
+	if (!pw || !g)
+		return -cste_invalid;
+	pw->lost.set = !!g->elem;
+	if (g->elem) {
+		pw->lost.offset = g->elem->offset;
+		pw->lost.fragment = g->elem->fragment;
+		pw->lost.type = g->elem->type;
+		pw->lost.gap = g->elem->gap;
+		pw->lost.trace_id = g->elem->trace_id;
+	}
+	/* where the trace ID's clock stands: after the last code traced before the
+	 * loss, or at a later timestamp the gap came with; at the end of the
+	 * stream (no element: its thread unknown), after everything, on all tracks */
+	c = &pw->clocks[g->trace_id & (NIDS - 1)];
+	ns = c->last;
+	for (unsigned i = 0; !g->elem && i < NIDS; i++)
+		ns = pw->clocks[i].last > ns ? pw->clocks[i].last : ns;
+	if (g->time && g->time > ns && (!c->seen || g->time != c->time)) {
+		ns = g->time;
+		pw->any_time = true;
+	}
+	c->last = ns;
+	cst_loss_format_gap(g, what, sizeof(what));
+	p = event_at(pw);
+	p += sprintf(p, "{\"ph\":\"i\",\"s\":\"%c\",\"name\":\"trace lost\",\"cat\":\"loss\","
+			"\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"ts\":",
+		     g->elem ? 't' : 'g', g->pid >= 0 ? g->pid : 0,
+		     g->tid >= 0 ? g->tid : (int32_t)g->trace_id);
+	p = put_us(p, ns);
+	p += sprintf(p, ",\"args\":{\"lost\":\"%s\",\"cpu\":%" PRId32 ",\"trace_id\":%u",
+		     what, g->cpu, (unsigned)g->trace_id);
+	if (!g->bytes_unknown)
+		p += sprintf(p, ",\"bytes\":%" PRIu64, g->bytes);
+	else if (g->bytes)
+		p += sprintf(p, ",\"at_least_bytes\":%" PRIu64, g->bytes);
+	p = PUT_LIT(p, "}}");
+	pw->out_n = (size_t)(p - pw->out);
+	return pw->io_error ? -cste_io : 0;
 }
 
 int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
@@ -355,6 +453,8 @@ int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 			return -cste_nomem;
 		memset(pw->threads + old, 0, (pw->tcap - old) * sizeof(*pw->threads));
 	}
+	if (ev->elem && pw->lost.set && !is_lost_elem(pw, ev->elem))
+		pw->lost.set = false; /* past the loss's element */
 	t = &pw->threads[ev->thread];
 	t->used = true;
 	t->pid = pid_of(ev);
@@ -370,7 +470,7 @@ int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 		put_slice(pw, t, ev, ns);
 		break;
 	case cst_call_gap:
-		put_gap(pw, t, ns);
+		put_gap(pw, t, ev->elem, ns);
 		break;
 	case cst_call_off:
 		put_off(pw, t, ns);

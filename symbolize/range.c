@@ -432,5 +432,6 @@ int cst_symbolizer_feed(struct cst_symbolizer *sym, const struct cst_elem *elem,
 			if (!se.pieces[i].loc.func)
 				sym->stats.unknown_insns += se.pieces[i].num_insns;
 	}
+	se.lost = sym->nlost ? sym_lost_take(sym, elem) : NULL;
 	return fn(ctx, &se);
 }

@@ -52,6 +52,7 @@ int sym_report_write_text(struct cst_report_view *v, FILE *f)
 		return sym_report_write_callgraph(v, f);
 	if (sym_w < 12)
 		sym_w = 12;
+	sym_report_loss_header(v, f);
 	fprintf(f, "# %" PRIu64 " instructions executed\n", total);
 	if (children)
 		fprintf(f, "%8s ", "children");

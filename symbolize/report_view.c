@@ -3,6 +3,7 @@
  * from the symbolized stream, and has the format's writer write them. */
 #include "report_view.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* The call views count only the instructions the name filters keep, each on its
@@ -68,6 +69,8 @@ static int setup(struct cst_report_view *v, const struct cst_report_format *fmt,
 	    ((fmt->needs & cst_report_needs_dso) && !o->dso))
 		return -cste_invalid;
 	err = cst_sym_filter_alloc(&v->filter, sym, o->filter);
+	if (!err)
+		err = cst_loss_alloc(&v->loss);
 	return err < 0 ? err : models(v, o->filter && o->filter->time_conv);
 }
 
@@ -100,6 +103,7 @@ void cst_report_view_free(struct cst_report_view *v)
 		cst_perfetto_free(v->timeline);
 		cst_afdo_free(v->afdo);
 		cst_report_free(v->rep);
+		cst_loss_free(v->loss);
 		cst_sym_filter_free(v->filter);
 	}
 	free(v);
@@ -110,6 +114,7 @@ int cst_report_view_add(void *ctx, const struct cst_sym_elem *se)
 	struct cst_report_view *v = ctx;
 	struct cst_sym_elem copy;
 	const struct cst_sym_elem *kept;
+	const struct cst_loss_gap *gap;
 	uint64_t time;
 	int err;
 
@@ -118,6 +123,12 @@ int cst_report_view_add(void *ctx, const struct cst_sym_elem *se)
 	if (se->elem->type == cst_elem_instr_range)
 		v->ranges++;
 	time = cst_sym_filter_time(v->filter, se);
+	err = cst_loss_add(v->loss, se, time, &gap);
+	/* the timeline marks the place before the call events it cuts */
+	if (!err && gap && v->timeline)
+		err = cst_perfetto_add_lost(v->timeline, gap);
+	if (err)
+		return err;
 	if (v->calls) {
 		err = cst_calls_add(v->calls, se, time);
 		if (err)
@@ -132,6 +143,21 @@ int cst_report_view_add(void *ctx, const struct cst_sym_elem *se)
 	return kept ? cst_report_add(v->rep, kept) : 0;
 }
 
+/* What was lost after the last element (the end of a file cut short). */
+static int end_loss(struct cst_report_view *v)
+{
+	const struct cst_loss_gap *gap = NULL;
+	struct cst_sym_lost lost;
+	int32_t cpu;
+	int err = 0;
+
+	if (cst_symbolizer_take_lost(v->sym, &lost, &cpu))
+		err = cst_loss_add_end(v->loss, &lost, cpu, &gap);
+	if (!err && gap && v->timeline)
+		err = cst_perfetto_add_lost(v->timeline, gap);
+	return err;
+}
+
 int cst_report_view_finish(struct cst_report_view *v)
 {
 	int err = 0;
@@ -142,6 +168,8 @@ int cst_report_view_finish(struct cst_report_view *v)
 		err = cst_calls_finish(v->calls);
 	if (err >= 0 && v->afdo)
 		err = cst_afdo_finish(v->afdo);
+	if (err >= 0)
+		err = end_loss(v);
 	return err;
 }
 
@@ -214,4 +242,26 @@ int cst_report_view_write(struct cst_report_view *v, FILE *f)
 const struct cst_calls *cst_report_view_calls(const struct cst_report_view *v)
 {
 	return v ? v->calls : NULL;
+}
+
+int cst_report_view_loss(const struct cst_report_view *v, struct cst_loss_totals *t)
+{
+	return v ? cst_loss_get_totals(v->loss, t) : -cste_invalid;
+}
+
+bool sym_report_loss(const struct cst_report_view *v, char *buf, size_t size)
+{
+	struct cst_loss_totals t;
+
+	if (size)
+		*buf = '\0';
+	return cst_loss_get_totals(v->loss, &t) == 0 && cst_loss_format_totals(&t, buf, size) > 0;
+}
+
+void sym_report_loss_header(const struct cst_report_view *v, FILE *f)
+{
+	char what[512];
+
+	if (sym_report_loss(v, what, sizeof(what)))
+		fprintf(f, "# %s: counts below are lower bounds\n", what);
 }

@@ -17,6 +17,7 @@ struct cst_report_view {
 	struct cst_calltree *tree;    /* the call views */
 	struct cst_perfetto *timeline;
 	struct cst_afdo *afdo;        /* sample profiles and coverage */
+	struct cst_loss *loss;        /* where the stream lost trace: every format */
 	int (*calls_sink)(void *ctx, const struct cst_call_event *ev); /* tree or timeline */
 	void *calls_ctx;
 	uint64_t ranges;              /* instruction ranges kept */
@@ -39,5 +40,12 @@ sym_report_writer sym_report_write_autofdo, sym_report_write_profgen, sym_report
 sym_report_writer sym_report_write_lcov, sym_report_write_coverage, sym_report_write_html;
 /* The call graph as text, as -g prints it in place of the table. */
 sym_report_writer sym_report_write_callgraph;
+
+/* What the view's stream lost, in one line (cst_loss_format_totals) into @buf of
+ * @size bytes: false when nothing was (the output then is as without loss). */
+bool sym_report_loss(const struct cst_report_view *v, char *buf, size_t size);
+/* A text format's header line: "# <what was lost>: counts below are lower
+ * bounds", only when something was. */
+void sym_report_loss_header(const struct cst_report_view *v, FILE *f);
 
 #endif

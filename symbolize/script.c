@@ -130,18 +130,29 @@ static int call_event(void *ctx, const struct cst_call_event *ev)
 {
 	struct cst_script *s = ctx;
 	const struct cst_call_frame *fr = ev->frame;
+	const struct cst_elem *e = ev->elem;
 
-	if (!ev->elem || (ev->kind != cst_call_enter && ev->kind != cst_call_gap &&
-			  ev->kind != cst_call_off))
+	if (!e || (ev->kind != cst_call_enter && ev->kind != cst_call_gap &&
+		   ev->kind != cst_call_off))
 		return 0;
-	sym_script_head(s, ev->elem, ev->pid, ev->time);
+	/* a place of loss has its line already (put_loss) */
+	if (ev->kind == cst_call_gap && s->at_loss)
+		return 0;
+	sym_script_head(s, e, ev->pid, ev->time);
 	if (ev->kind == cst_call_off) {
 		/* an address filter: the stack stands, nothing was lost */
 		cst_line_str(&s->line, "", (int)ev->depth * 2);
 		cst_line_str(&s->line, "[trace off: filter]", 0);
+	} else if (ev->kind == cst_call_gap && e->type == cst_elem_trace_on &&
+		   (e->gap == cst_gap_filter || e->gap == cst_gap_debug)) {
+		/* switched off and on (a debug halt; a filter that went off in an
+		 * exception): nothing was lost, the stack is not known */
+		cst_line_str(&s->line, "[trace off: ", 0);
+		cst_line_str(&s->line, cst_gap_reason_name(e->gap), 0);
+		cst_line_char(&s->line, ']');
 	} else if (ev->kind == cst_call_gap) {
 		cst_line_str(&s->line, "[trace lost: ", 0);
-		cst_line_str(&s->line, cst_elem_type_name(ev->elem->type), 0);
+		cst_line_str(&s->line, cst_elem_type_name(e->type), 0);
 		cst_line_char(&s->line, ']');
 	} else {
 		cst_line_str(&s->line, "", (int)(ev->depth - 1) * 2);
@@ -162,6 +173,19 @@ static int call_event(void *ctx, const struct cst_call_event *ev)
 	return s->failed ? -cste_io : 0;
 }
 
+/* Where trace was lost, a line in place: "[trace lost: 4096 bytes]". */
+static void put_loss(struct cst_script *s, const struct cst_sym_elem *se, const struct cst_loss_gap *g)
+{
+	char what[96];
+
+	cst_loss_format_gap(g, what, sizeof(what));
+	sym_script_head(s, se->elem, se->pid, g->time);
+	cst_line_str(&s->line, "[trace lost: ", 0);
+	cst_line_str(&s->line, what, 0);
+	cst_line_char(&s->line, ']');
+	sym_script_end_line(s);
+}
+
 /* The memos, the filter and the model of the mode (@s's other fields set). */
 static int setup(struct cst_script *s, const struct cst_script_opts *opts)
 {
@@ -174,6 +198,8 @@ static int setup(struct cst_script *s, const struct cst_script_opts *opts)
 	if (!s->memo)
 		return -cste_nomem;
 	err = cst_sym_filter_alloc(&s->filter, s->sym, s->o.filter);
+	if (!err)
+		err = cst_loss_alloc(&s->loss);
 	if (err < 0)
 		return err;
 	/* the instruction view needs neither model; its flow stays empty */
@@ -206,15 +232,34 @@ int cst_script_alloc(struct cst_script **out, struct cst_symbolizer *sym,
 int cst_script_add(void *ctx, const struct cst_sym_elem *se)
 {
 	struct cst_script *s = ctx;
+	const struct cst_loss_gap *gap;
 	uint64_t time;
+	int err;
 
 	if (!cst_sym_filter_keep(s->filter, se))
 		return 0;
 	time = cst_sym_filter_time(s->filter, se);
-	if (s->o.mode == cst_script_calls)
-		return cst_calls_add(s->calls, se, time);
-	if (s->o.mode == cst_script_branches)
-		return cst_flow_add(s->flow, se, time);
+	err = cst_loss_add(s->loss, se, time, &gap);
+	if (err)
+		return err;
+	if (s->o.mode == cst_script_calls) {
+		/* the line in place of the gap the call model would print */
+		if (gap)
+			put_loss(s, se, gap);
+		s->at_loss = gap != NULL;
+		err = cst_calls_add(s->calls, se, time);
+		s->at_loss = false;
+		return err ? err : s->failed ? -cste_io : 0;
+	}
+	if (s->o.mode == cst_script_branches) {
+		/* after the branch line of the range the gap ended */
+		err = cst_flow_add(s->flow, se, time);
+		if (!err && gap)
+			put_loss(s, se, gap);
+		return err ? err : s->failed ? -cste_io : 0;
+	}
+	if (gap)
+		put_loss(s, se, gap);
 	if (se->elem->type == cst_elem_instr_range)
 		put_insns(s, se, time);
 	return s->failed ? -cste_io : 0;
@@ -222,11 +267,25 @@ int cst_script_add(void *ctx, const struct cst_sym_elem *se)
 
 int cst_script_finish(struct cst_script *s)
 {
+	const struct cst_loss_gap *gap = NULL;
+	struct cst_sym_lost lost;
+	int32_t cpu;
+	int err;
+
 	if (!s)
 		return -cste_invalid;
 	/* the last range of each trace ID has nowhere known to go */
-	return s->o.mode == cst_script_calls ? cst_calls_finish(s->calls)
-					     : cst_flow_finish(s->flow);
+	err = s->o.mode == cst_script_calls ? cst_calls_finish(s->calls) : cst_flow_finish(s->flow);
+	/* what was lost after the last element (the end of a file cut short) */
+	if (!err && cst_symbolizer_take_lost(s->sym, &lost, &cpu))
+		err = cst_loss_add_end(s->loss, &lost, cpu, &gap);
+	if (!err && gap) {
+		struct cst_elem e = {.type = cst_elem_eot, .pid = -1, .tid = -1, .cpu = cpu,
+				     .source = -1};
+
+		put_loss(s, &(struct cst_sym_elem){.elem = &e, .pid = -1}, gap);
+	}
+	return err ? err : s->failed ? -cste_io : 0;
 }
 
 void cst_script_free(struct cst_script *s)
@@ -234,6 +293,7 @@ void cst_script_free(struct cst_script *s)
 	if (s) {
 		cst_flow_free(s->flow);
 		cst_calls_free(s->calls);
+		cst_loss_free(s->loss);
 		cst_sym_filter_free(s->filter);
 		free(s->memo);
 	}

@@ -42,6 +42,8 @@ struct cst_script {
 	bool perf_clock;           /* times are ns on perf's clock, not ticks */
 	struct cst_flow *flow;     /* the branch view */
 	struct cst_calls *calls;   /* the call trace */
+	struct cst_loss *loss;     /* where trace was lost: a line in place */
+	bool at_loss;              /* the element being added is a place of loss */
 	/* lengths of the symbolizer's names by where they are (they stay put and
 	 * unchanged while it lives): each line prints a few, most of them again */
 	struct {

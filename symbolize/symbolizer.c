@@ -120,6 +120,7 @@ void cst_symbolizer_free(struct cst_symbolizer *sym)
 	free(sym->cache);
 	free(sym->front);
 	free(sym->comms);
+	free(sym->lost);
 	free(sym->scratch);
 	free(sym->pscratch);
 	free(sym->debuginfo_path);
@@ -303,6 +304,81 @@ const char *cst_symbolizer_comm(const struct cst_symbolizer *sym, int32_t tid)
 	return NULL;
 }
 
+/* Lost trace or records: held for the next element of the CPU. */
+static int add_lost(struct cst_symbolizer *sym, const struct cst_sideband *sb)
+{
+	struct sym_lost_pending *p = NULL;
+
+	for (size_t i = 0; i < sym->nlost && !p; i++)
+		if (sym->lost[i].cpu == sb->cpu)
+			p = &sym->lost[i];
+	if (!p) {
+		if (CST_GROW(sym->lost, sym->lost_cap, sym->nlost + 1) < 0)
+			return -cste_nomem;
+		p = &sym->lost[sym->nlost++];
+		memset(p, 0, sizeof(*p));
+		p->cpu = sb->cpu;
+	}
+	switch (sb->loss) {
+	case cst_sb_loss_records:
+	case cst_sb_loss_samples:
+		p->lost.records += sb->lost;
+		break;
+	case cst_sb_loss_truncated:
+		p->lost.truncated++;
+		break;
+	case cst_sb_loss_missing:
+		p->lost.missing++;
+		break;
+	case cst_sb_loss_overwritten:
+		p->lost.overwritten++;
+		break;
+	}
+	p->lost.bytes += sb->lost_bytes;
+	return 0;
+}
+
+bool cst_symbolizer_take_lost(struct cst_symbolizer *sym, struct cst_sym_lost *lost,
+			      int32_t *cpu)
+{
+	struct cst_elem any = {.cpu = -1};
+	const struct cst_sym_lost *l;
+
+	if (cpu)
+		*cpu = sym && sym->nlost == 1 ? sym->lost[0].cpu : -1;
+	l = sym && sym->nlost ? sym_lost_take(sym, &any) : NULL;
+	if (lost)
+		memset(lost, 0, sizeof(*lost));
+	if (l && lost)
+		*lost = *l;
+	return l != NULL;
+}
+
+const struct cst_sym_lost *sym_lost_take(struct cst_symbolizer *sym, const struct cst_elem *elem)
+{
+	struct cst_sym_lost *l = &sym->lost_now;
+	bool any = false;
+	size_t k = 0;
+
+	memset(l, 0, sizeof(*l));
+	for (size_t i = 0; i < sym->nlost; i++) {
+		const struct sym_lost_pending *p = &sym->lost[i];
+
+		if (p->cpu >= 0 && elem->cpu >= 0 && p->cpu != elem->cpu) {
+			sym->lost[k++] = *p; /* another CPU's: its next element takes it */
+			continue;
+		}
+		l->bytes += p->lost.bytes;
+		l->truncated += p->lost.truncated;
+		l->missing += p->lost.missing;
+		l->overwritten += p->lost.overwritten;
+		l->records += p->lost.records;
+		any = true;
+	}
+	sym->nlost = k;
+	return any ? l : NULL;
+}
+
 int cst_symbolizer_add_sideband(struct cst_symbolizer *sym, const struct cst_sideband *sb)
 {
 	if (!sym || !sb)
@@ -334,6 +410,8 @@ int cst_symbolizer_add_sideband(struct cst_symbolizer *sym, const struct cst_sid
 	case cst_sb_fork:
 		/* a new process (not a new thread) inherits its parent's mappings */
 		return sb->pid != sb->ppid && sb->ppid >= 0 ? sym_space_fork(sym, sb->ppid, sb->pid) : 0;
+	case cst_sb_lost:
+		return add_lost(sym, sb);
 	default:
 		return 0;
 	}

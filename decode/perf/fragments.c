@@ -335,6 +335,7 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 	in->elem_ctx = ctx;
 	in->fragment = 0;
 	in->truncated_aux = in->missing_aux = 0;
+	dec_pi_loss_reset(in);
 	in->resuming = in->resume_at != 0;
 	in->nthreads = in->nrun = 0;
 	in->nfrags = 0;
@@ -352,8 +353,16 @@ static int walk(struct cst_perf_input *in, const struct cst_trace *trace, cst_el
 			dec_pi_buffer_fragment(in, &rec, &f);
 			ret = take(&w, &f);
 		} else if (rec.type == cst_perf_rec_aux) {
-			if (dec_pi_aux_fragment(in, &rec, &f, &b))
+			bool has = dec_pi_aux_fragment(in, &rec, &f, &b);
+
+			/* what it lost comes before its trace (time order: as the merge
+			 * reaches it) */
+			ret = dec_pi_aux_loss(in, &rec, timed ? NULL : sb_fn, ctx);
+			if (!ret && has)
 				ret = dec_pi_cover_frag(in, &rec, b, &f, take, &w);
+			/* the end of its trace, if the file was cut short in it */
+			if (!ret && has && !timed)
+				ret = dec_pi_loss_after(in, sb_fn, ctx);
 		} else {
 			/* time order tells sideband as the merge reaches it */
 			ret = dec_pi_sideband(in, &rec, timed ? NULL : sb_fn, ctx);

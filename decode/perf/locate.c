@@ -215,6 +215,7 @@ bool dec_pi_aux_fragment(struct cst_perf_input *in, const struct cst_perf_record
 	uint64_t size = rec->u.aux.aux_size, start = rec->u.aux.aux_offset;
 	const struct auxbuf *b;
 
+	in->aux_unheld = in->aux_cut = 0;
 	if (rec->u.aux.flags & CST_PERF_AUX_TRUNCATED)
 		in->truncated_aux++;
 	if (!size)
@@ -247,10 +248,12 @@ bool dec_pi_aux_fragment(struct cst_perf_input *in, const struct cst_perf_record
 		dec_pi_warnf(in, rec->file_offset,
 			     "AUX record: only %" PRIu64 " of its %" PRIu64 " trace bytes (aux offset "
 			     "0x%" PRIx64 ") are in the file; decoding those", held, size, start);
+		in->aux_cut = size - held;
 		size = held;
 	}
 	if (!b) {
 		in->missing_aux++;
+		in->aux_unheld = size;
 		dec_pi_warnf(in, rec->file_offset,
 		      "AUX record: no AUXTRACE data holds aux offset 0x%" PRIx64 " size 0x%" PRIx64
 		      " (cpu %d tid %d); fragment skipped",

@@ -352,6 +352,9 @@ void dec_perf_input_free(struct cst_perf_input *in)
 	dec_pi_free_timed(in);
 	dec_pi_cover_free(in);
 	free(in->frags);
+	free(in->losses);
+	free(in->heads);
+	free(in->cuts);
 	cst_decoder_free(in->frames_dec);
 	for (uint32_t i = 0; in->raw_dec && i < in->info.nr_cpu; i++)
 		cst_decoder_free(in->raw_dec[i]);

@@ -1,10 +1,10 @@
 /* Internal to decode/perf/: the state of a perf.data input, shared by its parts,
  * lowest first: say.c (warnings, progress), threads.c (who runs where, from
  * sideband), ids.c (trace IDs against the frames), unmapped.c (files no MMAP
- * record maps), locate.c (where a record's
- * trace lies), cover.c (what of each queue AUX records have decoded: the bytes
- * none covers, those two cover), decoders.c (the decoders and the attribution
- * of their elements), queue.c (a queue decoded a piece at a
+ * record maps), loss.c (trace lost from the AUX area), locate.c (where a
+ * record's trace lies), cover.c (what of each queue AUX records have decoded:
+ * the bytes none covers, those two cover), decoders.c (the decoders and the
+ * attribution of their elements), queue.c (a queue decoded a piece at a
  * time), timed_ahead.c (queues decoded ahead on threads), timed.c (the
  * time-ordered merge), fragments.c (AUX records to decoder runs in file order,
  * and every run's entry), open.c (metadata to sources, buffers, trace IDs).
@@ -240,6 +240,21 @@ struct cst_perf_input {
 	int32_t cur_pid, cur_tid, cur_cpu;
 	uint32_t fragment;
 	uint64_t truncated_aux, missing_aux;
+	/* the last AUX record located: bytes of its trace the file does not hold,
+	 * all of it (unheld) or its end (cut: the file was cut short) */
+	uint64_t aux_unheld, aux_cut;
+	/* file order: what the record being decoded lost at its end, told after it */
+	struct cst_sideband cut_sb;
+	bool cut_pending;
+	/* trace lost from the AUX area (loss.c): what each AUX record lost, kept
+	 * in file order for the time-ordered merge, and each ring's last snapshot
+	 * head (overwrite mode) */
+	struct aux_loss *losses;
+	size_t nlosses, cap_losses;
+	struct aux_head *heads;
+	size_t nheads, cap_heads;
+	struct cst_sideband *cuts; /* time order: the ends of records cut short */
+	size_t ncuts, cap_cuts;
 	bool sb_apply; /* sideband() changes threads and maps (not when only telling) */
 
 	/* time order (cst_order_time): fragments queued by a first walk, then merged */
@@ -300,6 +315,29 @@ int dec_pi_unmapped(struct cst_perf_input *in, const bool *mapped,
 		    const struct cst_bin_places *places);
 /* Tell those mappings to @sb_fn (process -1: any), before the file's sideband. */
 int dec_pi_unmapped_sideband(struct cst_perf_input *in, cst_sideband_fn sb_fn, void *ctx);
+
+/* loss.c: trace lost from the AUX area, told as cst_sb_lost sideband */
+struct aux_loss {
+	uint64_t rec_off;          /* file offset of the AUX record */
+	struct cst_sideband sb[2]; /* what it lost: TRUNCATED, bytes missing or overwritten */
+	unsigned n;
+};
+struct aux_head {
+	uint32_t per_thread, ring;
+	uint64_t head;
+};
+/* Forget what an earlier run noted. */
+void dec_pi_loss_reset(struct cst_perf_input *in);
+/* What AUX record @rec lost (after dec_pi_aux_fragment located it): told to
+ * @sb_fn now, or with a NULL @sb_fn kept for dec_pi_loss_tell (time order). */
+int dec_pi_aux_loss(struct cst_perf_input *in, const struct cst_perf_record *rec,
+		    cst_sideband_fn sb_fn, void *ctx);
+/* Time order: tell what the AUX record at file offset @rec_off lost before its
+ * trace, or with UINT64_MAX what records cut short lost at their end. */
+int dec_pi_loss_tell(const struct cst_perf_input *in, uint64_t rec_off, cst_sideband_fn sb_fn,
+		     void *ctx);
+/* File order: tell what the record just decoded lost at its end (cut short). */
+int dec_pi_loss_after(struct cst_perf_input *in, cst_sideband_fn sb_fn, void *ctx);
 
 /* locate.c: where a record's trace lies and whose it is */
 /* Index the buffers by ring and offset (once) and number the rings. 0 or -cste_nomem. */

@@ -150,6 +150,7 @@ int dec_pi_sideband(struct cst_perf_input *in, const struct cst_perf_record *rec
 		break;
 	case cst_perf_rec_lost_samples:
 		sb.type = cst_sb_lost;
+		sb.loss = cst_sb_loss_samples;
 		sb.lost = rec->u.lost_samples.lost;
 		break;
 	default:

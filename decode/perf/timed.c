@@ -29,27 +29,32 @@ static int trail_sideband(struct cst_perf_input *in, uint64_t upto)
 		if (in->sb_rec.file_offset >= upto)
 			break;
 		in->sb_pending = false;
-		if (in->sb_rec.type == cst_perf_rec_aux || in->sb_rec.type == cst_perf_rec_auxtrace)
+		if (in->sb_rec.type == cst_perf_rec_auxtrace)
 			continue;
 		if (in->redo.sideband) {
 			in->redo.sideband--; /* told before the run went to one thread */
 			continue;
 		}
 		in->told.sideband++;
-		ret = dec_pi_sideband(in, &in->sb_rec, in->user_sb_fn, in->user_ctx);
+		/* an AUX record: what it lost, noted by the walk */
+		ret = in->sb_rec.type == cst_perf_rec_aux
+			      ? dec_pi_loss_tell(in, in->sb_rec.file_offset, in->user_sb_fn,
+						 in->user_ctx)
+			      : dec_pi_sideband(in, &in->sb_rec, in->user_sb_fn, in->user_ctx);
 	}
 	in->sb_apply = true;
 	return ret;
 }
 
-/* perf_order: an element of the merge goes out, after the sideband before it. */
+/* perf_order: an element of the merge goes out, after the sideband before it
+ * and its own AUX record's loss. */
 static int emit_timed(void *ctx, const struct cst_elem *e)
 {
 	struct cst_perf_input *in = ctx;
 	int ret = 0;
 
 	if (e->fragment && e->fragment <= in->nfrags)
-		ret = trail_sideband(in, in->frags[e->fragment - 1].rec_off);
+		ret = trail_sideband(in, in->frags[e->fragment - 1].rec_off + 1);
 	if (ret)
 		return ret;
 	if (in->redo.elements) {
@@ -183,6 +188,11 @@ static int run_merge(struct cst_perf_input *in, bool ahead)
 	}
 	if (!ret)
 		ret = trail_sideband(in, UINT64_MAX);
+	/* the ends of records cut short: after all the trace */
+	if (!ret && in->redo.sideband)
+		in->redo.sideband--;
+	else if (!ret && ++in->told.sideband)
+		ret = dec_pi_loss_tell(in, UINT64_MAX, in->user_sb_fn, in->user_ctx);
 	return ret;
 }
 

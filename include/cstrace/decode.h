@@ -400,7 +400,22 @@ enum cst_sideband_type {
 	cst_sb_exit,
 	cst_sb_switch_in,  /* a thread was scheduled in on cpu */
 	cst_sb_switch_out,
-	cst_sb_lost,       /* records or trace were lost; `lost` says how many */
+	cst_sb_lost,       /* records or trace were lost: `loss` says what */
+};
+
+/** What a cst_sb_lost record says was lost. The trace kinds come before the
+ *  trace after the loss: the next element of their CPU is the first after it. */
+enum cst_sb_loss {
+	cst_sb_loss_records = 0, /* PERF_RECORD_LOST: `lost` records the kernel dropped */
+	cst_sb_loss_samples,     /* PERF_RECORD_LOST_SAMPLES: `lost` samples */
+	cst_sb_loss_truncated,   /* a TRUNCATED AUX record: the sink overflowed and its
+				    oldest trace was lost; the kernel does not say how
+				    much (lost_bytes 0) */
+	cst_sb_loss_missing,     /* trace an AUX record names that the file does not
+				    hold (cut short, or its AUXTRACE data lost):
+				    lost_bytes of it */
+	cst_sb_loss_overwritten, /* snapshot mode: lost_bytes the AUX ring overwrote
+				    before this snapshot was taken */
 };
 
 /** Sideband: what the trace alone does not say (mappings, threads, losses). */
@@ -416,7 +431,9 @@ struct cst_sideband {
 	const uint8_t *build_id;
 	uint32_t build_id_size;
 	/* lost */
-	uint64_t lost;
+	uint64_t lost;        /* records or samples; 1 for the AUX record of a trace loss */
+	enum cst_sb_loss loss;
+	uint64_t lost_bytes;  /* trace bytes lost, where the file says (0: not known) */
 };
 
 typedef int (*cst_sideband_fn)(void *ctx, const struct cst_sideband *sb);

@@ -83,7 +83,8 @@ int cst_symbolizer_add_elf_spec(struct cst_symbolizer *sym, const char *spec, in
 int cst_symbolizer_add_trace_images(struct cst_symbolizer *sym, const struct cst_trace *trace);
 
 /** Apply a sideband record: mmap adds a mapping, fork copies the parent's space,
- *  comm names a thread. Other types are ignored. Errors: -cste_invalid, -cste_nomem. */
+ *  comm names a thread, lost is given to the next element of its CPU
+ *  (cst_sym_elem.lost). Other types are ignored. Errors: -cste_invalid, -cste_nomem. */
 int cst_symbolizer_add_sideband(struct cst_symbolizer *sym, const struct cst_sideband *sb);
 
 /** What a profile needs to know of a binary. */
@@ -100,6 +101,13 @@ struct cst_sym_dso_info {
  *  Errors: -cste_invalid, -cste_not_found. */
 int cst_symbolizer_dso_info(struct cst_symbolizer *sym, const char *dso,
 			    struct cst_sym_dso_info *info);
+
+struct cst_sym_lost;
+/** Lost sideband no element took (it came after the last element of its CPU: the
+ *  end of trace the file was cut short in), summed into @lost and forgotten; its
+ *  CPU into @cpu (-1: none, or several). Returns whether there was any. */
+bool cst_symbolizer_take_lost(struct cst_symbolizer *sym, struct cst_sym_lost *lost,
+			      int32_t *cpu);
 
 /** Name of a thread from comm sideband, or NULL (also for a NULL @sym). */
 const char *cst_symbolizer_comm(const struct cst_symbolizer *sym, int32_t tid);
@@ -193,6 +201,18 @@ struct cst_sym_piece {
 	bool enters_func;          /* @start is the function's first instruction */
 };
 
+/** What the input's sideband says was lost before an element: the cst_sb_lost
+ *  records of the element's CPU (or of no CPU) since the element before it. */
+struct cst_sym_lost {
+	uint64_t bytes;            /* trace bytes known lost (missing, overwritten) */
+	uint32_t truncated;        /* TRUNCATED AUX records (the kernel does not say how
+				      many bytes the sink dropped) */
+	uint32_t missing;          /* AUX records whose trace the file does not hold */
+	uint32_t overwritten;      /* snapshots before which the AUX ring overwrote trace */
+	uint64_t records;          /* perf records or samples lost (LOST, LOST_SAMPLES):
+				      sideband, not trace */
+};
+
 /** A decoded element with, for instruction ranges, its symbolized pieces.
  *  Valid during the callback only. */
 struct cst_sym_elem {
@@ -200,6 +220,7 @@ struct cst_sym_elem {
 	int32_t pid;               /* resolved: elem pid, else context ID, else -1 */
 	const struct cst_sym_piece *pieces; /* instr ranges only */
 	uint32_t npieces;
+	const struct cst_sym_lost *lost; /* lost before it (sideband); NULL: nothing */
 };
 
 /** Sink for symbolized elements: return 0 to go on, > 0 to stop, < 0 to abort. */
@@ -238,6 +259,90 @@ int cst_symbolizer_get_stats(const struct cst_symbolizer *sym, struct cst_symbol
  *  -cste_not_found (nothing mapped there, or past the end of the file). */
 int cst_symbolizer_read_code(struct cst_symbolizer *sym, int32_t pid, uint64_t addr, void *buf,
 			     size_t n);
+
+/* ------------------------------------------------------------------------
+ * Loss: where trace was lost, why, and how much where that is known. The one
+ * model of loss every view asks: a report's header, the HTML and flame graph
+ * banners, script's in-place lines, the timeline's instants, stderr.
+ *
+ * Lost: what the trace unit overflowed (an overflow gap), what the decoder
+ * skipped to find sync again (resync), what the sink dropped (a TRUNCATED AUX
+ * record: the kernel does not say how many bytes), trace an AUX record names
+ * that the file does not hold, and what the AUX ring overwrote in snapshot
+ * mode (those two in bytes). Not lost: trace switched off and on by its filter
+ * (or by a debug halt), the first sync of a buffer, a decoder reset between
+ * AUX records that lost nothing, code not in the memory images (the trace is
+ * there; its code could not be followed).
+ * ------------------------------------------------------------------------ */
+
+/** Why trace was lost at a place (bits). */
+enum cst_loss_why {
+	cst_loss_overflow = 1 << 0,    /* the trace unit overflowed */
+	cst_loss_resync = 1 << 1,      /* the decoder lost sync on bad trace */
+	cst_loss_truncated = 1 << 2,   /* the sink overflowed: a TRUNCATED AUX record */
+	cst_loss_missing = 1 << 3,     /* AUX trace the file does not hold */
+	cst_loss_overwritten = 1 << 4, /* snapshot mode: the AUX ring overwrote it */
+};
+
+/** One place where trace was lost: the first element after the loss. */
+struct cst_loss_gap {
+	const struct cst_elem *elem; /* that element; valid during the call only (NULL:
+					the end of the stream, cst_loss_add_end) */
+	uint64_t offset;           /* its offset */
+	uint64_t time;             /* the time given with it (0: none) */
+	uint64_t bytes;            /* bytes known lost there */
+	int32_t pid, tid, cpu;     /* where it hit: the element's thread as the call
+				      model names it (its context ID standing in for
+				      the pid and tid where it has no other), CPU; -1
+				      unknown */
+	unsigned why;              /* cst_loss_why bits */
+	uint8_t trace_id;
+	bool bytes_unknown;        /* some of it was lost with no count (TRUNCATED,
+				      overflow, resync): @bytes is a lower bound */
+};
+
+/** What a stream lost, summed. */
+struct cst_loss_totals {
+	uint64_t places;           /* places where trace was lost */
+	uint64_t bytes;            /* bytes known lost */
+	uint64_t unknown;          /* places with a loss of no count */
+	uint64_t overflows, resyncs; /* places of each of those */
+	uint64_t truncated, missing, overwritten; /* AUX records of each kind */
+	uint64_t records;          /* perf records or samples lost (sideband, not trace) */
+	uint64_t filtered;         /* trace switched off and on by its filter: not lost */
+};
+
+struct cst_loss;
+
+/** Allocate an empty loss model. Errors: -cste_invalid (NULL @out), -cste_nomem. */
+int cst_loss_alloc(struct cst_loss **out);
+/** Free @loss (NULL is ignored). */
+void cst_loss_free(struct cst_loss *loss);
+/** Account one symbolized element seen at @time (a view's stream, after its
+ *  filters). Sets *@gap (when not NULL) to the place where trace was lost if @se
+ *  is the first element after a loss, else to NULL: each loss once (an
+ *  overflow's NO_SYNC and the TRACE_ON after it are one place; so are a
+ *  TRUNCATED AUX record and the NO_SYNC its trace starts with; each NO_SYNC the
+ *  decoder gives for an overflow or bad packets is one). The place is valid
+ *  until the next call. Errors: -cste_invalid. */
+int cst_loss_add(struct cst_loss *loss, const struct cst_sym_elem *se, uint64_t time,
+		 const struct cst_loss_gap **gap);
+/** The end of the stream: what the sideband said was lost after the last element
+ *  (cst_symbolizer_take_lost) is a place of its own, on @cpu, into *@gap (NULL
+ *  when @lost says no trace was lost). Errors: -cste_invalid. */
+int cst_loss_add_end(struct cst_loss *loss, const struct cst_sym_lost *lost, int32_t cpu,
+		     const struct cst_loss_gap **gap);
+/** The totals so far into @t. Errors: -cste_invalid. */
+int cst_loss_get_totals(const struct cst_loss *loss, struct cst_loss_totals *t);
+/** What @t says, in one line without a newline, into @buf of @size bytes: "trace
+ *  lost in 3 places (620,688 bytes)", "trace lost in 1 place (1 TRUNCATED AUX
+ *  record, size unknown)", with "; N perf records lost" where records were;
+ *  "" when nothing was lost. Returns the length it needed, as snprintf. */
+int cst_loss_format_totals(const struct cst_loss_totals *t, char *buf, size_t size);
+/** What was lost at @g, for a line in place ("[trace lost: %s]"): "4096 bytes",
+ *  "at least 4096 bytes (TRUNCATED)", "size unknown (overflow)". Returns the
+ *  length it needed, as snprintf. */
+int cst_loss_format_gap(const struct cst_loss_gap *g, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------
  * Control flow: where each executed range went and the call depth it ran at,
@@ -506,6 +611,8 @@ struct cst_flamegraph_opts {
 	bool embedded;             /* inside an HTML page: no XML declaration (the page
 				      calls init() once loaded) */
 	uint8_t reserved[3];       /* zero: no padding at the end (common.h's rule) */
+	struct cst_loss_totals loss; /* what trace was lost: a banner under the title
+					says it (all zero: none) */
 };
 
 /** Draw the call tree as a self-contained interactive SVG flame graph (hover
@@ -534,6 +641,13 @@ struct cst_perfetto_opts {
 };
 
 struct cst_perfetto;
+
+/** A place where trace was lost (cst_loss_add): an instant "trace lost" on its
+ *  thread with its CPU, bytes and why as args, at its trace ID's clock. Give it
+ *  before the call events of its element: the slices they cut are marked lost,
+ *  where other gaps (a filter, code not followed) mark them "trace off" or
+ *  "trace gap". Errors: -cste_invalid, -cste_io. */
+int cst_perfetto_add_lost(struct cst_perfetto *pw, const struct cst_loss_gap *gap);
 
 /** Start a timeline written to @f. Errors: -cste_invalid, -cste_nomem, -cste_io. */
 int cst_perfetto_alloc(struct cst_perfetto **out, FILE *f, const struct cst_perfetto_opts *opts);
@@ -644,6 +758,8 @@ struct cst_html_input {
 	uint64_t total;            /* instructions executed */
 	struct cst_calltree *tree; /* NULL: no call graph and flame graph */
 	struct cst_afdo *profile;  /* NULL: no line coverage */
+	struct cst_loss_totals loss; /* what trace was lost: a banner at the top says
+					it (all zero: none) */
 };
 
 /** Write one HTML page, no network needed: the function table, the call graph
@@ -752,7 +868,7 @@ const struct cst_sym_elem *cst_sym_filter_pieces(struct cst_sym_filter *f,
  * and writes it. A new format is a writer and one row in report_formats.c.
  * ------------------------------------------------------------------------ */
 
-/** What a format is written from, besides the function table. */
+/** What a format is written from, besides the function table, and what it says. */
 enum cst_report_need {
 	cst_report_needs_calls = 1 << 0,    /* the call tree (cst_calltree) */
 	cst_report_needs_profile = 1 << 1,  /* the sample profile (cst_afdo) */
@@ -762,6 +878,10 @@ enum cst_report_need {
 	cst_report_needs_ranges = 1 << 4,   /* the decoder's ranges as it gave them: the
 					       session must not join them
 					       (cst_session_opts.merge_ranges off) */
+	cst_report_tells_loss = 1 << 5,     /* its output says where trace was lost (a
+					       header, a banner, instants); for the
+					       others the caller says it
+					       (cst_report_view_loss) */
 };
 
 struct cst_report_view;
@@ -817,6 +937,9 @@ int cst_report_view_finish(struct cst_report_view *v);
 int cst_report_view_write(struct cst_report_view *v, FILE *f);
 /** The call model the view ran, for its totals; NULL when the format needs none. */
 const struct cst_calls *cst_report_view_calls(const struct cst_report_view *v);
+/** What the view's stream lost (its loss model's totals, after the filters) into
+ *  @t. Errors: -cste_invalid. */
+int cst_report_view_loss(const struct cst_report_view *v, struct cst_loss_totals *t);
 
 /* ------------------------------------------------------------------------
  * The script view (`cstrace script`): lines over the filtered stream, one per

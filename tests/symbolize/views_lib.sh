@@ -40,7 +40,9 @@ consistency() { # name trace [view options...]
   check "$name: script --call-trace" quiet "$CSTRACE" script --call-trace -o "$TMP/$name.calls" "$@"
   check "$name: script --insn" quiet "$CSTRACE" script --insn --disasm -o "$TMP/$name.insn" "$@"
   if ! grep -q "no code bytes" "$TMP/$name.insn"; then
-    check "$name: one --insn line per decoded instruction" test "$(wc -l <"$TMP/$name.insn")" = "$n"
+    # and a line where trace was lost (test-file-mem-offsets overflows)
+    check "$name: one --insn line per decoded instruction" \
+      test "$(grep -vc '^.*\[trace lost: [^]]*\]$' "$TMP/$name.insn")" = "$n"
   fi
   echo "$name: $n instructions"
 }
