@@ -151,7 +151,9 @@ static int call_event(void *ctx, const struct cst_call_event *ev)
 		cst_line_str(&s->line, cst_gap_reason_name(e->gap), 0);
 		cst_line_char(&s->line, ']');
 	} else if (ev->kind == cst_call_gap) {
-		cst_line_str(&s->line, "[trace lost: ", 0);
+		/* not a place of loss (those returned above): code that could not be
+		 * followed, the end of trace, a buffer's first sync */
+		cst_line_str(&s->line, "[trace gap: ", 0);
 		cst_line_str(&s->line, cst_elem_type_name(e->type), 0);
 		cst_line_char(&s->line, ']');
 	} else {

@@ -418,7 +418,7 @@ if args.call_trace:
     for line in open(args.call_trace):
         body = line.rstrip("\n").split(None, 1)[1].strip() if len(line.split()) > 1 else ""
         m = re.match(r"(.*?)(?: (/\S+|\S+\.bin) at 0x[0-9a-f]+)?(?: \((tail call|exception|jump|returned to|already running)\))?$", body)
-        if m and m.group(3) in (None, "tail call", "exception") and not body.startswith("[trace lost"):
+        if m and m.group(3) in (None, "tail call", "exception") and not re.match(r"\[trace (lost|gap|off)", body):
             lines[m.group(1)] += 1
     for name in set(by_sym) | set(lines):
         if by_sym[name] != lines[name]:
