@@ -47,12 +47,15 @@ fi
 same "PIE program's MMAP2 taken out" "$TMP/pie-nommap.data" \
 	"decode --format=none --stats,script --raw --insn,report" "256"
 
-# A snapshot whose memory dump is gone: the same warning at the end
+# A snapshot whose memory dump is gone: the same warning at the end, and since no
+# code could be read, nothing decoded: exit 1, saying why (the one exit rule)
 "$CSTRACE" synth --arch "$arch" -o "$TMP/nodump" -- "$prog" > /dev/null 2>&1 || fail "synth snapshot"
 dump=$(sed -n "s/^file *= *\\(mem_.*\\)$/\\1/p" "$TMP/nodump/cpu_0.ini" | head -1)
 rm -f "$TMP/nodump/$dump"
 "$CSTRACE" decode --format=none "$TMP/nodump" > /dev/null 2> "$TMP/nodump.err"
-check "snapshot without its dump: exit 0" [ $? -eq 0 ]
+check "snapshot without its dump: exit 1" [ $? -eq 1 ]
+check "snapshot without its dump: why nothing decoded" \
+	grep -q "^cstrace: $TMP/nodump: no instructions decoded: the code at the traced addresses could not be read" "$TMP/nodump.err"
 check "snapshot without its dump: the gaps counted and placed: $(tail -c 300 "$TMP/nodump.err")" \
 	grep -Eq "^cstrace: warning: $TMP/nodump: $gaps$" "$TMP/nodump.err"
 same "snapshot without its dump" "$TMP/nodump" "decode --format=none --stats,script,report" "256"
