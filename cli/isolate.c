@@ -9,9 +9,9 @@
  * A crash in cstrace's own code is not OpenCSD's: the child names the object of
  * the faulting frame, and a crash outside libopencsd is reported as a bug in
  * cstrace, with a backtrace, and never resumed past. */
+#include "blame.h"
 #include "cli.h"
 
-#include <dlfcn.h>
 #include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
@@ -21,7 +21,6 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #define RESUME_ENV "CSTRACE_RESUME_AT" /* internal: parent to restarted child */
@@ -217,59 +216,11 @@ static bool is_crash(int sig)
 	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT;
 }
 
-/* The interrupted program counter. */
-static void *fault_pc(const void *ucontext)
-{
-	const ucontext_t *uc = ucontext;
-
-#if defined(__x86_64__)
-	return (void *)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-	return (void *)uc->uc_mcontext.pc;
-#elif defined(__arm__)
-	return (void *)uc->uc_mcontext.arm_pc;
-#else
-	(void)uc;
-	return NULL;
-#endif
-}
-
-/* The C and C++ runtime: a crash there (memcpy, abort) belongs to its caller. */
-static bool is_runtime(const char *object)
-{
-	return strstr(object, "/libc.so") || strstr(object, "/libstdc++") ||
-	       strstr(object, "/libgcc_s") || strstr(object, "/libm.so");
-}
-
-/* Name the object of the faulting frame, or of the first caller outside the
- * runtime; a crash outside OpenCSD prints its backtrace (a bug report's). */
+/* Name the object of the faulting frame (cli_blame) in the note the parent reads. */
 static void blame(void *pc)
 {
-	void *frames[64];
-	int n = backtrace(frames, 64), first = n;
-	Dl_info di;
-
-	for (int i = 0; i < n; i++)
-		if (frames[i] == pc) {
-			first = i;
-			break;
-		}
-	for (int i = first; i < n; i++) {
-		if (dladdr(frames[i], &di) && di.dli_fname && !is_runtime(di.dli_fname)) {
-			pc = frames[i];
-			break;
-		}
-	}
-	if (!pc || !dladdr(pc, &di) || !di.dli_fname)
-		return;
-	snprintf(note->object, sizeof(note->object), "%s", di.dli_fname);
-	note->object_offset = (uint64_t)((uintptr_t)pc - (uintptr_t)di.dli_fbase);
-	note->in_opencsd = strstr(di.dli_fname, "libopencsd") != NULL;
-	note->blamed = true;
-	if (!note->in_opencsd) {
-		fputs("cstrace: backtrace of the crash:\n", stderr);
-		backtrace_symbols_fd(frames, n, STDERR_FILENO);
-	}
+	note->blamed = cli_blame(pc, note->object, sizeof(note->object), &note->object_offset,
+				 &note->in_opencsd);
 }
 
 /* In the child: say whose code crashed, write out what stdio still holds, then
@@ -279,7 +230,7 @@ static void on_crash(int sig, siginfo_t *si, void *ucontext)
 {
 	(void)si;
 	if (note)
-		blame(fault_pc(ucontext));
+		blame(cli_fault_pc(ucontext));
 	if (note && note->watch.state < 0 && note->blamed && note->in_opencsd) {
 		/* OpenCSD runs on the decoding thread and its workers (or on
 		 * workers only, whose lists the delivering thread replays), and the

@@ -115,7 +115,9 @@ struct exp_sample_in {
 	const struct cst_sym_piece *from, *to; /* the pieces @ip and @addr lie in */
 	uint64_t insn_count;
 };
+/* sample.c: a sample and what it names; the capture's machine row, once */
 int exp_sample(struct cst_export *e, const struct exp_sample_in *in);
+int exp_machine_export(struct cst_export *e);
 
 #define EXP_NIDS 128
 #define EXP_MAX_DEPTH 65536
@@ -165,8 +167,6 @@ struct cst_export {
 	uint64_t sb_gen, last_gen;
 };
 
-int exp_emit(struct cst_export *e, const struct cst_export_row *row);
-
 /* objects.c */
 struct exp_thread *exp_thread_findnew(struct cst_export *e, int32_t pid, int32_t tid);
 int exp_thread_set_comm(struct cst_export *e, struct exp_thread *t, const char *name,
@@ -209,6 +209,12 @@ struct cst_export_writer {
 	const char *(*tmpname)(void *ctx);
 	bool committed;
 };
+/* One row to the writer. */
+static inline int exp_emit(struct cst_export *e, const struct cst_export_row *row)
+{
+	return e->w->ops.row(e->w->ctx, row);
+}
+
 /* A row's columns in table order, with perf's PostgreSQL types. */
 enum exp_kind { exp_i8, exp_i4, exp_bool, exp_text };
 struct exp_val {

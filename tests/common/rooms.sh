@@ -2,7 +2,8 @@
 # The rooms of decode/ (decode/decode_int.h, docs/architecture.md), checked: each
 # room includes only its own headers and the doors of the rooms below it
 # (engine/engine.h, run/run.h, perf/perf_input.h); only engine/ calls OpenCSD;
-# decode/ itself keeps at most ten .c files; and no file of a library calls into
+# decode/ itself keeps at most ten .c files; cli/ (options and wiring only) no
+# file over 450 lines; and no file of a library calls into
 # another that calls back, through a circle of three or more files (from the
 # built objects' symbols: who defines what, who uses it).
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
@@ -42,11 +43,16 @@ pass
 
 n=$(ls decode/*.c | wc -l)
 check "decode/ keeps at most ten .c files ($n)" test "$n" -le 10
+for f in cli/*.c; do
+  n=$(wc -l < "$f")
+  check "$f: $n lines, at most 450 (a model grown in the CLI belongs in a library)" \
+    test "$n" -le 450
+done
 
 # circles of files: an edge a -> b when a's object uses a symbol b's defines
 command -v nm >/dev/null || skip "nm not installed"
 command -v python3 >/dev/null || skip "python3 not installed"
-for lib in decode symbolize capture perfdata snapshot synth boards auxlog common source; do
+for lib in decode symbolize export capture perfdata snapshot synth boards auxlog common source; do
   a="$B/$lib/libcstrace_$lib.a"
   [ -f "$a" ] || continue
   # "archive:member.o:value type name", or "archive:member.o:   U name"
