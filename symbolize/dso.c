@@ -244,6 +244,7 @@ void sym_dso_free(struct dso *dso)
 		free(dso->funcs[i].slots);
 	}
 	free(dso->funcs);
+	sym_dso_free_perf_syms(dso);
 	free(dso->mapsyms);
 	free(dso->segs);
 	free(dso->secs);

@@ -73,6 +73,29 @@ int cst_symbolizer_lookup(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	return 0;
 }
 
+int cst_symbolizer_perf_name(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
+			     struct cst_sym_loc *loc)
+{
+	const struct space *sp;
+	const struct mapping *m;
+	const struct sym_func *f;
+	uint64_t vaddr;
+
+	if (!sym || !loc)
+		return -cste_invalid;
+	m = sym_find_mapping(sym, pid, addr, &sp);
+	if (!m || m->dso->kind != dso_elf)
+		return 0;
+	vaddr = addr + m->vaddr_adj;
+	f = sym_dso_find_perf_func(sym, m->dso, vaddr);
+	loc->func = NULL;
+	if (f) {
+		loc->func = &f->pub;
+		loc->func_offset = vaddr - f->pub.addr;
+	}
+	return 0;
+}
+
 int cst_symbolizer_inline_chain(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
 				struct cst_sym_frame *frames, int max)
 {

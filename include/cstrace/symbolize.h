@@ -132,6 +132,17 @@ struct cst_sym_loc {
 int cst_symbolizer_lookup(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
 			  struct cst_sym_loc *loc);
 
+/** The function Linux perf names @addr by, into @loc (from a lookup or a piece)
+ *  where it differs from cstrace's: where cstrace names none, an unsized symbol
+ *  before it reaches to the next symbol whatever the section (perf's
+ *  symbols__fixup_end: the PLT header and a static binary's IRELATIVE PLT count
+ *  as _init); a local label inside a function (glibc's __wrap_main in _start)
+ *  names the code from it on; code under an Arm $d mapping symbol keeps its
+ *  function. Sets loc->func and func_offset when perf has a name.
+ *  Errors: -cste_invalid. */
+int cst_symbolizer_perf_name(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
+			     struct cst_sym_loc *loc);
+
 /** One frame of an inline chain, innermost first, as addr2line -f -i prints it:
  *  the function and the source position inside it. */
 struct cst_sym_frame {
@@ -851,6 +862,83 @@ int cst_script_add(void *s, const struct cst_sym_elem *se);
 /** End the stream: the last range of each trace ID, the frames still open.
  *  Errors as cst_script_add. */
 int cst_script_finish(struct cst_script *s);
+
+/* ------------------------------------------------------------------------
+ * perf script's own output (`cstrace script -F ...` / `--itrace=...`): the
+ * samples Linux perf 6.1 synthesizes from cs_etm trace (tools/perf/util/cs-etm.c:
+ * instruction samples every N instructions, branch samples where a range ended
+ * in a taken branch or trace stopped or started, with perf's flags), printed
+ * with perf script's columns (builtin-script.c), byte for byte.
+ * ------------------------------------------------------------------------ */
+
+/** perf script's -F fields. */
+enum cst_pscript_field {
+	cst_pscript_comm = 1 << 0,
+	cst_pscript_pid = 1 << 1,
+	cst_pscript_tid = 1 << 2,
+	cst_pscript_cpu = 1 << 3,
+	cst_pscript_time = 1 << 4,
+	cst_pscript_period = 1 << 5,
+	cst_pscript_event = 1 << 6,
+	cst_pscript_flags = 1 << 7,
+	cst_pscript_ip = 1 << 8,
+	cst_pscript_sym = 1 << 9,
+	cst_pscript_symoff = 1 << 10,
+	cst_pscript_dso = 1 << 11,
+	cst_pscript_addr = 1 << 12,
+	cst_pscript_srcline = 1 << 13,
+	cst_pscript_insn = 1 << 14,
+	cst_pscript_insnlen = 1 << 15,
+};
+
+/** What perf.data says that perf script's columns depend on. */
+struct cst_pscript_file {
+	bool perf_data;            /* a perf.data file (else: perf's defaults) */
+	bool has_time, has_cpu;    /* the cs_etm event samples time and CPU */
+	bool timeless;             /* no event samples time: perf decodes per thread */
+	bool has_aux_time;         /* an AUX record carries a time: */
+	uint64_t aux_time;         /* the latest one, perf 6.1's time of every sample */
+	char modifiers[8];         /* ":u", ":k", "" as perf names the synthesized events */
+	unsigned name_len;         /* the longest event name of the file (perf's evlist) */
+};
+
+/** Read @path's attrs, event names and AUX records into @f (zeroed first; a
+ *  file that is no perf.data only clears @f). Errors: -cste_invalid, -cste_io,
+ *  -cste_format, -cste_nomem. */
+int cst_pscript_file_read(const char *path, struct cst_pscript_file *f, const struct cst_log *log);
+
+/** perf's -F LIST into *@fields: "ip,sym" replaces @defaults, "+flags" and
+ *  "-time" change them (perf's "hw:" prefix is taken too). On an unknown field
+ *  returns -cste_not_found with *@bad (when given) at the name. */
+int cst_pscript_fields_parse(const char *list, unsigned defaults, unsigned *fields,
+			     const char **bad);
+/** The fields perf script prints by default for cs_etm samples of @f. */
+unsigned cst_pscript_fields_default(const struct cst_pscript_file *f);
+
+struct cst_pscript_opts {
+	size_t sz;                 /* sizeof(struct cst_pscript_opts) */
+	const struct cst_sym_filter_opts *filter; /* NULL: everything */
+	const struct cst_pscript_file *file;      /* NULL: perf's defaults */
+	const struct cst_trace *trace;            /* the sources' protocols (exceptions) */
+	unsigned fields;           /* cst_pscript_field bits */
+	bool instructions;         /* --itrace=i: a sample every @period instructions */
+	bool branches;             /* --itrace=b (c, r: perf 6.1's cs_etm gives every branch) */
+	bool errors;               /* --itrace=e: lost trace as perf prints decoder errors */
+	bool ns;                   /* times to the nanosecond */
+	uint64_t period;           /* instructions per instruction sample (1 or more) */
+};
+
+struct cst_pscript;
+
+/** Allocate perf script's output over @sym's stream, lines to @write.
+ *  Errors: -cste_invalid, -cste_nomem. */
+int cst_pscript_alloc(struct cst_pscript **out, struct cst_symbolizer *sym,
+		      cst_script_write_fn write, void *ctx, const struct cst_pscript_opts *opts);
+void cst_pscript_free(struct cst_pscript *p);
+/** One symbolized element (a cst_sym_elem_fn). Errors: -cste_io. */
+int cst_pscript_add(void *p, const struct cst_sym_elem *se);
+/** End the stream (perf flushes nothing at the end: no line comes of it). */
+int cst_pscript_finish(struct cst_pscript *p);
 
 #ifdef __cplusplus
 }
