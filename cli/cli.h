@@ -87,6 +87,13 @@ struct cli_verb_log {
 };
 void cli_verb_log(struct cli_verb_log *vl, const char *verb);
 
+/** getopt_long for verb @verb: an unknown option or a missing value is told in
+ *  one line (the closest long option named: "did you mean --symfs?") and '?' is
+ *  returned; the caller exits 2 without printing its usage. */
+struct option;
+int cli_getopt(const char *verb, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts);
+
 /** Print "cstrace: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -188,7 +188,7 @@ int cmd_boards(int argc, char **argv)
 	argc--;
 	argv++;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt("boards", argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;
@@ -219,8 +219,7 @@ int cmd_boards(int argc, char **argv)
 			boards_usage(stdout);
 			return 0;
 		default:
-			boards_usage(stderr);
-			return 2;
+			return 2; /* cli_getopt said what was wrong, in one line */
 		}
 	}
 	argc -= optind;

@@ -23,7 +23,7 @@ struct decode_out {
 };
 
 static const char decode_usage[] =
-	"usage: cstrace decode [options] TRACE\n"
+	"usage: cstrace decode [options] [TRACE]\n"
 	"\n"
 	"Decode a captured trace into instruction ranges, exceptions, context changes,\n"
 	"timestamps and gaps, per trace ID in trace order. TRACE is a snapshot directory,\n"
@@ -34,7 +34,7 @@ static const char decode_usage[] =
 	"                       'Idx:<offset>; ID:<id>; <element>'), jsonl, none\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n"
 	"  --stats              print totals on standard error\n"
-	TRACE_OPTS_HELP
+	VERB_INPUT_HELP TRACE_OPTS_HELP
 	"  -h, --help           this text\n"
 	"\n"
 	"exit status: 0 decoded, 1 nothing could be decoded or an error, 2 usage.\n";

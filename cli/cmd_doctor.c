@@ -57,7 +57,7 @@ int cmd_doctor(int argc, char **argv)
 	int c, ret, problems = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt("doctor", argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 'b':
 			board_name = optarg;
@@ -72,8 +72,7 @@ int cmd_doctor(int argc, char **argv)
 			doctor_usage(stdout);
 			return 0;
 		default:
-			doctor_usage(stderr);
-			return 2;
+			return 2; /* cli_getopt said what was wrong, in one line */
 		}
 	}
 	if (optind != argc) {

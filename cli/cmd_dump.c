@@ -11,13 +11,13 @@
 #include "verb.h"
 
 static const char dump_usage[] =
-	"usage: cstrace dump [options] TRACE\n"
+	"usage: cstrace dump [options] [TRACE]\n"
 	"\n"
 	"List the trace packets of TRACE (snapshot directory, perf.data or raw dump), per\n"
 	"trace ID, as 'Idx:<offset>; ID:<id>; [bytes];\\t<packet>'.\n"
 	"\n"
 	"options:\n"
-	TRACE_OPTS_HELP
+	VERB_INPUT_HELP TRACE_OPTS_HELP
 	"  -h, --help           this text\n";
 
 struct dump_out {

@@ -17,7 +17,7 @@
 int script_view_run(int argc, char **argv);
 
 static const char script_usage[] =
-	"usage: cstrace script --raw [--insn] [options] TRACE\n"
+	"usage: cstrace script --raw [--insn] [options] [TRACE]\n"
 	"\n"
 	"Print the trace as perf script prints cs_etm samples, addresses only: one line\n"
 	"per branch ('pid/tid [cpu] from => to', like --itrace=b; 0 marks where trace\n"
@@ -28,7 +28,7 @@ static const char script_usage[] =
 	"options:\n"
 	"  --raw                perf's address-only samples (this mode)\n"
 	"  --insn               one line per instruction instead of per branch\n"
-	TRACE_OPTS_HELP
+	VERB_INPUT_HELP TRACE_OPTS_HELP
 	"  -h, --help           this text\n";
 
 /* What the previous element was, as perf's cs-etm tracks its prev_packet. */
@@ -214,7 +214,7 @@ static int raw_option(void *ctx, int opt, const char *arg)
 	(void)arg;
 	if (opt == 'r')
 		return 0;
-	if (opt == 'i') {
+	if (opt == 'I') {
 		s->insn = true;
 		return 0;
 	}
@@ -225,7 +225,7 @@ int cmd_script(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"raw", no_argument, NULL, 'r'},
-		{"insn", no_argument, NULL, 'i'},
+		{"insn", no_argument, NULL, 'I'},
 		VERB_LONG_END,
 	};
 	struct script s;

@@ -119,7 +119,7 @@ int cmd_synth(int argc, char **argv)
 	/* "cstrace: synth: <error>": one line, naming the file where there is one */
 	cli_verb_log(&vl, "synth");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:h", lopts, NULL)) != -1) {
+	while ((c = cli_getopt("synth", argc, argv, "+o:h", lopts)) != -1) {
 		switch (c) {
 		case o_arch:
 			if (!strcmp(optarg, "aarch64") || !strcmp(optarg, "arm64"))
@@ -183,7 +183,7 @@ int cmd_synth(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case o_auxlog: aux_log = optarg; break;
 		case 'h': synth_usage(stdout); return 0;
-		default: synth_usage(stderr); return 2;
+		default: return 2; /* cli_getopt said what was wrong, in one line */
 		}
 	}
 	if (!have_arch || !out || optind >= argc) {

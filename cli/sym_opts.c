@@ -288,7 +288,9 @@ int symcli_open(struct symcli *c, const char *path, struct cst_session **session
 	cli_note_skippable();
 	cli_note_threaded(c->topts.session.threads > 1);
 	c->topts.session.pipe = true;
-	c->topts.session.merge_ranges = true; /* symbolizing needs no range cut short */
+	/* symbolizing needs no range cut short (perf's instruction samples read
+	 * the decoder's ranges as perf has them: c->ranges_as_decoded) */
+	c->topts.session.merge_ranges = !c->ranges_as_decoded;
 	err = cli_session_open(session, path, &c->topts.session);
 	if (err < 0)
 		return err;

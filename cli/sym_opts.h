@@ -28,14 +28,16 @@ struct symcli {
 	/* --comm, --dsos, --symbols: names (comma lists, kept as given) */
 	char *comms[SYMCLI_MAX], *dsos[SYMCLI_MAX], *symbols[SYMCLI_MAX];
 	int ncomms, ndsos, nsymbols;
+	bool ranges_as_decoded; /* the decoder's ranges, not joined (merge_ranges) */
 	/* all of the filters above, for the library's views (set by symcli_open) */
 	struct cst_sym_filter_opts filter;
 };
+#define SYMCLI_VMLINUX 0x2003
 #define SYMCLI_LONG                                                                     \
 	{"elf", required_argument, NULL, 0x2000},                                        \
 	{"debug-dir", required_argument, NULL, 0x2001},                                  \
 	{"kallsyms", required_argument, NULL, 0x2002},                                   \
-	{"vmlinux", required_argument, NULL, 0x2003},                                    \
+	{"vmlinux", required_argument, NULL, SYMCLI_VMLINUX},                                    \
 	{"pid", required_argument, NULL, 0x2004},                                        \
 	{"tid", required_argument, NULL, 0x2005},                                        \
 	{"cpu", required_argument, NULL, 0x2006},                                        \
@@ -49,7 +51,7 @@ struct symcli {
 	"                       (no --image needed); repeatable\n"                        \
 	"  --debug-dir DIR      look for debug files (DIR/.build-id/xx/y.debug) here first\n" \
 	"  --kallsyms FILE      kernel symbols (/proc/kallsyms format)\n"                \
-	"  --vmlinux FILE       kernel ELF for kernel addresses\n"                        \
+	"  -k, --vmlinux FILE   kernel ELF for kernel addresses\n"                        \
 	"  --pid/--tid/--cpu L  only these (comma-separated lists)\n"                     \
 	"  --time START,END     only ranges between these times (either may be empty):\n" \
 	"                       seconds on perf's clock as perf prints them (perf.data\n" \
