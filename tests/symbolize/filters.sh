@@ -41,8 +41,10 @@ check "--dsos by base name keeps the binary" \
   test "$(csv_sum "$TMP/dso.csv")" -gt $(( $(csv_sum "$TMP/all.csv") * 9 / 10 ))
 check "report --dsos nosuch" quiet "$CSTRACE" report --format=csv --dsos nosuch -o "$TMP/none.csv" "${o[@]}"
 check "--dsos of another binary keeps nothing" test "$(csv_sum "$TMP/none.csv")" = 0
-check "script --symbols=depth" quiet "$CSTRACE" script --symbols=depth -F sym -o "$TMP/depth.txt" "${o[@]}"
-check "script prints only depth's branches" bash -c "[ -s '$TMP/depth.txt' ] && ! awk '{print \$1}' '$TMP/depth.txt' | grep -vx depth"
+check "script --symbols=depth" quiet "$CSTRACE" script --symbols=depth -F ip,sym -o "$TMP/depth.txt" "${o[@]}"
+check "script prints only depth's branches" bash -c "[ -s '$TMP/depth.txt' ] && ! awk '{print \$2}' '$TMP/depth.txt' | grep -vx depth"
+check "script --symbols=depth (cstrace's lines)" quiet "$CSTRACE" script --symbols=depth -o "$TMP/depth_own.txt" "${o[@]}"
+check "cstrace's lines: only depth's branches" bash -c "[ -s '$TMP/depth_own.txt' ] && ! grep -v ' depth+' '$TMP/depth_own.txt'"
 p=(--elf "$bin" "$TMP/r.data")
 check "perf.data report" quiet "$CSTRACE" report --format=csv -o "$TMP/perf.csv" "${p[@]}"
 check "report --comm recurse" quiet "$CSTRACE" report --format=csv --comm recurse -o "$TMP/comm.csv" "${p[@]}"
