@@ -14,25 +14,33 @@
 #include "trace_opts.h"
 
 static const char usage_head[] =
-	"usage: cstrace report [options] TRACE\n"
+	"usage: cstrace report [options] [TRACE]\n"
 	"\n"
 	"Executed instructions per function: self count, share of all, times the function\n"
 	"was entered, taken / not-taken branches ending in it, and the share of its source\n"
 	"lines that ran. Code without symbols shows as [unknown] in its binary.\n"
+	"TRACE defaults to ./perf.data; perf report's options work where they mean\n"
+	"the same (-i, -k, -g caller|callee, --children, --no-children, --stdio).\n"
 	"\n"
 	"options:\n"
 	"  --sort KEYS          group by dso, sym, srcline (comma-separated; default dso,sym)\n";
 static const char usage_tail[] =
 	"  --dso NAME           profgen, llvm-sample: the binary (path or base name)\n"
-	"  -g, --call-graph     the caller -> callee tree with children, self and call counts\n"
-	"                       (text, or json: nested nodes)\n"
+	"  -g, --call-graph[=ARGS]  the caller -> callee tree with children, self and\n"
+	"                       call counts (text, or json: nested nodes); ARGS as perf's:\n"
+	"                       graph, fractal, flat, folded (--format=folded) or none; a\n"
+	"                       percent threshold (as --percent-limit); caller (default)\n"
+	"                       or callee (each function, its callers under it); function\n"
+	"                       (-g caller and -g 0.5,callee work as in perf)\n"
 	"  --children           add each function's children column (instructions in it and\n"
 	"                       all it called) and sort by it, as perf report --children\n"
+	"  --no-children        the self column only (the default)\n"
+	"  --stdio              text on standard output (the default)\n"
 	"  --percent-limit P    call graph: leave out stacks below P%% (default 0.5)\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n"
 	"  --limit N            text: at most N rows (default all)\n"
 	"  --stats              print symbolizer totals on standard error\n" SYMCLI_HELP
-		TRACE_OPTS_HELP "  -h, --help           this text\n";
+		VERB_INPUT_HELP TRACE_OPTS_HELP "  -h, --help           this text\n";
 
 #define HELP_INDENT "                       "
 #define HELP_WIDTH 60 /* of the text after the indent */
@@ -105,6 +113,71 @@ struct report_args {
 	bool stats;
 };
 
+/* perf's -g ARGS: print type, threshold, print limit, order, sort key, in any
+ * order, comma-separated. */
+static int parse_call_graph(struct report_args *r, const char *arg)
+{
+	char buf[256], *tok, *save = NULL;
+	int numbers = 0;
+
+	r->view.call_graph = true;
+	if (!arg)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double p = strtod(tok, &end);
+
+		if (end != tok && !*end) {
+			/* the threshold first, then perf's print limit (no limit here) */
+			if (numbers++ == 0) {
+				if (p < 0 || p > 100) {
+					cli_error("-g %s: the threshold %s is not a percentage", arg, tok);
+					return -1;
+				}
+				r->view.min_share = p / 100.0;
+			}
+		} else if (!strcmp(tok, "graph") || !strcmp(tok, "fractal") ||
+			   !strcmp(tok, "flat") || !strcmp(tok, "caller") ||
+			   !strcmp(tok, "function") || !strcmp(tok, "percent")) {
+			/* cstrace's call graph is perf's graph in caller order */
+		} else if (!strcmp(tok, "callee")) {
+			r->view.callee = true;
+		} else if (!strcmp(tok, "folded")) {
+			r->format = cst_report_format_find("folded");
+		} else if (!strcmp(tok, "none")) {
+			r->view.call_graph = false;
+		} else {
+			cli_error("-g %s: '%s' is not taken here: graph, fractal, flat, folded, none, a "
+				  "threshold, caller, callee, function", arg, tok);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Whether @arg reads as perf's -g ARGS (so that "-g caller" takes it). */
+static bool call_graph_args(const char *arg)
+{
+	static const char *const words[] = {"graph", "fractal", "flat", "folded", "none", "caller",
+					    "callee", "function", "address", "percent", "period",
+					    "count", "branch"};
+	char buf[256], *tok, *save = NULL;
+
+	if (!arg || !*arg || *arg == '-' || strlen(arg) >= sizeof(buf))
+		return false;
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool known = strspn(tok, "0123456789.") == strlen(tok);
+
+		for (size_t i = 0; !known && i < sizeof(words) / sizeof(words[0]); i++)
+			known = !strcmp(tok, words[i]);
+		if (!known)
+			return false;
+	}
+	return true;
+}
+
 static int report_option(void *ctx, int opt, const char *arg)
 {
 	struct report_args *r = ctx;
@@ -123,8 +196,12 @@ static int report_option(void *ctx, int opt, const char *arg)
 		}
 		return 0;
 	case 'g':
-		r->view.call_graph = true;
+		return parse_call_graph(r, arg);
+	case 'n':
+		r->view.children = false;
 		return 0;
+	case 'O':
+		return 0; /* --stdio: text on standard output is what report writes */
 	case 'D':
 		r->view.dso = arg;
 		return 0;
@@ -195,8 +272,10 @@ int cmd_report(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"limit", required_argument, NULL, 'l'},
 		{"stats", no_argument, NULL, 'S'},
-		{"call-graph", no_argument, NULL, 'g'},
+		{"call-graph", optional_argument, NULL, 'g'},
 		{"children", no_argument, NULL, 'C'},
+		{"no-children", no_argument, NULL, 'n'},
+		{"stdio", no_argument, NULL, 'O'},
 		{"percent-limit", required_argument, NULL, 'P'},
 		{"dso", required_argument, NULL, 'D'},
 		VERB_LONG_SYM_END,
@@ -214,12 +293,21 @@ int cmd_report(int argc, char **argv)
 	enum verb_parsed parsed;
 	struct cli_out out = {.f = stdout};
 	bool stream = false;
-	char usage[8192];
+	char usage[8192], graph_arg[300];
 	int err, status = 1;
 
 	make_usage(usage, sizeof(usage));
 	symcli_init(&cli);
-	parsed = verb_parse(&(struct verb){"report", usage, "o:g", longopts, report_option, &args},
+	/* perf's "-g caller": the word after -g is its argument when it reads as one */
+	for (int i = 1; i + 1 < argc && strcmp(argv[i], "--"); i++)
+		if ((!strcmp(argv[i], "-g") || !strcmp(argv[i], "--call-graph")) &&
+		    call_graph_args(argv[i + 1])) {
+			snprintf(graph_arg, sizeof(graph_arg), "--call-graph=%s", argv[i + 1]);
+			argv[i] = graph_arg;
+			memmove(&argv[i + 1], &argv[i + 2], (size_t)(argc - i - 2) * sizeof(*argv));
+			argc--;
+		}
+	parsed = verb_parse(&(struct verb){"report", usage, "o:g::", longopts, report_option, &args},
 			    argc, argv, NULL, &cli, &trace);
 	if (parsed != verb_run)
 		return verb_exit(parsed);

@@ -480,10 +480,14 @@ struct cst_calltree_text_opts {
 	size_t sz;                 /* sizeof(struct cst_calltree_text_opts) */
 	double min_share;          /* leave out subtrees below this share of all (0..1) */
 	int64_t max_depth;         /* 0: no limit */
+	bool callee;               /* callee first (perf's -g callee): each function that
+				      ran, with its callers under it */
+	uint8_t reserved[7];       /* zero: no padding at the end (common.h's rule) */
 };
 
 /** Write the call graph as an indented caller -> callee tree: children, self and
- *  call counts per stack. Errors: -cste_invalid, -cste_nomem, -cste_io. */
+ *  call counts per stack; or (callee) each function with its callers under it, as
+ *  perf report -g callee shows it. Errors: -cste_invalid, -cste_nomem, -cste_io. */
 int cst_calltree_write_text(struct cst_calltree *tree, FILE *f,
 			    const struct cst_calltree_text_opts *opts);
 
@@ -777,7 +781,8 @@ struct cst_report_view_opts {
 	int limit;                 /* text table: at most this many rows; 0: all */
 	bool call_graph;           /* text, json, csv: the call graph instead of the table */
 	bool children;             /* the children column, sorted by it (needs the sym key) */
-	uint8_t reserved[6];       /* zero: no padding at the end (common.h's rule) */
+	bool callee;               /* text call graph: callee first (perf's -g callee) */
+	uint8_t reserved[5];       /* zero: no padding at the end (common.h's rule) */
 };
 
 /** Allocate a report view writing @fmt over @sym's stream. Errors: -cste_invalid
