@@ -237,7 +237,7 @@ static int perf_setup(const struct view_args *a, const char *trace, struct perf_
 	int err;
 
 	if (a->itrace && parse_itrace(a->itrace, &it) < 0)
-		return -1;
+		return -2;
 	err = cst_pscript_file_read(trace, &pa->file, &cli_log);
 	if (err < 0) {
 		cli_error("%s: %s", trace, cst_strerror(err));
@@ -249,28 +249,28 @@ static int perf_setup(const struct view_args *a, const char *trace, struct perf_
 		if (err == -cste_format) {
 			cli_error("-F %s: cannot mix +field or -field with fields given whole",
 				  a->fields);
-			return -1;
+			return -2;
 		}
 		if (err < 0) {
 			cli_error("-F %s: '%.*s' is not one of perf's fields (comm, pid, tid, cpu, "
 				  "time, period, event, flags, ip, sym, symoff, dso, addr, srcline, "
 				  "insn, insnlen)", a->fields, (int)strcspn(bad, ","), bad);
-			return -1;
+			return -2;
 		}
 	}
-	/* perf refuses a field its samples do not carry, in these words */
-	if (pa->file.perf_data && ((fields & cst_pscript_time && !pa->file.has_time) ||
-				   (fields & cst_pscript_cpu && !pa->file.has_cpu))) {
-		bool t = fields & cst_pscript_time && !pa->file.has_time;
-
-		cli_error("Samples for '%s%s' event do not have %s attribute set. Cannot print "
-			  "'%s' field.", it.insns ? "instructions" : "branches",
-			  pa->file.modifiers, t ? "TIME" : "CPU", t ? "time" : "cpu");
+	/* perf refuses the time when no event samples it (a CPU it allows for AUX
+	 * trace: the buffer's), in these words */
+	if (pa->file.perf_data && (fields & cst_pscript_time) && !pa->file.has_time) {
+		cli_error("Samples for '%s%s' event do not have TIME attribute set. Cannot print "
+			  "'time' field.",
+			  pa->file.notime_name[0] ? pa->file.notime_name
+						  : it.branches ? "branches" : "instructions",
+			  pa->file.notime_name[0] ? "" : pa->file.modifiers);
 		return -1;
 	}
 	if ((fields & cst_pscript_symoff) && !(fields & cst_pscript_sym)) {
 		cli_error("-F %s: symoff needs sym", a->fields ? a->fields : "");
-		return -1;
+		return -2;
 	}
 	pa->opts = (struct cst_pscript_opts){
 		.sz = sizeof(pa->opts),
@@ -324,9 +324,11 @@ int script_view_run(int argc, char **argv)
 	 * (--insn, --call-trace) and fields (id, insncnt) keep cstrace's */
 	perf = args.itrace || (args.fields && args.view.mode == cst_script_branches &&
 			       !own_fields(args.fields) && !args.srcline);
-	if (perf ? perf_setup(&args, trace, &pa) < 0
-		 : args.fields && parse_fields(args.fields, &args.view.fields) < 0)
+	if (perf ? (err = perf_setup(&args, trace, &pa)) < 0
+		 : args.fields && parse_fields(args.fields, &args.view.fields) < 0) {
+		status = perf && err != -2 ? 1 : 2; /* a bad option is a usage error */
 		goto out;
+	}
 	if (!perf && !args.fields)
 		args.view.fields = cst_script_fields_default(args.view.mode);
 	if (args.srcline)

@@ -310,7 +310,10 @@ static void discontinuity(struct cst_pscript *p, struct pqueue *q, const struct 
 	q->prev = (struct ppacket){.kind = pk_disc, .pid = se->pid};
 	if (p->o.errors && (e->gap == cst_gap_overflow || e->gap == cst_gap_resync ||
 			    e->gap == cst_gap_discard))
-		sym_psc_print_error(p, e, sample_time(p, se), cst_gap_reason_name(e->gap));
+		sym_psc_print_error(p, e, sample_time(p, se),
+				    e->gap == cst_gap_overflow ? "Overflow packet: trace lost"
+				    : e->gap == cst_gap_discard ? "Discard packet: trace lost"
+								: "Bad packet: lost sync");
 }
 
 int cst_pscript_add(void *ctx, const struct cst_sym_elem *se)

@@ -44,7 +44,7 @@ static void modifiers(uint64_t a, char *buf, size_t size)
 }
 
 /* evsel__name of an attr with no recorded name */
-static size_t name_len(const struct cst_perf_attr *a)
+static size_t event_name(const struct cst_perf_attr *a, char *buf, size_t size)
 {
 	static const char *const hw[] = {
 		"cycles", "instructions", "cache-references", "cache-misses", "branches",
@@ -56,8 +56,9 @@ static size_t name_len(const struct cst_perf_attr *a)
 		"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
 		"bpf-output", "cgroup-switches",
 	};
-	char buf[64], mods[8];
+	char mods[8];
 	const char *base = NULL;
+	int n;
 
 	modifiers(a->flags, mods, sizeof(mods));
 	if (a->type == 0 && a->config < sizeof(hw) / sizeof(hw[0]))
@@ -65,8 +66,10 @@ static size_t name_len(const struct cst_perf_attr *a)
 	else if (a->type == 1 && a->config < sizeof(sw) / sizeof(sw[0]))
 		base = sw[a->config];
 	if (base)
-		return strlen(base) + strlen(mods);
-	return (size_t)snprintf(buf, sizeof(buf), "unknown attr type: %u", a->type);
+		n = snprintf(buf, size, "%s%s", base, mods);
+	else
+		n = snprintf(buf, size, "unknown attr type: %u", a->type);
+	return n < 0 ? 0 : (size_t)n;
 }
 
 static bool is_perf_data(const char *path)
@@ -99,7 +102,6 @@ int cst_pscript_file_read(const char *path, struct cst_pscript_file *f, const st
 	if (err < 0)
 		return err;
 	f->perf_data = true;
-	f->timeless = true;
 	n = cst_perf_reader_nattrs(r);
 	/* the cs_etm event: of the PMU type AUXTRACE_INFO names, else the first
 	 * attr of a dynamic PMU */
@@ -112,18 +114,26 @@ int cst_pscript_file_read(const char *path, struct cst_pscript_file *f, const st
 	feat = cst_perf_reader_features(r);
 	for (int i = 0; i < n; i++) {
 		const struct cst_perf_attr *a = cst_perf_reader_attr(r, i);
-		size_t len = (uint32_t)i < feat->nevent_names ? strlen(feat->event_names[i])
-							      : name_len(a);
+		char name[sizeof(f->etm_name)];
+		size_t len = (uint32_t)i < feat->nevent_names
+				     ? (size_t)snprintf(name, sizeof(name), "%s", feat->event_names[i])
+				     : event_name(a, name, sizeof(name));
 
 		if (!etm && a->type >= 6)
 			etm = a;
-		if (a->sample_type & CST_PERF_SAMPLE_TIME)
-			f->timeless = false;
+		if (a == etm || (!etm && !i))
+			snprintf(f->etm_name, sizeof(f->etm_name), "%s", name);
+		/* the first event perf would refuse to print a time for */
+		if (!(a->sample_type & CST_PERF_SAMPLE_TIME) && !f->notime_name[0])
+			snprintf(f->notime_name, sizeof(f->notime_name), "%s", name);
 		if (len > f->name_len)
 			f->name_len = (unsigned)len;
 	}
 	if (!etm && n)
 		etm = cst_perf_reader_attr(r, 0);
+	/* perf 6.1 decodes timeless (per thread, no sample times) when the cs_etm
+	 * event was recorded without timestamps (ETM_OPT_TS, config bit 28) */
+	f->timeless = !etm || !(etm->config & (1ull << 28));
 	f->has_time = !f->timeless;
 	f->has_cpu = etm && (etm->sample_type & CST_PERF_SAMPLE_CPU);
 	modifiers(etm ? etm->flags : 0, f->modifiers, sizeof(f->modifiers));

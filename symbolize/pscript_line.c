@@ -53,7 +53,7 @@ static int field_bit(const char *name, size_t len, unsigned *bit)
 int cst_pscript_fields_parse(const char *list, unsigned defaults, unsigned *out,
 			     const char **bad)
 {
-	enum { unset, set, change } mode = unset;
+	enum { unset, set, add, remove } mode = unset;
 	const char *p = list;
 	unsigned v = defaults;
 
@@ -61,6 +61,10 @@ int cst_pscript_fields_parse(const char *list, unsigned defaults, unsigned *out,
 		return -cste_invalid;
 	if (!strncmp(p, "hw:", 3))
 		p += 3;
+	/* perf's parse_output_fields: a list without + or - replaces the fields
+	 * (and ends the defaults' branch targets: user_set) */
+	if (!strchr(p, '+') && !strchr(p, '-'))
+		v = 0;
 	while (*p) {
 		size_t len = strcspn(p, ",");
 		char how = *p == '+' || *p == '-' ? *p : 0;
@@ -71,27 +75,24 @@ int cst_pscript_fields_parse(const char *list, unsigned defaults, unsigned *out,
 			len--;
 		}
 		/* perf: "Cannot mix +-field with overridden fields" */
-		if ((how && mode == set) || (!how && mode == change)) {
+		if ((how && mode == set) || (!how && (mode == add || mode == remove))) {
 			if (bad)
 				*bad = p;
 			return -cste_format;
 		}
+		mode = how == '+' ? add : how == '-' ? remove : set;
 		if (len && field_bit(p, len, &bit) < 0) {
 			if (bad)
 				*bad = p;
 			return -cste_not_found;
 		}
-		if (len && how == '-') {
-			/* perf's user_set: taking a field away ends the default target */
-			v &= ~(bit | BRANCH_ADDR);
-		} else if (len && how == '+') {
-			v |= bit;
+		if (len && bit == cst_pscript_flags) {
+			/* perf keeps flags apart (print_flags): it sets no field */
+			v = how == '-' ? v & ~bit : v | bit;
 		} else if (len) {
-			if (mode == unset)
-				v = 0;
-			v |= bit;
+			v = how == '-' ? v & ~bit : v | bit;
+			v &= ~BRANCH_ADDR;
 		}
-		mode = how ? change : set;
 		p += len + (p[len] == ',');
 	}
 	*out = v;
@@ -249,11 +250,14 @@ static void put_dso(struct cst_line *l, const struct cst_sym_loc *loc)
 
 static void put_srcline(struct cst_line *l, const struct cst_sym_loc *loc)
 {
-	/* map__fprintf_srcline: "\n  file:line" where perf finds the line */
+	/* map__fprintf_srcline: "\n  file:line", the file's base name, where the
+	 * line is known (perf names code without one by its object: "malloc.o:0") */
+	const char *base = loc->file ? strrchr(loc->file, '/') : NULL;
+
 	if (!loc->file)
 		return;
 	cst_line_str(l, "\n  ", 0);
-	cst_line_str(l, loc->file, 0);
+	cst_line_str(l, base ? base + 1 : loc->file, 0);
 	cst_line_char(l, ':');
 	cst_line_dec(l, loc->line, 0, 0);
 }
@@ -295,6 +299,9 @@ void sym_psc_print(struct cst_pscript *p, const struct psample *s)
 	struct cst_line *l = &p->line;
 	unsigned f = p->o.fields;
 
+	/* no field (flags are no field to perf): perf prints nothing at all */
+	if (!(f & ~(unsigned)cst_pscript_flags))
+		return;
 	/* --dsos, --symbols: as perf filters samples, by where the sample is */
 	if (cst_sym_filter_by_name(p->filter) &&
 	    !cst_sym_filter_keep_name(p->filter, s->ip_loc->dso,

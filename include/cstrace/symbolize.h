@@ -900,11 +900,14 @@ enum cst_pscript_field {
 struct cst_pscript_file {
 	bool perf_data;            /* a perf.data file (else: perf's defaults) */
 	bool has_time, has_cpu;    /* the cs_etm event samples time and CPU */
-	bool timeless;             /* no event samples time: perf decodes per thread */
+	bool timeless;             /* recorded without timestamps: perf decodes per thread
+				      and its samples carry no time */
 	bool has_aux_time;         /* an AUX record carries a time: */
 	uint64_t aux_time;         /* the latest one, perf 6.1's time of every sample */
 	char modifiers[8];         /* ":u", ":k", "" as perf names the synthesized events */
 	unsigned name_len;         /* the longest event name of the file (perf's evlist) */
+	char etm_name[128];        /* the cs_etm event's name, as perf names it */
+	char notime_name[128];     /* the first event of the file without sample times */
 };
 
 /** Read @path's attrs, event names and AUX records into @f (zeroed first; a
