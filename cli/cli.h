@@ -119,6 +119,12 @@ bool cli_progress_enabled(void);
 void cli_progress(const char *what, uint64_t done, uint64_t total);
 /** Clear the progress line if one was drawn. */
 void cli_progress_end(void);
+/** The input is read: the line is drawn at 100 % with the time taken, then
+ *  cleared when standard output is a terminal (the output follows), else left
+ *  as a summary. Call before writing to standard output. */
+void cli_progress_finish(void);
+/** No progress while @out (a verb's output) streams to a terminal. */
+void cli_progress_off(FILE *out);
 
 /** The offset of the first byte where files @a and @b differ (one being shorter
  *  counts), UINT64_MAX when they are the same; 0 when one cannot be read. */

@@ -181,7 +181,7 @@ int cmd_decode(int argc, char **argv)
 	cli_note_threaded(topts.session.threads > 1);
 	out.threaded = topts.session.threads > 1;
 	ret = cst_session_run_lines(session, print_elem, &out, write_lines, &out);
-	cli_progress_end();
+	ret < 0 ? cli_progress_end() : cli_progress_finish();
 	cst_session_get_stats(session, &st);
 	if (!cli_flush_output(out.f, output, out.io_errno))
 		goto out;

@@ -64,7 +64,7 @@ int cmd_dump(int argc, char **argv)
 	if (ret < 0)
 		goto out;
 	ret = cst_session_dump(session, on_packet, &out);
-	cli_progress_end();
+	ret < 0 ? cli_progress_end() : cli_progress_finish();
 	if (!cli_flush_output(stdout, NULL, out.io_errno))
 		goto out;
 	if (ret < 0)

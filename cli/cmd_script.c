@@ -273,7 +273,7 @@ int cmd_script(int argc, char **argv)
 	ret = cst_session_run(session, on_elem, on_sideband, &s);
 	if (ret == -cste_crashed)
 		cli_pipe_drained();
-	cli_progress_end();
+	ret < 0 ? cli_progress_end() : cli_progress_finish();
 	if (!cli_flush_output(stdout, NULL, s.io_errno))
 		goto out;
 	if (ret < 0 || !symcli_decoded(trace, session))

@@ -339,6 +339,7 @@ int script_view_run(int argc, char **argv)
 	if (cli_out_open(&file, args.output, trace, false) < 0)
 		goto out;
 	sink.f = file.f;
+	cli_progress_off(sink.f); /* its lines stream to a terminal: no progress over them */
 	setvbuf(sink.f, NULL, _IOFBF, 1 << 20);
 	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;

@@ -236,6 +236,8 @@ int symcli_run(struct cst_symbolizer *sym, struct cst_session *session, cst_sym_
 	cli_set_quiet(false);
 	if (err == -cste_crashed)
 		cli_pipe_drained();
+	/* at 100 %, then out of the way of what the verb writes */
+	err < 0 ? cli_progress_end() : cli_progress_finish();
 	return err;
 }
 
