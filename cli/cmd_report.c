@@ -354,6 +354,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	if (args.stats)
 		print_stats(sym, cst_report_view_calls(view));
+	symcli_explain(&cli, sym, cst_report_view_kept(view));
 	status = 0;
 out:
 	cli_out_abort(&out);

@@ -158,6 +158,7 @@ static int parse_itrace(const char *arg, struct itrace *it)
 struct sink {
 	FILE *f;
 	int io_errno; /* a write failed (cli_write_failed) */
+	uint64_t lines;
 };
 
 static int write_line(void *ctx, const char *line, size_t len)
@@ -174,6 +175,7 @@ static int write_line(void *ctx, const char *line, size_t len)
 		cli_write_failed(&k->io_errno);
 		return -1;
 	}
+	k->lines++;
 	return 0;
 }
 
@@ -307,7 +309,7 @@ int script_view_run(int argc, char **argv)
 	struct view_args args = {&cli, {.sz = sizeof(struct cst_script_opts)}, NULL, NULL, NULL,
 				 false};
 	struct perf_args pa = {0};
-	struct sink sink = {stdout, 0};
+	struct sink sink = {stdout, 0, 0};
 	struct cli_out file = {.f = stdout};
 	const char *trace;
 	enum verb_parsed parsed;
@@ -360,6 +362,7 @@ int script_view_run(int argc, char **argv)
 		goto out;
 	if (!symcli_done(trace, session, err))
 		goto out;
+	symcli_explain(&cli, sym, sink.lines);
 	status = 0;
 out:
 	status = cli_out_close(&file, status);

@@ -29,6 +29,11 @@ struct symcli {
 	char *comms[SYMCLI_MAX], *dsos[SYMCLI_MAX], *symbols[SYMCLI_MAX];
 	int ncomms, ndsos, nsymbols;
 	bool ranges_as_decoded; /* the decoder's ranges, not joined (merge_ranges) */
+	/* what the trace holds, to say so when the filters keep nothing */
+	struct {
+		int32_t v[16];
+		int n;
+	} seen_pids, seen_tids, seen_cpus;
 	/* all of the filters above, for the library's views (set by symcli_open) */
 	struct cst_sym_filter_opts filter;
 };
@@ -82,5 +87,10 @@ bool symcli_decoded(const char *trace, const struct cst_session *session);
 /** After a view's run that returned @err: false, with the reason told, when it
  *  failed or nothing of @trace was decoded. */
 bool symcli_done(const char *trace, const struct cst_session *session, int err);
+/** After a view kept @kept instructions of what @sym symbolized: when the
+ *  filters kept nothing, say which of them and what the trace holds (its
+ *  threads' names, binaries, pids, tids, CPUs); when most instructions ran in
+ *  code without symbols, say which binaries and what to give. */
+void symcli_explain(const struct symcli *c, const struct cst_symbolizer *sym, uint64_t kept);
 
 #endif

@@ -199,6 +199,13 @@ struct cst_symbolizer {
 	size_t pscratch_cap;
 	struct cst_symbolizer_stats stats;
 	struct cst_sym_piece one_piece; /* for uncached single pieces */
+	/* instructions per binary (by its name's address), all and without a
+	 * function: what a view that names nothing tells the user */
+	struct {
+		const char *dso;
+		uint64_t insns, unnamed;
+	} per_dso[32];
+	uint32_t nper_dso;
 };
 
 /* A space changed: what the range front remembers is void. */

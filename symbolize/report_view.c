@@ -132,6 +132,11 @@ int cst_report_view_add(void *ctx, const struct cst_sym_elem *se)
 	return kept ? cst_report_add(v->rep, kept) : 0;
 }
 
+uint64_t cst_report_view_kept(const struct cst_report_view *v)
+{
+	return v ? cst_report_total(v->rep) : 0;
+}
+
 int cst_report_view_finish(struct cst_report_view *v)
 {
 	int err = 0;

@@ -229,6 +229,30 @@ struct cst_symbolizer_stats {
 /** Copy the totals so far into @st. Errors: -cste_invalid. */
 int cst_symbolizer_get_stats(const struct cst_symbolizer *sym, struct cst_symbolizer_stats *st);
 
+/** What a binary was to the symbolizer. */
+enum cst_sym_dso_kind {
+	cst_sym_dso_none = 0,      /* no mapping: the addresses are in no binary */
+	cst_sym_dso_missing,       /* a recorded binary not found (or not the one that ran) */
+	cst_sym_dso_bytes,         /* a memory dump: code bytes, no symbols */
+	cst_sym_dso_elf,           /* an ELF file */
+};
+
+/** Instructions symbolized in one binary, and those that fell in no function. */
+struct cst_sym_dso_count {
+	const char *dso;           /* as cst_sym_loc.dso names it */
+	uint64_t insns, unnamed;
+	enum cst_sym_dso_kind kind;
+};
+
+/** The binaries instructions ran in, most instructions first, into @out (@max
+ *  at most; past 32 binaries the rest count in the last). Returns how many. */
+int cst_symbolizer_dso_counts(const struct cst_symbolizer *sym, struct cst_sym_dso_count *out,
+			      int max);
+
+/** The @i-th thread named by COMM sideband (0, 1, ...), its tid in *@tid; NULL
+ *  past the last. */
+const char *cst_symbolizer_comm_at(const struct cst_symbolizer *sym, size_t i, int32_t *tid);
+
 /** Copy @n bytes of the code mapped at @addr in @pid's space (then the global
  *  space) into @buf: the one way views read code bytes, with the symbolizer's
  *  build-id checks, symfs and exec handling. Errors: -cste_invalid,
@@ -802,6 +826,8 @@ int cst_report_view_finish(struct cst_report_view *v);
 int cst_report_view_write(struct cst_report_view *v, FILE *f);
 /** The call model the view ran, for its totals; NULL when the format needs none. */
 const struct cst_calls *cst_report_view_calls(const struct cst_report_view *v);
+/** Instructions the filters kept (the table's total). */
+uint64_t cst_report_view_kept(const struct cst_report_view *v);
 
 /* ------------------------------------------------------------------------
  * The script view (`cstrace script`): lines over the filtered stream, one per
