@@ -27,7 +27,7 @@ static void boards_usage(FILE *out)
 		"  show      everything a profile says, with the trace topology\n"
 		"  fixture   write a fake system tree (/sys, /proc, /boot) for tests and 'doctor --root';\n"
 		"            faults: missing-sink, wrong-etm-arch, paranoid, cpuidle-on, no-kconfig,\n"
-		"            kconfig-etm-off, no-debugfs, no-pmu\n"
+		"            kconfig-etm-off, no-debugfs, no-pmu, no-coresight\n"
 		"  sources   the trace-source settings 'decode --board' uses for a raw dump\n"
 		"\n"
 		"  --boards-dir DIR  read profiles from DIR (default: $CSTRACE_BOARDS_DIR, else %s)\n"
