@@ -60,6 +60,17 @@ head -c 40 "$D/normal.auxlog" >"$TMP/head.auxlog"
 "$CSTRACE" aux "$TMP/head.auxlog" >/dev/null 2>"$TMP/err"
 check "aux: a stream without rings fails" test $? -eq 1
 
+# replay's summary and aux give one diagnosis: wrap32's sink filled its own buffer
+# (replay once blamed the AUX area, -m), the slow consumer let the ring fill
+"$CSTRACE" replay -o "$TMP/w.data" "$D/wrap32.auxlog" 2>"$TMP/err" >/dev/null
+"$CSTRACE" aux --summary "$D/wrap32.auxlog" >"$TMP/aux.txt" 2>&1
+check "replay wrap32: the sink's own buffer filled, as aux says" bash -c "
+  grep -q \"with room in the ring: the sink's own buffer filled\" '$TMP/err' &&
+  ! grep -q 'consumer was late\|bigger AUX area' '$TMP/err' &&
+  grep -q \"with room in the ring: the sink's own buffer filled\" '$TMP/aux.txt'"
+"$CSTRACE" replay -o "$TMP/s.data" "$D/slow-consumer.auxlog" 2>"$TMP/err" >/dev/null
+check "replay slow-consumer: the late consumer, as aux says" grep -q "consumer was late (a bigger AUX area, -m" "$TMP/err"
+
 # Never over the input; bad streams fail in one line naming the file and offset.
 cp "$D/wrap32.auxlog" "$TMP/in.auxlog"
 "$CSTRACE" replay -o "$TMP/in.auxlog" "$TMP/in.auxlog" 2>"$TMP/err"
