@@ -39,6 +39,14 @@ synth shlib aarch64 "$D/aarch64/shlib" --timestamps && perf_exact shlib "$TMP/sh
 synth lost aarch64 "$D/aarch64/recurse" --timestamps --buffer-size 2K &&
 	perf_exact lost "$TMP/lost.data" "${SOME[@]}"
 check "lost: the 2 KiB sink lost trace" grep -q "[1-9][0-9]* lost" "$TMP/lost.synth.err"
+# ... and synth says so loudly, with the sink size that holds the run
+check "lost: synth warns, naming the share lost and the size that holds it" \
+	grep -q "^cstrace: warning: synth: LOST [0-9]*% of the trace: the 2K ETR sink dropped .* --buffer-size [0-9]*[KMG] holds the whole run" \
+	"$TMP/lost.synth.err"
+size=$(sed -n 's/.*--buffer-size \([0-9]*[KMG]\) holds.*/\1/p' "$TMP/lost.synth.err")
+synth enough aarch64 "$D/aarch64/recurse" --timestamps --buffer-size "${size:-1}"
+check "lost: --buffer-size $size holds it (nothing lost, no warning)" bash -c \
+	"grep -q ' 0 lost' '$TMP/enough.synth.err' && ! grep -q warning '$TMP/enough.synth.err'"
 # corrupt trace: perf's lines where the decoder lost sync; --itrace=e tells where
 python3 "$CSTRACE_SOURCE_DIR/tests/perfdata/scribble_aux.py" "$TMP/recurse.data" "$TMP/bad.data" &&
 	perf_exact corrupt "$TMP/bad.data" "b" "i1i -F +flags"
