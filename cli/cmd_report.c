@@ -37,6 +37,9 @@ static const char usage_tail[] =
 	"  --no-children        the self column only (the default)\n"
 	"  --stdio              text on standard output (the default)\n"
 	"  --percent-limit P    call graph: leave out stacks below P%% (default 0.5)\n"
+	"  --title TEXT         flamegraph, html: the title (default: the trace's name)\n"
+	"  --width PIXELS       flamegraph: a fixed width (default: the window's)\n"
+	"  --inverted           flamegraph: an icicle graph, callers on top\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n"
 	"  --limit N            text: at most N rows (default all)\n"
 	"  --stats              print symbolizer totals on standard error\n" SYMCLI_HELP
@@ -110,6 +113,7 @@ struct report_args {
 	const struct cst_report_format *format;
 	struct cst_report_view_opts view;
 	const char *output;
+	const char *title;         /* --title, else the trace's name */
 	bool stats;
 };
 
@@ -202,6 +206,23 @@ static int report_option(void *ctx, int opt, const char *arg)
 		return 0;
 	case 'O':
 		return 0; /* --stdio: text on standard output is what report writes */
+	case 'T':
+		r->title = arg;
+		return 0;
+	case 'W': {
+		char *end;
+		long w = strtol(arg, &end, 10);
+
+		if (end == arg || *end || w < 200 || w > 100000) {
+			cli_error("--width %s: expected pixels, 200 or more", arg);
+			return -1;
+		}
+		r->view.width = (int)w;
+		return 0;
+	}
+	case 'I':
+		r->view.inverted = true;
+		return 0;
 	case 'D':
 		r->view.dso = arg;
 		return 0;
@@ -276,6 +297,9 @@ int cmd_report(int argc, char **argv)
 		{"children", no_argument, NULL, 'C'},
 		{"no-children", no_argument, NULL, 'n'},
 		{"stdio", no_argument, NULL, 'O'},
+		{"title", required_argument, NULL, 'T'},
+		{"width", required_argument, NULL, 'W'},
+		{"inverted", no_argument, NULL, 'I'},
 		{"percent-limit", required_argument, NULL, 'P'},
 		{"dso", required_argument, NULL, 'D'},
 		VERB_LONG_SYM_END,
@@ -288,7 +312,7 @@ int cmd_report(int argc, char **argv)
 				   {.sz = sizeof(struct cst_report_view_opts),
 				    .keys = cst_report_key_dso | cst_report_key_sym,
 				    .min_share = 0.005},
-				   NULL, false};
+				   NULL, NULL, false};
 	const char *trace;
 	enum verb_parsed parsed;
 	struct cli_out out = {.f = stdout};
@@ -321,7 +345,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;
-	args.view.title = trace;
+	args.view.title = args.title ? args.title : trace;
 	args.view.filter = &cli.filter;
 	/* a timeline streams: its file is open while the trace decodes */
 	stream = args.format->needs & cst_report_needs_timeline;

@@ -518,14 +518,18 @@ int cst_calltree_write_text(struct cst_calltree *tree, FILE *f,
 struct cst_flamegraph_opts {
 	size_t sz;                 /* sizeof(struct cst_flamegraph_opts) */
 	const char *title;         /* NULL: "Flame graph" */
-	int width;                 /* pixels; 0: 1200 */
+	int width;                 /* pixels, fixed; 0: as wide as the window (or page) */
 	bool embedded;             /* inside an HTML page: no XML declaration (the page
 				      calls init() once loaded) */
-	uint8_t reserved[3];       /* zero: no padding at the end (common.h's rule) */
+	bool inverted;             /* icicle: roots at the top (a button flips it) */
+	uint8_t reserved[2];       /* zero: no padding at the end (common.h's rule) */
 };
 
 /** Draw the call tree as a self-contained interactive SVG flame graph (hover
- *  names a box with its counts, click zooms, Search highlights). Errors:
+ *  names a box with its counts, click zooms, Search (or Ctrl-F) highlights names
+ *  matching a regular expression in any case, a button flips it into an icicle
+ *  graph), as wide as the window unless a width is given. "#zoom=NAME",
+ *  "#search=REGEX" and "#inverted" after the file name open it so. Errors:
  *  -cste_invalid, -cste_nomem, -cste_io. */
 int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 				  const struct cst_flamegraph_opts *opts);
@@ -806,7 +810,8 @@ struct cst_report_view_opts {
 	bool call_graph;           /* text, json, csv: the call graph instead of the table */
 	bool children;             /* the children column, sorted by it (needs the sym key) */
 	bool callee;               /* text call graph: callee first (perf's -g callee) */
-	uint8_t reserved[5];       /* zero: no padding at the end (common.h's rule) */
+	bool inverted;             /* flame graph: icicle, roots at the top */
+	int width;                 /* flame graph: pixels, fixed; 0: the window's */
 };
 
 /** Allocate a report view writing @fmt over @sym's stream. Errors: -cste_invalid

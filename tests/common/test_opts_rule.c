@@ -159,7 +159,7 @@ static void test_no_tail_padding(void)
 		size_t size, end;
 	} v[] = {
 		END(cst_auxlog_reader_opts, log), END(cst_auxlog_writer_opts, reserved),
-		END(cst_board_sources_opts, policy), END(cst_calltree_text_opts, max_depth),
+		END(cst_board_sources_opts, policy), END(cst_calltree_text_opts, reserved),
 		END(cst_consumer_opts, reserve), END(cst_decoder_opts, start_offset),
 		END(cst_doctor_opts, board), END(cst_fixture_opts, osrelease),
 		END(cst_flamegraph_opts, reserved), END(cst_perf_reader_opts, window),
@@ -168,8 +168,9 @@ static void test_no_tail_padding(void)
 		END(cst_session_opts, chunk_size), END(cst_snap_writer_opts, log),
 		END(cst_symbolizer_opts, symdir), END(cst_synth_opts, inputs),
 		END(cst_sysfs_opts, argv), END(cst_sym_filter_opts, reserved),
-		END(cst_report_view_opts, reserved), END(cst_script_opts, reserved),
+		END(cst_report_view_opts, width), END(cst_script_opts, reserved),
 		END(cst_out_opts, reserved), END(cst_snap_reader_cbs, file),
+		END(cst_pscript_opts, period),
 	};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
