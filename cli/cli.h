@@ -11,6 +11,8 @@
 #include "cstrace/common.h"
 #include "cstrace/decode.h"
 
+#define CSTRACE_VERSION "0.1.0"
+
 /* Each verb: argc/argv start at the verb itself (argv[0] == "decode"). */
 int cmd_decode(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
+#include "cstrace/perfdata.h"
 #include "cstrace/symbolize.h"
 #include "sym_opts.h"
 #include "verb.h"
@@ -271,6 +274,53 @@ static void print_stats(struct cst_symbolizer *sym, const struct cst_calls *call
 			cs.threads, cs.max_depth, cs.gaps, cs.unknown_returns);
 }
 
+/* What a page says of the capture: perf.data's recorded command, host and
+ * kernel, the input's time and size, this cstrace. Strings live in @m_buf. */
+struct meta_buf {
+	struct cst_report_meta m;
+	char command[2048], host[256], kernel[256], date[64], version[64];
+};
+
+static void capture_meta(const char *trace, struct meta_buf *b)
+{
+	struct cst_perf_reader_opts ro = {.sz = sizeof(ro)};
+	struct cst_perf_reader *r = NULL;
+	struct stat st;
+
+	memset(b, 0, sizeof(*b));
+	b->m.trace = trace;
+	snprintf(b->version, sizeof(b->version), "cstrace " CSTRACE_VERSION);
+	b->m.version = b->version;
+	if (stat(trace, &st) == 0) {
+		struct tm tm;
+
+		if (localtime_r(&st.st_mtime, &tm) &&
+		    strftime(b->date, sizeof(b->date), "%Y-%m-%d %H:%M:%S %z", &tm))
+			b->m.date = b->date;
+		if (S_ISREG(st.st_mode))
+			b->m.trace_bytes = (uint64_t)st.st_size;
+	}
+	if (!S_ISREG(st.st_mode) || cst_perf_reader_open(&r, trace, &ro) < 0)
+		return;
+	const struct cst_perf_features *f = cst_perf_reader_features(r);
+	size_t at = 0;
+
+	for (uint32_t i = 0; i < f->ncmdline && at < sizeof(b->command) - 1; i++)
+		at += (size_t)snprintf(b->command + at, sizeof(b->command) - at, "%s%s", i ? " " : "",
+				       f->cmdline[i]);
+	if (at)
+		b->m.command = b->command;
+	if (f->hostname) {
+		snprintf(b->host, sizeof(b->host), "%s", f->hostname);
+		b->m.host = b->host;
+	}
+	if (f->osrelease) {
+		snprintf(b->kernel, sizeof(b->kernel), "%s", f->osrelease);
+		b->m.kernel = b->kernel;
+	}
+	cst_perf_reader_free(r);
+}
+
 /* A profile of one binary that could not be written: which --dso it was. */
 static bool dso_error(const struct report_args *a, const char *trace, int err)
 {
@@ -318,6 +368,7 @@ int cmd_report(int argc, char **argv)
 	struct cli_out out = {.f = stdout};
 	bool stream = false;
 	char usage[8192], graph_arg[300];
+	struct meta_buf meta;
 	int err, status = 1;
 
 	make_usage(usage, sizeof(usage));
@@ -346,6 +397,8 @@ int cmd_report(int argc, char **argv)
 	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;
 	args.view.title = args.title ? args.title : trace;
+	capture_meta(trace, &meta);
+	args.view.meta = &meta.m;
 	args.view.filter = &cli.filter;
 	/* a timeline streams: its file is open while the trace decodes */
 	stream = args.format->needs & cst_report_needs_timeline;

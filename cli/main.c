@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 		return cli_stdout_done(0);
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("cstrace 0.1.0\n");
+		printf("cstrace " CSTRACE_VERSION "\n");
 		return cli_stdout_done(0);
 	}
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)

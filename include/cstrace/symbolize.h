@@ -651,6 +651,19 @@ int cst_merge_files(enum cst_merge_format fmt, const char *const *paths, int n, 
  * ------------------------------------------------------------------------ */
 
 struct cst_report_row;
+/** What a page says of the capture it shows (any field may be NULL or 0). */
+struct cst_report_meta {
+	const char *command;       /* the recorded command line */
+	const char *host;          /* where it was recorded, and its kernel */
+	const char *kernel;
+	const char *date;          /* when ("2024-05-01 12:00:03", the file's time) */
+	const char *version;       /* the cstrace that made the page */
+	const char *trace;         /* the input's name */
+	uint64_t trace_bytes;      /* and its size */
+	const char *loss;          /* what was lost, as the loss model says it; NULL:
+				      not reported here (the page keeps the slot) */
+};
+
 struct cst_html_input {
 	size_t sz;                 /* sizeof(struct cst_html_input) */
 	const char *title;
@@ -659,11 +672,16 @@ struct cst_html_input {
 	uint64_t total;            /* instructions executed */
 	struct cst_calltree *tree; /* NULL: no call graph and flame graph */
 	struct cst_afdo *profile;  /* NULL: no line coverage */
+	const struct cst_report_meta *meta; /* NULL: no capture details */
+	struct cst_symbolizer *sym; /* NULL: no binaries named */
 };
 
-/** Write one HTML page, no network needed: the function table, the call graph
- *  (expandable), the flame graph (inline SVG, interactive) and per-file line
- *  coverage with each readable source file annotated by how often its lines ran.
+/** Write one HTML page, no network needed, as wide as the window: what was
+ *  captured (command, binaries with build-ids, date, size, loss), the function
+ *  table (sortable by any column), the call graph (expandable), the flame graph
+ *  (inline SVG, interactive) and per-file line and branch coverage with each
+ *  readable source file annotated by how often its lines ran and which way its
+ *  branches went; system headers and libraries folded away.
  *  Errors: -cste_invalid, -cste_io. */
 int cst_html_write(FILE *f, const struct cst_html_input *in);
 
@@ -812,6 +830,7 @@ struct cst_report_view_opts {
 	bool callee;               /* text call graph: callee first (perf's -g callee) */
 	bool inverted;             /* flame graph: icicle, roots at the top */
 	int width;                 /* flame graph: pixels, fixed; 0: the window's */
+	const struct cst_report_meta *meta; /* html: the capture's details; NULL: none */
 };
 
 /** Allocate a report view writing @fmt over @sym's stream. Errors: -cste_invalid

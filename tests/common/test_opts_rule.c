@@ -168,7 +168,7 @@ static void test_no_tail_padding(void)
 		END(cst_session_opts, chunk_size), END(cst_snap_writer_opts, log),
 		END(cst_symbolizer_opts, symdir), END(cst_synth_opts, inputs),
 		END(cst_sysfs_opts, argv), END(cst_sym_filter_opts, reserved),
-		END(cst_report_view_opts, width), END(cst_script_opts, reserved),
+		END(cst_report_view_opts, meta), END(cst_script_opts, reserved),
 		END(cst_out_opts, reserved), END(cst_snap_reader_cbs, file),
 		END(cst_pscript_opts, period),
 	};
