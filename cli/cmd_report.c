@@ -43,6 +43,12 @@ static const char usage_tail[] =
 	"  --title TEXT         flamegraph, html: the title (default: the trace's name)\n"
 	"  --width PIXELS       flamegraph: a fixed width (default: the window's)\n"
 	"  --inverted           flamegraph: an icicle graph, callers on top\n"
+	"  --max-size SIZE      perfetto: leave out the smallest slices as far as needed to\n"
+	"                       keep the file under SIZE (default 100M, which the UI loads;\n"
+	"                       0: no limit); what was left out is noted in the file\n"
+	"  --min-insns N        perfetto: no slice for a call that ran fewer instructions\n"
+	"  --max-depth N        perfetto: no slice deeper than N calls\n"
+	"                       (and --tid, --time: one thread, a time window)\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n"
 	"  --limit N            text: at most N rows (default all)\n"
 	"  --stats              print symbolizer totals on standard error\n" SYMCLI_HELP
@@ -226,6 +232,28 @@ static int report_option(void *ctx, int opt, const char *arg)
 	case 'I':
 		r->view.inverted = true;
 		return 0;
+	case 'M':
+		if (cli_parse_size(arg, &r->view.max_bytes) < 0) {
+			cli_error("--max-size %s: expected a size like 100M, or 0", arg);
+			return -1;
+		}
+		return 0;
+	case 'm':
+		if (cst_parse_u64(arg, &r->view.min_insns) < 0) {
+			cli_error("--min-insns %s: expected a number of instructions", arg);
+			return -1;
+		}
+		return 0;
+	case 'd': {
+		uint64_t d;
+
+		if (cst_parse_u64(arg, &d) < 0 || !d || d > UINT32_MAX) {
+			cli_error("--max-depth %s: expected a number of calls, 1 or more", arg);
+			return -1;
+		}
+		r->view.max_depth = (uint32_t)d;
+		return 0;
+	}
 	case 'D':
 		r->view.dso = arg;
 		return 0;
@@ -321,6 +349,22 @@ static void capture_meta(const char *trace, struct meta_buf *b)
 	cst_perf_reader_free(r);
 }
 
+/* What a timeline left out, on standard error (the file says it too). */
+static void timeline_note(const struct cst_report_view *view, const char *output)
+{
+	struct cst_perfetto_stats st;
+	const struct cst_perfetto *t = cst_report_view_timeline(view);
+
+	if (!t || cst_perfetto_get_stats(t, &st) < 0)
+		return;
+	if (st.cut)
+		cli_error("note: %s: %" PRIu64 " slices, %.1f MB; left out %" PRIu64 " slices of "
+			  "fewer than %" PRIu64 " instructions (%.1f MB) to stay under --max-size "
+			  "(--max-size 0 keeps them)",
+			  output ? output : "timeline", st.slices, (double)st.bytes / 1e6, st.cut,
+			  st.cut_below, (double)st.cut_bytes / 1e6);
+}
+
 /* A profile of one binary that could not be written: which --dso it was. */
 static bool dso_error(const struct report_args *a, const char *trace, int err)
 {
@@ -350,6 +394,9 @@ int cmd_report(int argc, char **argv)
 		{"title", required_argument, NULL, 'T'},
 		{"width", required_argument, NULL, 'W'},
 		{"inverted", no_argument, NULL, 'I'},
+		{"max-size", required_argument, NULL, 'M'},
+		{"min-insns", required_argument, NULL, 'm'},
+		{"max-depth", required_argument, NULL, 'd'},
 		{"percent-limit", required_argument, NULL, 'P'},
 		{"dso", required_argument, NULL, 'D'},
 		VERB_LONG_SYM_END,
@@ -361,7 +408,7 @@ int cmd_report(int argc, char **argv)
 	struct report_args args = {cst_report_format_find("text"),
 				   {.sz = sizeof(struct cst_report_view_opts),
 				    .keys = cst_report_key_dso | cst_report_key_sym,
-				    .min_share = 0.005},
+				    .min_share = 0.005, .max_bytes = 100ull << 20},
 				   NULL, NULL, false};
 	const char *trace;
 	enum verb_parsed parsed;
@@ -432,6 +479,7 @@ int cmd_report(int argc, char **argv)
 	if (args.stats)
 		print_stats(sym, cst_report_view_calls(view));
 	symcli_explain(&cli, sym, cst_report_view_kept(view));
+	timeline_note(view, args.output);
 	status = 0;
 out:
 	cli_out_abort(&out);

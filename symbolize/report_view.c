@@ -28,7 +28,10 @@ static int models(struct cst_report_view *v, bool perf_clock)
 		err = cst_perfetto_alloc(
 			&v->timeline, v->o.stream,
 			&(struct cst_perfetto_opts){.sz = sizeof(struct cst_perfetto_opts),
-						    .sym = v->sym, .perf_clock = perf_clock});
+						    .sym = v->sym, .perf_clock = perf_clock,
+						    .min_insns = v->o.min_insns,
+						    .max_bytes = v->o.max_bytes,
+						    .max_depth = v->o.max_depth});
 		v->calls_sink = cst_perfetto_add;
 		v->calls_ctx = v->timeline;
 		if (!err)
@@ -130,6 +133,11 @@ int cst_report_view_add(void *ctx, const struct cst_sym_elem *se)
 	}
 	kept = cst_sym_filter_pieces(v->filter, se, &copy);
 	return kept ? cst_report_add(v->rep, kept) : 0;
+}
+
+const struct cst_perfetto *cst_report_view_timeline(const struct cst_report_view *v)
+{
+	return v ? v->timeline : NULL;
 }
 
 uint64_t cst_report_view_kept(const struct cst_report_view *v)

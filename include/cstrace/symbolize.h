@@ -551,6 +551,22 @@ struct cst_perfetto_opts {
 	bool perf_clock;            /* event times are ns on perf's clock (TIME_CONV
 				     * applied), not raw timestamp ticks */
 	struct cst_symbolizer *sym; /* names threads and processes (comm); may be NULL */
+	/* how much: slices of frames that ran fewer instructions (theirs and their
+	 * callees') than min_insns, or deeper than max_depth, are left out; with
+	 * max_bytes, the smallest slices too, as many as keep the file under it (the
+	 * events wait in a temporary file until the end to choose) */
+	uint64_t min_insns;
+	uint64_t max_bytes;         /* 0: no limit */
+	uint32_t max_depth;         /* 0: no limit */
+	uint8_t reserved[4];        /* zero: no padding at the end (common.h's rule) */
+};
+
+/** What a timeline left out, and why. */
+struct cst_perfetto_stats {
+	uint64_t slices, bytes;     /* slices written and the file's size */
+	uint64_t small, deep;       /* slices left out by min_insns and max_depth */
+	uint64_t cut, cut_bytes;    /* left out to stay under max_bytes ... */
+	uint64_t cut_below;         /* ... those of fewer instructions than this */
 };
 
 struct cst_perfetto;
@@ -562,9 +578,12 @@ void cst_perfetto_free(struct cst_perfetto *pw);
 /** Account one call event (a cst_call_fn: pass the writer as ctx). Returns 0.
  *  Errors: -cste_invalid, -cste_nomem, -cste_io. */
 int cst_perfetto_add(void *pw, const struct cst_call_event *ev);
-/** Write the thread names and the end of the document (after cst_calls_finish).
+/** Write the thread names and the end of the document (after cst_calls_finish),
+ *  with a note of what was left out (otherData.left_out).
  *  Errors: -cste_invalid, -cste_io. */
 int cst_perfetto_finish(struct cst_perfetto *pw);
+/** What the timeline holds and left out (final after cst_perfetto_finish). */
+int cst_perfetto_get_stats(const struct cst_perfetto *pw, struct cst_perfetto_stats *st);
 
 /* ------------------------------------------------------------------------
  * Sample profiles for feedback-directed optimisation: executed address ranges
@@ -831,6 +850,10 @@ struct cst_report_view_opts {
 	bool inverted;             /* flame graph: icicle, roots at the top */
 	int width;                 /* flame graph: pixels, fixed; 0: the window's */
 	const struct cst_report_meta *meta; /* html: the capture's details; NULL: none */
+	/* perfetto: how much (cst_perfetto_opts) */
+	uint64_t min_insns, max_bytes;
+	uint32_t max_depth;
+	uint8_t reserved[4];       /* zero: no padding at the end (common.h's rule) */
 };
 
 /** Allocate a report view writing @fmt over @sym's stream. Errors: -cste_invalid
@@ -852,6 +875,8 @@ int cst_report_view_write(struct cst_report_view *v, FILE *f);
 const struct cst_calls *cst_report_view_calls(const struct cst_report_view *v);
 /** Instructions the filters kept (the table's total). */
 uint64_t cst_report_view_kept(const struct cst_report_view *v);
+/** The timeline the view wrote; NULL when its format is none. */
+const struct cst_perfetto *cst_report_view_timeline(const struct cst_report_view *v);
 
 /* ------------------------------------------------------------------------
  * The script view (`cstrace script`): lines over the filtered stream, one per
