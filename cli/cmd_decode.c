@@ -173,6 +173,9 @@ int cmd_decode(int argc, char **argv)
 	if (out.format == out_elements)
 		topts.session.decoder = cst_decoder_opencsd;
 
+	/* its lines streaming to a terminal show the progress themselves */
+	if (out.format != out_none)
+		cli_progress_off(out.f);
 	ret = trace_opts_open(&topts, trace, out.f, &session);
 	if (ret < 0)
 		goto out;

@@ -60,6 +60,7 @@ int cmd_dump(int argc, char **argv)
 	if (parsed != verb_run)
 		return verb_exit(parsed);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	cli_progress_off(stdout); /* its lines to a terminal: no progress over them */
 	ret = trace_opts_open(&topts, trace, stdout, &session);
 	if (ret < 0)
 		goto out;

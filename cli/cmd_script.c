@@ -252,6 +252,7 @@ int cmd_script(int argc, char **argv)
 	 * last, so perf's branch samples are the same from the joined range; with
 	 * --insn, a joined T32 range that cannot be read would print as one line. */
 	topts.session.merge_ranges = !s.insn;
+	cli_progress_off(stdout); /* its lines to a terminal: no progress over them */
 	ret = trace_opts_open(&topts, trace, stdout, &session);
 	if (ret < 0)
 		goto out;

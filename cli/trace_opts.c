@@ -295,7 +295,6 @@ int trace_opts_open(struct trace_opts *t, const char *path, FILE *out,
 	int ret;
 
 	cli_note_input(path);
-	cli_progress_off(out);
 	trace_opts_restarted(t);
 	ret = cli_session_open(session, path, &t->session);
 	if (ret < 0)
