@@ -18,7 +18,23 @@ struct doc {
 	cst_check_fn fn;
 	void *ctx;
 	int problems;
+	/* the kernel options check_kconfig found not set ("CONFIG_CORESIGHT, ..."):
+	 * what fails because of them is told as following from that problem */
+	char kconfig_missing[1024];
 };
+
+/* The check @id (cst_verdict_follows: its cause) with a detail. */
+static void report_check(struct doc *d, const char *id, enum cst_verdict v, const char *subject,
+			 const char *fix, const char *cause, const char *detail)
+{
+	struct cst_check c = {id, v, subject, detail, v == cst_verdict_problem ? fix : NULL,
+			      v == cst_verdict_follows ? cause : NULL};
+
+	if (v == cst_verdict_problem)
+		d->problems++;
+	if (d->fn)
+		d->fn(d->ctx, &c);
+}
 
 static void report(struct doc *d, const char *id, enum cst_verdict v, const char *subject,
 		   const char *fix, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -26,17 +42,54 @@ static void report(struct doc *d, const char *id, enum cst_verdict v, const char
 		   const char *fix, const char *fmt, ...)
 {
 	char detail[1024];
-	struct cst_check c = {id, v, subject, detail, v == cst_verdict_problem ? fix : NULL};
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
-	if (v == cst_verdict_problem)
-		d->problems++;
-	if (d->fn)
-		d->fn(d->ctx, &c);
+	report_check(d, id, v, subject, fix, "kconfig", detail);
 }
+
+/* CONFIG_@opt was found not set. */
+static bool option_off(const struct doc *d, const char *opt)
+{
+	char want[96];
+	const char *p = d->kconfig_missing;
+	size_t n = (size_t)snprintf(want, sizeof(want), "CONFIG_%s", opt);
+
+	while ((p = strstr(p, want))) {
+		if (p[n] == '\0' || p[n] == ',')
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/* The kernel option that builds @dev's driver. */
+static const char *driver_option(const struct cst_board_device *dev)
+{
+	switch (dev->type) {
+	case cst_bdev_etm:
+		return dev->source.protocol == cst_proto_etmv3 || dev->source.protocol == cst_proto_ptm
+			       ? "CORESIGHT_SOURCE_ETM3X" : "CORESIGHT_SOURCE_ETM4X";
+	case cst_bdev_stm: return "CORESIGHT_STM";
+	case cst_bdev_funnel:
+	case cst_bdev_replicator: return "CORESIGHT_LINKS_AND_SINKS";
+	case cst_bdev_etf:
+	case cst_bdev_etr:
+	case cst_bdev_etb: return "CORESIGHT_LINK_AND_SINK_TMC";
+	case cst_bdev_tpiu: return "CORESIGHT_SINK_TPIU";
+	case cst_bdev_cti: return "CORESIGHT_CTI";
+	default: return "CORESIGHT";
+	}
+}
+
+/* @dev cannot probe: CoreSight or its driver is not built (the kconfig problem). */
+static bool driver_off(const struct doc *d, const struct cst_board_device *dev)
+{
+	return option_off(d, "CORESIGHT") || option_off(d, driver_option(dev));
+}
+
 
 /* Read the kernel config, gzipped (/proc/config.gz) or plain (/boot/config-REL):
  * zlib reads both. Returns a malloc'ed text or NULL; @where names the file. */
@@ -145,6 +198,7 @@ static void check_kconfig(struct doc *d)
 			snprintf(fix + strlen(fix), sizeof(fix) - strlen(fix), " -e %s", name + 7);
 	}
 	free(text);
+	snprintf(d->kconfig_missing, sizeof(d->kconfig_missing), "%s", missing);
 	if (nmissing) {
 		strncat(fix, " && make olddefconfig, then rebuild and boot the kernel",
 			sizeof(fix) - strlen(fix) - 1);
@@ -178,14 +232,19 @@ static void check_pmu(struct doc *d)
 		 d->b && d->b->dt_overlay ? (d->b->dt_upstream ? d->b->dt_upstream : "?") : "",
 		 d->b && d->b->dt_overlay ? " apply the DT overlay shipped with the profile ("
 					    "cstrace boards show NAME)" : "");
-	report(d, "pmu", cst_verdict_problem, "cs_etm PMU", fix,
+	/* the ETM drivers register cs_etm: without CoreSight or them it cannot be */
+	report(d, "pmu",
+	       option_off(d, "CORESIGHT") || option_off(d, "CORESIGHT_SOURCE_ETM4X") ||
+			       option_off(d, "CORESIGHT_SOURCE_ETM3X")
+		       ? cst_verdict_follows : cst_verdict_problem,
+	       "cs_etm PMU", fix,
 	       "no /sys/bus/event_source/devices/cs_etm: perf cannot trace with CoreSight");
 }
 
 static void check_devices(struct doc *d)
 {
-	char sysname[64], subject[128], fix[512];
-	int present = 0, total = 0;
+	char sysname[64], subject[128], fix[512], unbuilt[512] = "";
+	int present = 0, total = 0, nunbuilt = 0;
 
 	for (int i = 0; i < d->b->ndevices; i++) {
 		const struct cst_board_device *dev = &d->b->devices[i];
@@ -193,6 +252,14 @@ static void check_devices(struct doc *d)
 		total++;
 		if (cst_sys_device_by_base(d->root, dev->base, sysname, sizeof(sysname)) == 0) {
 			present++;
+			continue;
+		}
+		/* its driver is not built: one line for all of those, under the cause */
+		if (driver_off(d, dev)) {
+			if (strlen(unbuilt) + strlen(dev->name) + 8 < sizeof(unbuilt))
+				snprintf(unbuilt + strlen(unbuilt), sizeof(unbuilt) - strlen(unbuilt),
+					 "%s%s", nunbuilt ? ", " : "", dev->name);
+			nunbuilt++;
 			continue;
 		}
 		snprintf(subject, sizeof(subject), "%s %s @ 0x%llx", cst_bdev_type_name(dev->type),
@@ -205,6 +272,10 @@ static void check_devices(struct doc *d)
 		report(d, "device", cst_verdict_problem, subject, fix,
 		       "not on /sys/bus/coresight: the device did not probe");
 	}
+	if (nunbuilt)
+		report(d, "device", cst_verdict_follows, "topology", NULL,
+		       "%d of the profile's %d devices did not probe, their drivers not built: %s",
+		       nunbuilt, total, unbuilt);
 	if (present == total)
 		report(d, "device", cst_verdict_ok, "topology", NULL,
 		       "all %d devices of the profile present (matched by base address)", total);
@@ -321,6 +392,8 @@ static void etm_seen_arch(const struct cst_sysroot *root, const char *dir, char 
 
 static void check_etms(struct doc *d)
 {
+	int unprobed = 0;
+
 	for (int i = 0; i < d->b->ndevices; i++) {
 		const struct cst_board_device *e = &d->b->devices[i];
 		char sysname[64], dir[128], subject[128], fix[768], seen[32], bad[512] = "";
@@ -333,8 +406,7 @@ static void check_etms(struct doc *d)
 		snprintf(subject, sizeof(subject), "%s @ 0x%llx (cpu%d, %s)", e->name,
 			 (unsigned long long)e->base, e->cpu, e->source.core_name);
 		if (cst_sys_device_by_base(d->root, e->base, sysname, sizeof(sysname)) < 0) {
-			report(d, "etm", cst_verdict_skip, subject, NULL,
-			       "not probed: see the device check");
+			unprobed++; /* the device check told it */
 			continue;
 		}
 		snprintf(dir, sizeof(dir), "/sys/bus/coresight/devices/%s", sysname);
@@ -392,6 +464,10 @@ static void check_etms(struct doc *d)
 		report(d, "etm", cst_verdict_ok, subject, NULL, "%s is %s, %d ID registers match",
 		       sysname, seen, nchecked);
 	}
+	if (unprobed)
+		report(d, "etm", cst_verdict_skip, "ID registers", NULL,
+		       "%d ETM%s not probed (see the device check): %s unchecked", unprobed,
+		       unprobed > 1 ? "s" : "", unprobed > 1 ? "their registers" : "its registers");
 }
 
 static void check_paranoid(struct doc *d)

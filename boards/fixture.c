@@ -364,7 +364,8 @@ static void write_kconfig(struct fx *f, const char *osrelease)
 		const char *c = f->b->kconfig[i];
 		const char *eq = strchr(c, '=');
 
-		if ((f->faults & cst_fault_kconfig_etm_off) && strstr(c, "_SOURCE_ETM"))
+		if (((f->faults & cst_fault_kconfig_etm_off) && strstr(c, "_SOURCE_ETM")) ||
+		    ((f->faults & cst_fault_no_coresight) && strstr(c, "CONFIG_CORESIGHT")))
 			len += (size_t)snprintf(text + len, sizeof(text) - len, "# %.*s is not set\n",
 						(int)(eq - c), c);
 		else
@@ -452,7 +453,7 @@ static int fixture_tree(const struct cst_board *b, const char *dir,
 	fx_printf(&f, "/sys/devices/system/cpu/online", "0-%d\n", b->ncpus ? b->ncpus - 1 : 0);
 	write_uprobe_pmu(&f);
 
-	if (o.faults & cst_fault_no_pmu)
+	if (o.faults & (cst_fault_no_pmu | cst_fault_no_coresight))
 		return f.err; /* CoreSight not built or not probed: no bus, no PMU */
 	fx_mkdir(&f, "/sys/bus/coresight/devices");
 	write_pmu(&f);
@@ -550,6 +551,7 @@ static const struct {
 	{"paranoid", cst_fault_paranoid},         {"cpuidle-on", cst_fault_cpuidle_on},
 	{"no-kconfig", cst_fault_no_kconfig},     {"kconfig-etm-off", cst_fault_kconfig_etm_off},
 	{"no-debugfs", cst_fault_no_debugfs},     {"no-pmu", cst_fault_no_pmu},
+	{"no-coresight", cst_fault_no_coresight},
 };
 
 unsigned cst_fixture_fault_parse(const char *word)

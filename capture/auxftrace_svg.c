@@ -29,9 +29,15 @@ static void ft_lane(FILE *f, const struct cst_aux_ftrace *ft, int r, double y0, 
 		if (e->kind == cst_aux_ft_read && (double)e->size > maxr)
 			maxr = (double)e->size;
 	}
-	fprintf(f, "<text x=\"10\" y=\"%.1f\" font-weight=\"bold\">cpu %d: %llu kernel writes, "
-		   "%llu consumer reads</text>\n",
-		y0 - 8, g->cpu, (unsigned long long)g->writes, (unsigned long long)g->reads);
+	/* the lane's title, clear of the ring-size line, with what was lost in bytes */
+	fprintf(f, "<text x=\"10\" y=\"%.1f\"><tspan font-weight=\"bold\">cpu %d: %llu kernel "
+		   "writes, %llu consumer reads</tspan>: %llu bytes written, %llu read; lost: %llu "
+		   "bytes no AUX record reports (%llu write(s)), %llu no AUXTRACE record holds, "
+		   "%llu overflow(s)</text>\n",
+		y0 - 22, g->cpu, (unsigned long long)g->writes, (unsigned long long)g->reads,
+		(unsigned long long)g->write_bytes, (unsigned long long)g->read_bytes,
+		(unsigned long long)g->unreported_bytes, (unsigned long long)g->unreported,
+		(unsigned long long)g->unheld_bytes, (unsigned long long)g->overflows);
 	cap_svg_lane_frame(f, base, g->aux_size, top);
 	/* the backlog: a step up at each write, down to nothing at each read */
 	fprintf(f, "<polyline fill=\"none\" stroke=\"#3182bd\" stroke-width=\"1.5\" points=\"%.1f,%.1f",

@@ -373,12 +373,29 @@ const struct cst_aux_queue_summary *cst_aux_report_queue(const struct cst_aux_re
 	return r && i >= 0 && i < r->nqueues ? &r->queues[i] : NULL;
 }
 
+/* Bytes in words: "5136 bytes", "71.9 KiB". */
+static const char *bytes_words(uint64_t v, char *buf, size_t size)
+{
+	if (v < 10240)
+		snprintf(buf, size, "%llu bytes", (unsigned long long)v);
+	else if (v < 10ull << 20)
+		snprintf(buf, size, "%.1f KiB", (double)v / 1024);
+	else
+		snprintf(buf, size, "%.1f MiB", (double)v / (1024 * 1024));
+	return buf;
+}
+
 int cst_aux_report_svg(const struct cst_aux_report *r, void *fp)
 {
 	static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
 					     "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
-	const double W = 900, H = 520, L = 80, R = 20, top = 40, mid = 300, bot = 480;
+	/* the two panels share the x axis (records and chunks in file order); the
+	 * legend with each queue's totals and losses sits under the axis, off the
+	 * lines, one row a queue */
+	const double W = 900, L = 90, R = 20, top = 40, mid = 270, gap = 30, bot = 440;
+	const double H = bot + 70 + 18.0 * (r && r->nqueues ? r->nqueues : 1);
 	uint64_t maxpos = 1, maxchunk = 1, n = 1;
+	char w1[32], w2[32], w3[32];
 	FILE *f = fp;
 
 	if (!r || !f)
@@ -395,24 +412,48 @@ int cst_aux_report_svg(const struct cst_aux_report *r, void *fp)
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		   "font-family=\"sans-serif\" font-size=\"12\">\n"
 		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		   "<text x=\"%.0f\" y=\"20\" font-size=\"14\">AUX head position (bytes since the "
-		   "first record) and AUXTRACE chunk sizes, in file order</text>\n",
+		   "<text x=\"%.0f\" y=\"20\" font-size=\"14\">AUX head position and AUXTRACE chunk "
+		   "sizes, in file order</text>\n",
 		W, H, L);
-	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L,
-		mid, W - R, mid);
-	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L,
-		top, L, bot);
-	fprintf(f, "<text x=\"5\" y=\"%.0f\">%llu</text><text x=\"5\" y=\"%.0f\">0</text>\n",
-		top + 10, (unsigned long long)maxpos, mid);
-	fprintf(f, "<text x=\"5\" y=\"%.0f\">%llu</text><text x=\"5\" y=\"%.0f\">chunk</text>\n",
-		mid + 25, (unsigned long long)maxchunk, bot);
+	/* the panels' frames, their scales and what they show */
+	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#888\"/>\n"
+		   "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n"
+		   "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n"
+		   "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n",
+		L, mid, W - R, mid, L, top, L, mid, L, mid + gap, L, bot, L, bot, W - R, bot);
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%s</text>"
+		   "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">0</text>\n"
+		   "<text transform=\"translate(14,%.0f) rotate(-90)\" text-anchor=\"middle\">"
+		   "AUX head (since the first record)</text>\n",
+		L - 6, top + 4, bytes_words(maxpos, w1, sizeof(w1)), L - 6, mid + 4, (top + mid) / 2);
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%s</text>"
+		   "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">0</text>\n"
+		   "<text transform=\"translate(14,%.0f) rotate(-90)\" text-anchor=\"middle\">"
+		   "chunk size</text>\n",
+		L - 6, mid + gap + 4, bytes_words(maxchunk, w2, sizeof(w2)), L - 6, bot + 4,
+		(mid + gap + bot) / 2);
+	/* the x axis: first and last in file order, and its label */
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">1</text>"
+		   "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%llu</text>\n"
+		   "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">AUX and AUXTRACE records in file "
+		   "order (%llu and %llu); red circles: TRUNCATED records</text>\n",
+		L, bot + 16, W - R, bot + 16, (unsigned long long)(n + 1), (L + W - R) / 2, bot + 34,
+		(unsigned long long)r->nrecs, (unsigned long long)r->nchunks);
 	for (int q = 0; q < r->nqueues; q++) {
+		const struct cst_aux_queue_summary *s = &r->queues[q];
 		const char *col = colors[q % 8];
 		bool first = true;
 
-		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s %d</text>\n", W - 160,
-			top + 15 + 15 * q, col, r->queues[q].cpu < 0 ? "per-thread" : "cpu",
-			r->queues[q].cpu);
+		/* the queue's totals and its losses in bytes, where they are known */
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\"><tspan fill=\"%s\" font-weight=\"bold\">%s "
+			   "%d</tspan>: %llu AUX records, %s; lost: %s in no chunk, %s in gaps, %llu "
+			   "truncated (bytes not counted by the kernel)%s</text>\n",
+			L, bot + 60 + 18.0 * q, col, s->cpu < 0 ? "per-thread" : "cpu", s->cpu,
+			(unsigned long long)s->records, bytes_words(s->record_bytes, w1, sizeof(w1)),
+			bytes_words(s->lost_bytes, w2, sizeof(w2)),
+			bytes_words(s->gap_bytes, w3, sizeof(w3)),
+			(unsigned long long)s->truncated,
+			s->lost_events ? ", records dropped (PERF_RECORD_LOST)" : "");
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", col);
 		for (uint64_t i = 0; i < r->nrecs; i++) {
 			const struct cst_aux_rec_info *a = &r->recs[i];
@@ -431,6 +472,13 @@ int cst_aux_report_svg(const struct cst_aux_report *r, void *fp)
 			double x = L + (W - L - R) * (double)a->order / (double)n;
 			double y = mid - (mid - top) * (double)(a->end - r->recs[0].start) / (double)maxpos;
 
+			/* each record a dot: a queue of one record shows too */
+			if (a->cpu == r->queues[q].cpu)
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\">"
+					   "<title>AUX record %llu: AUX 0x%llx, %llu bytes</title></circle>\n",
+					x, y, col, (unsigned long long)(a->order + 1),
+					(unsigned long long)a->start,
+					(unsigned long long)(a->end - a->start));
 			if (a->cpu == r->queues[q].cpu && (a->flags & CST_PERF_AUX_TRUNCATED))
 				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" "
 					   "stroke=\"red\"><title>truncated</title></circle>\n",
@@ -439,7 +487,7 @@ int cst_aux_report_svg(const struct cst_aux_report *r, void *fp)
 		for (uint64_t i = 0; i < r->nchunks; i++) {
 			const struct cst_aux_chunk_info *c = &r->chunks[i];
 			double x = L + (W - L - R) * (double)c->order / (double)n;
-			double h = (bot - mid - 20) * (double)c->size / (double)maxchunk;
+			double h = (bot - mid - gap) * (double)c->size / (double)maxchunk;
 
 			if (c->cpu != r->queues[q].cpu)
 				continue;
@@ -448,7 +496,6 @@ int cst_aux_report_svg(const struct cst_aux_report *r, void *fp)
 				x - 1.5, bot - h, h, col);
 		}
 	}
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">red circles: TRUNCATED records</text>\n</svg>\n",
-		L, H - 15);
+	fputs("</svg>\n", f);
 	return ferror(f) ? -cste_io : 0;
 }

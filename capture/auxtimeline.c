@@ -499,19 +499,12 @@ const char *cst_aux_timeline_verdict(const struct cst_aux_timeline *t, int i, ch
 			    (double)g->sum_latency / (double)g->nlatency / 1e3);
 		SAY(".");
 		if (g->truncated) {
-			uint64_t late = t->st[i].truncated_late;
+			char words[512];
 
-			SAY(" %llu truncation(s) (%llu with nothing kept): trace was dropped, by an "
-			    "amount the kernel does not count;",
-			    (unsigned long long)g->truncated, (unsigned long long)g->empty_truncated);
-			if (late)
-				SAY(" %llu with the ring full because the consumer was late (a bigger "
-				    "AUX area, -m, or a consumer that wakes sooner avoids it);",
-				    (unsigned long long)late);
-			if (g->truncated > late)
-				SAY(" %llu with room in the ring: the sink's own buffer filled before "
-				    "the driver copied it out;",
-				    (unsigned long long)(g->truncated - late));
+			/* the words the record summary uses: one diagnosis */
+			SAY(" %s", cst_aux_truncation_words(g->truncated, g->empty_truncated,
+							    t->st[i].truncated_late, words,
+							    sizeof(words)));
 			SAY(" the event was re-enabled %llu time(s)%s.",
 			    (unsigned long long)g->reenables,
 			    g->reenable_failures ? ", some refused: trace stayed off" : "");

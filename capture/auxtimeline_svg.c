@@ -9,13 +9,45 @@
 #include "cstrace/perfdata.h"
 #include "svg.h"
 
+static const char *kib(uint64_t v, char *buf, size_t size)
+{
+	if (v < 10240)
+		snprintf(buf, size, "%llu bytes", (unsigned long long)v);
+	else
+		snprintf(buf, size, "%.1f KiB", (double)v / 1024);
+	return buf;
+}
+
+/* What the ring lost, in bytes where they are known. */
+static void lost_words(const struct cst_aux_tl_ring *g, char *buf, size_t size)
+{
+	size_t n = 0;
+	char a[32];
+
+#define SAY(...) (n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__))
+	buf[0] = 0;
+	if (g->overwritten)
+		SAY("%s overwritten before a snapshot", kib(g->overwritten, a, sizeof(a)));
+	if (g->truncated)
+		SAY("%s%llu truncation(s), bytes not counted by the kernel", n ? ", " : "",
+		    (unsigned long long)g->truncated);
+	if (g->lost_events)
+		SAY("%s%llu record(s) dropped from the data ring", n ? ", " : "",
+		    (unsigned long long)g->lost_events);
+	if (g->unwritten)
+		SAY("%s%s the output refused", n ? ", " : "", kib(g->unwritten, a, sizeof(a)));
+	if (!n)
+		SAY("0 bytes");
+#undef SAY
+}
+
 static void lane(FILE *f, const struct cst_aux_timeline *t, int r, double y0, double span)
 {
 	const struct cst_aux_tl_ring *g = cst_aux_timeline_ring(t, r);
 	struct cst_aux_tl_info info = cst_aux_timeline_get_info(t);
 	double scale = (CAP_SVG_W - CAP_SVG_LEFT - CAP_SVG_RIGHT) / span, base = y0 + CAP_SVG_AREA;
 	double top = 1, maxw = 1, maxr = 1, px = CAP_SVG_LEFT;
-	char who[64];
+	char who[64], lost[256], a[32], b[32];
 
 	if (g->cpu != UINT32_MAX)
 		snprintf(who, sizeof(who), "cpu %u", g->cpu);
@@ -32,10 +64,15 @@ static void lane(FILE *f, const struct cst_aux_timeline *t, int r, double y0, do
 		if (e->kind == cst_aux_tl_read && e->copied > maxr)
 			maxr = (double)e->copied;
 	}
-	fprintf(f, "<text x=\"10\" y=\"%.1f\" font-weight=\"bold\">ring %u, %s, AUX %llu KiB, "
-		   "%s mode</text>\n",
-		y0 - 8, g->idx, who, (unsigned long long)(g->aux_size / 1024),
-		g->overwrite ? "snapshot" : "normal");
+	/* the lane's title, clear of the ring-size line under it, with what was
+	 * written, read and lost, in bytes where the kernel counts them */
+	lost_words(g, lost, sizeof(lost));
+	fprintf(f, "<text x=\"10\" y=\"%.1f\"><tspan font-weight=\"bold\">ring %u, %s, AUX "
+		   "%llu KiB, %s mode</tspan>: the kernel wrote %s, the consumer read %s; "
+		   "lost: %s</text>\n",
+		y0 - 22, g->idx, who, (unsigned long long)(g->aux_size / 1024),
+		g->overwrite ? "snapshot" : "normal", kib(g->written, a, sizeof(a)),
+		kib(g->copied, b, sizeof(b)), lost);
 	cap_svg_lane_frame(f, base, g->aux_size, top);
 	/* backlog: rises from the previous read to what the next read found, then drops */
 	fprintf(f, "<polygon fill=\"#9ecae1\" fill-opacity=\"0.8\" stroke=\"#3182bd\" points=\"%.1f,%.1f",

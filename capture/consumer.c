@@ -327,6 +327,7 @@ static void add_stats(struct cst_ring_stats *t, const struct cst_ring_stats *st)
 	t->collision += st->collision;
 	t->partial += st->partial;
 	t->empty_truncated += st->empty_truncated;
+	t->truncated_late += st->truncated_late;
 	t->lost_events += st->lost_events;
 	t->lost_records += st->lost_records;
 	t->reenables += st->reenables;

@@ -168,6 +168,11 @@ static void note_record(struct cst_ring *r, const uint8_t *rec, size_t len)
 			r->st.truncated++;
 			if (!size)
 				r->st.empty_truncated++;
+			/* the write reached our tail: the ring had no room (as the AUX
+			 * timeline tells it); else the sink's own buffer filled */
+			if (r->d.aux_size && !r->d.overwrite &&
+			    (!size || cst_le64(rec + 8) + size - r->aux_tail + 4096 >= r->d.aux_size))
+				r->st.truncated_late++;
 			r->need_enable = true;
 		}
 		if (flags & AUX_COLLISION)

@@ -14,14 +14,14 @@ static void ring_line(FILE *fp, const char *who, const struct cst_ring_stats *st
 		who, (unsigned long long)st->aux_bytes, (unsigned long long)st->chunks,
 		(unsigned long long)st->aux_records,
 		(unsigned long long)(st->records - st->aux_records));
-	if (st->truncated)
-		fprintf(fp, "cstrace: %s: LOST: the sink dropped trace %llu time(s) (TRUNCATED; "
-			    "%llu with nothing kept): the kernel does not say how many bytes; a "
-			    "bigger AUX area (-m) or snapshot mode avoids it; the event was "
-			    "re-enabled %llu time(s)\n",
-			who, (unsigned long long)st->truncated,
-			(unsigned long long)st->empty_truncated, (unsigned long long)st->reenables);
-	else if (st->reenables)
+	if (st->truncated) {
+		char words[512];
+
+		fprintf(fp, "cstrace: %s: LOST: %s the event was re-enabled %llu time(s)\n", who,
+			cst_aux_truncation_words(st->truncated, st->empty_truncated,
+						 st->truncated_late, words, sizeof(words)),
+			(unsigned long long)st->reenables);
+	} else if (st->reenables)
 		fprintf(fp, "cstrace: %s: the AUX area was full %llu time(s): trace was off "
 			    "until re-enabled\n",
 			who, (unsigned long long)st->reenables);
@@ -44,6 +44,32 @@ static void ring_line(FILE *fp, const char *who, const struct cst_ring_stats *st
 	if (st->unwritten_bytes)
 		fprintf(fp, "cstrace: %s: LOST: %llu byte(s) not written: the output refused them\n",
 			who, (unsigned long long)st->unwritten_bytes);
+}
+
+const char *cst_aux_truncation_words(uint64_t truncated, uint64_t empty, uint64_t late,
+				     char *buf, size_t size)
+{
+	size_t n = 0;
+
+#define SAY(...) (n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__))
+	if (!buf || !size)
+		return "";
+	buf[0] = 0;
+	SAY("%llu truncation(s) (AUX records flagged TRUNCATED, %llu with nothing kept): trace "
+	    "was dropped, by an amount "
+	    "the kernel does not count;",
+	    (unsigned long long)truncated, (unsigned long long)empty);
+	if (late)
+		SAY(" %llu with the ring full because the consumer was late (a bigger AUX area, "
+		    "-m, or a consumer that wakes sooner avoids it);",
+		    (unsigned long long)late);
+	if (truncated > late)
+		SAY(" %llu with room in the ring: the sink's own buffer filled before the driver "
+		    "copied it out (a bigger sink, the ETR rather than an ETF, or less trace: "
+		    "filters, or snapshot mode, avoid it);",
+		    (unsigned long long)(truncated - late));
+#undef SAY
+	return buf;
 }
 
 void cst_record_summary(const struct cst_record_result *res, void *out)

@@ -11,6 +11,8 @@
 #include "cstrace/common.h"
 #include "cstrace/decode.h"
 
+#define CSTRACE_VERSION "0.1.0"
+
 /* Each verb: argc/argv start at the verb itself (argv[0] == "decode"). */
 int cmd_decode(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
@@ -88,6 +90,13 @@ struct cli_verb_log {
 };
 void cli_verb_log(struct cli_verb_log *vl, const char *verb);
 
+/** getopt_long for verb @verb: an unknown option or a missing value is told in
+ *  one line (the closest long option named: "did you mean --symfs?") and '?' is
+ *  returned; the caller exits 2 without printing its usage. */
+struct option;
+int cli_getopt(const char *verb, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts);
+
 /** Print "cstrace: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -115,6 +124,12 @@ bool cli_progress_enabled(void);
 void cli_progress(const char *what, uint64_t done, uint64_t total);
 /** Clear the progress line if one was drawn. */
 void cli_progress_end(void);
+/** The input is read: the line is drawn at 100 % with the time taken, then
+ *  cleared when standard output is a terminal (the output follows), else left
+ *  as a summary. Call before writing to standard output. */
+void cli_progress_finish(void);
+/** No progress while @out (a verb's output) streams to a terminal. */
+void cli_progress_off(FILE *out);
 
 /** The offset of the first byte where files @a and @b differ (one being shorter
  *  counts), UINT64_MAX when they are the same; 0 when one cannot be read. */

@@ -301,7 +301,7 @@ int cmd_aux(int argc, char **argv)
 	int c, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt("aux", argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 's':
 			if (cli_parse_size(optarg, &aux_size) < 0 || !aux_size ||
@@ -327,8 +327,7 @@ int cmd_aux(int argc, char **argv)
 			aux_usage(stdout);
 			return 0;
 		default:
-			aux_usage(stderr);
-			return 2;
+			return 2; /* cli_getopt said what was wrong, in one line */
 		}
 	}
 	if (ftrace && optind >= argc - 1)

@@ -27,7 +27,7 @@ static void boards_usage(FILE *out)
 		"  show      everything a profile says, with the trace topology\n"
 		"  fixture   write a fake system tree (/sys, /proc, /boot) for tests and 'doctor --root';\n"
 		"            faults: missing-sink, wrong-etm-arch, paranoid, cpuidle-on, no-kconfig,\n"
-		"            kconfig-etm-off, no-debugfs, no-pmu\n"
+		"            kconfig-etm-off, no-debugfs, no-pmu, no-coresight\n"
 		"  sources   the trace-source settings 'decode --board' uses for a raw dump\n"
 		"\n"
 		"  --boards-dir DIR  read profiles from DIR (default: $CSTRACE_BOARDS_DIR, else %s)\n"
@@ -188,7 +188,7 @@ int cmd_boards(int argc, char **argv)
 	argc--;
 	argv++;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt("boards", argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;
@@ -219,8 +219,7 @@ int cmd_boards(int argc, char **argv)
 			boards_usage(stdout);
 			return 0;
 		default:
-			boards_usage(stderr);
-			return 2;
+			return 2; /* cli_getopt said what was wrong, in one line */
 		}
 	}
 	argc -= optind;

@@ -23,7 +23,7 @@ struct decode_out {
 };
 
 static const char decode_usage[] =
-	"usage: cstrace decode [options] TRACE\n"
+	"usage: cstrace decode [options] [TRACE]\n"
 	"\n"
 	"Decode a captured trace into instruction ranges, exceptions, context changes,\n"
 	"timestamps and gaps, per trace ID in trace order. TRACE is a snapshot directory,\n"
@@ -35,7 +35,7 @@ static const char decode_usage[] =
 	"  -o, --output FILE    write to FILE instead of standard output\n"
 	"  --stats              print totals on standard error\n"
 	TRACE_OPTS_ELF_HELP
-	TRACE_OPTS_HELP
+	VERB_INPUT_HELP TRACE_OPTS_HELP
 	"  -h, --help           this text\n"
 	"\n"
 	"exit status: 0 decoded, 1 nothing could be decoded or an error, 2 usage.\n";
@@ -180,6 +180,9 @@ int cmd_decode(int argc, char **argv)
 	if (out.format == out_elements)
 		topts.session.decoder = cst_decoder_opencsd;
 
+	/* its lines streaming to a terminal show the progress themselves */
+	if (out.format != out_none)
+		cli_progress_off(out.f);
 	ret = trace_opts_open(&topts, trace, out.f, &session);
 	if (ret < 0)
 		goto out;
@@ -188,7 +191,7 @@ int cmd_decode(int argc, char **argv)
 	cli_note_threaded(topts.session.threads > 1);
 	out.threaded = topts.session.threads > 1;
 	ret = cst_session_run_lines(session, print_elem, &out, write_lines, &out);
-	cli_progress_end();
+	ret < 0 ? cli_progress_end() : cli_progress_finish();
 	cst_session_get_stats(session, &st);
 	if (!cli_flush_output(out.f, output, out.io_errno))
 		goto out;

@@ -16,7 +16,8 @@ static void doctor_usage(FILE *out)
 		"Check this system for CoreSight tracing: kernel configuration, the cs_etm PMU and\n"
 		"its sinks, every device of the board profile (matched by base address), each\n"
 		"ETM's ID registers, perf_event_paranoid, CPU idle states on boards that lose\n"
-		"trace in idle, and debugfs. Each check prints 'ok' or 'problem' with the fix.\n"
+		"trace in idle, and debugfs. Each check prints 'ok' or 'problem' with the fix;\n"
+		"what fails only because of a problem above ('so') is listed under it, once.\n"
 		"\n"
 		"  --board NAME      check against this profile (default: recognise the board from\n"
 		"                    /proc/device-tree/compatible; see 'cstrace boards list')\n"
@@ -28,14 +29,21 @@ static void doctor_usage(FILE *out)
 		"3 this system has no CoreSight at all.\n");
 }
 
+struct counts {
+	int problems, follows;
+};
+
 static void print_check(void *ctx, const struct cst_check *c)
 {
-	static const char *const words[] = {"ok", "problem", "skip"};
-	int *problems = ctx;
+	static const char *const words[] = {"ok", "problem", "skip", "  so"};
+	struct counts *n = ctx;
 
+	/* a consequence sits under its cause: its fix is the cause's */
 	printf("%-8s %-9s %s: %s\n", words[c->verdict], c->id, c->subject, c->detail);
+	if (c->verdict == cst_verdict_follows)
+		n->follows++;
 	if (c->verdict == cst_verdict_problem) {
-		(*problems)++;
+		n->problems++;
 		if (c->fix)
 			printf("%-8s %-9s fix: %s\n", "", "", c->fix);
 	}
@@ -54,10 +62,11 @@ int cmd_doctor(int argc, char **argv)
 	struct cst_doctor_opts o = {.sz = sizeof(o), .log = &cli_log};
 	struct cst_board *board = NULL;
 	struct cst_sysroot *root;
-	int c, ret, problems = 0;
+	struct counts n = {0, 0};
+	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt("doctor", argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 'b':
 			board_name = optarg;
@@ -72,8 +81,7 @@ int cmd_doctor(int argc, char **argv)
 			doctor_usage(stdout);
 			return 0;
 		default:
-			doctor_usage(stderr);
-			return 2;
+			return 2; /* cli_getopt said what was wrong, in one line */
 		}
 	}
 	if (optind != argc) {
@@ -89,7 +97,7 @@ int cmd_doctor(int argc, char **argv)
 	}
 	o.board = board;
 	o.boards_dir = dir;
-	ret = cst_doctor_run(root, &o, print_check, &problems);
+	ret = cst_doctor_run(root, &o, print_check, &n);
 	cst_sysroot_free(root);
 	cst_board_free(board);
 	if (ret < 0) {
@@ -100,9 +108,13 @@ int cmd_doctor(int argc, char **argv)
 		printf("\nno CoreSight on this system: nothing to trace with\n");
 		return 3;
 	}
-	if (problems)
-		printf("\n%d problem%s found\n", problems, problems > 1 ? "s" : "");
+	if (n.problems && n.follows)
+		printf("\n%d problem%s found (%d more follow%s from %s, listed under %s)\n",
+		       n.problems, n.problems > 1 ? "s" : "", n.follows, n.follows > 1 ? "" : "s",
+		       n.problems > 1 ? "them" : "it", n.problems > 1 ? "its cause" : "it");
+	else if (n.problems)
+		printf("\n%d problem%s found\n", n.problems, n.problems > 1 ? "s" : "");
 	else
 		printf("\nall checks passed: ready for 'cstrace record'\n");
-	return problems ? 1 : 0;
+	return n.problems ? 1 : 0;
 }

@@ -11,13 +11,13 @@
 #include "verb.h"
 
 static const char dump_usage[] =
-	"usage: cstrace dump [options] TRACE\n"
+	"usage: cstrace dump [options] [TRACE]\n"
 	"\n"
 	"List the trace packets of TRACE (snapshot directory, perf.data or raw dump), per\n"
 	"trace ID, as 'Idx:<offset>; ID:<id>; [bytes];\\t<packet>'.\n"
 	"\n"
 	"options:\n"
-	TRACE_OPTS_HELP
+	VERB_INPUT_HELP TRACE_OPTS_HELP
 	"  -h, --help           this text\n";
 
 struct dump_out {
@@ -60,11 +60,12 @@ int cmd_dump(int argc, char **argv)
 	if (parsed != verb_run)
 		return verb_exit(parsed);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	cli_progress_off(stdout); /* its lines to a terminal: no progress over them */
 	ret = trace_opts_open(&topts, trace, stdout, &session);
 	if (ret < 0)
 		goto out;
 	ret = cst_session_dump(session, on_packet, &out);
-	cli_progress_end();
+	ret < 0 ? cli_progress_end() : cli_progress_finish();
 	if (!cli_flush_output(stdout, NULL, out.io_errno))
 		goto out;
 	if (ret < 0)

@@ -36,7 +36,7 @@ int cmd_merge(int argc, char **argv)
 	int opt, err;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt("merge", argc, argv, "o:h", longopts)) != -1) {
 		switch (opt) {
 		case 'o':
 			output = optarg;
@@ -52,8 +52,7 @@ int cmd_merge(int argc, char **argv)
 			fputs(merge_usage, stdout);
 			return 0;
 		default:
-			fputs(merge_usage, stderr);
-			return 2;
+			return 2; /* cli_getopt said what was wrong, in one line */
 		}
 	}
 	if (optind >= argc) {

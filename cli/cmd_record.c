@@ -149,7 +149,7 @@ int cmd_record(int argc, char **argv)
 
 	cli_verb_log(&rl, "record");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:aC:p:m:o:h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt("record", argc, argv, "+e:aC:p:m:o:h", longopts)) != -1) {
 		switch (c) {
 		case 'e':
 			o.event = optarg;
@@ -238,8 +238,7 @@ int cmd_record(int argc, char **argv)
 			record_usage(stdout);
 			return 0;
 		default:
-			record_usage(stderr);
-			return 2;
+			return 2; /* cli_getopt said what was wrong, in one line */
 		}
 	}
 	if (optind < argc)

@@ -44,7 +44,7 @@ int cmd_replay(int argc, char **argv)
 
 	cli_verb_log(&vl, "replay");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt("replay", argc, argv, "o:qh", longopts)) != -1) {
 		switch (c) {
 		case 'o':
 			o.output = optarg;
@@ -59,8 +59,7 @@ int cmd_replay(int argc, char **argv)
 			replay_usage(stdout);
 			return 0;
 		default:
-			replay_usage(stderr);
-			return 2;
+			return 2; /* cli_getopt said what was wrong, in one line */
 		}
 	}
 	if (optind + 1 != argc) {

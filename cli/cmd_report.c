@@ -8,31 +8,49 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report_notes.h"
 #include "cstrace/symbolize.h"
 #include "sym_opts.h"
 #include "verb.h"
 #include "trace_opts.h"
 
 static const char usage_head[] =
-	"usage: cstrace report [options] TRACE\n"
+	"usage: cstrace report [options] [TRACE]\n"
 	"\n"
 	"Executed instructions per function: self count, share of all, times the function\n"
 	"was entered, taken / not-taken branches ending in it, and the share of its source\n"
 	"lines that ran. Code without symbols shows as [unknown] in its binary.\n"
+	"TRACE defaults to ./perf.data; perf report's options work where they mean\n"
+	"the same (-i, -k, -g caller|callee, --children, --no-children, --stdio).\n"
 	"\n"
 	"options:\n"
 	"  --sort KEYS          group by dso, sym, srcline (comma-separated; default dso,sym)\n";
 static const char usage_tail[] =
 	"  --dso NAME           profgen, llvm-sample: the binary (path or base name)\n"
-	"  -g, --call-graph     the caller -> callee tree with children, self and call counts\n"
-	"                       (text, or json: nested nodes)\n"
+	"  -g, --call-graph[=ARGS]  the caller -> callee tree with children, self and\n"
+	"                       call counts (text, or json: nested nodes); ARGS as perf's:\n"
+	"                       graph, fractal, flat, folded (--format=folded) or none; a\n"
+	"                       percent threshold (as --percent-limit); caller (default)\n"
+	"                       or callee (each function, its callers under it); function\n"
+	"                       (-g caller and -g 0.5,callee work as in perf)\n"
 	"  --children           add each function's children column (instructions in it and\n"
 	"                       all it called) and sort by it, as perf report --children\n"
+	"  --no-children        the self column only (the default)\n"
+	"  --stdio              text on standard output (the default)\n"
 	"  --percent-limit P    call graph: leave out stacks below P%% (default 0.5)\n"
+	"  --title TEXT         flamegraph, html: the title (default: the trace's name)\n"
+	"  --width PIXELS       flamegraph: a fixed width (default: the window's)\n"
+	"  --inverted           flamegraph: an icicle graph, callers on top\n"
+	"  --max-size SIZE      perfetto: leave out the smallest slices as far as needed to\n"
+	"                       keep the file under SIZE (default 100M, which the UI loads;\n"
+	"                       0: no limit); what was left out is noted in the file\n"
+	"  --min-insns N        perfetto: no slice for a call that ran fewer instructions\n"
+	"  --max-depth N        perfetto: no slice deeper than N calls\n"
+	"                       (and --tid, --time: one thread, a time window)\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n"
 	"  --limit N            text: at most N rows (default all)\n"
 	"  --stats              print symbolizer totals on standard error\n" SYMCLI_HELP
-		TRACE_OPTS_HELP "  -h, --help           this text\n";
+		VERB_INPUT_HELP TRACE_OPTS_HELP "  -h, --help           this text\n";
 
 #define HELP_INDENT "                       "
 #define HELP_WIDTH 60 /* of the text after the indent */
@@ -102,8 +120,74 @@ struct report_args {
 	const struct cst_report_format *format;
 	struct cst_report_view_opts view;
 	const char *output;
+	const char *title;         /* --title, else the trace's name */
 	bool stats;
 };
+
+/* perf's -g ARGS: print type, threshold, print limit, order, sort key, in any
+ * order, comma-separated. */
+static int parse_call_graph(struct report_args *r, const char *arg)
+{
+	char buf[256], *tok, *save = NULL;
+	int numbers = 0;
+
+	r->view.call_graph = true;
+	if (!arg)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double p = strtod(tok, &end);
+
+		if (end != tok && !*end) {
+			/* the threshold first, then perf's print limit (no limit here) */
+			if (numbers++ == 0) {
+				if (p < 0 || p > 100) {
+					cli_error("-g %s: the threshold %s is not a percentage", arg, tok);
+					return -1;
+				}
+				r->view.min_share = p / 100.0;
+			}
+		} else if (!strcmp(tok, "graph") || !strcmp(tok, "fractal") ||
+			   !strcmp(tok, "flat") || !strcmp(tok, "caller") ||
+			   !strcmp(tok, "function") || !strcmp(tok, "percent")) {
+			/* cstrace's call graph is perf's graph in caller order */
+		} else if (!strcmp(tok, "callee")) {
+			r->view.callee = true;
+		} else if (!strcmp(tok, "folded")) {
+			r->format = cst_report_format_find("folded");
+		} else if (!strcmp(tok, "none")) {
+			r->view.call_graph = false;
+		} else {
+			cli_error("-g %s: '%s' is not taken here: graph, fractal, flat, folded, none, a "
+				  "threshold, caller, callee, function", arg, tok);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Whether @arg reads as perf's -g ARGS (so that "-g caller" takes it). */
+static bool call_graph_args(const char *arg)
+{
+	static const char *const words[] = {"graph", "fractal", "flat", "folded", "none", "caller",
+					    "callee", "function", "address", "percent", "period",
+					    "count", "branch"};
+	char buf[256], *tok, *save = NULL;
+
+	if (!arg || !*arg || *arg == '-' || strlen(arg) >= sizeof(buf))
+		return false;
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool known = strspn(tok, "0123456789.") == strlen(tok);
+
+		for (size_t i = 0; !known && i < sizeof(words) / sizeof(words[0]); i++)
+			known = !strcmp(tok, words[i]);
+		if (!known)
+			return false;
+	}
+	return true;
+}
 
 static int report_option(void *ctx, int opt, const char *arg)
 {
@@ -123,8 +207,51 @@ static int report_option(void *ctx, int opt, const char *arg)
 		}
 		return 0;
 	case 'g':
-		r->view.call_graph = true;
+		return parse_call_graph(r, arg);
+	case 'n':
+		r->view.children = false;
 		return 0;
+	case 'O':
+		return 0; /* --stdio: text on standard output is what report writes */
+	case 'T':
+		r->title = arg;
+		return 0;
+	case 'W': {
+		char *end;
+		long w = strtol(arg, &end, 10);
+
+		if (end == arg || *end || w < 200 || w > 100000) {
+			cli_error("--width %s: expected pixels, 200 or more", arg);
+			return -1;
+		}
+		r->view.width = (int)w;
+		return 0;
+	}
+	case 'I':
+		r->view.inverted = true;
+		return 0;
+	case 'M':
+		if (cli_parse_size(arg, &r->view.max_bytes) < 0) {
+			cli_error("--max-size %s: expected a size like 100M, or 0", arg);
+			return -1;
+		}
+		return 0;
+	case 'm':
+		if (cst_parse_u64(arg, &r->view.min_insns) < 0) {
+			cli_error("--min-insns %s: expected a number of instructions", arg);
+			return -1;
+		}
+		return 0;
+	case 'd': {
+		uint64_t d;
+
+		if (cst_parse_u64(arg, &d) < 0 || !d || d > UINT32_MAX) {
+			cli_error("--max-depth %s: expected a number of calls, 1 or more", arg);
+			return -1;
+		}
+		r->view.max_depth = (uint32_t)d;
+		return 0;
+	}
 	case 'D':
 		r->view.dso = arg;
 		return 0;
@@ -156,52 +283,6 @@ static int report_option(void *ctx, int opt, const char *arg)
 	}
 }
 
-static void print_stats(struct cst_symbolizer *sym, const struct cst_report_view *view)
-{
-	const struct cst_calls *calls = cst_report_view_calls(view);
-	struct cst_symbolizer_stats st;
-	struct cst_calls_stats cs = {0};
-	struct cst_loss_totals lt;
-
-	cst_symbolizer_get_stats(sym, &st);
-	fprintf(stderr,
-		"cstrace: %" PRIu64 " ranges symbolized (%" PRIu64 " from the cache), %" PRIu64
-		" instructions, %" PRIu64 " without a symbol\n",
-		st.ranges, st.cache_hits, st.insns, st.unknown_insns);
-	if (calls && cst_calls_get_stats(calls, &cs) == 0)
-		fprintf(stderr,
-			"cstrace: %u threads, deepest stack %u, %" PRIu64
-			" stacks emptied by lost trace, %" PRIu64 " returns to unknown callers\n",
-			cs.threads, cs.max_depth, cs.gaps, cs.unknown_returns);
-	if (calls && cs.filtered)
-		fprintf(stderr,
-			"cstrace: an address filter turned tracing off %" PRIu64
-			" time(s): no trace lost there, the stacks kept\n", cs.filtered);
-	if (cst_report_view_loss(view, &lt) == 0)
-		fprintf(stderr,
-			"cstrace: trace lost in %" PRIu64 " places, %" PRIu64 " bytes known (%" PRIu64
-			" places of no count): %" PRIu64 " TRUNCATED AUX records, %" PRIu64
-			" with trace the file does not hold, %" PRIu64 " overwritten, %" PRIu64
-			" trace unit overflows, %" PRIu64 " resyncs; %" PRIu64 " perf records lost; %" PRIu64
-			" filter gaps (not lost)\n",
-			lt.places, lt.bytes, lt.unknown, lt.truncated, lt.missing, lt.overwritten,
-			lt.overflows, lt.resyncs, lt.records, lt.filtered);
-}
-
-/* A format with nowhere to say that trace was lost (folded stacks, profiles,
- * lcov, CSV, JSON): stderr says it. */
-static void tell_loss(const struct report_args *a, const struct cst_report_view *view)
-{
-	struct cst_loss_totals lt;
-	char what[512];
-
-	if ((a->format->needs & cst_report_tells_loss) || cst_report_view_loss(view, &lt) < 0 ||
-	    cst_loss_format_totals(&lt, what, sizeof(what)) <= 0)
-		return;
-	cli_error("warning: %s: counts are lower bounds (the %s format has no place to say so)",
-		  what, a->format->name);
-}
-
 /* A profile of one binary that could not be written: which --dso it was. */
 static bool dso_error(const struct report_args *a, const char *trace, int err)
 {
@@ -224,8 +305,16 @@ int cmd_report(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"limit", required_argument, NULL, 'l'},
 		{"stats", no_argument, NULL, 'S'},
-		{"call-graph", no_argument, NULL, 'g'},
+		{"call-graph", optional_argument, NULL, 'g'},
 		{"children", no_argument, NULL, 'C'},
+		{"no-children", no_argument, NULL, 'n'},
+		{"stdio", no_argument, NULL, 'O'},
+		{"title", required_argument, NULL, 'T'},
+		{"width", required_argument, NULL, 'W'},
+		{"inverted", no_argument, NULL, 'I'},
+		{"max-size", required_argument, NULL, 'M'},
+		{"min-insns", required_argument, NULL, 'm'},
+		{"max-depth", required_argument, NULL, 'd'},
 		{"percent-limit", required_argument, NULL, 'P'},
 		{"dso", required_argument, NULL, 'D'},
 		VERB_LONG_SYM_END,
@@ -237,18 +326,28 @@ int cmd_report(int argc, char **argv)
 	struct report_args args = {cst_report_format_find("text"),
 				   {.sz = sizeof(struct cst_report_view_opts),
 				    .keys = cst_report_key_dso | cst_report_key_sym,
-				    .min_share = 0.005},
-				   NULL, false};
+				    .min_share = 0.005, .max_bytes = 100ull << 20},
+				   NULL, NULL, false};
 	const char *trace;
 	enum verb_parsed parsed;
 	struct cli_out out = {.f = stdout};
 	bool stream = false;
-	char usage[8192];
+	char usage[8192], graph_arg[300];
+	struct report_meta meta;
 	int err, status = 1;
 
 	make_usage(usage, sizeof(usage));
 	symcli_init(&cli);
-	parsed = verb_parse(&(struct verb){"report", usage, "o:g", longopts, report_option, &args},
+	/* perf's "-g caller": the word after -g is its argument when it reads as one */
+	for (int i = 1; i + 1 < argc && strcmp(argv[i], "--"); i++)
+		if ((!strcmp(argv[i], "-g") || !strcmp(argv[i], "--call-graph")) &&
+		    call_graph_args(argv[i + 1])) {
+			snprintf(graph_arg, sizeof(graph_arg), "--call-graph=%s", argv[i + 1]);
+			argv[i] = graph_arg;
+			memmove(&argv[i + 1], &argv[i + 2], (size_t)(argc - i - 2) * sizeof(*argv));
+			argc--;
+		}
+	parsed = verb_parse(&(struct verb){"report", usage, "o:g::", longopts, report_option, &args},
 			    argc, argv, NULL, &cli, &trace);
 	if (parsed != verb_run)
 		return verb_exit(parsed);
@@ -263,7 +362,9 @@ int cmd_report(int argc, char **argv)
 	cli.keep_ranges = args.format->needs & cst_report_needs_ranges;
 	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;
-	args.view.title = trace;
+	args.view.title = args.title ? args.title : trace;
+	report_meta_read(trace, &meta);
+	args.view.meta = &meta.m;
 	args.view.filter = &cli.filter;
 	/* a timeline streams: its file is open while the trace decodes */
 	stream = args.format->needs & cst_report_needs_timeline;
@@ -294,9 +395,11 @@ int cmd_report(int argc, char **argv)
 	}
 	if (cli_out_commit(&out) < 0)
 		goto out;
-	tell_loss(&args, view);
+	report_tell_loss(args.format, view);
 	if (args.stats)
-		print_stats(sym, view);
+		report_print_stats(sym, view);
+	symcli_explain(&cli, sym, cst_report_view_kept(view));
+	report_timeline_note(view, args.output);
 	status = 0;
 out:
 	cli_out_abort(&out);

@@ -17,7 +17,7 @@
 int script_view_run(int argc, char **argv);
 
 static const char script_usage[] =
-	"usage: cstrace script --raw [--insn] [options] TRACE\n"
+	"usage: cstrace script --raw [--insn] [options] [TRACE]\n"
 	"\n"
 	"Print the trace as perf script prints cs_etm samples, addresses only: one line\n"
 	"per branch ('pid/tid [cpu] from => to', like --itrace=b; 0 marks where trace\n"
@@ -29,7 +29,7 @@ static const char script_usage[] =
 	"  --raw                perf's address-only samples (this mode)\n"
 	"  --insn               one line per instruction instead of per branch\n"
 	TRACE_OPTS_ELF_HELP
-	TRACE_OPTS_HELP
+	VERB_INPUT_HELP TRACE_OPTS_HELP
 	"  -h, --help           this text\n";
 
 /* What the previous element was, as perf's cs-etm tracks its prev_packet. */
@@ -215,7 +215,7 @@ static int raw_option(void *ctx, int opt, const char *arg)
 
 	if (opt == 'r')
 		return 0;
-	if (opt == 'i') {
+	if (opt == 'I') {
 		s->insn = true;
 		return 0;
 	}
@@ -228,7 +228,7 @@ int cmd_script(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"raw", no_argument, NULL, 'r'},
-		{"insn", no_argument, NULL, 'i'},
+		{"insn", no_argument, NULL, 'I'},
 		TRACE_OPTS_ELF_LONG,
 		VERB_LONG_END,
 	};
@@ -257,6 +257,7 @@ int cmd_script(int argc, char **argv)
 	 * last, so perf's branch samples are the same from the joined range; with
 	 * --insn, a joined T32 range that cannot be read would print as one line. */
 	topts.session.merge_ranges = !s.insn;
+	cli_progress_off(stdout); /* its lines to a terminal: no progress over them */
 	ret = trace_opts_open(&topts, trace, stdout, &session);
 	if (ret < 0)
 		goto out;
@@ -281,7 +282,7 @@ int cmd_script(int argc, char **argv)
 	ret = cst_session_run(session, on_elem, on_sideband, &s);
 	if (ret == -cste_crashed)
 		cli_pipe_drained();
-	cli_progress_end();
+	ret < 0 ? cli_progress_end() : cli_progress_finish();
 	if (!cli_flush_output(stdout, NULL, s.io_errno))
 		goto out;
 	if (ret < 0 || !symcli_decoded(trace, session))

@@ -92,6 +92,44 @@ static void on_stop_signal(int sig)
 	stop_requested = sig;
 }
 
+/* "4M", "64K", "1.5G": a size as --buffer-size takes it. */
+static void size_words(uint64_t v, char *buf, size_t size)
+{
+	if (v >= (1ull << 30) && !(v & ((1ull << 30) - 1)))
+		snprintf(buf, size, "%lluG", (unsigned long long)(v >> 30));
+	else if (v >= (1ull << 20) && !(v & ((1ull << 20) - 1)))
+		snprintf(buf, size, "%lluM", (unsigned long long)(v >> 20));
+	else if (v >= 1024 && !(v & 1023))
+		snprintf(buf, size, "%lluK", (unsigned long long)(v >> 10));
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+/* The sink dropped trace: say how much of the run is missing from @out, and
+ * the --buffer-size that holds all of it (its whole formatted trace, rounded up
+ * to a power of two). */
+static void warn_lost(const struct cst_synth_opts *o, const struct cst_synth_stats *st,
+		      const char *out)
+{
+	uint64_t all = st->sink_bytes + st->lost_bytes, need = 4096;
+	uint64_t have = o->buffer_size ? o->buffer_size
+			: o->sink == cst_synth_sink_etf ? 64 * 1024 : 4 * 1024 * 1024;
+	char h[32], n[32];
+
+	while (need < all)
+		need <<= 1;
+	size_words(have, h, sizeof(h));
+	size_words(need, n, sizeof(n));
+	cli_error("warning: synth: LOST %.0f%% of the trace: the %s %s sink%s dropped %llu of the "
+		  "%llu bytes the run made, and %s lacks what they held; --buffer-size %s holds "
+		  "the whole run%s",
+		  100.0 * (double)st->lost_bytes / (double)all, h,
+		  o->sink == cst_synth_sink_etf ? "ETF" : "ETR", o->buffer_size ? "" : " (the default)",
+		  (unsigned long long)st->lost_bytes, (unsigned long long)all, out, n,
+		  o->output == cst_synth_out_perf && !o->snapshot_mode
+			  ? " (--snapshot keeps the end of it instead)" : "");
+}
+
 int cmd_synth(int argc, char **argv)
 {
 	enum { o_arch = 256, o_core, o_out, o_sink, o_bufsz, o_snapshot, o_ts, o_sync,
@@ -129,7 +167,7 @@ int cmd_synth(int argc, char **argv)
 	/* "cstrace: synth: <error>": one line, naming the file where there is one */
 	cli_verb_log(&vl, "synth");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:h", lopts, NULL)) != -1) {
+	while ((c = cli_getopt("synth", argc, argv, "+o:h", lopts)) != -1) {
 		switch (c) {
 		case o_arch:
 			if (!strcmp(optarg, "aarch64") || !strcmp(optarg, "arm64"))
@@ -201,7 +239,7 @@ int cmd_synth(int argc, char **argv)
 			}
 			break;
 		case 'h': synth_usage(stdout); return 0;
-		default: synth_usage(stderr); return 2;
+		default: return 2; /* cli_getopt said what was wrong, in one line */
 		}
 	}
 	if (!have_arch || !out || optind >= argc) {
@@ -279,5 +317,7 @@ int cmd_synth(int argc, char **argv)
 	if (st.triggered)
 		fprintf(stderr, "cstrace: synth: the trigger fired after %llu instructions: the "
 				"snapshot was taken there\n", (unsigned long long)st.trigger_at);
+	if (st.lost_bytes)
+		warn_lost(&o, &st, out);
 	return aux_log ? synth_aux_log(out, aux_log, &vl) : 0;
 }

@@ -1,17 +1,19 @@
 /* cstrace: the command dispatcher. Each verb is one function in cmd_<verb>.c. */
 #include "cli.h"
+#include "verb.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-struct verb {
+struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *summary;
 	bool isolate; /* decodes through OpenCSD: contain its crashes (see isolate.c) */
 };
 
-static const struct verb verbs[] = {
+static const struct command verbs[] = {
 	{"decode", cmd_decode, "decode a trace into instruction ranges and events", true},
 	{"dump", cmd_dump, "list the trace packets with byte offsets", true},
 	{"record", cmd_record, "capture ETM trace of a command (perf cs_etm or sysfs mode)", false},
@@ -32,7 +34,7 @@ static void usage(FILE *out)
 	fprintf(out, "usage: cstrace <command> [options] [args]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		fprintf(out, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
-	fprintf(out, "\n'cstrace <command> --help' describes a command.\n");
+	fprintf(out, "\n'cstrace help <command>' or 'cstrace <command> --help' describes a command.\n");
 }
 
 int main(int argc, char **argv)
@@ -41,12 +43,22 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* "cstrace help VERB" is "cstrace VERB --help", as git's and perf's */
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		char *help[] = {argv[2], "--help", NULL};
+
+		for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+			if (!strcmp(argv[2], verbs[i].name))
+				return cli_stdout_done(verbs[i].run(2, help));
+		cli_error("help: '%s' is not a cstrace command; see 'cstrace --help'", argv[2]);
+		return 2;
+	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return cli_stdout_done(0);
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("cstrace 0.1.0\n");
+		printf("cstrace " CSTRACE_VERSION "\n");
 		return cli_stdout_done(0);
 	}
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
@@ -54,6 +66,18 @@ int main(int argc, char **argv)
 			return cli_stdout_done(verbs[i].isolate
 						       ? cli_run_isolated(verbs[i].run, argc - 1, argv + 1)
 						       : verbs[i].run(argc - 1, argv + 1));
-	cli_error("'%s' is not a cstrace command; see 'cstrace --help'", argv[1]);
+	{
+		/* the nearest command, as for options */
+		struct option names[sizeof(verbs) / sizeof(verbs[0]) + 1] = {{0}};
+		const char *close;
+
+		for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+			names[i].name = verbs[i].name;
+		close = verb_closest(names, argv[1]);
+		if (close)
+			cli_error("'%s' is not a cstrace command; did you mean '%s'?", argv[1], close);
+		else
+			cli_error("'%s' is not a cstrace command; see 'cstrace --help'", argv[1]);
+	}
 	return 2;
 }

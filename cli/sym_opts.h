@@ -26,17 +26,23 @@ struct symcli {
 	/* --comm, --dsos, --symbols: names (comma lists, kept as given) */
 	char *comms[SYMCLI_MAX], *dsos[SYMCLI_MAX], *symbols[SYMCLI_MAX];
 	int ncomms, ndsos, nsymbols;
+	/* what the trace holds, to say so when the filters keep nothing */
+	struct {
+		int32_t v[16];
+		int n;
+	} seen_pids, seen_tids, seen_cpus;
 	/* all of the filters above, for the library's views (set by symcli_open) */
 	struct cst_sym_filter_opts filter;
 	/* the view counts the decoder's ranges as they come (cst_report_needs_ranges):
 	 * symcli_open does not have them joined */
 	bool keep_ranges;
 };
+#define SYMCLI_VMLINUX 0x2003
 #define SYMCLI_LONG                                                                     \
 	TRACE_OPTS_ELF_LONG,                                                             \
 	{"debug-dir", required_argument, NULL, 0x2001},                                  \
 	{"kallsyms", required_argument, NULL, 0x2002},                                   \
-	{"vmlinux", required_argument, NULL, 0x2003},                                    \
+	{"vmlinux", required_argument, NULL, SYMCLI_VMLINUX},                                    \
 	{"pid", required_argument, NULL, 0x2004},                                        \
 	{"tid", required_argument, NULL, 0x2005},                                        \
 	{"cpu", required_argument, NULL, 0x2006},                                        \
@@ -48,7 +54,7 @@ struct symcli {
 	TRACE_OPTS_ELF_HELP                                                              \
 	"  --debug-dir DIR      look for debug files (DIR/.build-id/xx/y.debug) here first\n" \
 	"  --kallsyms FILE      kernel symbols (/proc/kallsyms format)\n"                \
-	"  --vmlinux FILE       kernel ELF for kernel addresses\n"                        \
+	"  -k, --vmlinux FILE   kernel ELF for kernel addresses\n"                        \
 	"  --pid/--tid/--cpu L  only these (comma-separated lists)\n"                     \
 	"  --time START,END     only ranges between these times (either may be empty):\n" \
 	"                       seconds on perf's clock as perf prints them (perf.data\n" \
@@ -79,5 +85,10 @@ bool symcli_decoded(const char *trace, const struct cst_session *session);
 /** After a view's run that returned @err: false, with the reason told, when it
  *  failed or nothing of @trace was decoded. */
 bool symcli_done(const char *trace, const struct cst_session *session, int err);
+/** After a view kept @kept instructions of what @sym symbolized: when the
+ *  filters kept nothing, say which of them and what the trace holds (its
+ *  threads' names, binaries, pids, tids, CPUs); when most instructions ran in
+ *  code without symbols, say which binaries and what to give. */
+void symcli_explain(const struct symcli *c, const struct cst_symbolizer *sym, uint64_t kept);
 
 #endif

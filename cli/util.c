@@ -110,7 +110,9 @@ bool cli_check_decoded(const char *trace, const struct cst_decoder_stats *st)
 
 static bool progress_drawn;
 static struct timespec progress_last, progress_start;
-static uint64_t progress_total;
+static uint64_t progress_total, progress_done;
+static const char *progress_what;
+static int progress_off; /* the output streams to the terminal (cli_progress_off) */
 
 static double seconds_between(const struct timespec *a, const struct timespec *b)
 {
@@ -129,7 +131,17 @@ bool cli_progress_enabled(void)
 		e = isatty(STDERR_FILENO) && !getenv("CSTRACE_NO_PROGRESS");
 		__atomic_store_n(&enabled, e, __ATOMIC_RELAXED);
 	}
-	return e;
+	return e && !__atomic_load_n(&progress_off, __ATOMIC_RELAXED);
+}
+
+void cli_progress_off(FILE *out)
+{
+	/* lines streaming to the terminal show the progress themselves, and a
+	 * progress line drawn over them would tear them */
+	if (out && isatty(fileno(out))) {
+		cli_progress_end();
+		__atomic_store_n(&progress_off, 1, __ATOMIC_RELAXED);
+	}
 }
 
 void cli_progress(const char *what, uint64_t done, uint64_t total)
@@ -144,6 +156,8 @@ void cli_progress(const char *what, uint64_t done, uint64_t total)
 		progress_start = now;
 		progress_total = total;
 	}
+	progress_what = what;
+	progress_done = done;
 	if (progress_drawn && seconds_between(&progress_last, &now) < 0.2)
 		return;
 	progress_last = now;
@@ -167,6 +181,30 @@ void cli_progress_end(void)
 		fputs("\r\033[K", stderr);
 		progress_drawn = false;
 	}
+}
+
+void cli_progress_finish(void)
+{
+	struct timespec now;
+
+	if (!progress_drawn)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	/* the whole input was read: 100 %, however far the last report got */
+	if (progress_total)
+		fprintf(stderr, "\r%s %.1f/%.1f MB (100%%) in %.1f s\033[K", progress_what,
+			progress_total / 1e6, progress_total / 1e6,
+			seconds_between(&progress_start, &now));
+	else
+		fprintf(stderr, "\r%s %.1f MB in %.1f s\033[K", progress_what, progress_done / 1e6,
+			seconds_between(&progress_start, &now));
+	/* what the verb prints next on the terminal starts on a clean line; with
+	 * its output elsewhere, the line stays as a summary */
+	if (isatty(STDOUT_FILENO))
+		fputs("\r\033[K", stderr);
+	else
+		fputc('\n', stderr);
+	progress_drawn = false;
 }
 
 int cli_parse_id_list(const char *s, uint64_t filter[2])

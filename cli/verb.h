@@ -21,10 +21,23 @@ struct verb {
 	void *ctx;
 };
 
-/* The end of a verb's long options: -h, the shared options, the terminator. */
-#define VERB_LONG_END {"help", no_argument, NULL, 'h'}, TRACE_OPTS_LONG, {NULL, 0, NULL, 0}
+/* The end of a verb's long options: -h, perf's -i/--input (the TRACE, which
+ * defaults to ./perf.data as perf's does), the shared options, the terminator.
+ * The short options -h and -i FILE (and -k FILE, perf's --vmlinux, for the
+ * symbolizing verbs) are added by verb_parse: the verb's own must not use them. */
+#define VERB_LONG_END                                                                  \
+	{"help", no_argument, NULL, 'h'}, {"input", required_argument, NULL, 'i'},     \
+	TRACE_OPTS_LONG, {NULL, 0, NULL, 0}
 #define VERB_LONG_SYM_END                                                              \
-	{"help", no_argument, NULL, 'h'}, SYMCLI_LONG, TRACE_OPTS_LONG, {NULL, 0, NULL, 0}
+	{"help", no_argument, NULL, 'h'}, {"input", required_argument, NULL, 'i'},     \
+	SYMCLI_LONG, TRACE_OPTS_LONG, {NULL, 0, NULL, 0}
+#define VERB_INPUT_HELP                                                                \
+	"  -i, --input TRACE    the trace (as perf's -i; default ./perf.data when no\n"  \
+	"                       TRACE is given)\n"
+
+/** The long option closest to @given (an option name without its dashes, maybe
+ *  with "=value"), or NULL when none is near. */
+const char *verb_closest(const struct option *opts, const char *given);
 
 enum verb_parsed {
 	verb_run = 0,  /* go on: *trace is the TRACE argument */

@@ -243,6 +243,9 @@ void cst_perf_reader_free(struct cst_perf_reader *r)
 	for (uint32_t i = 0; i < f->ncmdline; i++)
 		free(f->cmdline[i]);
 	free(f->cmdline);
+	for (uint32_t i = 0; i < f->nevent_names; i++)
+		free(f->event_names[i]);
+	free(f->event_names);
 	for (uint64_t i = 0; i < f->nbuild_ids; i++)
 		free(f->build_ids[i].filename);
 	free(f->build_ids);

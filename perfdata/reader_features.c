@@ -98,6 +98,42 @@ static int feat_auxtrace(struct cst_perf_reader *r, const uint8_t *p, uint64_t s
 	return 0;
 }
 
+/* EVENT_DESC: u32 events, u32 attr size; per event the attr, u32 ids, the name
+ * (a perf string), the ids (u64 each). Only the names are kept. */
+static int feat_event_desc(struct cst_perf_features *f, const uint8_t *p, uint64_t size)
+{
+	uint64_t pos = 8;
+	uint32_t nr, asz;
+
+	if (size < 8)
+		return -cste_format;
+	nr = cst_le32(p);
+	asz = cst_le32(p + 4);
+	if (nr > size / 8)
+		return -cste_format;
+	f->event_names = calloc(nr ? nr : 1, sizeof(char *));
+	if (!f->event_names)
+		return -cste_nomem;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t nids;
+		int err;
+
+		if (asz > size - pos || size - pos - asz < 4)
+			return -cste_format;
+		pos += asz;
+		nids = cst_le32(p + pos);
+		pos += 4;
+		err = feat_string(p, size, &pos, &f->event_names[i]);
+		if (err)
+			return err;
+		f->nevent_names++;
+		if ((uint64_t)nids * 8 > size - pos)
+			return -cste_format;
+		pos += (uint64_t)nids * 8;
+	}
+	return 0;
+}
+
 static int parse_feature(struct cst_perf_reader *r, int bit, const uint8_t *p, uint64_t size)
 {
 	struct cst_perf_features *f = &r->feat;
@@ -148,6 +184,8 @@ static int parse_feature(struct cst_perf_reader *r, int bit, const uint8_t *p, u
 	}
 	case cst_perf_feat_auxtrace:
 		return feat_auxtrace(r, p, size);
+	case cst_perf_feat_event_desc:
+		return feat_event_desc(f, p, size);
 	default:
 		return 0; /* known to perf, not needed here: skipped */
 	}
@@ -161,6 +199,7 @@ static const char *feature_name(int bit)
 		[cst_perf_feat_arch] = "ARCH", [cst_perf_feat_nrcpus] = "NRCPUS",
 		[cst_perf_feat_cpudesc] = "CPUDESC", [cst_perf_feat_cpuid] = "CPUID",
 		[cst_perf_feat_cmdline] = "CMDLINE", [cst_perf_feat_auxtrace] = "AUXTRACE",
+		[cst_perf_feat_event_desc] = "EVENT_DESC",
 	};
 
 	if (bit >= 0 && bit < (int)(sizeof(names) / sizeof(names[0])) && names[bit])
@@ -201,7 +240,8 @@ int pd_read_features(struct cst_perf_reader *r)
 		    bit != cst_perf_feat_osrelease && bit != cst_perf_feat_version &&
 		    bit != cst_perf_feat_arch && bit != cst_perf_feat_nrcpus &&
 		    bit != cst_perf_feat_cpudesc && bit != cst_perf_feat_cpuid &&
-		    bit != cst_perf_feat_cmdline && bit != cst_perf_feat_auxtrace)
+		    bit != cst_perf_feat_cmdline && bit != cst_perf_feat_auxtrace &&
+		    bit != cst_perf_feat_event_desc)
 			continue;
 		if (!pd_in_file(r, foff, fsize) || fsize > MAX_FEATURE_SIZE) {
 			pd_rlog(r, cst_log_warning, off + (nfeat - 1) * 16,

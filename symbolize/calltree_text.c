@@ -105,6 +105,8 @@ int cst_calltree_write_text(struct cst_calltree *tree, FILE *f,
 
 	if (!tree || !f || cst_opts_load(&o, sizeof(o), opts, "cst_calltree_text_opts", NULL) < 0)
 		return -cste_invalid;
+	if (o.callee)
+		return sym_calltree_write_callee(tree, f, &o);
 	cnt = cst_calltree_nodes(tree, &nodes);
 	if (cnt < 0)
 		return cnt;
@@ -149,7 +151,8 @@ int cst_calltree_write_text(struct cst_calltree *tree, FILE *f,
 /* report -g with a table format: the call graph in the table's place */
 int sym_report_write_callgraph(struct cst_report_view *v, FILE *f)
 {
-	struct cst_calltree_text_opts o = {.sz = sizeof(o), .min_share = v->o.min_share};
+	struct cst_calltree_text_opts o = {.sz = sizeof(o), .min_share = v->o.min_share,
+					   .callee = v->o.callee};
 
 	sym_report_loss_header(v, f);
 	return cst_calltree_write_text(v->tree, f, &o);

@@ -170,15 +170,20 @@ static bool try_elf(struct dso *dso, const char *path, bool check_id)
 	const void *bid = NULL;
 	ssize_t blen;
 	GElf_Ehdr eh;
+	bool is_elf;
 
 	if (map_file(dso, path) < 0) {
 		why_add(dso, path, cst_input_strerror(errno));
 		return false;
 	}
 	dso->elf = elf_memory((char *)dso->map, dso->map_size);
-	if (!dso->elf || elf_kind(dso->elf) != ELF_K_ELF || !gelf_getehdr(dso->elf, &eh) ||
+	is_elf = dso->elf && elf_kind(dso->elf) == ELF_K_ELF;
+	if (!is_elf || !gelf_getehdr(dso->elf, &eh) ||
 	    (dso->raw_wanted && elf_cut_short(&eh, dso->map_size))) {
-		if (dso->raw_wanted) {
+		/* a memory dump, or a mapped file that is no ELF and was recorded
+		 * without a build-id (a signal trampoline's page): its bytes are
+		 * code, as perf and decode read them */
+		if (dso->raw_wanted || (!dso->build_id_size && !is_elf)) {
 			/* A memory dump: bytes are all we need. */
 			if (dso->elf)
 				elf_end(dso->elf);
@@ -346,6 +351,7 @@ void sym_dso_free(struct dso *dso)
 		free(dso->funcs[i].slots);
 	}
 	free(dso->funcs);
+	sym_dso_free_perf_syms(dso);
 	free(dso->mapsyms);
 	free(dso->segs);
 	free(dso->secs);

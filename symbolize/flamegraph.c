@@ -65,13 +65,16 @@ static int by_name(const void *a, const void *b, void *ctx)
 
 static const char script[] =
 	"<script type=\"text/ecmascript\"><![CDATA[\n"
-	"var W=0, details, matchedtxt, frames=[], inited=false;\n"
+	"var W=0, H=0, FH=16, TOP=56, BOT=30, PAD=10, FIXED=false, INV=false, cur=[0,1,0];\n"
+	"var root, details, matchedtxt, frames=[], inited=false;\n"
 	"function init(){\n"
 	" if(inited) return; inited=true;\n"
-	" var root=document.getElementById('cstflame');\n"
+	" root=document.getElementById('cstflame');\n"
 	" details=document.getElementById('details');\n"
 	" matchedtxt=document.getElementById('matched');\n"
-	" W=+root.getAttribute('data-width');\n"
+	" W=+root.getAttribute('data-width'); H=+root.getAttribute('height');\n"
+	" FIXED=root.getAttribute('data-fixed')==='1'; INV=root.getAttribute('data-inverted')==='1';\n"
+	" TOP=+root.getAttribute('data-top')||TOP; /* below the loss banner, if any */\n"
 	" var gs=root.querySelectorAll('g.f');\n"
 	" for(var i=0;i<gs.length;i++){var g=gs[i];\n"
 	"  g.fx=+g.getAttribute('data-x'); g.fw=+g.getAttribute('data-w');\n"
@@ -79,27 +82,44 @@ static const char script[] =
 	"  g.addEventListener('mouseover',function(){details.textContent=this.getAttribute('data-info');});\n"
 	"  g.addEventListener('mouseout',function(){details.textContent=' ';});\n"
 	"  g.addEventListener('click',function(){zoom(this);});}\n"
-	" draw(0,1,0);\n"
+	" /* as wide as the window (or the page), unless a width was given */\n"
+	" if(!FIXED) window.addEventListener('resize',function(){size(); draw(cur[0],cur[1],cur[2]);});\n"
+	" /* Ctrl-F (Cmd-F) searches the graph, as flamegraph.pl's */\n"
+	" document.addEventListener('keydown',function(e){if((e.ctrlKey||e.metaKey)&&(e.key==='f'||e.key==='F')){e.preventDefault(); search();}});\n"
+	" size(); draw(0,1,0);\n"
 	" var h=decodeURIComponent(location.hash.substring(1)), m;\n"
 	" if((m=/^zoom=(.*)$/.exec(h))){for(var k=0;k<frames.length;k++)\n"
 	"  if(frames[k].getAttribute('data-name')===m[1]){zoom(frames[k]); break;}}\n"
-	" if((m=/^search=(.*)$/.exec(h))) search(m[1]);}\n"
+	" if((m=/^search=(.*)$/.exec(h))) search(m[1]);\n"
+	" if(/(^|&)inverted$/.test(h)) invert();}\n"
+	"function size(){\n"
+	" if(!FIXED){var w=root.getBoundingClientRect().width; if(w>2*PAD+200) W=w-2*PAD;}\n"
+	" root.setAttribute('data-width',W.toFixed(0));\n"
+	" document.getElementById('title').setAttribute('x',(PAD+W/2).toFixed(0));\n"
+	" document.getElementById('search').setAttribute('x',(PAD+W-50).toFixed(0));\n"
+	" document.getElementById('invert').setAttribute('x',(PAD+W-150).toFixed(0));\n"
+	" matchedtxt.setAttribute('x',(PAD+W-150).toFixed(0));\n"
+	" var lr=document.getElementById('lossrect'); if(lr) lr.setAttribute('width',W.toFixed(0));}\n"
 	"function fit(g,w){var t=g.querySelector('text'), n=g.getAttribute('data-name');\n"
 	" var c=Math.floor((w-6)/7); t.textContent=c<3?'':(n.length<=c?n:n.substring(0,c-2)+'..');}\n"
-	"function draw(x0,w0,d0){\n"
+	"function draw(x0,w0,d0){ cur=[x0,w0,d0];\n"
 	" for(var i=0;i<frames.length;i++){var g=frames[i], r=g.querySelector('rect'), t=g.querySelector('text');\n"
 	"  var inside=g.fd>=d0 && g.fx>=x0-1e-12 && g.fx+g.fw<=x0+w0+1e-12;\n"
 	"  var above=g.fd<d0 && g.fx<=x0+1e-12 && g.fx+g.fw>=x0+w0-1e-12;\n"
 	"  if(!inside && !above){g.style.display='none'; continue;}\n"
 	"  g.style.display='';\n"
 	"  var x=inside?(g.fx-x0)/w0:0, w=inside?g.fw/w0:1;\n"
-	"  r.setAttribute('x',(10+x*W).toFixed(2)); r.setAttribute('width',Math.max(0,w*W-0.5).toFixed(2));\n"
-	"  t.setAttribute('x',(13+x*W).toFixed(2)); fit(g,w*W);\n"
+	"  var y=INV?TOP+(g.fd-1)*FH:H-BOT-g.fd*FH;\n"
+	"  r.setAttribute('x',(PAD+x*W).toFixed(2)); r.setAttribute('width',Math.max(0,w*W-0.5).toFixed(2));\n"
+	"  r.setAttribute('y',y); t.setAttribute('y',y+11);\n"
+	"  t.setAttribute('x',(PAD+3+x*W).toFixed(2)); fit(g,w*W);\n"
 	"  r.style.opacity=above&&g.fd<d0?0.6:1;}}\n"
 	"function zoom(g){draw(g.fx,g.fw,g.fd); document.getElementById('unzoom').style.opacity=1;}\n"
 	"function unzoom(){draw(0,1,0); document.getElementById('unzoom').style.opacity=0.3;}\n"
-	"function search(q){var re=q!==undefined?q:prompt('Search for (regular expression):'); if(re===null) return;\n"
-	" var rx; try{rx=new RegExp(re);}catch(e){alert(e); return;}\n"
+	"function invert(){INV=!INV; root.setAttribute('data-inverted',INV?'1':'0');\n"
+	" document.getElementById('invert').textContent=INV?'Flame':'Icicle'; draw(cur[0],cur[1],cur[2]);}\n"
+	"function search(q){var re=q!==undefined?q:prompt('Search for (regular expression, any case):'); if(re===null) return;\n"
+	" var rx; try{rx=new RegExp(re,'i');}catch(e){alert(e); return;}\n"
 	" var spans=[];\n"
 	" for(var i=0;i<frames.length;i++){var g=frames[i], r=g.querySelector('rect');\n"
 	"  if(re!=='' && rx.test(g.getAttribute('data-name'))){r.setAttribute('fill','rgb(230,0,230)'); spans.push([g.fx,g.fx+g.fw]);}\n"
@@ -126,6 +146,7 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 	n = cst_calltree_nodes(tree, &nodes);
 	if (n < 0)
 		return n;
+	/* a width given is kept; else 1200 until the page script fits the window */
 	width = o.width > 200 ? o.width : 1200;
 	all = nodes[0].total;
 	for (int i = 1; i < n; i++)
@@ -147,31 +168,42 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 	}
 	if (!o.embedded)
 		fputs("<?xml version=\"1.0\" standalone=\"no\"?>\n", f);
+	if (o.width > 200)
+		fprintf(f, "<svg id=\"cstflame\" version=\"1.1\" width=\"%d\" height=\"%d\" "
+			   "viewBox=\"0 0 %d %d\"",
+			width + 2 * PAD, height, width + 2 * PAD, height);
+	else
+		fprintf(f, "<svg id=\"cstflame\" version=\"1.1\" width=\"100%%\" height=\"%d\"",
+			height);
 	fprintf(f,
-		"<svg id=\"cstflame\" version=\"1.1\" width=\"%d\" height=\"%d\" "
-		"viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" data-width=\"%d\" "
-		"onload=\"init()\">\n"
+		" xmlns=\"http://www.w3.org/2000/svg\" data-width=\"%d\" data-fixed=\"%d\" "
+		"data-inverted=\"%d\" data-top=\"%d\" onload=\"init()\">\n"
 		"<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
 		"g.f:hover rect{stroke:#000;stroke-width:0.5;cursor:pointer}"
 		"#title{font-size:17px} .button{cursor:pointer}</style>\n",
-		width + 2 * PAD, height, width + 2 * PAD, height, width);
+		width, o.width > 200, o.inverted, top);
 	fputs(script, f);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
 		   "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">",
 		width / 2 + PAD);
 	sym_put_xml(f, o.title ? o.title : "Flame graph");
 	fprintf(f, "</text>\n<text x=\"%d\" y=\"44\">%" PRIu64
-		   " instructions; box width = share of them, callers below callees%s</text>\n"
+		   " instructions; box width = share of them%s</text>\n"
 		   "<text id=\"unzoom\" class=\"button\" x=\"%d\" y=\"24\" style=\"opacity:0.3\" "
 		   "onclick=\"unzoom()\">Reset Zoom</text>\n"
 		   "<text id=\"search\" class=\"button\" x=\"%d\" y=\"24\" onclick=\"search()\">"
-		   "Search</text>\n<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n"
+		   "<title>a regular expression, any case (Ctrl-F)</title>Search</text>\n"
+		   "<text id=\"invert\" class=\"button\" x=\"%d\" y=\"24\" onclick=\"invert()\">"
+		   "<title>roots at the top (icicle) or at the bottom (flame)</title>%s</text>\n"
+		   "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n"
 		   "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n",
-		PAD, all, cut ? " (stacks deeper than 1024 frames not drawn)" : "", PAD, width - 60,
-		width - 120, height - 10, PAD, height - 10);
+		PAD, all, cut ? " (stacks deeper than 1024 frames not drawn)" : "", PAD,
+		PAD + width - 50, PAD + width - 150, o.inverted ? "Flame" : "Icicle",
+		PAD + width - 150, height - 10, PAD, height - 10);
 	if (top != TOP) {
-		fprintf(f, "<g id=\"loss\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-			   "fill=\"#fde2c8\" stroke=\"#d9541e\" stroke-width=\"2\"/>"
+		/* as wide as the boxes: size() keeps it so when the window changes */
+		fprintf(f, "<g id=\"loss\"><rect id=\"lossrect\" x=\"%d\" y=\"%d\" width=\"%d\" "
+			   "height=\"%d\" fill=\"#fde2c8\" stroke=\"#d9541e\" stroke-width=\"2\"/>"
 			   "<text x=\"%d\" y=\"%d\" style=\"font-weight:bold\">%c",
 			PAD, TOP - 4, width, BANNER - 6, PAD + 6, TOP + 13,
 			toupper((unsigned char)*loss));
@@ -188,12 +220,13 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 		if (id) {
 			double w = all ? (double)nd->total / (double)all : 0;
 			double px = w * width;
-			int y = height - BOTTOM - (int)nd->depth * FRAME_H;
-			char fill[32], info[64];
+			int y = o.inverted ? top + ((int)nd->depth - 1) * FRAME_H
+					   : height - BOTTOM - (int)nd->depth * FRAME_H;
+			char fill[32], info[80];
 
 			colour(nd->name, !nd->func, fill, sizeof(fill));
-			snprintf(info, sizeof(info), " (%" PRIu64 " instructions, %.2f%%, %" PRIu64 " calls)",
-				 nd->total, 100.0 * w, nd->calls);
+			snprintf(info, sizeof(info), " (%" PRIu64 " instructions, %.2f%%, %" PRIu64 " call%s)",
+				 nd->total, 100.0 * w, nd->calls, nd->calls == 1 ? "" : "s");
 			fputs("<g class=\"f\" data-name=\"", f);
 			sym_put_xml(f, nd->name);
 			fprintf(f, "\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%u\" data-info=\"", x[id], w,
@@ -231,7 +264,8 @@ int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 /* report --format=flamegraph, titled with the trace */
 int sym_report_write_flamegraph(struct cst_report_view *v, FILE *f)
 {
-	struct cst_flamegraph_opts o = {.sz = sizeof(o), .title = v->o.title};
+	struct cst_flamegraph_opts o = {.sz = sizeof(o), .title = v->o.title,
+					.width = v->o.width, .inverted = v->o.inverted};
 
 	cst_loss_get_totals(v->loss, &o.loss);
 	return cst_calltree_write_flamegraph(v->tree, f, &o);

@@ -64,6 +64,7 @@ enum dso_kind {
 	dso_kallsyms,
 };
 
+struct psym;
 struct dso {
 	char *path;                /* as recorded / given */
 	char *short_name;          /* for display: as recorded */
@@ -97,6 +98,11 @@ struct dso {
 	struct sym_mapsym *mapsyms;
 	uint32_t nmapsyms;
 	bool syms_done;
+	/* the table Linux perf 6.1 names code by (perfnames.c), for perf's lines */
+	struct psym *perf_tree;    /* its nodes, as perf's red-black tree holds them */
+	uint32_t nperf_syms;
+	int32_t perf_root;
+	bool perf_syms_done;
 
 	/* DWARF through libdwfl: one Dwfl per binary, reported at its own addresses */
 	Dwfl *dwfl;
@@ -205,6 +211,13 @@ struct cst_symbolizer {
 	size_t pscratch_cap;
 	struct cst_symbolizer_stats stats;
 	struct cst_sym_piece one_piece; /* for uncached single pieces */
+	/* instructions per binary (by its name's address), all and without a
+	 * function: what a view that names nothing tells the user */
+	struct {
+		const char *dso;
+		uint64_t insns, unnamed;
+	} per_dso[32];
+	uint32_t nper_dso;
 
 	/* cst_sb_lost sideband not yet given to an element, per CPU (-1: any) */
 	struct sym_lost_pending {
@@ -262,6 +275,10 @@ void sym_dso_warn(struct cst_symbolizer *sym, struct dso *dso);
 /* symtab.c */
 void sym_dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso);
 const struct sym_func *sym_dso_find_func(const struct dso *dso, uint64_t vaddr);
+/* perfnames.c: the function Linux perf 6.1 names @vaddr of an ELF by, or NULL. */
+const struct sym_func *sym_dso_find_perf_func(struct cst_symbolizer *sym, struct dso *dso,
+					      uint64_t vaddr);
+void sym_dso_free_perf_syms(struct dso *dso);
 /* First function starting after @vaddr, or UINT64_MAX. */
 uint64_t sym_dso_next_func(const struct dso *dso, uint64_t vaddr);
 char sym_dso_mapping_kind(const struct dso *dso, uint64_t vaddr);

@@ -1,6 +1,11 @@
 /* The timeline view: call events as Chrome trace-event JSON. Each frame becomes a
  * complete ("X") slice when it exits, so slices nest exactly as the stack did;
- * the clock rules are in symbolize.h. */
+ * the clock rules are in symbolize.h. A size limit keeps the file loadable (a
+ * 59 M-instruction run made 557 MB of 4.46 M slices, more than the UI takes):
+ * the events wait in a temporary file, counted by how many instructions each
+ * slice spans (log2 classes), and at the end the smallest classes that do not
+ * fit are left out, the rest copied, with a note of what was left out. A
+ * frame's callees span no more than it does: what is kept still nests. */
 #include "cstrace/symbolize.h"
 #include "report_view.h"
 
@@ -12,7 +17,8 @@
 
 struct pthread {
 	uint64_t *start;           /* ns at which each stack level was entered */
-	size_t cap;
+	uint64_t *start_icount;    /* and the trace ID's instructions then */
+	size_t cap, icap;
 	int32_t pid, tid;
 	bool used;
 	/* ,"pid":P,"tid":T,"ts": as last formatted, and for which pid and tid */
@@ -65,6 +71,14 @@ struct cst_perfetto {
 	struct frame_memo *memo;   /* MEMO of them */
 	char *out;                 /* OUT_SIZE bytes of events not yet written */
 	size_t out_n;
+	/* the limits, and with max_bytes the events waiting: each as a class byte
+	 * (its slice's log2 instructions + 1; KEEP for the others), a 4-byte
+	 * length and the event without its separator */
+	uint64_t min_insns, max_bytes;
+	uint32_t max_depth;
+	FILE *spool;
+	uint64_t class_bytes[66], class_n[66];
+	struct cst_perfetto_stats st;
 	/* the element of the last loss place (elements are delivered in a
 	 * buffer that is used again, so it is known by what it is): the gaps it
 	 * makes are loss */
@@ -77,6 +91,8 @@ struct cst_perfetto {
 		bool set;
 	} lost;
 };
+
+#define KEEP 65 /* a class no size limit leaves out (instants) */
 
 int cst_perfetto_alloc(struct cst_perfetto **out, FILE *f, const struct cst_perfetto_opts *opts)
 {
@@ -101,8 +117,19 @@ int cst_perfetto_alloc(struct cst_perfetto **out, FILE *f, const struct cst_perf
 	pw->f = f;
 	pw->sym = o.sym;
 	pw->perf_clock = o.perf_clock;
+	pw->min_insns = o.min_insns;
+	pw->max_bytes = o.max_bytes;
+	pw->max_depth = o.max_depth;
 	pw->first = true;
+	if (o.max_bytes && !(pw->spool = tmpfile())) {
+		free(pw->memo);
+		free(pw->out);
+		free(pw);
+		return -cste_io;
+	}
 	if (fputs("{\"traceEvents\":[", f) == EOF) {
+		if (pw->spool)
+			fclose(pw->spool);
 		free(pw->memo);
 		free(pw->out);
 		free(pw);
@@ -116,35 +143,75 @@ void cst_perfetto_free(struct cst_perfetto *pw)
 {
 	if (!pw)
 		return;
-	for (size_t i = 0; i < pw->tcap; i++)
+	for (size_t i = 0; i < pw->tcap; i++) {
 		free(pw->threads[i].start);
+		free(pw->threads[i].start_icount);
+	}
 	free(pw->threads);
+	if (pw->spool)
+		fclose(pw->spool);
 	free(pw->memo);
 	free(pw->out);
 	free(pw);
 }
 
-/* Write the events formatted so far. */
+/* Write the events formatted so far (to the spool while one is waiting). */
 static void flush_out(struct cst_perfetto *pw)
 {
-	if (pw->out_n && fwrite_unlocked(pw->out, 1, pw->out_n, pw->f) != pw->out_n)
+	FILE *to = pw->spool ? pw->spool : pw->f;
+
+	if (pw->out_n && fwrite_unlocked(pw->out, 1, pw->out_n, to) != pw->out_n)
 		pw->io_error = true;
+	if (!pw->spool)
+		pw->st.bytes += pw->out_n;
 	pw->out_n = 0;
 }
 
-/* Where the next event (at most SLICE_MAX bytes) goes, after the separator. */
-static char *event_at(struct cst_perfetto *pw)
+/* Where the next event (at most SLICE_MAX bytes) goes: after the separator, or
+ * in the spool after the class byte and room for its length. */
+static char *event_at(struct cst_perfetto *pw, unsigned cls)
 {
 	char *p;
 
 	if (pw->out_n + SLICE_MAX > OUT_SIZE)
 		flush_out(pw);
 	p = pw->out + pw->out_n;
+	if (pw->spool) {
+		*p = (char)cls;
+		return p + 5;
+	}
 	if (!pw->first)
 		*p++ = ',';
 	*p++ = '\n';
 	pw->first = false;
 	return p;
+}
+
+/* The event formatted up to @end is complete. */
+static void event_end(struct cst_perfetto *pw, char *end)
+{
+	if (pw->spool) {
+		char *rec = pw->out + pw->out_n;
+		uint32_t len = (uint32_t)(end - rec - 5);
+		unsigned cls = (unsigned char)rec[0];
+
+		memcpy(rec + 1, &len, 4);
+		pw->class_bytes[cls] += len + 2; /* its separator in the file */
+		pw->class_n[cls]++;
+	}
+	pw->out_n = (size_t)(end - pw->out);
+}
+
+/* The log2 class of a slice that spans @n instructions: 0 for none. */
+static unsigned insn_class(uint64_t n)
+{
+	unsigned c = 0;
+
+	while (n) {
+		c++;
+		n >>= 1;
+	}
+	return c;
 }
 
 #define PUT_LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
@@ -250,8 +317,10 @@ static struct frame_text frame_text(struct cst_perfetto *pw, const struct cst_ca
 	cst_line_str(l, ",\"args\":{\"dso\":", 0);
 	l_json(l, base_name(fr->dso), NAME_MAX_BYTES - 128);
 	if (fr->func) {
-		cst_line_str(l, ",\"addr\":", 0);
-		cst_line_udec(l, fr->func->addr, 0);
+		/* hex, as the entry is (JSON numbers lose digits past 2^53) */
+		cst_line_str(l, ",\"addr\":\"0x", 0);
+		cst_line_hex(l, fr->func->addr, 0, 0, 0);
+		cst_line_char(l, '"');
 	}
 	if (!fr->func || fr->entry != fr->func->addr) {
 		cst_line_str(l, ",\"entry\":\"0x", 0);
@@ -335,9 +404,21 @@ static char *put_cut(const struct cst_perfetto *pw, char *p, const struct cst_el
 static void put_slice(struct cst_perfetto *pw, struct pthread *t, const struct cst_call_event *ev,
 		      uint64_t ns)
 {
-	struct frame_text ft = frame_text(pw, ev->frame);
+	struct frame_text ft;
 	uint64_t start = t->start[ev->depth - 1];
-	char *p = event_at(pw);
+	uint64_t insns = ev->icount - t->start_icount[ev->depth - 1];
+	char *p;
+
+	if (pw->max_depth && ev->depth > pw->max_depth) {
+		pw->st.deep++;
+		return;
+	}
+	if (insns < pw->min_insns) {
+		pw->st.small++;
+		return;
+	}
+	ft = frame_text(pw, ev->frame);
+	p = event_at(pw, insn_class(insns));
 
 	p = PUT_LIT(p, "{\"ph\":\"X\",\"name\":");
 	memcpy(p, ft.b, ft.name_len);
@@ -353,7 +434,8 @@ static void put_slice(struct cst_perfetto *pw, struct pthread *t, const struct c
 	else if (ev->end == cst_call_end_eot)
 		p = PUT_LIT(p, ",\"cut\":\"trace ended\"");
 	p = PUT_LIT(p, "}}");
-	pw->out_n = (size_t)(p - pw->out);
+	event_end(pw, p);
+	pw->st.slices++;
 }
 
 /* An instant where a gap that lost nothing emptied a stack (a place of loss
@@ -366,7 +448,7 @@ static void put_gap(struct cst_perfetto *pw, struct pthread *t, const struct cst
 
 	if (!strcmp(n, "trace lost"))
 		return;
-	p = event_at(pw);
+	p = event_at(pw, KEEP);
 	p = PUT_LIT(p, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"");
 	memcpy(p, n, strlen(n));
 	p += strlen(n);
@@ -374,19 +456,19 @@ static void put_gap(struct cst_perfetto *pw, struct pthread *t, const struct cst
 	p = put_ids(p, t);
 	p = put_us(p, ns);
 	*p++ = '}';
-	pw->out_n = (size_t)(p - pw->out);
+	event_end(pw, p);
 }
 
 /* An instant where an address filter turned tracing off (no loss). */
 static void put_off(struct cst_perfetto *pw, struct pthread *t, uint64_t ns)
 {
-	char *p = event_at(pw);
+	char *p = event_at(pw, KEEP);
 
 	p = PUT_LIT(p, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"trace off\",\"cat\":\"filter\"");
 	p = put_ids(p, t);
 	p = put_us(p, ns);
 	*p++ = '}';
-	pw->out_n = (size_t)(p - pw->out);
+	event_end(pw, p);
 }
 
 int cst_perfetto_add_lost(struct cst_perfetto *pw, const struct cst_loss_gap *g)
@@ -419,7 +501,7 @@ int cst_perfetto_add_lost(struct cst_perfetto *pw, const struct cst_loss_gap *g)
 	}
 	c->last = ns;
 	cst_loss_format_gap(g, what, sizeof(what));
-	p = event_at(pw);
+	p = event_at(pw, KEEP);
 	p += sprintf(p, "{\"ph\":\"i\",\"s\":\"%c\",\"name\":\"trace lost\",\"cat\":\"loss\","
 			"\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"ts\":",
 		     g->elem ? 't' : 'g', g->pid >= 0 ? g->pid : 0,
@@ -432,7 +514,7 @@ int cst_perfetto_add_lost(struct cst_perfetto *pw, const struct cst_loss_gap *g)
 	else if (g->bytes)
 		p += sprintf(p, ",\"at_least_bytes\":%" PRIu64, g->bytes);
 	p = PUT_LIT(p, "}}");
-	pw->out_n = (size_t)(p - pw->out);
+	event_end(pw, p);
 	return pw->io_error ? -cste_io : 0;
 }
 
@@ -462,9 +544,11 @@ int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 	ns = now(pw, ev);
 	switch (ev->kind) {
 	case cst_call_enter:
-		if (CST_GROW(t->start, t->cap, ev->depth) < 0)
+		if (CST_GROW(t->start, t->cap, ev->depth) < 0 ||
+		    CST_GROW(t->start_icount, t->icap, ev->depth) < 0)
 			return -cste_nomem;
 		t->start[ev->depth - 1] = ns;
+		t->start_icount[ev->depth - 1] = ev->icount;
 		return 0;
 	case cst_call_exit:
 		put_slice(pw, t, ev, ns);
@@ -493,7 +577,7 @@ static void name_event(struct cst_perfetto *pw, const char *what, int32_t pid, i
 		snprintf(buf, sizeof(buf), "%s %" PRId32, comm ? comm : "process", pid);
 	cst_line_reset(&pw->line);
 	l_json(&pw->line, buf, sizeof(buf)); /* at most 6 bytes a byte: within SLICE_MAX */
-	p = event_at(pw);
+	p = event_at(pw, KEEP);
 	p += sprintf(p, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRId32, what, pid);
 	if (thread)
 		p += sprintf(p, ",\"tid\":%" PRId32, tid);
@@ -501,13 +585,70 @@ static void name_event(struct cst_perfetto *pw, const char *what, int32_t pid, i
 	memcpy(p, pw->line.b, pw->line.n);
 	p += pw->line.n;
 	p = PUT_LIT(p, "}}");
-	pw->out_n = (size_t)(p - pw->out);
+	event_end(pw, p);
+}
+
+/* Copy the spooled events to the file, leaving out the smallest slices as far
+ * as the size limit needs (the thread names and the end take a little more). */
+static void unspool(struct cst_perfetto *pw)
+{
+	uint64_t all = 0, budget = pw->max_bytes > (64u << 10) ? pw->max_bytes - (64u << 10) : 0;
+	unsigned cut = 0;
+	uint32_t len;
+	int cls;
+	char *buf;
+
+	flush_out(pw);
+	for (unsigned c = 0; c <= KEEP; c++)
+		all += pw->class_bytes[c];
+	/* the classes from the bottom up, until the rest fits */
+	while (all > budget && cut < KEEP) {
+		all -= pw->class_bytes[cut];
+		pw->st.cut += pw->class_n[cut];
+		pw->st.cut_bytes += pw->class_bytes[cut];
+		cut++;
+	}
+	pw->st.cut_below = pw->st.cut && cut ? 1ull << (cut - 1) : 0;
+	pw->st.slices -= pw->st.cut;
+	buf = malloc(SLICE_MAX);
+	if (!buf || fseek(pw->spool, 0, SEEK_SET) < 0) {
+		free(buf);
+		pw->io_error = true;
+		return;
+	}
+	while ((cls = getc(pw->spool)) != EOF && fread(&len, 4, 1, pw->spool) == 1 &&
+	       len <= SLICE_MAX && fread(buf, 1, len, pw->spool) == len) {
+		if ((unsigned)cls < cut)
+			continue;
+		if ((!pw->first && fputc(',', pw->f) == EOF) || fputc('\n', pw->f) == EOF ||
+		    fwrite_unlocked(buf, 1, len, pw->f) != len)
+			pw->io_error = true;
+		pw->st.bytes += len + 1 + !pw->first;
+		pw->first = false;
+	}
+	if (ferror(pw->spool))
+		pw->io_error = true;
+	free(buf);
+	fclose(pw->spool);
+	pw->spool = NULL;
+}
+
+int cst_perfetto_get_stats(const struct cst_perfetto *pw, struct cst_perfetto_stats *st)
+{
+	if (!pw || !st)
+		return -cste_invalid;
+	*st = pw->st;
+	return 0;
 }
 
 int cst_perfetto_finish(struct cst_perfetto *pw)
 {
+	char note[512] = "";
+
 	if (!pw)
 		return -cste_invalid;
+	if (pw->spool)
+		unspool(pw);
 	for (size_t i = 0; i < pw->tcap; i++) {
 		const struct pthread *t = &pw->threads[i];
 		bool pid_named = false;
@@ -522,13 +663,28 @@ int cst_perfetto_finish(struct cst_perfetto *pw)
 		name_event(pw, "thread_name", t->pid, t->tid, true);
 	}
 	flush_out(pw);
+	/* what was left out, and what would keep it */
+	if (pw->st.cut)
+		snprintf(note, sizeof(note),
+			 "%" PRIu64 " slices of fewer than %" PRIu64 " instructions (%.1f MB), to keep "
+			 "the file under %" PRIu64 " KiB (report --max-size 0 keeps them; --min-insns, "
+			 "--max-depth, --tid and --time choose what to show)",
+			 pw->st.cut, pw->st.cut_below, (double)pw->st.cut_bytes / 1e6,
+			 pw->max_bytes >> 10);
+	if (pw->st.small || pw->st.deep)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note),
+			 "%s%" PRIu64 " slices under --min-insns %" PRIu64 ", %" PRIu64
+			 " deeper than --max-depth %u",
+			 note[0] ? "; " : "", pw->st.small, pw->min_insns, pw->st.deep, pw->max_depth);
 	fprintf(pw->f,
 		"\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"cstrace\","
-		"\"clock\":\"%s\"}}\n",
+		"\"clock\":\"%s\",\"left_out\":\"%s\"}}\n",
 		!pw->any_time   ? "instructions: 1 ns per instruction"
 		: pw->perf_clock ? "trace timestamps on perf's clock (TIME_CONV) plus 1 ns per "
 				   "instruction"
-				 : "trace timestamps (raw ticks as ns) plus 1 ns per instruction");
+				 : "trace timestamps in the ETM's counter ticks (no TIME_CONV converts "
+				   "them: 1 tick shown as 1 ns) plus 1 ns per instruction",
+		note[0] ? note : "nothing");
 	return pw->io_error || ferror(pw->f) ? -cste_io : 0;
 }
 

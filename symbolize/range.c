@@ -73,6 +73,29 @@ int cst_symbolizer_lookup(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	return 0;
 }
 
+int cst_symbolizer_perf_name(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
+			     struct cst_sym_loc *loc)
+{
+	const struct space *sp;
+	const struct mapping *m;
+	const struct sym_func *f;
+	uint64_t vaddr;
+
+	if (!sym || !loc)
+		return -cste_invalid;
+	m = sym_find_mapping(sym, pid, addr, &sp);
+	if (!m || m->dso->kind != dso_elf)
+		return 0;
+	vaddr = addr + m->vaddr_adj;
+	f = sym_dso_find_perf_func(sym, m->dso, vaddr);
+	loc->func = NULL;
+	if (f) {
+		loc->func = &f->pub;
+		loc->func_offset = vaddr - f->pub.addr;
+	}
+	return 0;
+}
+
 int cst_symbolizer_inline_chain(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
 				struct cst_sym_frame *frames, int max)
 {
@@ -409,6 +432,67 @@ found:
 	return 0;
 }
 
+/* Instructions of a piece, to its binary (the last slot takes the rest). */
+static void count_dso(struct cst_symbolizer *sym, const struct cst_sym_piece *pc)
+{
+	uint32_t i, n = sym->nper_dso, max = sizeof(sym->per_dso) / sizeof(sym->per_dso[0]);
+
+	for (i = 0; i < n && sym->per_dso[i].dso != pc->loc.dso; i++)
+		;
+	if (i == n) {
+		if (n == max)
+			i = max - 1;
+		else
+			sym->per_dso[sym->nper_dso++].dso = pc->loc.dso;
+	}
+	sym->per_dso[i].insns += pc->num_insns;
+	if (!pc->loc.func)
+		sym->per_dso[i].unnamed += pc->num_insns;
+}
+
+static int by_insns(const void *a, const void *b)
+{
+	const struct cst_sym_dso_count *x = a, *y = b;
+
+	return x->insns < y->insns ? 1 : x->insns > y->insns ? -1 : 0;
+}
+
+int cst_symbolizer_dso_counts(const struct cst_symbolizer *sym, struct cst_sym_dso_count *out,
+			      int max)
+{
+	struct cst_sym_dso_count all[sizeof(sym->per_dso) / sizeof(sym->per_dso[0])];
+	uint32_t n;
+
+	if (!sym || (!out && max) || max < 0)
+		return -cste_invalid;
+	n = sym->nper_dso;
+	for (uint32_t i = 0; i < n; i++) {
+		all[i] = (struct cst_sym_dso_count){sym->per_dso[i].dso, sym->per_dso[i].insns,
+						    sym->per_dso[i].unnamed, cst_sym_dso_none};
+		for (const struct dso *d = sym->dsos; d; d = d->next)
+			if (d->short_name == all[i].dso) {
+				all[i].kind = d->kind == dso_missing ? cst_sym_dso_missing
+					      : d->kind == dso_raw   ? cst_sym_dso_bytes
+									     : cst_sym_dso_elf;
+				break;
+			}
+	}
+	qsort(all, n, sizeof(all[0]), by_insns);
+	if ((int)n > max)
+		n = (uint32_t)max;
+	memcpy(out, all, n * sizeof(all[0]));
+	return (int)n;
+}
+
+const char *cst_symbolizer_comm_at(const struct cst_symbolizer *sym, size_t i, int32_t *tid)
+{
+	if (!sym || i >= sym->ncomms)
+		return NULL;
+	if (tid)
+		*tid = sym->comms[i].tid;
+	return sym->comms[i].name;
+}
+
 int cst_symbolizer_feed(struct cst_symbolizer *sym, const struct cst_elem *elem,
 			cst_sym_elem_fn fn, void *ctx)
 {
@@ -428,9 +512,13 @@ int cst_symbolizer_feed(struct cst_symbolizer *sym, const struct cst_elem *elem,
 			return err;
 		sym->stats.ranges++;
 		sym->stats.insns += elem->num_insns;
-		for (uint32_t i = 0; i < se.npieces; i++)
-			if (!se.pieces[i].loc.func)
-				sym->stats.unknown_insns += se.pieces[i].num_insns;
+		for (uint32_t i = 0; i < se.npieces; i++) {
+			const struct cst_sym_piece *pc = &se.pieces[i];
+
+			if (!pc->loc.func)
+				sym->stats.unknown_insns += pc->num_insns;
+			count_dso(sym, pc);
+		}
 	}
 	se.lost = sym->nlost ? sym_lost_take(sym, elem) : NULL;
 	return fn(ctx, &se);

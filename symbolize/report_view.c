@@ -29,7 +29,10 @@ static int models(struct cst_report_view *v, bool perf_clock)
 		err = cst_perfetto_alloc(
 			&v->timeline, v->o.stream,
 			&(struct cst_perfetto_opts){.sz = sizeof(struct cst_perfetto_opts),
-						    .sym = v->sym, .perf_clock = perf_clock});
+						    .sym = v->sym, .perf_clock = perf_clock,
+						    .min_insns = v->o.min_insns,
+						    .max_bytes = v->o.max_bytes,
+						    .max_depth = v->o.max_depth});
 		v->calls_sink = cst_perfetto_add;
 		v->calls_ctx = v->timeline;
 		if (!err)
@@ -156,6 +159,16 @@ static int end_loss(struct cst_report_view *v)
 	if (!err && gap && v->timeline)
 		err = cst_perfetto_add_lost(v->timeline, gap);
 	return err;
+}
+
+const struct cst_perfetto *cst_report_view_timeline(const struct cst_report_view *v)
+{
+	return v ? v->timeline : NULL;
+}
+
+uint64_t cst_report_view_kept(const struct cst_report_view *v)
+{
+	return v ? cst_report_total(v->rep) : 0;
 }
 
 int cst_report_view_finish(struct cst_report_view *v)

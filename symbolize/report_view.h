@@ -40,6 +40,9 @@ sym_report_writer sym_report_write_autofdo, sym_report_write_profgen, sym_report
 sym_report_writer sym_report_write_lcov, sym_report_write_coverage, sym_report_write_html;
 /* The call graph as text, as -g prints it in place of the table. */
 sym_report_writer sym_report_write_callgraph;
+/* calltree_callee.c: the call graph callee first (cst_calltree_write_text). */
+int sym_calltree_write_callee(struct cst_calltree *tree, FILE *f,
+			      const struct cst_calltree_text_opts *o);
 
 /* What the view's stream lost, in one line (cst_loss_format_totals) into @buf of
  * @size bytes: false when nothing was (the output then is as without loss). */

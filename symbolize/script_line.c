@@ -84,9 +84,10 @@ static void format_head(struct cst_script *s, const struct cst_elem *e, int32_t 
 			cst_line_dec(l, (int64_t)(time % 1000000000 / 1000), 6, 1);
 		cst_line_str(l, ": ", 0);
 	} else if (fields & cst_script_time) {
-		/* raw counter ticks: no clock to convert them with */
-		cst_line_udec(l, time, 12);
-		cst_line_str(l, ": ", 0);
+		/* raw counter ticks: no clock to convert them with; the 't' says so, as
+		 * --time takes them */
+		cst_line_udec(l, time, 11);
+		cst_line_str(l, "t: ", 0);
 	}
 }
 

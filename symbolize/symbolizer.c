@@ -407,9 +407,23 @@ int cst_symbolizer_add_sideband(struct cst_symbolizer *sym, const struct cst_sid
 		if (sb->exec && sb->pid >= 0)
 			sym_space_exec(sym, sb->pid);
 		return sb->filename ? set_comm(sym, sb->tid, sb->filename) : 0;
-	case cst_sb_fork:
+	case cst_sb_fork: {
+		/* the child is named as its parent was, as perf's thread__fork names it */
+		const char *parent = sb->ptid >= 0 ? cst_symbolizer_comm(sym, sb->ptid) : NULL;
+		char name[sizeof(sym->comms[0].name)];
+		int err = 0;
+
+		if (parent && sb->tid >= 0 && !cst_symbolizer_comm(sym, sb->tid)) {
+			/* copied: set_comm may move the names */
+			snprintf(name, sizeof(name), "%s", parent);
+			err = set_comm(sym, sb->tid, name);
+		}
+
+		if (err < 0)
+			return err;
 		/* a new process (not a new thread) inherits its parent's mappings */
 		return sb->pid != sb->ppid && sb->ppid >= 0 ? sym_space_fork(sym, sb->ppid, sb->pid) : 0;
+	}
 	case cst_sb_lost:
 		return add_lost(sym, sb);
 	default:

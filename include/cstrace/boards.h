@@ -258,11 +258,13 @@ enum cst_fixture_fault {
 	cst_fault_kconfig_etm_off = 1u << 5, /* the ETM driver option is not set */
 	cst_fault_no_debugfs = 1u << 6,      /* debugfs not mounted */
 	cst_fault_no_pmu = 1u << 7,          /* no cs_etm PMU (CoreSight not built/probed) */
+	cst_fault_no_coresight = 1u << 8,    /* a kernel built without CoreSight: no option
+						set, no bus, no PMU */
 };
 
 /** Fault for a command-line word ("missing-sink", "wrong-etm-arch", "paranoid",
- *  "cpuidle-on", "no-kconfig", "kconfig-etm-off", "no-debugfs", "no-pmu"),
- *  or 0 if unknown. */
+ *  "cpuidle-on", "no-kconfig", "kconfig-etm-off", "no-debugfs", "no-pmu",
+ *  "no-coresight"), or 0 if unknown. */
 unsigned cst_fixture_fault_parse(const char *word);
 
 struct cst_fixture_opts {
@@ -311,7 +313,9 @@ int cst_sys_device_by_base(const struct cst_sysroot *root, uint64_t base, char *
 enum cst_verdict {
 	cst_verdict_ok = 0,
 	cst_verdict_problem,
-	cst_verdict_skip, /* does not apply or cannot be checked here */
+	cst_verdict_skip,    /* does not apply or cannot be checked here */
+	cst_verdict_follows, /* a consequence of the problem @cause reported before it:
+				its fix is that problem's */
 };
 
 /** One doctor finding. Strings are valid during the callback only. */
@@ -321,6 +325,7 @@ struct cst_check {
 	const char *subject; /* what was checked: "etm0 @ 0x500dc000" */
 	const char *detail;  /* what was found */
 	const char *fix;     /* for problems: the exact fix; else NULL */
+	const char *cause;   /* cst_verdict_follows: the id of the problem it follows */
 };
 
 typedef void (*cst_check_fn)(void *ctx, const struct cst_check *check);

@@ -91,6 +91,8 @@ struct cst_ring_stats {
 	uint64_t collision;
 	uint64_t partial;
 	uint64_t empty_truncated;  /* TRUNCATED with size 0: AUX full, nothing kept */
+	uint64_t truncated_late;   /* TRUNCATED with the AUX ring full: the consumer was
+				      late (the others: the sink's own buffer filled) */
 	uint64_t lost_events;      /* PERF_RECORD_LOST: records the kernel dropped */
 	uint64_t lost_records;     /* number of PERF_RECORD_LOST records */
 	uint64_t reenables;        /* PERF_EVENT_IOC_ENABLE issued after a stop */
@@ -412,6 +414,14 @@ int cst_record_run(const struct cst_record_opts *opts, struct cst_record_result 
 
 /** Print what was captured and lost as lines on @fp (a FILE *). */
 void cst_record_summary(const struct cst_record_result *res, void *fp);
+
+/** What @truncated TRUNCATED AUX records (@empty with nothing kept, @late with
+ *  the AUX ring full) say about where trace was lost and what avoids it, in the
+ *  words the record summary and the AUX timeline share: the consumer late
+ *  (a bigger AUX area, -m) or the sink's own buffer full (a bigger sink, the
+ *  ETR, or less trace). Writes into @buf (@size bytes); returns @buf. */
+const char *cst_aux_truncation_words(uint64_t truncated, uint64_t empty, uint64_t late,
+				     char *buf, size_t size);
 
 /* ------------------------------------------------------------------------
  * Replay: the consumer above run over a recorded AUX stream instead of live

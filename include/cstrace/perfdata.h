@@ -301,6 +301,10 @@ struct cst_perf_features {
 	uint64_t *auxtrace_offsets;
 	uint64_t nauxtrace;
 	bool has_auxtrace_index;
+	/* EVENT_DESC: each event's name as recorded ("cs_etm/@tmc_etr0/u"), in the
+	 * attrs' order */
+	char **event_names;
+	uint32_t nevent_names;
 };
 
 /* ------------------------------------------------------------------------

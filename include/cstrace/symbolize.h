@@ -148,6 +148,17 @@ struct cst_sym_loc {
 int cst_symbolizer_lookup(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
 			  struct cst_sym_loc *loc);
 
+/** The function Linux perf names @addr by, into @loc (from a lookup or a piece)
+ *  where it differs from cstrace's: where cstrace names none, an unsized symbol
+ *  before it reaches to the next symbol whatever the section (perf's
+ *  symbols__fixup_end: the PLT header and a static binary's IRELATIVE PLT count
+ *  as _init); a local label inside a function (glibc's __wrap_main in _start)
+ *  names the code from it on; code under an Arm $d mapping symbol keeps its
+ *  function. Sets loc->func and func_offset when perf has a name.
+ *  Errors: -cste_invalid. */
+int cst_symbolizer_perf_name(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
+			     struct cst_sym_loc *loc);
+
 /** One frame of an inline chain, innermost first, as addr2line -f -i prints it:
  *  the function and the source position inside it. */
 struct cst_sym_frame {
@@ -252,6 +263,30 @@ struct cst_symbolizer_stats {
 
 /** Copy the totals so far into @st. Errors: -cste_invalid. */
 int cst_symbolizer_get_stats(const struct cst_symbolizer *sym, struct cst_symbolizer_stats *st);
+
+/** What a binary was to the symbolizer. */
+enum cst_sym_dso_kind {
+	cst_sym_dso_none = 0,      /* no mapping: the addresses are in no binary */
+	cst_sym_dso_missing,       /* a recorded binary not found (or not the one that ran) */
+	cst_sym_dso_bytes,         /* a memory dump: code bytes, no symbols */
+	cst_sym_dso_elf,           /* an ELF file */
+};
+
+/** Instructions symbolized in one binary, and those that fell in no function. */
+struct cst_sym_dso_count {
+	const char *dso;           /* as cst_sym_loc.dso names it */
+	uint64_t insns, unnamed;
+	enum cst_sym_dso_kind kind;
+};
+
+/** The binaries instructions ran in, most instructions first, into @out (@max
+ *  at most; past 32 binaries the rest count in the last). Returns how many. */
+int cst_symbolizer_dso_counts(const struct cst_symbolizer *sym, struct cst_sym_dso_count *out,
+			      int max);
+
+/** The @i-th thread named by COMM sideband (0, 1, ...), its tid in *@tid; NULL
+ *  past the last. */
+const char *cst_symbolizer_comm_at(const struct cst_symbolizer *sym, size_t i, int32_t *tid);
 
 /** Copy @n bytes of the code mapped at @addr in @pid's space (then the global
  *  space) into @buf: the one way views read code bytes, with the symbolizer's
@@ -597,26 +632,34 @@ struct cst_calltree_text_opts {
 	size_t sz;                 /* sizeof(struct cst_calltree_text_opts) */
 	double min_share;          /* leave out subtrees below this share of all (0..1) */
 	int64_t max_depth;         /* 0: no limit */
+	bool callee;               /* callee first (perf's -g callee): each function that
+				      ran, with its callers under it */
+	uint8_t reserved[7];       /* zero: no padding at the end (common.h's rule) */
 };
 
 /** Write the call graph as an indented caller -> callee tree: children, self and
- *  call counts per stack. Errors: -cste_invalid, -cste_nomem, -cste_io. */
+ *  call counts per stack; or (callee) each function with its callers under it, as
+ *  perf report -g callee shows it. Errors: -cste_invalid, -cste_nomem, -cste_io. */
 int cst_calltree_write_text(struct cst_calltree *tree, FILE *f,
 			    const struct cst_calltree_text_opts *opts);
 
 struct cst_flamegraph_opts {
 	size_t sz;                 /* sizeof(struct cst_flamegraph_opts) */
 	const char *title;         /* NULL: "Flame graph" */
-	int width;                 /* pixels; 0: 1200 */
+	int width;                 /* pixels, fixed; 0: as wide as the window (or page) */
 	bool embedded;             /* inside an HTML page: no XML declaration (the page
 				      calls init() once loaded) */
-	uint8_t reserved[3];       /* zero: no padding at the end (common.h's rule) */
+	bool inverted;             /* icicle: roots at the top (a button flips it) */
+	uint8_t reserved[2];       /* zero: no padding at the end (common.h's rule) */
 	struct cst_loss_totals loss; /* what trace was lost: a banner under the title
 					says it (all zero: none) */
 };
 
 /** Draw the call tree as a self-contained interactive SVG flame graph (hover
- *  names a box with its counts, click zooms, Search highlights). Errors:
+ *  names a box with its counts, click zooms, Search (or Ctrl-F) highlights names
+ *  matching a regular expression in any case, a button flips it into an icicle
+ *  graph), as wide as the window unless a width is given. "#zoom=NAME",
+ *  "#search=REGEX" and "#inverted" after the file name open it so. Errors:
  *  -cste_invalid, -cste_nomem, -cste_io. */
 int cst_calltree_write_flamegraph(struct cst_calltree *tree, FILE *f,
 				  const struct cst_flamegraph_opts *opts);
@@ -638,6 +681,22 @@ struct cst_perfetto_opts {
 	bool perf_clock;            /* event times are ns on perf's clock (TIME_CONV
 				     * applied), not raw timestamp ticks */
 	struct cst_symbolizer *sym; /* names threads and processes (comm); may be NULL */
+	/* how much: slices of frames that ran fewer instructions (theirs and their
+	 * callees') than min_insns, or deeper than max_depth, are left out; with
+	 * max_bytes, the smallest slices too, as many as keep the file under it (the
+	 * events wait in a temporary file until the end to choose) */
+	uint64_t min_insns;
+	uint64_t max_bytes;         /* 0: no limit */
+	uint32_t max_depth;         /* 0: no limit */
+	uint8_t reserved[4];        /* zero: no padding at the end (common.h's rule) */
+};
+
+/** What a timeline left out, and why. */
+struct cst_perfetto_stats {
+	uint64_t slices, bytes;     /* slices written and the file's size */
+	uint64_t small, deep;       /* slices left out by min_insns and max_depth */
+	uint64_t cut, cut_bytes;    /* left out to stay under max_bytes ... */
+	uint64_t cut_below;         /* ... those of fewer instructions than this */
 };
 
 struct cst_perfetto;
@@ -656,9 +715,12 @@ void cst_perfetto_free(struct cst_perfetto *pw);
 /** Account one call event (a cst_call_fn: pass the writer as ctx). Returns 0.
  *  Errors: -cste_invalid, -cste_nomem, -cste_io. */
 int cst_perfetto_add(void *pw, const struct cst_call_event *ev);
-/** Write the thread names and the end of the document (after cst_calls_finish).
+/** Write the thread names and the end of the document (after cst_calls_finish),
+ *  with a note of what was left out (otherData.left_out).
  *  Errors: -cste_invalid, -cste_io. */
 int cst_perfetto_finish(struct cst_perfetto *pw);
+/** What the timeline holds and left out (final after cst_perfetto_finish). */
+int cst_perfetto_get_stats(const struct cst_perfetto *pw, struct cst_perfetto_stats *st);
 
 /* ------------------------------------------------------------------------
  * Sample profiles for feedback-directed optimisation: executed address ranges
@@ -750,6 +812,17 @@ int cst_merge_files(enum cst_merge_format fmt, const char *const *paths, int n, 
  * ------------------------------------------------------------------------ */
 
 struct cst_report_row;
+/** What a page says of the capture it shows (any field may be NULL or 0). */
+struct cst_report_meta {
+	const char *command;       /* the recorded command line */
+	const char *host;          /* where it was recorded, and its kernel */
+	const char *kernel;
+	const char *date;          /* when ("2024-05-01 12:00:03", the file's time) */
+	const char *version;       /* the cstrace that made the page */
+	const char *trace;         /* the input's name */
+	uint64_t trace_bytes;      /* and its size */
+};
+
 struct cst_html_input {
 	size_t sz;                 /* sizeof(struct cst_html_input) */
 	const char *title;
@@ -760,11 +833,16 @@ struct cst_html_input {
 	struct cst_afdo *profile;  /* NULL: no line coverage */
 	struct cst_loss_totals loss; /* what trace was lost: a banner at the top says
 					it (all zero: none) */
+	const struct cst_report_meta *meta; /* NULL: no capture details */
+	struct cst_symbolizer *sym; /* NULL: no binaries named */
 };
 
-/** Write one HTML page, no network needed: the function table, the call graph
- *  (expandable), the flame graph (inline SVG, interactive) and per-file line
- *  coverage with each readable source file annotated by how often its lines ran.
+/** Write one HTML page, no network needed, as wide as the window: what was
+ *  captured (command, binaries with build-ids, date, size, loss), the function
+ *  table (sortable by any column), the call graph (expandable), the flame graph
+ *  (inline SVG, interactive) and per-file line and branch coverage with each
+ *  readable source file annotated by how often its lines ran and which way its
+ *  branches went; system headers and libraries folded away.
  *  Errors: -cste_invalid, -cste_io. */
 int cst_html_write(FILE *f, const struct cst_html_input *in);
 
@@ -917,7 +995,14 @@ struct cst_report_view_opts {
 	int limit;                 /* text table: at most this many rows; 0: all */
 	bool call_graph;           /* text, json, csv: the call graph instead of the table */
 	bool children;             /* the children column, sorted by it (needs the sym key) */
-	uint8_t reserved[6];       /* zero: no padding at the end (common.h's rule) */
+	bool callee;               /* text call graph: callee first (perf's -g callee) */
+	bool inverted;             /* flame graph: icicle, roots at the top */
+	int width;                 /* flame graph: pixels, fixed; 0: the window's */
+	const struct cst_report_meta *meta; /* html: the capture's details; NULL: none */
+	/* perfetto: how much (cst_perfetto_opts) */
+	uint64_t min_insns, max_bytes;
+	uint32_t max_depth;
+	uint8_t reserved[4];       /* zero: no padding at the end (common.h's rule) */
 };
 
 /** Allocate a report view writing @fmt over @sym's stream. Errors: -cste_invalid
@@ -940,6 +1025,10 @@ const struct cst_calls *cst_report_view_calls(const struct cst_report_view *v);
 /** What the view's stream lost (its loss model's totals, after the filters) into
  *  @t. Errors: -cste_invalid. */
 int cst_report_view_loss(const struct cst_report_view *v, struct cst_loss_totals *t);
+/** Instructions the filters kept (the table's total). */
+uint64_t cst_report_view_kept(const struct cst_report_view *v);
+/** The timeline the view wrote; NULL when its format is none. */
+const struct cst_perfetto *cst_report_view_timeline(const struct cst_report_view *v);
 
 /* ------------------------------------------------------------------------
  * The script view (`cstrace script`): lines over the filtered stream, one per
@@ -1005,6 +1094,86 @@ int cst_script_add(void *s, const struct cst_sym_elem *se);
 /** End the stream: the last range of each trace ID, the frames still open.
  *  Errors as cst_script_add. */
 int cst_script_finish(struct cst_script *s);
+
+/* ------------------------------------------------------------------------
+ * perf script's own output (`cstrace script -F ...` / `--itrace=...`): the
+ * samples Linux perf 6.1 synthesizes from cs_etm trace (tools/perf/util/cs-etm.c:
+ * instruction samples every N instructions, branch samples where a range ended
+ * in a taken branch or trace stopped or started, with perf's flags), printed
+ * with perf script's columns (builtin-script.c), byte for byte.
+ * ------------------------------------------------------------------------ */
+
+/** perf script's -F fields. */
+enum cst_pscript_field {
+	cst_pscript_comm = 1 << 0,
+	cst_pscript_pid = 1 << 1,
+	cst_pscript_tid = 1 << 2,
+	cst_pscript_cpu = 1 << 3,
+	cst_pscript_time = 1 << 4,
+	cst_pscript_period = 1 << 5,
+	cst_pscript_event = 1 << 6,
+	cst_pscript_flags = 1 << 7,
+	cst_pscript_ip = 1 << 8,
+	cst_pscript_sym = 1 << 9,
+	cst_pscript_symoff = 1 << 10,
+	cst_pscript_dso = 1 << 11,
+	cst_pscript_addr = 1 << 12,
+	cst_pscript_srcline = 1 << 13,
+	cst_pscript_insn = 1 << 14,
+	cst_pscript_insnlen = 1 << 15,
+};
+
+/** What perf.data says that perf script's columns depend on. */
+struct cst_pscript_file {
+	bool perf_data;            /* a perf.data file (else: perf's defaults) */
+	bool has_time, has_cpu;    /* the cs_etm event samples time and CPU */
+	bool timeless;             /* recorded without timestamps: perf decodes per thread
+				      and its samples carry no time */
+	bool has_aux_time;         /* an AUX record carries a time: */
+	uint64_t aux_time;         /* the latest one, perf 6.1's time of every sample */
+	char modifiers[8];         /* ":u", ":k", "" as perf names the synthesized events */
+	unsigned name_len;         /* the longest event name of the file (perf's evlist) */
+	char etm_name[128];        /* the cs_etm event's name, as perf names it */
+	char notime_name[128];     /* the first event of the file without sample times */
+};
+
+/** Read @path's attrs, event names and AUX records into @f (zeroed first; a
+ *  file that is no perf.data only clears @f). Errors: -cste_invalid, -cste_io,
+ *  -cste_format, -cste_nomem. */
+int cst_pscript_file_read(const char *path, struct cst_pscript_file *f, const struct cst_log *log);
+
+/** perf's -F LIST into *@fields: "ip,sym" replaces @defaults, "+flags" and
+ *  "-time" change them (perf's "hw:" prefix is taken too). On an unknown field
+ *  returns -cste_not_found with *@bad (when given) at the name. */
+int cst_pscript_fields_parse(const char *list, unsigned defaults, unsigned *fields,
+			     const char **bad);
+/** The fields perf script prints by default for cs_etm samples of @f. */
+unsigned cst_pscript_fields_default(const struct cst_pscript_file *f);
+
+struct cst_pscript_opts {
+	size_t sz;                 /* sizeof(struct cst_pscript_opts) */
+	const struct cst_sym_filter_opts *filter; /* NULL: everything */
+	const struct cst_pscript_file *file;      /* NULL: perf's defaults */
+	const struct cst_trace *trace;            /* the sources' protocols (exceptions) */
+	unsigned fields;           /* cst_pscript_field bits */
+	bool instructions;         /* --itrace=i: a sample every @period instructions */
+	bool branches;             /* --itrace=b (c, r: perf 6.1's cs_etm gives every branch) */
+	bool errors;               /* --itrace=e: lost trace as perf prints decoder errors */
+	bool ns;                   /* times to the nanosecond */
+	uint64_t period;           /* instructions per instruction sample (1 or more) */
+};
+
+struct cst_pscript;
+
+/** Allocate perf script's output over @sym's stream, lines to @write.
+ *  Errors: -cste_invalid, -cste_nomem. */
+int cst_pscript_alloc(struct cst_pscript **out, struct cst_symbolizer *sym,
+		      cst_script_write_fn write, void *ctx, const struct cst_pscript_opts *opts);
+void cst_pscript_free(struct cst_pscript *p);
+/** One symbolized element (a cst_sym_elem_fn). Errors: -cste_io. */
+int cst_pscript_add(void *p, const struct cst_sym_elem *se);
+/** End the stream (perf flushes nothing at the end: no line comes of it). */
+int cst_pscript_finish(struct cst_pscript *p);
 
 #ifdef __cplusplus
 }

@@ -49,6 +49,13 @@ if [ -n "$chromium" ]; then
   check "timeline: the DOM names the CPU lane" grep -q 'cpu 0: 40 kernel writes, 17 consumer reads' "$TMP/dom.txt"
   check "timeline: the DOM names the loss at its time" grep -q "NOT REPORTED at $(sed -n 's/^removed_time //p' "$TMP/want") s" "$TMP/dom.txt"
   check "timeline: the DOM names the overflow at its time" grep -q "OVERFLOW at $(sed -n 's/^overflow_time //p' "$TMP/want") s" "$TMP/dom.txt"
+  check "timeline: the lane says the bytes lost (3000 not reported)" \
+    grep -q "lost: 3000 bytes no AUX record reports (1 write(s)), 0 no AUXTRACE record holds, 1 overflow(s)" "$TMP/dom.txt"
+  check "timeline: the x axis has its label" grep -q ">time (the kernel's clock" "$TMP/dom.txt"
+  . "$CSTRACE_SOURCE_DIR/tests/capture/svg_layout.sh"
+  layout=$(svg_layout "$TMP/ft.svg")
+  check "timeline: no label over another or over a line ($layout)" \
+    bash -c "[[ '$layout' =~ ^[1-9][0-9]*\ 0\ *$ ]]"
 fi
 
 # The text alone: the kernel's and the consumer's sides, no pairing.

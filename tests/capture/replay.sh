@@ -60,6 +60,40 @@ head -c 40 "$D/normal.auxlog" >"$TMP/head.auxlog"
 "$CSTRACE" aux "$TMP/head.auxlog" >/dev/null 2>"$TMP/err"
 check "aux: a stream without rings fails" test $? -eq 1
 
+# The drawings: an x-axis label, what was lost in bytes, and no label over
+# another or over a line (measured in Chromium; the perf.data drawing once put
+# its legend on the head curve)
+. "$CSTRACE_SOURCE_DIR/tests/capture/svg_layout.sh"
+"$CSTRACE" aux --timeline "$TMP/snap.svg" "$D/snapshot.auxlog" >/dev/null 2>&1
+"$CSTRACE" aux --timeline "$TMP/etf.svg" "$D/synth-arm-threads-etf.auxlog" >/dev/null 2>&1
+"$CSTRACE" replay -q -o "$TMP/n.data" "$D/normal.auxlog"
+"$CSTRACE" aux --timeline "$TMP/ndata.svg" "$TMP/n.data" >/dev/null 2>&1
+check "timeline: the lane says what was lost (9 truncations)" \
+  grep -q "lost: 9 truncation(s), bytes not counted by the kernel" "$TMP/slow.svg"
+check "timeline: a snapshot lane says the bytes overwritten" \
+  grep -q "lost: [0-9.]* \(bytes\|KiB\) overwritten before a snapshot" "$TMP/snap.svg"
+check "timeline: the x axis has its label" grep -q ">time since the capture started" "$TMP/slow.svg"
+check "perf.data drawing: the x axis has its label" grep -q ">AUX and AUXTRACE records in file order" "$TMP/ndata.svg"
+check "perf.data drawing: each queue's losses in bytes" \
+  grep -q "AUX records, [0-9.]* \(bytes\|KiB\); lost: [0-9.]* bytes in no chunk, [0-9.]* bytes in gaps, [0-9]* truncated" "$TMP/ndata.svg"
+for svg in slow snap etf ndata; do
+  layout=$(svg_layout "$TMP/$svg.svg")
+  [ "$layout" = skip ] && break
+  check "$svg.svg: no label over another or over a line ($layout)" \
+    bash -c "[[ '$layout' =~ ^[1-9][0-9]*\ 0\ *$ ]]"
+done
+
+# replay's summary and aux give one diagnosis: wrap32's sink filled its own buffer
+# (replay once blamed the AUX area, -m), the slow consumer let the ring fill
+"$CSTRACE" replay -o "$TMP/w.data" "$D/wrap32.auxlog" 2>"$TMP/err" >/dev/null
+"$CSTRACE" aux --summary "$D/wrap32.auxlog" >"$TMP/aux.txt" 2>&1
+check "replay wrap32: the sink's own buffer filled, as aux says" bash -c "
+  grep -q \"with room in the ring: the sink's own buffer filled\" '$TMP/err' &&
+  ! grep -q 'consumer was late\|bigger AUX area' '$TMP/err' &&
+  grep -q \"with room in the ring: the sink's own buffer filled\" '$TMP/aux.txt'"
+"$CSTRACE" replay -o "$TMP/s.data" "$D/slow-consumer.auxlog" 2>"$TMP/err" >/dev/null
+check "replay slow-consumer: the late consumer, as aux says" grep -q "consumer was late (a bigger AUX area, -m" "$TMP/err"
+
 # Never over the input; bad streams fail in one line naming the file and offset.
 cp "$D/wrap32.auxlog" "$TMP/in.auxlog"
 "$CSTRACE" replay -o "$TMP/in.auxlog" "$TMP/in.auxlog" 2>"$TMP/err"

@@ -186,11 +186,11 @@ static void test_no_tail_padding(void)
 		size_t size, end;
 	} v[] = {
 		END(cst_auxlog_reader_opts, log), END(cst_auxlog_writer_opts, reserved),
-		END(cst_board_sources_opts, policy), END(cst_calltree_text_opts, max_depth),
+		END(cst_board_sources_opts, policy), END(cst_calltree_text_opts, reserved),
 		END(cst_consumer_opts, reserve), END(cst_decoder_opts, start_offset),
 		END(cst_doctor_opts, board), END(cst_fixture_opts, osrelease),
 		END(cst_flamegraph_opts, loss), END(cst_perf_reader_opts, window),
-		END(cst_perf_writer_opts, reserved), END(cst_perfetto_opts, sym),
+		END(cst_perf_writer_opts, reserved), END(cst_perfetto_opts, reserved),
 		END(cst_record_opts, trigger_count), END(cst_replay_opts, reserved),
 		END(cst_session_opts, file_ctx), END(cst_snap_writer_opts, log),
 		END(cst_symbolizer_opts, file_ctx), END(cst_synth_opts, trigger_count),
@@ -200,6 +200,7 @@ static void test_no_tail_padding(void)
 		END(cst_export_opts, reserved), END(cst_export_sqlite_opts, reserved),
 		END(cst_export_postgres_opts, progress_ctx), END(cst_export_writer_ops, find_event),
 		END(cst_html_input, loss),
+		END(cst_pscript_opts, period),
 	};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {

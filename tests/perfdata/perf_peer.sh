@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Peer test: perf.data files written by cstrace's writer around hand-encoded ETMv4,
 # ETE, ETMv3 and PTM trace of a known program must decode, in Debian's perf and in
-# `cstrace script`, to the same samples in the same order for the same threads.
+# `cstrace script`, to the same samples in the same order for the same threads;
+# and `cstrace script -F/--itrace` must print perf script's lines byte for byte.
 # usage: perf_peer.sh PERF_GEN A64_ELF A32_ELF
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+. "$CSTRACE_SOURCE_DIR/tests/perfdata/perf_exact_lib.sh"
 GEN=$1 A64=$2 A32=$3
 PERF=${PERF:-perf}
 command -v "$PERF" >/dev/null 2>&1 || skip "perf (linux-perf) is not installed"
@@ -49,6 +51,13 @@ run_case() {
 	else
 		check "$name: same instruction samples as perf" cmp -s "$TMP/p.insn" "$TMP/c.insn"
 		check "$name: same branch samples as perf" cmp -s "$TMP/p.br" "$TMP/c.br"
+	fi
+	# perf's own lines (-F, --itrace), byte for byte; perf 6.1 prints CPU 0 for
+	# every unformatted per-CPU buffer, cstrace its CPU: those drop the cpu column
+	if [[ " $* " == *" --raw "* && " $* " == *" --cpu-wide "* ]]; then
+		perf_exact "$name" "$f" "b -F -cpu" "i1i -F -cpu,+flags,+insn"
+	else
+		perf_exact "$name" "$f" "${EXACT_CASES[@]}"
 	fi
 	if [ "$fails" -gt 0 ] && [ -z "${shown:-}" ]; then
 		shown=1

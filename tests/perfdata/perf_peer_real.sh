@@ -4,6 +4,7 @@
 # dumps mapped by MMAP2), must give the same samples in Debian's perf and cstrace.
 # usage: perf_peer_real.sh PERF_GEN
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+. "$CSTRACE_SOURCE_DIR/tests/perfdata/perf_exact_lib.sh"
 GEN=$1
 PERF=${PERF:-perf}
 need_shared
@@ -26,6 +27,8 @@ check "uname: perf decodes thousands of instructions" test "$(wc -l <"$TMP/p.ins
 check "uname: same instruction samples as perf" cmp -s "$TMP/p.insn" "$TMP/c.insn"
 check "uname: same branch samples as perf" cmp -s "$TMP/p.br" "$TMP/c.br"
 echo "uname: $(wc -l <"$TMP/c.insn") instruction and $(wc -l <"$TMP/c.br") branch samples"
+# and perf's own lines, byte for byte, for every --itrace and -F choice
+perf_exact uname "$TMP/u.data" "${EXACT_CASES[@]}"
 
 # cc1 on a Juno, 1 MiB of ETR trace (trace ID 0x12): every branch
 J=$SHARED/opencsd/bugfix-exact-match
@@ -39,6 +42,7 @@ J=$SHARED/opencsd/bugfix-exact-match
 check "cc1: perf decodes about a million branches" test "$(wc -l <"$TMP/p.br")" -gt 500000
 check "cc1: same branch samples as perf" cmp -s "$TMP/p.br" "$TMP/c.br"
 echo "cc1: $(wc -l <"$TMP/c.br") branch samples"
+perf_exact cc1 "$TMP/cc1.data" "b" "b -F ip,sym,symoff,addr,flags,insn"
 [ "$fails" -eq 0 ] || diff "$TMP/p.br" "$TMP/c.br" | head -10
 
 # TC2: Cortex-A7 ETMv3.5 (IDs 0x10-0x12, cycle-accurate) and Cortex-A15 PTM (0x13),
@@ -58,6 +62,7 @@ for id in 0x11 0x12; do
 	check "TC2 ETMv3 $id: perf decodes T32 instructions" test "$(wc -l <"$TMP/p.insn")" -gt 1000
 	check "TC2 ETMv3 $id: same instruction samples as perf" cmp -s "$TMP/p.insn" "$TMP/c.insn"
 	check "TC2 ETMv3 $id: same branch samples as perf" cmp -s "$TMP/p.br" "$TMP/c.br"
+	perf_exact "TC2 $id" "$TMP/tc2.data" "${EXACT_CASES[@]}"
 done
 # 0x10 ends on an instruction range OpenCSD holds back until the end of trace, which
 # perf never signals: perf's samples are all of cstrace's but that last range.
@@ -68,6 +73,11 @@ check "TC2 ETMv3 0x10: perf's instruction samples begin cstrace's" \
 check "TC2 ETMv3 0x10: cstrace adds only the held-back range" \
 	test $(($(wc -l <"$TMP/c.insn") - n)) -le 16
 check "TC2 ETMv3 0x10: same branch samples as perf" cmp -s "$TMP/p.br" "$TMP/c.br"
+perf_exact "TC2 0x10" "$TMP/tc2.data" "b" "b -F +flags,+insn"
+perf script -i "$TMP/tc2.data" --itrace=i1i -F ip,sym,flags,insn >"$TMP/p.i" 2>/dev/null
+"$CSTRACE" script --itrace=i1i -F ip,sym,flags,insn "$TMP/tc2.data" >"$TMP/c.i" 2>/dev/null
+check "TC2 ETMv3 0x10: perf's instruction lines begin cstrace's, to the byte" \
+	cmp -s "$TMP/p.i" <(head -n "$(wc -l <"$TMP/p.i")" "$TMP/c.i")
 # PTM 0x13: perf 6.1 decodes another stretch than OpenCSD's reference listing does;
 # the perf.data path of cstrace gives exactly the ranges of the snapshot path.
 wrap_tc2 0x13 $ptm

@@ -21,22 +21,26 @@ check "TIME_CONV added" conv "$TMP/raw.data" "$TMP/tc.data" $SHIFT $MULT $ZERO
 check "short-counter TIME_CONV added" conv "$TMP/raw.data" "$TMP/short.data" 0 1 0 \
 	$(((1 << 32) - 1000)) 0xffffffff
 
-"$CSTRACE" script -F time,ip "$TMP/raw.data" >"$TMP/raw.txt" || fail "script on the raw file"
-"$CSTRACE" script -F time,ip --ns "$TMP/tc.data" >"$TMP/tc.txt" || fail "script on the converted file"
-"$CSTRACE" script -F time,ip "$TMP/tc.data" >"$TMP/tc_us.txt" || fail "script (µs) failed"
+# cstrace's own lines (insncnt is cstrace's field): the time of each branch
+"$CSTRACE" script -F time,ip,insncnt "$TMP/raw.data" >"$TMP/raw.txt" || fail "script on the raw file"
+"$CSTRACE" script -F time,ip,insncnt --ns "$TMP/tc.data" >"$TMP/tc.txt" ||
+	fail "script on the converted file"
+"$CSTRACE" script -F time,ip,insncnt "$TMP/tc.data" >"$TMP/tc_us.txt" || fail "script (µs) failed"
 n=$(wc -l <"$TMP/raw.txt")
 check "the trace has branches ($n)" test "$n" -gt 100
-check "the raw file's times are ticks (no dot)" bash -c "! grep -q '^ *[0-9]*\.' '$TMP/raw.txt'"
+check "the raw file's times are ticks (no dot), marked 't'" \
+	bash -c "! grep -q '^ *[0-9]*\.' '$TMP/raw.txt' && ! grep -v -q '^ *[0-9]*t: ' '$TMP/raw.txt'"
 # every line: the same address, and its time is the raw line's ticks converted
 awk -F: '{print $1+0}' "$TMP/raw.txt" | conv --ticks-to-ns $SHIFT $MULT $ZERO |
 	awk '{printf "%5d.%09d\n", int($1 / 1e9), $1 % 1e9}' >"$TMP/expect.t"
 paste -d: "$TMP/expect.t" <(cut -d: -f2- "$TMP/raw.txt") >"$TMP/expect.txt"
 check "each time is perf's conversion of its ticks (ns)" cmp -s "$TMP/expect.txt" "$TMP/tc.txt"
-awk -F: '{split($1, a, "."); printf "%s.%s:%s\n", a[1], substr(a[2], 1, 6), $2}' \
-	"$TMP/expect.txt" >"$TMP/expect_us.txt"
+awk -F: '{r = substr($0, length($1) + 2); split($1, a, ".")
+	printf "%s.%s:%s\n", a[1], substr(a[2], 1, 6), r}' "$TMP/expect.txt" >"$TMP/expect_us.txt"
 check "each time is perf's conversion of its ticks (µs, as perf prints)" \
 	cmp -s "$TMP/expect_us.txt" "$TMP/tc_us.txt"
-"$CSTRACE" script -F time,ip --ns "$TMP/short.data" >"$TMP/short.txt" || fail "script (short counter)"
+"$CSTRACE" script -F time,ip,insncnt --ns "$TMP/short.data" >"$TMP/short.txt" ||
+	fail "script (short counter)"
 awk -F: '{print $1+0}' "$TMP/raw.txt" | conv --ticks-to-ns 0 1 0 $(((1 << 32) - 1000)) 0xffffffff |
 	awk '{printf "%5d.%09d\n", int($1 / 1e9), $1 % 1e9}' >"$TMP/expect_s.t"
 paste -d: "$TMP/expect_s.t" <(cut -d: -f2- "$TMP/raw.txt") >"$TMP/expect_s.txt"
@@ -88,5 +92,15 @@ if command -v perf >/dev/null && perf version >/dev/null 2>&1; then
 	perf script -i "$TMP/tc.data" --itrace=b -F ip,addr >"$TMP/p.tc" 2>/dev/null
 	check "perf reads the file with TIME_CONV as before" \
 		bash -c "[ -s '$TMP/p.tc' ] && cmp -s '$TMP/p.raw' '$TMP/p.tc'"
+	# perf's lines: without a clock for the trace, perf 6.1's time (the latest
+	# AUX record's), byte for byte; with one, the trace's times converted
+	perf script -i "$TMP/raw.data" -F time,ip >"$TMP/p.time" 2>/dev/null
+	"$CSTRACE" script -F time,ip "$TMP/raw.data" >"$TMP/c.time" 2>/dev/null
+	check "-F time,ip without a clock: perf's lines, byte for byte" \
+		bash -c "[ -s '$TMP/p.time' ] && cmp -s '$TMP/p.time' '$TMP/c.time'"
+	"$CSTRACE" script -F time,ip "$TMP/tc.data" | awk '{print $1}' | sort -u >"$TMP/c.tc_time"
+	awk '{print $1}' "$TMP/tc_us.txt" | sort -u >"$TMP/own.tc_time"
+	check "-F time,ip with TIME_CONV: the trace's converted times, as cstrace's lines" \
+		bash -c "[ \$(wc -l <'$TMP/c.tc_time') -gt 10 ] && comm -23 '$TMP/c.tc_time' '$TMP/own.tc_time' | grep -c . | grep -qx 0"
 fi
 finish

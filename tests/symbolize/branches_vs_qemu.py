@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compare `cstrace script -F flags,ip,addr` (the branch view) of an A64 trace with
+"""Compare `cstrace script -F flags,ip,addr` (perf's branch samples) of an A64 trace with
 QEMU's executed addresses (synth --truth) of the very run that was encoded: every
 control transfer QEMU made must be one branch line, in the same order, and no other
 branch line may appear. A transfer is a next address other than the one after the
@@ -25,13 +25,16 @@ addrs = [int(l, 16) for l in open(truth_path) if l.strip()]
 want = [(a, b) for a, b in zip(addrs, addrs[1:]) if b != a + 4 or a in always]
 got = []
 for line in open(script_path):
+    # perf's branch samples (-F flags,ip,addr): "  FLAGS  IP => ADDR", the flags
+    # one or more words; 0 on either side is where trace stopped or started
     f = line.split()
-    if not f or f[0] in ("exception", "gap", "end"):
-        continue
-    if len(f) < 4 or f[2] != "=>":
+    if "=>" not in f or f.index("=>") < 1 or f.index("=>") + 1 >= len(f):
         print(f"unexpected line: {line.rstrip()}", file=sys.stderr)
         sys.exit(1)
-    got.append((int(f[1], 16), int(f[3], 16)))
+    i = f.index("=>")
+    ip, addr = int(f[i - 1], 16), int(f[i + 1], 16)
+    if ip and addr:
+        got.append((ip, addr))
 for i, (w, g) in enumerate(zip(want, got)):
     if w != g:
         print(f"branch {i}: QEMU {w[0]:#x} => {w[1]:#x}, script {g[0]:#x} => {g[1]:#x}",

@@ -380,7 +380,7 @@ if args.perfetto:
     # the entry address is given only where it is not the function's address
     for e in evs:
         a = e["args"]
-        if "entry" in a and int(a["entry"], 16) == a.get("addr"):
+        if "entry" in a and "addr" in a and int(a["entry"], 16) == int(a["addr"], 16):
             fail(f"perfetto: slice {e['name']} repeats its function's address as entry")
             break
         if "entry" not in a and "addr" not in a:

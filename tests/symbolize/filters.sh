@@ -41,14 +41,31 @@ check "--dsos by base name keeps the binary" \
   test "$(csv_sum "$TMP/dso.csv")" -gt $(( $(csv_sum "$TMP/all.csv") * 9 / 10 ))
 check "report --dsos nosuch" quiet "$CSTRACE" report --format=csv --dsos nosuch -o "$TMP/none.csv" "${o[@]}"
 check "--dsos of another binary keeps nothing" test "$(csv_sum "$TMP/none.csv")" = 0
-check "script --symbols=depth" quiet "$CSTRACE" script --symbols=depth -F sym -o "$TMP/depth.txt" "${o[@]}"
-check "script prints only depth's branches" bash -c "[ -s '$TMP/depth.txt' ] && ! awk '{print \$1}' '$TMP/depth.txt' | grep -vx depth"
+check "script --symbols=depth" quiet "$CSTRACE" script --symbols=depth -F ip,sym -o "$TMP/depth.txt" "${o[@]}"
+check "script prints only depth's branches" bash -c "[ -s '$TMP/depth.txt' ] && ! awk '{print \$2}' '$TMP/depth.txt' | grep -vx depth"
+check "script --symbols=depth (cstrace's lines)" quiet "$CSTRACE" script --symbols=depth -o "$TMP/depth_own.txt" "${o[@]}"
+check "cstrace's lines: only depth's branches" bash -c "[ -s '$TMP/depth_own.txt' ] && ! grep -v ' depth+' '$TMP/depth_own.txt'"
 p=(--elf "$bin" "$TMP/r.data")
 check "perf.data report" quiet "$CSTRACE" report --format=csv -o "$TMP/perf.csv" "${p[@]}"
 check "report --comm recurse" quiet "$CSTRACE" report --format=csv --comm recurse -o "$TMP/comm.csv" "${p[@]}"
 check "--comm of the program keeps all" test "$(csv_sum "$TMP/comm.csv")" = "$(csv_sum "$TMP/perf.csv")"
 check "report --comm other" quiet "$CSTRACE" report --format=csv --comm other -o "$TMP/other.csv" "${p[@]}"
 check "--comm of another name keeps nothing" test "$(csv_sum "$TMP/other.csv")" = 0
+# ... and says why, naming the threads the trace has; so for the other filters
+"$CSTRACE" report --comm other "${p[@]}" >/dev/null 2>"$TMP/note"
+check "--comm other: a note names the trace's threads" \
+  grep -q "^cstrace: note: --comm matched no thread; the trace's threads: recurse (tid [0-9]*)$" "$TMP/note"
+"$CSTRACE" script --tid 1 --cpu 7 --dsos libnothing.so "${p[@]}" >/dev/null 2>"$TMP/note"
+check "--tid/--cpu/--dsos that match nothing: each says what the trace has" bash -c "
+  grep -q '^cstrace: note: --tid matched nothing; the trace has [0-9]*$' '$TMP/note' &&
+  grep -q '^cstrace: note: --cpu matched nothing; the trace has 0$' '$TMP/note' &&
+  grep -q '^cstrace: note: --dsos matched no binary; instructions ran in recurse$' '$TMP/note'"
+"$CSTRACE" report "${p[@]}" >/dev/null 2>"$TMP/note"
+check "a run that keeps something gets no note" bash -c "! grep -q note: '$TMP/note'"
+# code without symbols: which binary, and what to give
+"$CSTRACE" report "$CSTRACE_SOURCE_DIR/testdata/sample/a64-loop" >/dev/null 2>"$TMP/note"
+check "a snapshot without --elf: the dump named, --elf suggested" \
+  grep -q "^cstrace: note: 100% of the instructions ran in mem_0.bin without a function name (a memory dump, bytes only: give the program with --elf FILE" "$TMP/note"
 # nothing decoded: every verb exits 1 with one line naming the input (report and
 # script once printed an empty table and exited 0: regress/not-trace.bin)
 junk=$CSTRACE_SOURCE_DIR/tests/symbolize/regress/not-trace.bin

@@ -1,0 +1,63 @@
+/* Internal to symbolize/: perf script's output, its sample model (pscript.c:
+ * what Linux perf 6.1's cs-etm.c makes of each element) and its columns
+ * (pscript_line.c: builtin-script.c's). */
+#ifndef CSTRACE_SYMBOLIZE_PSCRIPT_INT_H
+#define CSTRACE_SYMBOLIZE_PSCRIPT_INT_H
+
+#include "cstrace/symbolize.h"
+
+/* perf's sample flags (PERF_IP_FLAG_*, tools/perf/util/event.h) */
+#define PSF_BRANCH (1u << 0)
+#define PSF_CALL (1u << 1)
+#define PSF_RETURN (1u << 2)
+#define PSF_CONDITIONAL (1u << 3)
+#define PSF_SYSCALLRET (1u << 4)
+#define PSF_ASYNC (1u << 5)
+#define PSF_INTERRUPT (1u << 6)
+#define PSF_TX_ABORT (1u << 7)
+#define PSF_TRACE_BEGIN (1u << 8)
+#define PSF_TRACE_END (1u << 9)
+#define PSF_IN_TX (1u << 10)
+#define PSF_VMENTRY (1u << 11)
+#define PSF_VMEXIT (1u << 12)
+#define PSF_INTR_DISABLE (1u << 13)
+#define PSF_INTR_TOGGLE (1u << 14)
+#define PSF_BRANCH_MISS (1u << 15)
+
+/* One synthesized sample, as perf_sample holds what perf script prints. */
+struct psample {
+	bool branch;               /* the branches event (else instructions) */
+	int32_t pid, tid, cpu;
+	uint64_t time;
+	uint64_t period;
+	uint32_t flags;
+	uint64_t ip, addr;
+	const struct cst_sym_loc *ip_loc, *addr_loc; /* NULL: no map ([unknown]) */
+	uint8_t insn[4];
+	uint8_t insn_len;
+};
+
+struct cst_pscript {
+	struct cst_pscript_opts o;
+	struct cst_pscript_file file;
+	struct cst_symbolizer *sym;
+	struct cst_sym_filter *filter;
+	cst_script_write_fn write;
+	void *write_ctx;
+	bool failed;
+	bool perf_clock;           /* times from TIME_CONV (else perf 6.1's AUX time) */
+	int name_width;            /* perf's evlist__max_name_len */
+	char branch_name[32], insn_name[32];
+	char comm[40];             /* the thread's name, as the line prints it */
+	struct cst_line line;
+	/* per trace ID: perf's traceid queue (pscript.c) */
+	struct pqueue *q[128];
+};
+
+/* pscript_line.c: one sample as perf script prints it. */
+void sym_psc_print(struct cst_pscript *p, const struct psample *s);
+/* perf's auxtrace error line for lost trace (--itrace=e). */
+void sym_psc_print_error(struct cst_pscript *p, const struct cst_elem *e, uint64_t time,
+		     const char *msg);
+
+#endif
