@@ -26,6 +26,20 @@ void *cli_fault_pc(const void *ucontext)
 #endif
 }
 
+void *cli_fault_lr(const void *ucontext)
+{
+	const ucontext_t *uc = ucontext;
+
+#if defined(__aarch64__)
+	return (void *)uc->uc_mcontext.regs[30];
+#elif defined(__arm__)
+	return (void *)uc->uc_mcontext.arm_lr;
+#else
+	(void)uc;
+	return NULL;
+#endif
+}
+
 /* The C and C++ runtime: a crash there (memcpy, abort) belongs to its caller. */
 static bool is_runtime(const char *object)
 {
@@ -33,7 +47,8 @@ static bool is_runtime(const char *object)
 	       strstr(object, "/libgcc_s") || strstr(object, "/libm.so");
 }
 
-bool cli_blame(void *pc, char *object, size_t size, uint64_t *offset, bool *in_opencsd)
+bool cli_blame(void *pc, void *lr, char *object, size_t size, uint64_t *offset,
+	       bool *in_opencsd)
 {
 	void *frames[64];
 	int n = backtrace(frames, 64), first = n;
@@ -50,6 +65,14 @@ bool cli_blame(void *pc, char *object, size_t size, uint64_t *offset, bool *in_o
 			break;
 		}
 	}
+	/* the unwinder could not step out of the signal frame (ARM's EHABI
+	 * tables often cannot): a fault in the runtime's leaf functions
+	 * (memcpy, a libstdc++ helper) returns to its caller through the link
+	 * register */
+	if (first == n && lr && pc && dladdr(pc, &di) && di.dli_fname &&
+	    is_runtime(di.dli_fname) && dladdr(lr, &di) && di.dli_fname &&
+	    !is_runtime(di.dli_fname))
+		pc = lr;
 	if (!pc || !dladdr(pc, &di) || !di.dli_fname)
 		return false;
 	snprintf(object, size, "%s", di.dli_fname);

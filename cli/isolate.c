@@ -217,9 +217,9 @@ static bool is_crash(int sig)
 }
 
 /* Name the object of the faulting frame (cli_blame) in the note the parent reads. */
-static void blame(void *pc)
+static void blame(void *pc, void *lr)
 {
-	note->blamed = cli_blame(pc, note->object, sizeof(note->object), &note->object_offset,
+	note->blamed = cli_blame(pc, lr, note->object, sizeof(note->object), &note->object_offset,
 				 &note->in_opencsd);
 }
 
@@ -230,7 +230,7 @@ static void on_crash(int sig, siginfo_t *si, void *ucontext)
 {
 	(void)si;
 	if (note)
-		blame(cli_fault_pc(ucontext));
+		blame(cli_fault_pc(ucontext), cli_fault_lr(ucontext));
 	if (note && note->watch.state < 0 && note->blamed && note->in_opencsd) {
 		/* OpenCSD runs on the decoding thread and its workers (or on
 		 * workers only, whose lists the delivering thread replays), and the

@@ -5,7 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fts.h>
+#include <ftw.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
@@ -152,32 +152,39 @@ static int add_file(struct cst_symdir *d, const char *path)
 	return 0;
 }
 
-/* Index every regular file under @dir. Symlinks are not followed (FTS_PHYSICAL),
- * so a link loop cannot trap the walk; FIFOs and devices are skipped. Returns
- * false when part of the tree could not be read. */
+/* The index nftw is filling on this thread (nftw passes its callback no context). */
+struct walking {
+	struct cst_symdir *d;
+	bool whole;
+};
+static _Thread_local struct walking *walking;
+
+static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type == FTW_DNR || type == FTW_NS) {
+		walking->whole = false;
+		return 0;
+	}
+	if (type != FTW_F || !S_ISREG(st->st_mode))
+		return 0;
+	return add_file(walking->d, path); /* 1 stops the walk */
+}
+
+/* Index every regular file under @dir. Symlinks are not followed (FTW_PHYS), so
+ * a link loop cannot trap the walk; FIFOs and devices are skipped. nftw rather
+ * than fts: a 32-bit build's fts reads directories with 32-bit offsets, which
+ * ext4's 64-bit directory hashes overflow under qemu-user (the directory reads
+ * as empty). Returns false when part of the tree could not be read. */
 static bool walk(struct cst_symdir *d, const char *dir)
 {
-	char *roots[] = {(char *)dir, NULL};
-	FTS *fts = fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR, NULL);
-	FTSENT *f;
-	bool whole = true;
+	struct walking w = {d, true};
+	int r;
 
-	if (!fts)
-		return false;
-	while ((f = fts_read(fts))) {
-		if (f->fts_info == FTS_ERR) {
-			whole = false;
-			continue;
-		}
-		if (f->fts_info != FTS_F || !S_ISREG(f->fts_statp->st_mode))
-			continue;
-		if (add_file(d, f->fts_path))
-			break;
-	}
-	if (!f && errno)
-		whole = false;
-	fts_close(fts);
-	return whole;
+	walking = &w;
+	r = nftw(dir, visit, 32, FTW_PHYS);
+	walking = NULL;
+	return w.whole && r >= 0;
 }
 
 /* Build-ids are indexed without their trailing zero bytes: a recorded id is
