@@ -831,10 +831,10 @@ struct cst_html_input {
 	uint64_t total;            /* instructions executed */
 	struct cst_calltree *tree; /* NULL: no call graph and flame graph */
 	struct cst_afdo *profile;  /* NULL: no line coverage */
-	struct cst_loss_totals loss; /* what trace was lost: a banner at the top says
-					it (all zero: none) */
 	const struct cst_report_meta *meta; /* NULL: no capture details */
 	struct cst_symbolizer *sym; /* NULL: no binaries named */
+	struct cst_loss_totals loss; /* what trace was lost: a banner at the top says
+					it (all zero: none) */
 };
 
 /** Write one HTML page, no network needed, as wide as the window: what was
