@@ -231,4 +231,29 @@ int exp_table_cols(enum cst_export_table t, bool all);
 /** Hex of a build-id into @out (2 * @n + 1 bytes). */
 void exp_hex(const uint8_t *id, size_t n, char *out);
 
+/* perf's first five views, the same words in export-to-sqlite.py and
+ * export-to-postgresql.py: the start of both view lists. */
+#define EXP_VIEWS_SHARED \
+	/* machines_view */ \
+	"CREATE VIEW machines_view AS SELECT id,pid,root_dir," \
+	"CASE WHEN id=0 THEN 'unknown' WHEN pid=-1 THEN 'host' ELSE 'guest' END AS host_or_guest FROM machines", \
+	/* dsos_view */ \
+	"CREATE VIEW dsos_view AS SELECT id,machine_id," \
+	"(SELECT host_or_guest FROM machines_view WHERE id = machine_id) AS host_or_guest," \
+	"short_name,long_name,build_id FROM dsos", \
+	/* symbols_view */ \
+	"CREATE VIEW symbols_view AS SELECT id,name," \
+	"(SELECT short_name FROM dsos WHERE id=dso_id) AS dso,dso_id,sym_start," \
+	"sym_end," \
+	"CASE WHEN binding=0 THEN 'local' WHEN binding=1 THEN 'global' ELSE 'weak' END AS binding FROM symbols", \
+	/* threads_view */ \
+	"CREATE VIEW threads_view AS SELECT id,machine_id," \
+	"(SELECT host_or_guest FROM machines_view WHERE id = machine_id) AS host_or_guest," \
+	"process_id,pid,tid FROM threads", \
+	/* comm_threads_view */ \
+	"CREATE VIEW comm_threads_view AS SELECT comm_id," \
+	"(SELECT comm FROM comms WHERE id = comm_id) AS command,thread_id," \
+	"(SELECT pid FROM threads WHERE id = thread_id) AS pid," \
+	"(SELECT tid FROM threads WHERE id = thread_id) AS tid FROM comm_threads",
+
 #endif

@@ -64,27 +64,7 @@ const char exp_pg_samples_all[] =
 
 /* the views in perf's order (call_paths_view and calls_view need the calls tables) */
 const char *const exp_pg_views[] = {
-	/* machines_view */
-	"CREATE VIEW machines_view AS SELECT id,pid,root_dir,"
-	"CASE WHEN id=0 THEN 'unknown' WHEN pid=-1 THEN 'host' ELSE 'guest' END AS host_or_guest FROM machines",
-	/* dsos_view */
-	"CREATE VIEW dsos_view AS SELECT id,machine_id,"
-	"(SELECT host_or_guest FROM machines_view WHERE id = machine_id) AS host_or_guest,"
-	"short_name,long_name,build_id FROM dsos",
-	/* symbols_view */
-	"CREATE VIEW symbols_view AS SELECT id,name,"
-	"(SELECT short_name FROM dsos WHERE id=dso_id) AS dso,dso_id,sym_start,"
-	"sym_end,"
-	"CASE WHEN binding=0 THEN 'local' WHEN binding=1 THEN 'global' ELSE 'weak' END AS binding FROM symbols",
-	/* threads_view */
-	"CREATE VIEW threads_view AS SELECT id,machine_id,"
-	"(SELECT host_or_guest FROM machines_view WHERE id = machine_id) AS host_or_guest,"
-	"process_id,pid,tid FROM threads",
-	/* comm_threads_view */
-	"CREATE VIEW comm_threads_view AS SELECT comm_id,"
-	"(SELECT comm FROM comms WHERE id = comm_id) AS command,thread_id,"
-	"(SELECT pid FROM threads WHERE id = thread_id) AS pid,"
-	"(SELECT tid FROM threads WHERE id = thread_id) AS tid FROM comm_threads",
+	EXP_VIEWS_SHARED
 	/* call_paths_view */
 	"CREATE VIEW call_paths_view AS SELECT c.id,to_hex(c.ip) AS ip,c.symbol_id,"
 	"(SELECT name FROM symbols WHERE id = c.symbol_id) AS symbol,"

@@ -275,6 +275,11 @@ void sym_dso_warn(struct cst_symbolizer *sym, struct dso *dso);
 /* symtab.c */
 void sym_dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso);
 const struct sym_func *sym_dso_find_func(const struct dso *dso, uint64_t vaddr);
+/* The symbol named by relocation @i of a .rel(a).plt section (@rel_type SHT_RELA
+ * or SHT_REL), its names in section @strndx: 1 with *name set, 0 none, -1 the
+ * relocation is unreadable (stop). */
+int sym_plt_reloc_name(const struct dso *dso, Elf_Data *rel, GElf_Word rel_type,
+		       Elf_Data *symdata, GElf_Word strndx, size_t i, const char **name);
 /* perfnames.c: the function Linux perf 6.1 names @vaddr of an ELF by, or NULL. */
 const struct sym_func *sym_dso_find_perf_func(struct cst_symbolizer *sym, struct dso *dso,
 					      uint64_t vaddr);

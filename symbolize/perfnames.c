@@ -390,26 +390,12 @@ static void add_plt(struct dso *dso, struct pvec *v)
 	if (!data || !symdata)
 		return;
 	for (size_t i = 0; i < nrel; i++) {
-		uint64_t info;
-		GElf_Sym s;
-		const char *name = NULL;
+		const char *name;
 		char buf[512];
 
-		if (rel_sh.sh_type == SHT_RELA) {
-			GElf_Rela r;
-
-			if (!gelf_getrela(data, (int)i, &r))
-				return;
-			info = r.r_info;
-		} else {
-			GElf_Rel r;
-
-			if (!gelf_getrel(data, (int)i, &r))
-				return;
-			info = r.r_info;
-		}
-		if (gelf_getsym(symdata, (int)GELF_R_SYM(info), &s))
-			name = elf_strptr(dso->elf, sym_sh.sh_link, s.st_name);
+		if (sym_plt_reloc_name(dso, data, rel_sh.sh_type, symdata, sym_sh.sh_link, i,
+				       &name) < 0)
+			return;
 		snprintf(buf, sizeof(buf), "%s@plt", name ? name : "");
 		if (add(v, buf, plt_sh.sh_addr + hdr + i * ent, ent, UINT32_MAX) < 0)
 			return;

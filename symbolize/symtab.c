@@ -87,6 +87,33 @@ static uint64_t section_end(Elf *elf, GElf_Word shndx)
 	return sh.sh_addr + sh.sh_size;
 }
 
+int sym_plt_reloc_name(const struct dso *dso, Elf_Data *rel, GElf_Word rel_type,
+		       Elf_Data *symdata, GElf_Word strndx, size_t i, const char **name)
+{
+	uint64_t info;
+	GElf_Sym s;
+
+	*name = NULL;
+	if (rel_type == SHT_RELA) {
+		GElf_Rela r;
+
+		if (!gelf_getrela(rel, (int)i, &r))
+			return -1;
+		info = r.r_info;
+	} else {
+		GElf_Rel r;
+
+		if (!gelf_getrel(rel, (int)i, &r))
+			return -1;
+		info = r.r_info;
+	}
+	/* gelf gives r_info in the 64-bit encoding for both classes */
+	if (!gelf_getsym(symdata, (int)GELF_R_SYM(info), &s))
+		return 0;
+	*name = elf_strptr(dso->elf, strndx, s.st_name);
+	return *name != NULL;
+}
+
 /* Name PLT entries "sym@plt" as objdump does: entries follow the PLT header in
  * the order of the PLT relocations. Sizes are the ABIs' standard stub sizes. */
 static void add_plt(struct dso *dso, struct vec *v)
@@ -144,29 +171,14 @@ static void add_plt(struct dso *dso, struct vec *v)
 		return;
 	v->f[v->n - 1].pub.binding = STB_GLOBAL;
 	for (size_t i = 0; i < nrel; i++) {
-		GElf_Sym s;
-		uint64_t info;
 		const char *name;
 		char buf[512];
+		int got = sym_plt_reloc_name(dso, data, rel_sh.sh_type, symdata, sym_sh.sh_link, i,
+					     &name);
 
-		if (rel_sh.sh_type == SHT_RELA) {
-			GElf_Rela r;
-
-			if (!gelf_getrela(data, (int)i, &r))
-				return;
-			info = r.r_info;
-		} else {
-			GElf_Rel r;
-
-			if (!gelf_getrel(data, (int)i, &r))
-				return;
-			info = r.r_info;
-		}
-		/* gelf gives r_info in the 64-bit encoding for both classes */
-		if (!gelf_getsym(symdata, (int)GELF_R_SYM(info), &s))
-			continue;
-		name = elf_strptr(dso->elf, sym_sh.sh_link, s.st_name);
-		if (!name || !*name)
+		if (got < 0)
+			return;
+		if (!got || !*name)
 			continue;
 		snprintf(buf, sizeof(buf), "%s@plt", name);
 		if (vec_add(v, buf, plt_sh.sh_addr + hdr + i * ent, ent, rank_func) < 0)
