@@ -11,7 +11,7 @@ S=$CSTRACE_SOURCE_DIR
 fuzz_build "$TMP/fuzz" "$S"/capture/*.c "$S"/auxlog/*.c "$S"/perfdata/*.c "$S"/boards/*.c \
 	"$S"/snapshot/*.c "$S"/source/*.c "$S"/common/*.c "$S/tests/capture/fuzz_ftrace.c" \
 	-DCSTRACE_BOARDS_SRC_DIR="\"$S/boards\"" -DCSTRACE_BOARDS_INSTALL_DIR="\"/nonexistent\"" \
-	-DCSTRACE_BUILD_DIR="\"/nonexistent\"" $(pkg-config --cflags --libs inih zlib) -lm
+	-DCSTRACE_BUILD_DIR="\"/nonexistent\"" $(pkg-config --cflags --libs inih zlib libelf) -lm
 mkdir -p "$TMP/corpus"
 quiet "$CSTRACE" replay -q -o "$TMP/n.data" "$S/testdata/auxlog/normal.auxlog" || fail "replay"
 export FUZZ_PERF=$TMP/n.data
