@@ -34,4 +34,12 @@ struct cst_board {
 		cap_issues;
 };
 
+/* kconfig.c: the kernel's configuration, gzipped (/proc/config.gz) or plain
+ * (/boot/config-RELEASE), as a malloc'ed text with @where naming the file; NULL
+ * when neither can be read. */
+char *brd_kconfig_read(const struct cst_sysroot *root, char *where, size_t wsize);
+/* The value of CONFIG_X (@name) in @text ("y", "m", "0x10") copied to @buf, or
+ * NULL when it is not set. */
+const char *brd_kconfig_value(const char *text, const char *name, char *buf, size_t size);
+
 #endif

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include <zlib.h>
 
 struct doc {
 	const struct cst_sysroot *root;
@@ -91,76 +90,6 @@ static bool driver_off(const struct doc *d, const struct cst_board_device *dev)
 }
 
 
-/* Read the kernel config, gzipped (/proc/config.gz) or plain (/boot/config-REL):
- * zlib reads both. Returns a malloc'ed text or NULL; @where names the file. */
-static char *read_kconfig(const struct cst_sysroot *root, char *where, size_t wsize)
-{
-	char rel[128], path[256];
-	const char *tries[2] = {"/proc/config.gz", path};
-
-	if (cst_sysroot_read(root, "/proc/sys/kernel/osrelease", rel, sizeof(rel)) < 0) {
-		struct utsname u;
-
-		/* Only the live system may fall back to uname: a fixture has its own. */
-		if (!cst_sysroot_is_live(root) || uname(&u) < 0)
-			rel[0] = '\0';
-		else
-			snprintf(rel, sizeof(rel), "%s", u.release);
-	}
-	snprintf(path, sizeof(path), "/boot/config-%s", rel);
-	for (int i = 0; i < (rel[0] ? 2 : 1); i++) {
-		int fd = cst_sysroot_open(root, tries[i], O_RDONLY);
-		gzFile gz;
-		char *text = NULL;
-		size_t len = 0, cap = 0;
-		int n;
-
-		if (fd < 0)
-			continue;
-		gz = gzdopen(fd, "rb");
-		if (!gz) {
-			close(fd);
-			continue;
-		}
-		do {
-			if (CST_GROW(text, cap, len + 65536) < 0) {
-				free(text);
-				gzclose(gz);
-				return NULL;
-			}
-			n = gzread(gz, text + len, (unsigned)(cap - len - 1));
-			if (n > 0)
-				len += (size_t)n;
-		} while (n > 0);
-		gzclose(gz);
-		if (n < 0 || !text) {
-			free(text);
-			continue;
-		}
-		text[len] = '\0';
-		snprintf(where, wsize, "%s", tries[i]);
-		return text;
-	}
-	return NULL;
-}
-
-/* The value of CONFIG_X in @text ("y", "m", "0x10"), or NULL if not set. */
-static const char *kconfig_value(const char *text, const char *name, char *buf, size_t size)
-{
-	size_t nl = strlen(name);
-
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (!strncmp(p, name, nl) && p[nl] == '=') {
-			const char *v = p + nl + 1;
-			size_t l = strcspn(v, "\n");
-
-			snprintf(buf, size, "%.*s", (int)l, v);
-			return buf;
-		}
-	}
-	return NULL;
-}
-
 static void check_kconfig(struct doc *d)
 {
 	static const char *const generic[] = {
@@ -169,7 +98,7 @@ static void check_kconfig(struct doc *d)
 	const char *const *want = d->b ? (const char *const *)d->b->kconfig : generic;
 	int nwant = d->b ? d->b->nkconfig : (int)(sizeof(generic) / sizeof(generic[0]));
 	char where[256], missing[1024] = "", fix[1400] = "", val[64];
-	char *text = read_kconfig(d->root, where, sizeof(where));
+	char *text = brd_kconfig_read(d->root, where, sizeof(where));
 	int nmissing = 0;
 
 	if (!text) {
@@ -186,7 +115,7 @@ static void check_kconfig(struct doc *d)
 		const char *have;
 
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - want[i]), want[i]);
-		have = kconfig_value(text, name, val, sizeof(val));
+		have = brd_kconfig_value(text, name, val, sizeof(val));
 		/* A driver built as a module (m) satisfies "=y": it only needs loading. */
 		if (have && (!strcmp(have, eq + 1) || (!strcmp(eq + 1, "y") && !strcmp(have, "m"))))
 			continue;

@@ -201,3 +201,38 @@ const char *snap_ini_doc_get(const struct ini_doc *doc, const char *section, con
 	}
 	return NULL;
 }
+
+/* Strip surrounding quotes and blanks in place (values like file="a.bin"). */
+char *snap_ini_unquote(char *s)
+{
+	size_t n;
+
+	while (*s == '"' || *s == '\'' || isspace((unsigned char)*s))
+		s++;
+	n = strlen(s);
+	while (n && (s[n - 1] == '"' || s[n - 1] == '\'' || isspace((unsigned char)s[n - 1])))
+		s[--n] = '\0';
+	return s;
+}
+
+/* A register by name from the [regs] sections: keys may carry "(0x004)" or
+ * "(id:0x4,size:64)" after the name, and match in any case. */
+const char *snap_ini_doc_reg(const struct ini_doc *doc, const char *reg)
+{
+	size_t len = strlen(reg);
+
+	for (int i = 0; i < doc->nsections; i++) {
+		const struct ini_section *s = &doc->sections[i];
+
+		if (strcasecmp(s->name, "regs") != 0)
+			continue;
+		for (int k = 0; k < s->nkv; k++) {
+			const char *key = s->kv[k].key;
+
+			if (!strncasecmp(key, reg, len) && (key[len] == '\0' || key[len] == '(' ||
+							    isspace((unsigned char)key[len])))
+				return s->kv[k].value;
+		}
+	}
+	return NULL;
+}

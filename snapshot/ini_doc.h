@@ -1,7 +1,7 @@
-/* Internal to decode/: an INI file read whole into sections of key/value pairs
+/* Internal to snapshot/: an INI file read whole into sections of key/value pairs
  * (libinih does the parsing), with case-insensitive look-ups. */
-#ifndef CSTRACE_DECODE_INI_DOC_H
-#define CSTRACE_DECODE_INI_DOC_H
+#ifndef CSTRACE_SNAPSHOT_INI_DOC_H
+#define CSTRACE_SNAPSHOT_INI_DOC_H
 
 #include "cstrace/common.h"
 
@@ -47,5 +47,10 @@ const struct ini_section *snap_ini_doc_section_next(const struct ini_doc *doc, c
 const char *snap_ini_section_get(const struct ini_section *sec, const char *key);
 /** Value of @key in the first section @section that has it, or NULL. */
 const char *snap_ini_doc_get(const struct ini_doc *doc, const char *section, const char *key);
+/** A register's value from the [regs] sections of @doc, or NULL: keys may carry
+ *  "(0x004)" or "(id:0x4,size:64)" after the name, and match in any case. */
+const char *snap_ini_doc_reg(const struct ini_doc *doc, const char *reg);
+/** @s without surrounding quotes and blanks, in place (values like file="a.bin"). */
+char *snap_ini_unquote(char *s);
 
 #endif

@@ -152,19 +152,6 @@ static char *snap_path(struct snap *ss, const char *by, const char *file, int *e
 	return out;
 }
 
-/* Strip surrounding quotes and blanks in place (values like file="a.bin"). */
-static char *unquote(char *s)
-{
-	size_t n;
-
-	while (*s == '"' || *s == '\'' || isspace((unsigned char)*s))
-		s++;
-	n = strlen(s);
-	while (n && (s[n - 1] == '"' || s[n - 1] == '\'' || isspace((unsigned char)s[n - 1])))
-		s[--n] = '\0';
-	return s;
-}
-
 static struct snap_device *snap_find_device(struct snap *ss, const char *name)
 {
 	for (int i = 0; i < ss->ndevices; i++)
@@ -173,34 +160,12 @@ static struct snap_device *snap_find_device(struct snap *ss, const char *name)
 	return NULL;
 }
 
-/* A register by name from the [regs] sections: keys may carry "(0x004)" or
- * "(id:0x4,size:64)" after the name, and match in any case. */
-static const char *device_reg(const struct snap_device *dev, const char *reg)
-{
-	size_t len = strlen(reg);
-
-	for (int i = 0; i < dev->doc.nsections; i++) {
-		const struct ini_section *s = &dev->doc.sections[i];
-
-		if (strcasecmp(s->name, "regs") != 0)
-			continue;
-		for (int k = 0; k < s->nkv; k++) {
-			const char *key = s->kv[k].key;
-
-			if (!strncasecmp(key, reg, len) && (key[len] == '\0' || key[len] == '(' ||
-							    isspace((unsigned char)key[len])))
-				return s->kv[k].value;
-		}
-	}
-	return NULL;
-}
-
 /* Read every register of @cfg's protocol from @dev's [regs]: a missing essential
  * one skips the source, a missing optional one takes the table's fallback. */
 static int read_regs(struct snap *ss, const struct snap_device *dev, struct cst_source_cfg *cfg)
 {
 	for (const struct cst_source_reg *r = cst_source_regs(cfg->protocol); r->name; r++) {
-		const char *v = device_reg(dev, r->name);
+		const char *v = snap_ini_doc_reg(&dev->doc, r->name);
 		uint64_t val;
 
 		if (!v) {
@@ -335,7 +300,7 @@ static int add_core_dumps(struct snap *ss, const struct snap_device *core)
 		fname = strdup(file);
 		if (!fname)
 			return -cste_nomem;
-		path = snap_path(ss, core->doc.path, unquote(fname), &perr);
+		path = snap_path(ss, core->doc.path, snap_ini_unquote(fname), &perr);
 		free(fname);
 		if (!path)
 			return perr;
@@ -608,7 +573,7 @@ static int load_trace_metadata(struct snap *ss)
 	if (!copy)
 		return -cste_nomem;
 	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save))
-		err = load_buffer(ss, unquote(tok));
+		err = load_buffer(ss, snap_ini_unquote(tok));
 	free(copy);
 	return err;
 }

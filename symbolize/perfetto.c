@@ -7,92 +7,12 @@
  * fit are left out, the rest copied, with a note of what was left out. A
  * frame's callees span no more than it does: what is kept still nests. */
 #include "cstrace/symbolize.h"
+#include "perfetto_int.h"
 #include "report_view.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define NIDS 128
-
-struct pthread {
-	uint64_t *start;           /* ns at which each stack level was entered */
-	uint64_t *start_icount;    /* and the trace ID's instructions then */
-	size_t cap, icap;
-	int32_t pid, tid;
-	bool used;
-	/* ,"pid":P,"tid":T,"ts": as last formatted, and for which pid and tid */
-	int32_t ids_pid, ids_tid;
-	uint8_t ids_len;
-	char ids[48];
-};
-
-struct clock {
-	uint64_t time, icount;     /* the latest timestamp and the icount it came at */
-	uint64_t last;             /* latest ns given out */
-	bool seen;
-};
-
-/* The parts of a slice that only depend on its frame (name, category and args),
- * as they were formatted last time, by entry address: a loop calls the same
- * few functions a million times, and escaping and formatting those was most of
- * the cost of a slice. */
-#define MEMO 1024
-#define MEMO_BYTES 240
-struct frame_memo {
-	const struct cst_sym_func *func;
-	const char *dso;
-	const char *how;           /* cst_call_frame_how_name: the category */
-	uint64_t entry;
-	bool valid;
-	uint8_t name_len, args_len; /* "name","cat":"..." and ,"args":{...,"entry":"0x..." */
-	char b[MEMO_BYTES];
-};
-
-/* Slices are most of the file (a million calls make a million slices): each is
- * formatted straight into a buffer of OUT_SIZE, written when it fills. A slice
- * takes at most SLICE_MAX bytes: names are cut at NAME_MAX, the other fields are
- * bounded. */
-#define OUT_SIZE (256u << 10)
-#define NAME_MAX_BYTES 768
-#define SLICE_MAX 4096
-
-struct cst_perfetto {
-	FILE *f;
-	struct cst_symbolizer *sym;
-	struct pthread *threads;
-	size_t tcap;
-	struct clock clocks[NIDS];
-	bool any_time;
-	bool perf_clock;           /* times are perf's ns (cst_perfetto_opts) */
-	bool first;                /* no event written yet */
-	bool io_error;
-	struct cst_line line;      /* a frame's name and args, when not memoized */
-	struct frame_memo *memo;   /* MEMO of them */
-	char *out;                 /* OUT_SIZE bytes of events not yet written */
-	size_t out_n;
-	/* the limits, and with max_bytes the events waiting: each as a class byte
-	 * (its slice's log2 instructions + 1; KEEP for the others), a 4-byte
-	 * length and the event without its separator */
-	uint64_t min_insns, max_bytes;
-	uint32_t max_depth;
-	FILE *spool;
-	uint64_t class_bytes[66], class_n[66];
-	struct cst_perfetto_stats st;
-	/* the element of the last loss place (elements are delivered in a
-	 * buffer that is used again, so it is known by what it is): the gaps it
-	 * makes are loss */
-	struct {
-		uint64_t offset;
-		uint32_t fragment;
-		enum cst_elem_type type;
-		enum cst_gap_reason gap;
-		uint8_t trace_id;
-		bool set;
-	} lost;
-};
-
-#define KEEP 65 /* a class no size limit leaves out (instants) */
 
 int cst_perfetto_alloc(struct cst_perfetto **out, FILE *f, const struct cst_perfetto_opts *opts)
 {
@@ -155,8 +75,7 @@ void cst_perfetto_free(struct cst_perfetto *pw)
 	free(pw);
 }
 
-/* Write the events formatted so far (to the spool while one is waiting). */
-static void flush_out(struct cst_perfetto *pw)
+void sym_pf_flush_out(struct cst_perfetto *pw)
 {
 	FILE *to = pw->spool ? pw->spool : pw->f;
 
@@ -167,43 +86,7 @@ static void flush_out(struct cst_perfetto *pw)
 	pw->out_n = 0;
 }
 
-/* Where the next event (at most SLICE_MAX bytes) goes: after the separator, or
- * in the spool after the class byte and room for its length. */
-static char *event_at(struct cst_perfetto *pw, unsigned cls)
-{
-	char *p;
-
-	if (pw->out_n + SLICE_MAX > OUT_SIZE)
-		flush_out(pw);
-	p = pw->out + pw->out_n;
-	if (pw->spool) {
-		*p = (char)cls;
-		return p + 5;
-	}
-	if (!pw->first)
-		*p++ = ',';
-	*p++ = '\n';
-	pw->first = false;
-	return p;
-}
-
-/* The event formatted up to @end is complete. */
-static void event_end(struct cst_perfetto *pw, char *end)
-{
-	if (pw->spool) {
-		char *rec = pw->out + pw->out_n;
-		uint32_t len = (uint32_t)(end - rec - 5);
-		unsigned cls = (unsigned char)rec[0];
-
-		memcpy(rec + 1, &len, 4);
-		pw->class_bytes[cls] += len + 2; /* its separator in the file */
-		pw->class_n[cls]++;
-	}
-	pw->out_n = (size_t)(end - pw->out);
-}
-
-/* The log2 class of a slice that spans @n instructions: 0 for none. */
-static unsigned insn_class(uint64_t n)
+unsigned sym_pf_insn_class(uint64_t n)
 {
 	unsigned c = 0;
 
@@ -214,7 +97,28 @@ static unsigned insn_class(uint64_t n)
 	return c;
 }
 
-#define PUT_LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
+void sym_pf_json(struct cst_line *l, const char *s, size_t max)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t end = l->n + max;
+
+	cst_line_char(l, '"');
+	for (; s && *s && l->n < end; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			cst_line_char(l, '\\');
+			cst_line_char(l, (char)c);
+		} else if (c < 0x20) {
+			cst_line_str(l, "\\u00", 0);
+			cst_line_char(l, hex[c >> 4]);
+			cst_line_char(l, hex[c & 15]);
+		} else {
+			cst_line_char(l, (char)c);
+		}
+	}
+	cst_line_char(l, '"');
+}
 
 static char *put_udec(char *p, uint64_t v)
 {
@@ -239,30 +143,6 @@ static char *put_us(char *p, uint64_t ns)
 	p[2] = (char)('0' + r / 10 % 10);
 	p[3] = (char)('0' + r % 10);
 	return p + 4;
-}
-
-/* A JSON string of at most @max bytes of @s. */
-static void l_json(struct cst_line *l, const char *s, size_t max)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t end = l->n + max;
-
-	cst_line_char(l, '"');
-	for (; s && *s && l->n < end; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			cst_line_char(l, '\\');
-			cst_line_char(l, (char)c);
-		} else if (c < 0x20) {
-			cst_line_str(l, "\\u00", 0);
-			cst_line_char(l, hex[c >> 4]);
-			cst_line_char(l, hex[c & 15]);
-		} else {
-			cst_line_char(l, (char)c);
-		}
-	}
-	cst_line_char(l, '"');
 }
 
 static const char *base_name(const char *p)
@@ -309,13 +189,13 @@ static struct frame_text frame_text(struct cst_perfetto *pw, const struct cst_ca
 	    m->how == how)
 		return (struct frame_text){m->b, m->name_len, m->args_len};
 	cst_line_reset(l);
-	l_json(l, cst_call_frame_name(fr), NAME_MAX_BYTES);
+	sym_pf_json(l, cst_call_frame_name(fr), NAME_MAX_BYTES);
 	cst_line_str(l, ",\"cat\":\"", 0);
 	cst_line_str(l, how, 0);
 	cst_line_char(l, '"');
 	nn = l->n;
 	cst_line_str(l, ",\"args\":{\"dso\":", 0);
-	l_json(l, base_name(fr->dso), NAME_MAX_BYTES - 128);
+	sym_pf_json(l, base_name(fr->dso), NAME_MAX_BYTES - 128);
 	if (fr->func) {
 		/* hex, as the entry is (JSON numbers lose digits past 2^53) */
 		cst_line_str(l, ",\"addr\":\"0x", 0);
@@ -418,7 +298,7 @@ static void put_slice(struct cst_perfetto *pw, struct pthread *t, const struct c
 		return;
 	}
 	ft = frame_text(pw, ev->frame);
-	p = event_at(pw, insn_class(insns));
+	p = pf_event_at(pw, sym_pf_insn_class(insns));
 
 	p = PUT_LIT(p, "{\"ph\":\"X\",\"name\":");
 	memcpy(p, ft.b, ft.name_len);
@@ -434,7 +314,7 @@ static void put_slice(struct cst_perfetto *pw, struct pthread *t, const struct c
 	else if (ev->end == cst_call_end_eot)
 		p = PUT_LIT(p, ",\"cut\":\"trace ended\"");
 	p = PUT_LIT(p, "}}");
-	event_end(pw, p);
+	pf_event_end(pw, p);
 	pw->st.slices++;
 }
 
@@ -448,7 +328,7 @@ static void put_gap(struct cst_perfetto *pw, struct pthread *t, const struct cst
 
 	if (!strcmp(n, "trace lost"))
 		return;
-	p = event_at(pw, KEEP);
+	p = pf_event_at(pw, KEEP);
 	p = PUT_LIT(p, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"");
 	memcpy(p, n, strlen(n));
 	p += strlen(n);
@@ -456,19 +336,19 @@ static void put_gap(struct cst_perfetto *pw, struct pthread *t, const struct cst
 	p = put_ids(p, t);
 	p = put_us(p, ns);
 	*p++ = '}';
-	event_end(pw, p);
+	pf_event_end(pw, p);
 }
 
 /* An instant where an address filter turned tracing off (no loss). */
 static void put_off(struct cst_perfetto *pw, struct pthread *t, uint64_t ns)
 {
-	char *p = event_at(pw, KEEP);
+	char *p = pf_event_at(pw, KEEP);
 
 	p = PUT_LIT(p, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"trace off\",\"cat\":\"filter\"");
 	p = put_ids(p, t);
 	p = put_us(p, ns);
 	*p++ = '}';
-	event_end(pw, p);
+	pf_event_end(pw, p);
 }
 
 int cst_perfetto_add_lost(struct cst_perfetto *pw, const struct cst_loss_gap *g)
@@ -501,7 +381,7 @@ int cst_perfetto_add_lost(struct cst_perfetto *pw, const struct cst_loss_gap *g)
 	}
 	c->last = ns;
 	cst_loss_format_gap(g, what, sizeof(what));
-	p = event_at(pw, KEEP);
+	p = pf_event_at(pw, KEEP);
 	p += sprintf(p, "{\"ph\":\"i\",\"s\":\"%c\",\"name\":\"trace lost\",\"cat\":\"loss\","
 			"\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",\"ts\":",
 		     g->elem ? 't' : 'g', g->pid >= 0 ? g->pid : 0,
@@ -514,7 +394,7 @@ int cst_perfetto_add_lost(struct cst_perfetto *pw, const struct cst_loss_gap *g)
 	else if (g->bytes)
 		p += sprintf(p, ",\"at_least_bytes\":%" PRIu64, g->bytes);
 	p = PUT_LIT(p, "}}");
-	event_end(pw, p);
+	pf_event_end(pw, p);
 	return pw->io_error ? -cste_io : 0;
 }
 
@@ -563,135 +443,4 @@ int cst_perfetto_add(void *ctx, const struct cst_call_event *ev)
 		break;
 	}
 	return pw->io_error ? -cste_io : 0;
-}
-
-static void name_event(struct cst_perfetto *pw, const char *what, int32_t pid, int32_t tid,
-		       bool thread)
-{
-	const char *comm = pw->sym ? cst_symbolizer_comm(pw->sym, thread ? tid : pid) : NULL;
-	char buf[160], *p;
-
-	if (thread)
-		snprintf(buf, sizeof(buf), "%s/%" PRId32, comm ? comm : "thread", tid);
-	else
-		snprintf(buf, sizeof(buf), "%s %" PRId32, comm ? comm : "process", pid);
-	cst_line_reset(&pw->line);
-	l_json(&pw->line, buf, sizeof(buf)); /* at most 6 bytes a byte: within SLICE_MAX */
-	p = event_at(pw, KEEP);
-	p += sprintf(p, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRId32, what, pid);
-	if (thread)
-		p += sprintf(p, ",\"tid\":%" PRId32, tid);
-	p = PUT_LIT(p, ",\"args\":{\"name\":");
-	memcpy(p, pw->line.b, pw->line.n);
-	p += pw->line.n;
-	p = PUT_LIT(p, "}}");
-	event_end(pw, p);
-}
-
-/* Copy the spooled events to the file, leaving out the smallest slices as far
- * as the size limit needs (the thread names and the end take a little more). */
-static void unspool(struct cst_perfetto *pw)
-{
-	uint64_t all = 0, budget = pw->max_bytes > (64u << 10) ? pw->max_bytes - (64u << 10) : 0;
-	unsigned cut = 0;
-	uint32_t len;
-	int cls;
-	char *buf;
-
-	flush_out(pw);
-	for (unsigned c = 0; c <= KEEP; c++)
-		all += pw->class_bytes[c];
-	/* the classes from the bottom up, until the rest fits */
-	while (all > budget && cut < KEEP) {
-		all -= pw->class_bytes[cut];
-		pw->st.cut += pw->class_n[cut];
-		pw->st.cut_bytes += pw->class_bytes[cut];
-		cut++;
-	}
-	pw->st.cut_below = pw->st.cut && cut ? 1ull << (cut - 1) : 0;
-	pw->st.slices -= pw->st.cut;
-	buf = malloc(SLICE_MAX);
-	if (!buf || fseek(pw->spool, 0, SEEK_SET) < 0) {
-		free(buf);
-		pw->io_error = true;
-		return;
-	}
-	while ((cls = getc(pw->spool)) != EOF && fread(&len, 4, 1, pw->spool) == 1 &&
-	       len <= SLICE_MAX && fread(buf, 1, len, pw->spool) == len) {
-		if ((unsigned)cls < cut)
-			continue;
-		if ((!pw->first && fputc(',', pw->f) == EOF) || fputc('\n', pw->f) == EOF ||
-		    fwrite_unlocked(buf, 1, len, pw->f) != len)
-			pw->io_error = true;
-		pw->st.bytes += len + 1 + !pw->first;
-		pw->first = false;
-	}
-	if (ferror(pw->spool))
-		pw->io_error = true;
-	free(buf);
-	fclose(pw->spool);
-	pw->spool = NULL;
-}
-
-int cst_perfetto_get_stats(const struct cst_perfetto *pw, struct cst_perfetto_stats *st)
-{
-	if (!pw || !st)
-		return -cste_invalid;
-	*st = pw->st;
-	return 0;
-}
-
-int cst_perfetto_finish(struct cst_perfetto *pw)
-{
-	char note[512] = "";
-
-	if (!pw)
-		return -cste_invalid;
-	if (pw->spool)
-		unspool(pw);
-	for (size_t i = 0; i < pw->tcap; i++) {
-		const struct pthread *t = &pw->threads[i];
-		bool pid_named = false;
-
-		if (!t->used)
-			continue;
-		for (size_t k = 0; k < i; k++)
-			if (pw->threads[k].used && pw->threads[k].pid == t->pid)
-				pid_named = true;
-		if (!pid_named)
-			name_event(pw, "process_name", t->pid, t->tid, false);
-		name_event(pw, "thread_name", t->pid, t->tid, true);
-	}
-	flush_out(pw);
-	/* what was left out, and what would keep it */
-	if (pw->st.cut)
-		snprintf(note, sizeof(note),
-			 "%" PRIu64 " slices of fewer than %" PRIu64 " instructions (%.1f MB), to keep "
-			 "the file under %" PRIu64 " KiB (report --max-size 0 keeps them; --min-insns, "
-			 "--max-depth, --tid and --time choose what to show)",
-			 pw->st.cut, pw->st.cut_below, (double)pw->st.cut_bytes / 1e6,
-			 pw->max_bytes >> 10);
-	if (pw->st.small || pw->st.deep)
-		snprintf(note + strlen(note), sizeof(note) - strlen(note),
-			 "%s%" PRIu64 " slices under --min-insns %" PRIu64 ", %" PRIu64
-			 " deeper than --max-depth %u",
-			 note[0] ? "; " : "", pw->st.small, pw->min_insns, pw->st.deep, pw->max_depth);
-	fprintf(pw->f,
-		"\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"cstrace\","
-		"\"clock\":\"%s\",\"left_out\":\"%s\"}}\n",
-		!pw->any_time   ? "instructions: 1 ns per instruction"
-		: pw->perf_clock ? "trace timestamps on perf's clock (TIME_CONV) plus 1 ns per "
-				   "instruction"
-				 : "trace timestamps in the ETM's counter ticks (no TIME_CONV converts "
-				   "them: 1 tick shown as 1 ns) plus 1 ns per instruction",
-		note[0] ? note : "nothing");
-	return pw->io_error || ferror(pw->f) ? -cste_io : 0;
-}
-
-/* report --format=perfetto: the timeline was written while the trace decoded
- * (to the view's stream), only its end is left */
-int sym_report_write_perfetto(struct cst_report_view *v, FILE *f)
-{
-	(void)f;
-	return cst_perfetto_finish(v->timeline);
 }

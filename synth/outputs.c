@@ -64,3 +64,21 @@ int synth_log_cut(const char *path)
 	close(fd);
 	return e == ENOSPC || e == EDQUOT ? e : 0;
 }
+
+/* An output that is one of the run's inputs is refused before QEMU runs (each
+ * writer checks again as it creates its file). */
+int synth_outputs_check(const struct cst_synth_opts *o, const char *out)
+{
+	const char *outs[] = {out, o->truth, o->from_log ? NULL : o->keep_log};
+
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		const char *in = cst_file_set_find(o->inputs, outs[i]);
+
+		if (in) {
+			cst_logf(o->log, cst_log_error, "%s: is the input %s; refusing to overwrite it",
+				 outs[i], in);
+			return -cste_invalid;
+		}
+	}
+	return 0;
+}

@@ -6,10 +6,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "synth_int.h"
+
+const char *cst_synth_default_plugin(void)
+{
+#ifdef CSTRACE_SYNTH_PLUGIN
+	return CSTRACE_SYNTH_PLUGIN;
+#else
+	return "";
+#endif
+}
+
+/* QEMU takes the program by path (it searches no PATH): one that is missing or
+ * cannot be run is said at once, where the plugin's stream would wait for it. */
+int synth_program_check(const struct cst_synth_opts *o, const char *prog)
+{
+	struct stat st;
+
+	if (stat(prog, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			errno = S_ISDIR(st.st_mode) ? EISDIR : EACCES;
+		else if (access(prog, X_OK) == 0)
+			return 0;
+	}
+	cst_logf(o->log, cst_log_error, "%s: cannot run it: %s", prog, strerror(errno));
+	return -cste_not_found;
+}
 
 int synth_qemu_spawn(const struct cst_synth_opts *opts, char *const argv[], const char *log_path,
 		     const char *plugin, const char *plugin_out)

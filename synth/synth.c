@@ -276,15 +276,6 @@ static int run_insn(void *ctx, int cpu, uint64_t pc, bool thumb)
 	return 0;
 }
 
-const char *cst_synth_default_plugin(void)
-{
-#ifdef CSTRACE_SYNTH_PLUGIN
-	return CSTRACE_SYNTH_PLUGIN;
-#else
-	return "";
-#endif
-}
-
 /* A mkstemp/mkdtemp template for temporary file @what, under $TMPDIR. */
 static void synth_tmp_name(char *buf, size_t size, const char *what)
 {
@@ -431,40 +422,6 @@ static int run_write_snapshot(struct synth_run *r, const char *out, const struct
 	return rc;
 }
 
-/* An output that is one of the run's inputs is refused before QEMU runs (each
- * writer checks again as it creates its file). */
-static int check_outputs(const struct cst_synth_opts *o, const char *out)
-{
-	const char *outs[] = {out, o->truth, o->from_log ? NULL : o->keep_log};
-
-	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
-		const char *in = cst_file_set_find(o->inputs, outs[i]);
-
-		if (in) {
-			cst_logf(o->log, cst_log_error, "%s: is the input %s; refusing to overwrite it",
-				 outs[i], in);
-			return -cste_invalid;
-		}
-	}
-	return 0;
-}
-
-/* QEMU takes the program by path (it searches no PATH): one that is missing or
- * cannot be run is said at once, where the plugin's stream would wait for it. */
-static int check_program(const struct cst_synth_opts *o, const char *prog)
-{
-	struct stat st;
-
-	if (stat(prog, &st) == 0) {
-		if (!S_ISREG(st.st_mode))
-			errno = S_ISDIR(st.st_mode) ? EISDIR : EACCES;
-		else if (access(prog, X_OK) == 0)
-			return 0;
-	}
-	cst_logf(o->log, cst_log_error, "%s: cannot run it: %s", prog, strerror(errno));
-	return -cste_not_found;
-}
-
 /* QEMU writes its log itself and goes on when a write fails: a log cut short by a
  * full disk would encode a fraction of the run as if it were all of it. */
 static int check_log(const struct synth_run *r, const char *log_path)
@@ -514,9 +471,9 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 			 opts->core ? opts->core : "");
 		return -cste_invalid;
 	}
-	int err = check_outputs(opts, out);
+	int err = synth_outputs_check(opts, out);
 	if (!err && !opts->from_log)
-		err = check_program(opts, argv[0]);
+		err = synth_program_check(opts, argv[0]);
 	if (err)
 		return err;
 	struct synth_run *r = calloc(1, sizeof(*r));

@@ -84,6 +84,8 @@ int synth_qemu_spawn(const struct cst_synth_opts *opts, char *const argv[], cons
 		     const char *plugin, const char *plugin_out);
 /* Wait for a spawned QEMU: its exit status (>= 0) or a negative error. */
 int synth_qemu_wait(const struct cst_synth_opts *opts, int pid);
+/* @prog exists and can be run, or the error is logged: -cste_not_found. */
+int synth_program_check(const struct cst_synth_opts *opts, const char *prog);
 
 /* Called per executed instruction while the log is read; @cpu is QEMU's vCPU index
  * (one per guest thread in user mode). */
@@ -276,6 +278,9 @@ int synth_outs_commit(struct synth_outs *s, struct cst_out *o);
 /* The run failed: remove what was committed (and forget it). */
 void synth_outs_undo(struct synth_outs *s);
 void synth_outs_fini(struct synth_outs *s);
+/* None of the run's outputs (@out, the truth, the kept log) is one of its inputs;
+ * else the error is logged: -cste_invalid. */
+int synth_outputs_check(const struct cst_synth_opts *o, const char *out);
 
 /* QEMU writes its log itself and says nothing when a write fails: 0 when one byte
  * more can be added to the log at @path (then restored), else the errno (ENOSPC,
