@@ -288,11 +288,13 @@ static void range(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_
 			sym_psc_print(p, &s);
 		}
 	}
-	if (p->o.branches)
-		loc_at(p, se, e->start, &first);
+	/* the target's name only where a branch sample shows it: most ranges are
+	 * entered by falling through a branch not taken */
 	if (p->o.branches &&
-	    (q->prev.kind == pk_disc || (q->prev.kind == pk_range && q->prev.taken)))
+	    (q->prev.kind == pk_disc || (q->prev.kind == pk_range && q->prev.taken))) {
+		loc_at(p, se, e->start, &first);
 		branch_sample(p, q, se, &first);
+	}
 	loc_at(p, se, pk.end - pk.last_size, &pk.last_loc);
 	q->prev = pk;
 }
