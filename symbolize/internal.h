@@ -205,6 +205,13 @@ struct cst_symbolizer {
 	uint32_t cache_cap, cache_used;
 	struct range_front *front; /* before it: see range.c */
 	struct perf_memo *perf_memo; /* cst_symbolizer_perf_name's answers (range.c) */
+	/* sym_find_mapping's last answer, while spaces_epoch stands (space.c) */
+	struct {
+		int32_t pid;
+		uint32_t epoch;    /* 0: none */
+		const struct mapping *m;
+		const struct space *sp;
+	} map_memo;
 	uint32_t spaces_epoch;     /* bumped when any space changes */
 	struct arena_chunk *arena;
 
