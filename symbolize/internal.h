@@ -250,11 +250,12 @@ struct cst_symbolizer {
  * pending (NULL: none). */
 const struct cst_sym_lost *sym_lost_take(struct cst_symbolizer *sym, const struct cst_elem *elem);
 
-/* A space changed: what the range front and the perf memo remember is void. */
+/* A space changed: what the range front and the memos remember is void. */
 static inline void sym_spaces_changed(struct cst_symbolizer *sym)
 {
 	if (++sym->spaces_epoch == 0) {
 		sym->spaces_epoch = 1; /* 0 marks an empty entry */
+		sym->map_memo.m = NULL; /* its epoch may be 1 from before the wrap */
 		if (sym->front)
 			memset(sym->front, 0, SYM_RANGE_FRONT * sizeof(*sym->front));
 		if (sym->perf_memo)
