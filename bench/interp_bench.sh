@@ -127,17 +127,18 @@ bench_arch() { # arch lua "rounds size" [synth options]
 		row "perf report --itrace=i1i --stdio (peer)" "$insns" - "$pw" "$c" "$r"
 		read -r w c r < <(measure "$CSTRACE" report "$data")
 		row "cstrace report" "$insns" "$pw" "$w" "$c" "$r"
-		read -r pw c r < <(measure perf script -i "$data" --itrace=b -F ip,addr,sym)
-		row "perf script --itrace=b -F ip,addr,sym (peer)" "$insns" - "$pw" "$c" "$r"
+		# each verb's default lines against the peer's (#39's goals)
+		read -r pw c r < <(measure perf script -i "$data" --itrace=b)
+		row "perf script --itrace=b (peer)" "$insns" - "$pw" "$c" "$r"
 		read -r w c r < <(measure "$CSTRACE" script "$data")
 		row "cstrace script (symbolized branches)" "$insns" "$pw" "$w" "$c" "$r"
-		# the peer's fields only (the same lines as the peer's, give or take its
-		# trace-start lines): the default adds thread, CPU, time, kind and binary
-		# to each, 2.6 times the bytes to make and write
-		read -r w c r < <(measure "$CSTRACE" script -F ip,addr,sym "$data")
-		row "cstrace script -F ip,addr,sym (the peer's fields)" "$insns" "$pw" "$w" "$c" "$r"
 		read -r w c r < <(measure "$CSTRACE" script --raw "$data")
 		row "cstrace script --raw (perf's samples)" "$insns" "$pw" "$w" "$c" "$r"
+		# the same fields on both sides: perf's lines, byte for byte
+		read -r pw c r < <(measure perf script -i "$data" --itrace=b -F ip,addr,sym,dso)
+		row "perf script --itrace=b -F ip,addr,sym,dso (peer)" "$insns" - "$pw" "$c" "$r"
+		read -r w c r < <(measure "$CSTRACE" script -F ip,addr,sym,dso "$data")
+		row "cstrace script -F ip,addr,sym,dso (peer's fields)" "$insns" "$pw" "$w" "$c" "$r"
 	fi
 	# one thread, then the CPUs online: the scaling of a single-CPU recording, with
 	# each ETMv4 decoder (one thread uses OpenCSD's by default, threads cstrace's)

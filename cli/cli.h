@@ -191,6 +191,10 @@ struct cli_out {
  *  0600 (trace and memory dumps), else as the umask allows. Returns 0 or -1
  *  (message printed). */
 int cli_out_open(struct cli_out *o, const char *path, const char *input, bool private_file);
+/** Buffer @f (cli_out_open's stream) in 1 MiB, fully: a verb whose output is
+ *  its lines in bulk. Standard output's buffer (cst_stream_buffer) is kept for
+ *  the life of the process, which flushes it at exit; a file's is cst_out's. */
+void cli_out_buffer(FILE *f);
 /** True when @a and @b name the same existing file (however they are spelt). */
 bool cli_same_file(const char *a, const char *b);
 /** Write all of @path at once through @write(@obj, file) (cli_out_open's rules;

@@ -167,7 +167,7 @@ int cmd_decode(int argc, char **argv)
 		return 1;
 	}
 	out.f = file.f;
-	setvbuf(out.f, NULL, _IOFBF, 1 << 20);
+	cli_out_buffer(out.f);
 	/* OpenCSD's own print of each element needs OpenCSD's element */
 	if (out.format == out_elements && (topts.session.decoder == cst_decoder_cstrace ||
 					   topts.session.decoder == cst_decoder_recover)) {

@@ -59,7 +59,7 @@ int cmd_dump(int argc, char **argv)
 			    &topts, NULL, &trace);
 	if (parsed != verb_run)
 		return verb_exit(parsed);
-	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	cli_out_buffer(stdout);
 	cli_progress_off(stdout); /* its lines to a terminal: no progress over them */
 	ret = trace_opts_open(&topts, trace, stdout, &session);
 	if (ret < 0)

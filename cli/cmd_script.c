@@ -249,7 +249,7 @@ int cmd_script(int argc, char **argv)
 			    argc, argv, &topts, NULL, &trace);
 	if (parsed != verb_run)
 		return verb_exit(parsed);
-	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	cli_out_buffer(stdout);
 	/* samples stream out as they come: a decoder crash can be skipped. With
 	 * threads, a perf.data decodes beside the printing (the pipe). */
 	topts.session.pipe = true;

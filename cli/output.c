@@ -56,6 +56,12 @@ int cli_out_open(struct cli_out *o, const char *path, const char *input, bool pr
 	return 0;
 }
 
+void cli_out_buffer(FILE *f)
+{
+	if (f == stdout)
+		(void)cst_stream_buffer(stdout);
+}
+
 int cli_out_commit(struct cli_out *o)
 {
 	int err;

@@ -343,7 +343,7 @@ int script_view_run(int argc, char **argv)
 		goto out;
 	sink.f = file.f;
 	cli_progress_off(sink.f); /* its lines stream to a terminal: no progress over them */
-	setvbuf(sink.f, NULL, _IOFBF, 1 << 20);
+	cli_out_buffer(sink.f);
 	if (symcli_open(&cli, trace, &session, &sym) < 0)
 		goto out;
 	args.view.filter = &cli.filter;

@@ -85,10 +85,24 @@ static int out_cookie_close(void *ctx)
 	return 0;
 }
 
+char *cst_stream_buffer(FILE *f)
+{
+	const size_t size = 1 << 20;
+	char *buf = malloc(size);
+
+	if (buf && setvbuf(f, buf, _IOFBF, size) != 0) {
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
+}
+
 static void out_free(struct cst_out *o)
 {
 	if (o->f)
 		fclose(o->f);
+	free(o->buf);
+	o->buf = NULL;
 	if (o->fd >= 0)
 		close(o->fd);
 	o->f = NULL;
@@ -108,7 +122,7 @@ static int out_stream(struct cst_out *o)
 		return -1;
 	/* views write hundreds of MB (a timeline: 300 MB): a write per 4 KiB, the
 	 * default, cost more than formatting them */
-	setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+	o->buf = cst_stream_buffer(o->f);
 	return 0;
 }
 
@@ -199,6 +213,8 @@ int cst_out_commit(struct cst_out *o)
 	if (o->f)
 		fclose(o->f); /* flushed above: nothing reaches the fd now */
 	o->f = NULL;
+	free(o->buf);
+	o->buf = NULL;
 	if (close(o->fd) < 0 && errno != EINTR)
 		cst_out_failed(o, errno);
 	o->fd = -1;

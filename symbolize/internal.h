@@ -166,6 +166,16 @@ struct range_front {
 	struct cst_sym_piece *pieces;
 };
 
+/* perf's name of a recent address (range.c), by pid: SYM_PERF_MEMO of them. */
+#define SYM_PERF_MEMO 4096u
+struct perf_memo {
+	uint64_t addr, vaddr;      /* vaddr: addr at its binary's link address */
+	int32_t pid;
+	uint32_t epoch;            /* spaces_epoch it was found in; 0: empty */
+	bool elf;                  /* an ELF's mapping holds addr: perf names it (or not) */
+	const struct sym_func *f;
+};
+
 struct arena_chunk;
 
 struct comm {
@@ -194,6 +204,14 @@ struct cst_symbolizer {
 	struct range_entry *cache; /* open addressing, power of two */
 	uint32_t cache_cap, cache_used;
 	struct range_front *front; /* before it: see range.c */
+	struct perf_memo *perf_memo; /* cst_symbolizer_perf_name's answers (range.c) */
+	/* sym_find_mapping's last answer, while spaces_epoch stands (space.c) */
+	struct {
+		int32_t pid;
+		uint32_t epoch;    /* 0: none */
+		const struct mapping *m;
+		const struct space *sp;
+	} map_memo;
 	uint32_t spaces_epoch;     /* bumped when any space changes */
 	struct arena_chunk *arena;
 
@@ -232,13 +250,16 @@ struct cst_symbolizer {
  * pending (NULL: none). */
 const struct cst_sym_lost *sym_lost_take(struct cst_symbolizer *sym, const struct cst_elem *elem);
 
-/* A space changed: what the range front remembers is void. */
+/* A space changed: what the range front and the memos remember is void. */
 static inline void sym_spaces_changed(struct cst_symbolizer *sym)
 {
 	if (++sym->spaces_epoch == 0) {
 		sym->spaces_epoch = 1; /* 0 marks an empty entry */
+		sym->map_memo.m = NULL; /* its epoch may be 1 from before the wrap */
 		if (sym->front)
 			memset(sym->front, 0, SYM_RANGE_FRONT * sizeof(*sym->front));
+		if (sym->perf_memo)
+			memset(sym->perf_memo, 0, SYM_PERF_MEMO * sizeof(*sym->perf_memo));
 	}
 }
 

@@ -251,13 +251,11 @@ static void branch_sample(struct cst_pscript *p, struct pqueue *q, const struct 
 static void range(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_elem *se)
 {
 	const struct cst_elem *e = se->elem;
-	struct ppacket pk = {.kind = pk_range, .start = e->start, .end = e->end,
-			     .last_size = e->last_size ? e->last_size : 4, .isa = e->isa,
-			     .taken = cst_elem_taken_branch(e), .pid = se->pid};
+	uint8_t last_size = e->last_size ? e->last_size : 4;
+	uint32_t flags = range_flags(p, se->pid, e);
 	uint64_t prev_insns = q->period_insns, period = p->o.period ? p->o.period : 1;
 	struct cst_sym_loc first;
 
-	pk.flags = range_flags(p, se->pid, e);
 	if (q->prev.kind == pk_disc)
 		q->prev.flags |= PSF_BRANCH | PSF_TRACE_BEGIN;
 	/* an exception return to just after an SVC was a system call's return */
@@ -288,13 +286,24 @@ static void range(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_
 			sym_psc_print(p, &s);
 		}
 	}
-	if (p->o.branches)
-		loc_at(p, se, e->start, &first);
+	/* the target's name only where a branch sample shows it: most ranges are
+	 * entered by falling through a branch not taken */
 	if (p->o.branches &&
-	    (q->prev.kind == pk_disc || (q->prev.kind == pk_range && q->prev.taken)))
+	    (q->prev.kind == pk_disc || (q->prev.kind == pk_range && q->prev.taken))) {
+		loc_at(p, se, e->start, &first);
 		branch_sample(p, q, se, &first);
-	loc_at(p, se, pk.end - pk.last_size, &pk.last_loc);
-	q->prev = pk;
+	}
+	/* this range is the previous packet now: in place, field by field (a
+	 * packet built aside, zeroed and copied whole, was a tenth of the lines) */
+	q->prev.kind = pk_range;
+	q->prev.flags = flags;
+	q->prev.start = e->start;
+	q->prev.end = e->end;
+	q->prev.last_size = last_size;
+	q->prev.isa = e->isa;
+	q->prev.taken = cst_elem_taken_branch(e);
+	q->prev.pid = se->pid;
+	loc_at(p, se, e->end - last_size, &q->prev.last_loc);
 }
 
 /* cs_etm__flush at a discontinuity: the last range's branch to 0. */

@@ -37,6 +37,20 @@ struct psample {
 	uint8_t insn_len;
 };
 
+/* "ip sym+off (dso)" as last formatted at one address: a trace names the same
+ * few thousand branches again and again, and the hex digits, the names' lengths
+ * and the pieces were most of a line's cost. It prints the same while the
+ * name, offset and binary it was made of are the same. */
+#define PSC_LOC_MEMO 1024
+struct psc_loc_memo {
+	uint64_t addr, func_offset;
+	const struct cst_sym_func *func;
+	const char *dso;
+	bool valid;
+	uint8_t len;
+	char b[230];
+};
+
 struct cst_pscript {
 	struct cst_pscript_opts o;
 	struct cst_pscript_file file;
@@ -50,6 +64,7 @@ struct cst_pscript {
 	char branch_name[32], insn_name[32];
 	char comm[40];             /* the thread's name, as the line prints it */
 	struct cst_line line;
+	struct psc_loc_memo *memo; /* PSC_LOC_MEMO of them, by address */
 	/* per trace ID: perf's traceid queue (pscript.c) */
 	struct pqueue *q[128];
 };

@@ -262,21 +262,53 @@ static void put_srcline(struct cst_line *l, const struct cst_sym_loc *loc)
 	cst_line_dec(l, loc->line, 0, 0);
 }
 
-/* sample__fprintf_sym without a callchain: "%16lx sym+off (dso)" */
-static void put_ip(struct cst_pscript *p, const struct psample *s, bool srcline)
+/* "%16lx sym+off (dso)" */
+static void format_at(struct cst_pscript *p, uint64_t addr, const struct cst_sym_loc *loc)
 {
 	struct cst_line *l = &p->line;
 	unsigned f = p->o.fields;
 
-	cst_line_hex(l, s->ip, 16, 0, 0);
+	cst_line_hex(l, addr, 16, 0, 0);
 	if (f & cst_pscript_sym) {
 		cst_line_char(l, ' ');
-		put_sym(l, s->ip_loc, f & cst_pscript_symoff);
+		put_sym(l, loc, f & cst_pscript_symoff);
 	}
 	if (f & cst_pscript_dso)
-		put_dso(l, s->ip_loc);
+		put_dso(l, loc);
+}
+
+/* format_at, through the memo (the fields stay as they are while @p lives). */
+static void put_at(struct cst_pscript *p, uint64_t addr, const struct cst_sym_loc *loc)
+{
+	struct psc_loc_memo *m = p->memo ? &p->memo[(addr ^ (addr >> 10)) % PSC_LOC_MEMO] : NULL;
+	size_t at = p->line.n;
+
+	if (m && m->valid && m->addr == addr && m->func == loc->func &&
+	    m->func_offset == loc->func_offset && m->dso == loc->dso) {
+		cst_line_mem(&p->line, m->b, m->len);
+		return;
+	}
+	format_at(p, addr, loc);
+	if (!m)
+		return;
+	/* a location cut short by a full line is not kept */
+	m->valid = p->line.n - at <= sizeof(m->b) && p->line.n < sizeof(p->line.b);
+	if (!m->valid)
+		return;
+	m->addr = addr;
+	m->func = loc->func;
+	m->func_offset = loc->func_offset;
+	m->dso = loc->dso;
+	m->len = (uint8_t)(p->line.n - at);
+	memcpy(m->b, p->line.b + at, m->len);
+}
+
+/* sample__fprintf_sym without a callchain: "%16lx sym+off (dso)" */
+static void put_ip(struct cst_pscript *p, const struct psample *s, bool srcline)
+{
+	put_at(p, s->ip, s->ip_loc);
 	if (srcline)
-		put_srcline(l, s->ip_loc);
+		put_srcline(&p->line, s->ip_loc);
 }
 
 static void put_insn(struct cst_line *l, unsigned f, const struct psample *s)
@@ -327,13 +359,7 @@ void sym_psc_print(struct cst_pscript *p, const struct psample *s)
 		}
 		if (f & (cst_pscript_addr | BRANCH_ADDR)) {
 			cst_line_str(l, " => ", 0);
-			cst_line_hex(l, s->addr, 16, 0, 0);
-			if (f & cst_pscript_sym) {
-				cst_line_char(l, ' ');
-				put_sym(l, s->addr_loc, f & cst_pscript_symoff);
-			}
-			if (f & cst_pscript_dso)
-				put_dso(l, s->addr_loc);
+			put_at(p, s->addr, s->addr_loc);
 		}
 		if ((f & cst_pscript_ip) && (f & cst_pscript_srcline))
 			put_srcline(l, s->ip_loc);
@@ -397,6 +423,9 @@ static int setup(struct cst_pscript *p, const struct cst_pscript_opts *opts)
 		p->name_width = (int)strlen(p->branch_name);
 	if (p->o.instructions && (int)strlen(p->insn_name) > p->name_width)
 		p->name_width = (int)strlen(p->insn_name);
+	p->memo = calloc(PSC_LOC_MEMO, sizeof(*p->memo));
+	if (!p->memo)
+		return -cste_nomem;
 	err = cst_sym_filter_alloc(&p->filter, p->sym, p->o.filter);
 	return err;
 }
@@ -430,5 +459,6 @@ void cst_pscript_free(struct cst_pscript *p)
 	for (size_t i = 0; i < sizeof(p->q) / sizeof(p->q[0]); i++)
 		free(p->q[i]);
 	cst_sym_filter_free(p->filter);
+	free(p->memo);
 	free(p);
 }

@@ -73,25 +73,51 @@ int cst_symbolizer_lookup(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	return 0;
 }
 
+/* perf's lines name the first and the last instruction of every range, the same
+ * few thousand addresses again and again: walking perf's tree (and the mappings)
+ * for each was a fifth of `script -F ip,addr,sym,dso`. A direct-mapped memo by
+ * pid and address answers again while no space changes (spaces_epoch). */
+static struct perf_memo *perf_memo_slot(struct cst_symbolizer *sym, int32_t pid, uint64_t addr)
+{
+	uint64_t h = (addr >> 2) ^ (addr >> 14) ^ ((uint64_t)(uint32_t)pid * 0x9e3779b1u);
+
+	if (!sym->perf_memo &&
+	    !(sym->perf_memo = calloc(SYM_PERF_MEMO, sizeof(*sym->perf_memo))))
+		return NULL;
+	return &sym->perf_memo[h & (SYM_PERF_MEMO - 1)];
+}
+
 int cst_symbolizer_perf_name(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
 			     struct cst_sym_loc *loc)
 {
 	const struct space *sp;
 	const struct mapping *m;
-	const struct sym_func *f;
-	uint64_t vaddr;
+	struct perf_memo *pm, one;
 
 	if (!sym || !loc)
 		return -cste_invalid;
-	m = sym_find_mapping(sym, pid, addr, &sp);
-	if (!m || m->dso->kind != dso_elf)
+	pm = perf_memo_slot(sym, pid, addr);
+	if (!pm)
+		pm = &one; /* no memory for the memo: look up each time */
+	if (pm == &one || pm->epoch != sym->spaces_epoch || pm->addr != addr || pm->pid != pid) {
+		m = sym_find_mapping(sym, pid, addr, &sp);
+		*pm = (struct perf_memo){.addr = addr, .pid = pid, .epoch = sym->spaces_epoch,
+					 .elf = m && m->dso->kind == dso_elf};
+		if (pm->elf) {
+			pm->vaddr = addr + m->vaddr_adj;
+			pm->f = sym_dso_find_perf_func(sym, m->dso, pm->vaddr);
+			/* a binary that failed to open on this first look is no ELF the
+			 * next time: this answer stands once, not again */
+			if (m->dso->kind != dso_elf)
+				pm->epoch = 0;
+		}
+	}
+	if (!pm->elf)
 		return 0;
-	vaddr = addr + m->vaddr_adj;
-	f = sym_dso_find_perf_func(sym, m->dso, vaddr);
 	loc->func = NULL;
-	if (f) {
-		loc->func = &f->pub;
-		loc->func_offset = vaddr - f->pub.addr;
+	if (pm->f) {
+		loc->func = &pm->f->pub;
+		loc->func_offset = pm->vaddr - pm->f->pub.addr;
 	}
 	return 0;
 }

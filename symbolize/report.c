@@ -22,6 +22,7 @@ struct cst_report {
 	uint32_t icap;
 	uint64_t total;
 	struct cst_report_row *sorted;
+	uint32_t last;             /* the row row_get gave last: row + 1, 0 none */
 };
 
 int cst_report_alloc(struct cst_report **out, unsigned keys)
@@ -73,6 +74,10 @@ static struct rrow *row_get(struct cst_report *rep, const struct cst_sym_func *f
 	uint64_t h;
 	struct rrow *r;
 
+	/* ranges run on in one function (an interpreter's loop): its row again */
+	r = rep->last ? &rep->rows[rep->last - 1] : NULL;
+	if (r && r->func == func && r->pub.dso == dso && r->pub.file == file && r->pub.line == line)
+		return r;
 	if (rep->nrows * 2 >= rep->icap &&
 	    cst_index_grow(&rep->index, &rep->icap, 1024, rep->nrows, row_hash, rep) < 0)
 		return NULL;
@@ -84,8 +89,10 @@ static struct rrow *row_get(struct cst_report *rep, const struct cst_sym_func *f
 		r = &rep->rows[i - 1];
 		/* file names are compared by pointer: one CU's table gives one pointer */
 		if (r->func == func && r->pub.dso == dso && r->pub.file == file &&
-		    r->pub.line == line)
+		    r->pub.line == line) {
+			rep->last = i;
 			return r;
+		}
 	}
 	if (CST_GROW(rep->rows, rep->cap, (size_t)rep->nrows + 1) < 0)
 		return NULL;
@@ -99,6 +106,7 @@ static struct rrow *row_get(struct cst_report *rep, const struct cst_sym_func *f
 	r->pub.func_addr = func ? func->addr : 0;
 	r->pub.func = func;
 	rep->index[h & (rep->icap - 1)] = ++rep->nrows;
+	rep->last = rep->nrows;
 	return r;
 }
 

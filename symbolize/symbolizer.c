@@ -119,6 +119,7 @@ void cst_symbolizer_free(struct cst_symbolizer *sym)
 	sym_arena_free_all(sym);
 	free(sym->cache);
 	free(sym->front);
+	free(sym->perf_memo);
 	free(sym->comms);
 	free(sym->lost);
 	free(sym->scratch);

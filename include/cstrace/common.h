@@ -268,11 +268,19 @@ struct cst_out {
 	char *path;     /* the destination */
 	char *tmp;      /* the temporary name; NULL for a device (/dev/null, a pipe) */
 	int error;      /* errno of the first failed write through @f, else 0 */
+	char *buf;      /* @f's buffer (cst_stream_buffer), freed after @f is closed */
 	struct cst_log log;
 	/* opts->inputs, asked again at the commit: files found while the output
 	 * was made (a recorded binary) may be among them by then */
 	const struct cst_file_set *inputs;
 };
+
+/** Buffer @f's writes in 1 MiB. glibc's setvbuf given no buffer of the caller's
+ *  keeps its own of st_blksize (4 KiB) whatever size is asked: a write per 4 KiB,
+ *  540 000 of them for `script`'s 2 GB. Call before any I/O on @f. Returns the
+ *  buffer, which must outlive @f (free it after fclose), or NULL when there is
+ *  no memory (@f keeps its own). */
+char *cst_stream_buffer(FILE *f);
 
 /** Start writing @path. A destination that is a character device or a FIFO is
  *  written in place; a directory or another kind of file is refused, and so is
