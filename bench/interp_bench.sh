@@ -139,17 +139,27 @@ bench_arch() { # arch lua "rounds size" [synth options]
 		row "perf script --itrace=b -F ip,addr,sym,dso (peer)" "$insns" - "$pw" "$c" "$r"
 		read -r w c r < <(measure "$CSTRACE" script -F ip,addr,sym,dso "$data")
 		row "cstrace script -F ip,addr,sym,dso (peer's fields)" "$insns" "$pw" "$w" "$c" "$r"
+		# every instruction: perf's --itrace=i1i lines against script --insn's
+		read -r pw c r < <(measure perf script -i "$data" --itrace=i1i)
+		row "perf script --itrace=i1i (peer)" "$insns" - "$pw" "$c" "$r"
+		read -r w c r < <(measure "$CSTRACE" script --insn "$data")
+		row "cstrace script --insn" "$insns" "$pw" "$w" "$c" "$r"
+		# one thread: the decoder and the symbolizing on the caller's thread
+		read -r pw c r < <(measure perf script -i "$data" --itrace=b)
+		row "perf script --itrace=b (peer, again)" "$insns" - "$pw" "$c" "$r"
+		read -r w c r < <(measure "$CSTRACE" script --threads 1 "$data")
+		row "cstrace script --threads 1" "$insns" "$pw" "$w" "$c" "$r"
 	fi
-	# one thread, then the CPUs online: the scaling of a single-CPU recording, with
-	# each ETMv4 decoder (one thread uses OpenCSD's by default, threads cstrace's)
-	read -r w1 c r < <(measure "$CSTRACE" decode --format=none --threads 1 "$data")
-	row "cstrace decode --format=none --threads 1 (perf.data)" "$insns" - "$w1" "$c" "$r"
+	# one thread, then the CPUs online: the scaling of a single-CPU recording,
+	# with each ETMv4 decoder (the default, auto, is cstrace's on every thread)
+	read -r w1 c r < <(measure "$CSTRACE" decode --format=none --threads 1 --decoder=opencsd "$data")
+	row "cstrace decode --format=none --threads 1 --decoder=opencsd" "$insns" - "$w1" "$c" "$r"
 	read -r w c r < <(measure "$CSTRACE" decode --format=none --decoder=opencsd "$data")
-	row "  the same, --decoder=opencsd, $(nproc) threads" "$insns" "$w1" "$w" "$c" "$r"
+	row "  the same, $(nproc) threads" "$insns" "$w1" "$w" "$c" "$r"
 	read -r w1 c r < <(measure "$CSTRACE" decode --format=none --threads 1 --decoder=cstrace "$data")
-	row "  the same, --decoder=cstrace, 1 thread" "$insns" - "$w1" "$c" "$r"
-	read -r w c r < <(measure "$CSTRACE" decode --format=none "$data")
-	row "cstrace decode --format=none (perf.data, $(nproc) threads)" "$insns" "$w1" "$w" "$c" "$r"
+	row "cstrace decode --format=none --threads 1 --decoder=cstrace" "$insns" - "$w1" "$c" "$r"
+	read -r w c r < <(measure "$CSTRACE" decode --format=none --decoder=cstrace "$data")
+	row "  the same, $(nproc) threads" "$insns" "$w1" "$w" "$c" "$r"
 	if command -v trc_pkt_lister >/dev/null; then
 		read -r pw c r < <(measure trc_pkt_lister -ss_dir "$snap" -decode -logfilename /dev/null)
 		row "trc_pkt_lister -decode (peer, snapshot)" "$insns" - "$pw" "$c" "$r"
