@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int sym_disasm_open(struct cst_symbolizer *sym)
@@ -25,6 +26,8 @@ int sym_disasm_open(struct cst_symbolizer *sym)
 
 void sym_disasm_close(struct cst_symbolizer *sym)
 {
+	free(sym->disasm_memo);
+	sym->disasm_memo = NULL;
 	if (!sym->cs_ok)
 		return;
 	cs_free(sym->cs_insn, 1);
@@ -32,6 +35,13 @@ void sym_disasm_close(struct cst_symbolizer *sym)
 	cs_close(&sym->cs_a32);
 	cs_close(&sym->cs_t32);
 	sym->cs_ok = false;
+}
+
+/* A slot of the disassembly memo for @addr: Fibonacci hashing, since the low
+ * bits of A64 addresses are always zero. */
+static inline size_t disasm_slot(uint64_t addr)
+{
+	return (size_t)(((addr >> 1) * 0x9e3779b97f4a7c15ull) >> 40) & (SYM_DISASM_MEMO - 1);
 }
 
 /* The code bytes mapped at @addr, @n of them, or NULL. */
@@ -68,6 +78,8 @@ int cst_symbolizer_disasm(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	const uint8_t *code;
 	size_t left;
 	uint64_t a = addr;
+	uint32_t word;
+	struct disasm_memo *dm;
 
 	if (!sym || !insn)
 		return -cste_invalid;
@@ -88,6 +100,19 @@ int cst_symbolizer_disasm(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	insn->addr = addr;
 	insn->size = (uint8_t)size;
 	memcpy(insn->bytes, p, size);
+	word = cst_le32(insn->bytes);
+	/* a loop runs the same instructions millions of times: capstone's
+	 * printer (string compares and printf on every call) was most of
+	 * `script --insn`, so an answer is kept by what it depends on. Not in
+	 * T32: capstone carries an IT block's state from one call to the next,
+	 * so the text there depends on the instructions before it too. */
+	if (!sym->disasm_memo && isa != cst_isa_t32)
+		sym->disasm_memo = calloc(SYM_DISASM_MEMO, sizeof(*sym->disasm_memo));
+	dm = sym->disasm_memo && isa != cst_isa_t32 ? &sym->disasm_memo[disasm_slot(addr)] : NULL;
+	if (dm && dm->size == size && dm->addr == addr && dm->code == word && dm->isa == isa) {
+		memcpy(insn->text, dm->text, sizeof(insn->text));
+		return 0;
+	}
 	code = p;
 	left = size;
 	if (cs_disasm_iter(h, &code, &left, &a, sym->cs_insn))
@@ -95,5 +120,12 @@ int cst_symbolizer_disasm(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 			 sym->cs_insn->op_str[0] ? " " : "", sym->cs_insn->op_str);
 	else
 		snprintf(insn->text, sizeof(insn->text), "(bad)");
+	if (dm) {
+		dm->addr = addr;
+		dm->code = word;
+		dm->size = (uint8_t)size;
+		dm->isa = (uint8_t)isa;
+		memcpy(dm->text, insn->text, sizeof(dm->text));
+	}
 	return 0;
 }

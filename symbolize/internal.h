@@ -176,6 +176,17 @@ struct perf_memo {
 	const struct sym_func *f;
 };
 
+/* An instruction's disassembly (disasm.c): its text depends on nothing but the
+ * instruction set, the address (PC-relative operands) and the code bytes, all in
+ * the key, so no change of the spaces makes it stale. SYM_DISASM_MEMO of them. */
+#define SYM_DISASM_MEMO 65536u
+struct disasm_memo {
+	uint64_t addr;
+	uint32_t code;             /* the bytes, little-endian, zero-padded */
+	uint8_t size, isa;         /* size 0: empty */
+	char text[sizeof(((struct cst_sym_insn *)0)->text)];
+};
+
 struct arena_chunk;
 
 struct comm {
@@ -218,6 +229,7 @@ struct cst_symbolizer {
 	csh cs_a64, cs_a32, cs_t32;
 	bool cs_ok;
 	cs_insn *cs_insn;
+	struct disasm_memo *disasm_memo; /* cst_symbolizer_disasm's answers */
 
 	struct comm *comms;
 	size_t ncomms, comms_cap;

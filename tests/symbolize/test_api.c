@@ -113,6 +113,93 @@ static void test_fork_exec(void)
 	cst_symbolizer_free(sym);
 }
 
+/* Disassembly is remembered by address and bytes: a PC-relative branch says its
+ * own target wherever it stands, with far more addresses than the memo has slots
+ * (so that they share slots), on the first look and the next, and the same
+ * bytes under another instruction set are another instruction. */
+static void test_disasm_memo(void)
+{
+	enum { N = 1 << 18 }; /* instructions: four times the memo's slots */
+	char path[] = "/tmp/cst_codeXXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct cst_symbolizer *sym = NULL;
+	const uint64_t base = 0x400000;
+	int bad = 0;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	for (int i = 0; i < N; i++) {
+		/* A64 "bl #+8" and, read as A32, a conditional instruction */
+		const uint8_t bl[4] = {0x02, 0x00, 0x00, 0x94};
+
+		fwrite(bl, 1, 4, f);
+	}
+	fclose(f);
+	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, NULL), 0);
+	if (sym) {
+		struct cst_sym_mapping m = {.pid = 3, .addr = base, .len = 4ull * N, .path = path,
+					    .raw = true};
+		struct cst_sym_insn a64, a32;
+
+		CHECK_EQ_INT(cst_symbolizer_add_mapping(sym, &m), 0);
+		for (int pass = 0; pass < 2; pass++)
+			for (uint64_t i = 0; i < N; i += 1 + (uint64_t)pass * 2) {
+				uint64_t addr = base + 4 * i;
+				char want[64];
+
+				snprintf(want, sizeof(want), "bl #0x%llx",
+					 (unsigned long long)(addr + 8));
+				if (cst_symbolizer_disasm(sym, 3, addr, cst_isa_a64, &a64) != 0 ||
+				    strcmp(a64.text, want) != 0) {
+					if (bad++ < 3)
+						fprintf(stderr, "%#llx: '%s', want '%s'\n",
+							(unsigned long long)addr, a64.text, want);
+				}
+			}
+		CHECK_EQ_INT(bad, 0);
+		CHECK_EQ_INT(cst_symbolizer_disasm(sym, 3, base, cst_isa_a64, &a64), 0);
+		CHECK_EQ_INT(cst_symbolizer_disasm(sym, 3, base, cst_isa_a32, &a32), 0);
+		CHECK(strcmp(a64.text, a32.text) != 0);
+		CHECK_EQ_INT(cst_symbolizer_disasm(sym, 3, base, cst_isa_a64, &a64), 0);
+		CHECK_EQ_STR(a64.text, "bl #0x400008");
+		cst_symbolizer_free(sym);
+	}
+	unlink(path);
+}
+
+/* T32's text depends on the IT block before it: the same bytes and address are
+ * "moveq" inside one and "mov" outside, so T32 is never answered from memory. */
+static void test_disasm_it_block(void)
+{
+	char path[] = "/tmp/cst_t32XXXXXX";
+	int fd = mkstemp(path);
+	/* it eq; mov r0, r1 */
+	const uint8_t code[4] = {0x08, 0xbf, 0x08, 0x46};
+	struct cst_symbolizer *sym = NULL;
+	struct cst_sym_insn in;
+
+	CHECK(fd >= 0 && write(fd, code, sizeof(code)) == (ssize_t)sizeof(code));
+	if (fd >= 0)
+		close(fd);
+	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, NULL), 0);
+	if (sym) {
+		struct cst_sym_mapping m = {.pid = 3, .addr = 0x8000, .len = 4, .path = path,
+					    .raw = true};
+
+		CHECK_EQ_INT(cst_symbolizer_add_mapping(sym, &m), 0);
+		CHECK_EQ_INT(cst_symbolizer_disasm(sym, 3, 0x8000, cst_isa_t32, &in), 0);
+		CHECK_EQ_STR(in.text, "it eq");
+		CHECK_EQ_INT(cst_symbolizer_disasm(sym, 3, 0x8002, cst_isa_t32, &in), 0);
+		CHECK_EQ_STR(in.text, "moveq r0, r1");
+		CHECK_EQ_INT(cst_symbolizer_disasm(sym, 3, 0x8002, cst_isa_t32, &in), 0);
+		CHECK_EQ_STR(in.text, "mov r0, r1");
+		cst_symbolizer_free(sym);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	struct cst_symbolizer *sym = NULL;
@@ -168,5 +255,7 @@ int main(void)
 	cst_symbolizer_free(NULL);
 	test_kallsyms();
 	test_fork_exec();
+	test_disasm_memo();
+	test_disasm_it_block();
 	return test_done();
 }
