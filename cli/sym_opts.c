@@ -358,9 +358,7 @@ static void list_ids(const char *opt, const int32_t *v, int n)
 
 static const char *dso_base(const char *p)
 {
-	const char *s = p ? strrchr(p, '/') : NULL;
-
-	return s ? s + 1 : p ? p : "?";
+	return p ? cst_path_base(p) : "?";
 }
 
 void symcli_explain(const struct symcli *c, const struct cst_symbolizer *sym, uint64_t kept)

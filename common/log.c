@@ -137,3 +137,10 @@ int cst_parse_file_at(const char *spec, char *path, size_t size, uint64_t *addr)
 		return 0;
 	return cst_parse_u64(at + 1, addr) < 0 ? -cste_invalid : 1;
 }
+
+const char *cst_path_base(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path;
+}

@@ -49,12 +49,6 @@ static uint8_t file_build_id(const char *path, uint8_t id[20])
 	return n;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
 
 /* The binary the user named (--elf FILE without @ADDR) that stands for
  * @recorded: the first with its build-id, else the first of its base name (of
@@ -63,7 +57,7 @@ static bool given(const struct cst_bin_places *pl, const char *recorded, const u
 		  size_t bid_size, char *out, size_t size)
 {
 	char path[4096], ko[256] = "";
-	const char *want = base_name(recorded);
+	const char *want = cst_path_base(recorded);
 	bool named = false;
 
 	if (cst_kmod_name(recorded, ko, sizeof(ko)) && *ko)
@@ -79,7 +73,7 @@ static bool given(const struct cst_bin_places *pl, const char *recorded, const u
 			snprintf(out, size, "%s", path);
 			return true;
 		}
-		if (!named && !strcmp(base_name(path), want)) {
+		if (!named && !strcmp(cst_path_base(path), want)) {
 			snprintf(out, size, "%s", path);
 			named = true;
 		}

@@ -147,7 +147,7 @@ static int add_file(struct cst_symdir *d, const char *path)
 		d->err = -cste_nomem;
 		return 1;
 	}
-	en.base = strrchr(en.path, '/') ? strrchr(en.path, '/') + 1 : en.path;
+	en.base = cst_path_base(en.path);
 	d->e[d->n++] = en;
 	return 0;
 }
@@ -366,7 +366,7 @@ const char *cst_symdir_find(const struct cst_symdir *d, const char *recorded,
 		best = best_of(d, d->by_bid, d->nbid, bid, bid_size, NULL, want);
 		return best ? best->path : NULL;
 	}
-	base = recorded && strrchr(recorded, '/') ? strrchr(recorded, '/') + 1 : recorded;
+	base = cst_path_base(recorded);
 	if (!base || !*base)
 		return NULL;
 	/* a module recorded as "[name]" is the file name.ko; /proc/modules spells

@@ -213,7 +213,7 @@ static struct exp_dso *dso_get(struct cst_export *e, const char *key, int *err)
 {
 	struct exp_dso *d = exp_map_get(&e->dsos, (uintptr_t)key, 0, 0);
 	struct cst_sym_dso_info info;
-	const char *path, *base;
+	const char *path;
 	char hex[2 * sizeof(info.build_id) + 1] = "";
 
 	if (d)
@@ -223,9 +223,8 @@ static struct exp_dso *dso_get(struct cst_export *e, const char *key, int *err)
 		path = info.path ? info.path : key;
 		exp_hex(info.build_id, info.build_id_size, hex);
 	}
-	base = strrchr(path, '/');
 	d = calloc(1, sizeof(*d));
-	if (!d || !(d->long_name = strdup(path)) || !(d->short_name = strdup(base ? base + 1 : path)) ||
+	if (!d || !(d->long_name = strdup(path)) || !(d->short_name = strdup(cst_path_base(path))) ||
 	    !(d->build_id = strdup(hex)) || exp_map_put(&e->dsos, (uintptr_t)key, 0, 0, d) < 0) {
 		if (d) {
 			free(d->long_name);

@@ -93,10 +93,9 @@ bool cst_sym_filter_by_name(const struct cst_sym_filter *f)
 bool cst_sym_filter_keep_name(void *ctx, const char *dso, const char *func)
 {
 	const struct cst_sym_filter *f = ctx;
-	const char *base = dso ? strrchr(dso, '/') : NULL;
 
 	if (f->o.ndsos && !name_in(f->o.dsos, f->o.ndsos, dso) &&
-	    !name_in(f->o.dsos, f->o.ndsos, base ? base + 1 : dso))
+	    !name_in(f->o.dsos, f->o.ndsos, cst_path_base(dso)))
 		return false;
 	return name_in(f->o.symbols, f->o.nsymbols, func);
 }

@@ -145,13 +145,6 @@ static char *put_us(char *p, uint64_t ns)
 	return p + 4;
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = p ? strrchr(p, '/') : NULL;
-
-	return s ? s + 1 : p;
-}
-
 /* A slice's ,"pid":P,"tid":T,"ts": formatted once per thread (and again when
  * they change). */
 static char *put_ids(char *p, struct pthread *t)
@@ -195,7 +188,7 @@ static struct frame_text frame_text(struct cst_perfetto *pw, const struct cst_ca
 	cst_line_char(l, '"');
 	nn = l->n;
 	cst_line_str(l, ",\"args\":{\"dso\":", 0);
-	sym_pf_json(l, base_name(fr->dso), NAME_MAX_BYTES - 128);
+	sym_pf_json(l, cst_path_base(fr->dso), NAME_MAX_BYTES - 128);
 	if (fr->func) {
 		/* hex, as the entry is (JSON numbers lose digits past 2^53) */
 		cst_line_str(l, ",\"addr\":\"0x", 0);

@@ -252,12 +252,10 @@ static void put_srcline(struct cst_line *l, const struct cst_sym_loc *loc)
 {
 	/* map__fprintf_srcline: "\n  file:line", the file's base name, where the
 	 * line is known (perf names code without one by its object: "malloc.o:0") */
-	const char *base = loc->file ? strrchr(loc->file, '/') : NULL;
-
 	if (!loc->file)
 		return;
 	cst_line_str(l, "\n  ", 0);
-	cst_line_str(l, base ? base + 1 : loc->file, 0);
+	cst_line_str(l, cst_path_base(loc->file), 0);
 	cst_line_char(l, ':');
 	cst_line_dec(l, loc->line, 0, 0);
 }

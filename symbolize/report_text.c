@@ -32,13 +32,6 @@ static void coverage(const struct cst_report_row *row, char *buf, size_t size)
 		snprintf(buf, size, "-");
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = p ? strrchr(p, '/') : NULL;
-
-	return s ? s + 1 : p;
-}
-
 /* Columns a name takes (UTF-8: continuation bytes take none). */
 static int columns(const char *s)
 {
@@ -107,9 +100,9 @@ static void measure(const struct cst_report_view *v, int rows, struct widths *w)
 		if (w->sym)
 			WIDEN(sym, columns(r->sym));
 		if (w->dso)
-			WIDEN(dso, columns(base_name(r->dso)));
+			WIDEN(dso, columns(cst_path_base(r->dso)));
 		if (w->src)
-			WIDEN(src, columns(r->file ? base_name(r->file) : "??") + 1 + digits((uint64_t)(r->line > 0 ? r->line : 0)));
+			WIDEN(src, columns(r->file ? cst_path_base(r->file) : "??") + 1 + digits((uint64_t)(r->line > 0 ? r->line : 0)));
 #undef WIDEN
 	}
 }
@@ -172,10 +165,10 @@ int sym_report_write_text(struct cst_report_view *v, FILE *f)
 		}
 		if (w.dso) {
 			fputs("  ", f);
-			put_name(f, base_name(r->dso), w.dso, w.src);
+			put_name(f, cst_path_base(r->dso), w.dso, w.src);
 		}
 		if (w.src)
-			fprintf(f, "  %s:%d", r->file ? base_name(r->file) : "??", r->line);
+			fprintf(f, "  %s:%d", r->file ? cst_path_base(r->file) : "??", r->line);
 		fputc('\n', f);
 	}
 	return 0;

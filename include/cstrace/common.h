@@ -358,6 +358,10 @@ char *cst_printable_dup(const char *s);
  *  returns @out. */
 const char *cst_printable(const char *s, char *out, size_t size);
 
+/** The last component of @path (what follows its last '/'), or @path itself
+ *  when it has no '/'; NULL gives NULL. */
+const char *cst_path_base(const char *path);
+
 /* A text line built without printf: views print millions of lines, and printf's
  * format parsing was their largest cost. Appends past the capacity are cut, never
  * overflow; the caller writes b[0..n) once per line. Widths follow printf's: a

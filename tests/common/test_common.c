@@ -339,6 +339,14 @@ static void test_printable(void)
 
 /* Build-ids of 8, 16 and 20 bytes match their zero-padded 20-byte form (perf.data's
  * BUILD_ID feature), whichever side is the padded one. */
+static void test_path_base(void)
+{
+	CHECK_EQ_STR(cst_path_base("/usr/lib/libc.so.6"), "libc.so.6");
+	CHECK_EQ_STR(cst_path_base("prog"), "prog");
+	CHECK_EQ_STR(cst_path_base("dir/"), "");
+	CHECK(cst_path_base(NULL) == NULL);
+}
+
 static void test_build_id(void)
 {
 	static const uint8_t id8[8] = {1, 2, 3, 4, 5, 6, 7, 0}; /* ends in a zero byte */
@@ -379,6 +387,7 @@ int main(void)
 	test_opts();
 	test_line();
 	test_printable();
+	test_path_base();
 	test_build_id();
 	return test_done();
 }
