@@ -303,6 +303,24 @@ void synth_qlog_fini(struct synth_qlog *q)
 	q->nmaps = q->cap_maps = 0;
 }
 
+/* The value of a syscall's result " = N" at @p, if it is a decimal. */
+static bool qlog_result(const char *p, unsigned long *v)
+{
+	char *end;
+
+	if (!p || !isdigit((unsigned char)p[0]))
+		return false;
+	*v = strtoul(p, &end, 10);
+	return end != p;
+}
+
+/* QEMU's -strace prints a call ("PID name(args)") and its result (" = N") in two
+ * writes, and its threads write between them: a clone's result may end another
+ * thread's line ("PID rt_sigprocmask(...) = TID") while that call's own result
+ * ends the clone's line. So results are not matched to calls by place: each clone
+ * leaves a thread ID owed, and the next result that can be a new thread's ID pays
+ * it: above the process ID (IDs grow), and not seen before. (QEMU prints the
+ * process ID before every thread's calls, so a call names no thread.) */
 uint32_t synth_qlog_ids(const char *log_path, uint32_t *tids, int max, int *ntids)
 {
 	*ntids = 0;
@@ -312,31 +330,36 @@ uint32_t synth_qlog_ids(const char *log_path, uint32_t *tids, int max, int *ntid
 	char *line = NULL;
 	size_t cap = 0;
 	uint32_t pid = 0;
-	bool clone_pending = false;
+	int owed = 0;
 	while (getline(&line, &cap, f) > 0) {
 		char *end;
 		const char *res = NULL;
+		unsigned long v;
 		if (line[0] == 'T' || line[0] == '0')
 			continue; /* exec and in_asm lines: the bulk of the log */
 		if (isdigit((unsigned char)line[0])) {
-			unsigned long v = strtoul(line, &end, 10);
+			unsigned long id = strtoul(line, &end, 10);
 			if (*end != ' ' || !isalpha((unsigned char)end[1]) || !strchr(end, '('))
 				continue;
 			if (!pid)
-				pid = (uint32_t)v;
-			if (strncmp(end + 1, "clone(", 6) != 0)
-				continue;
+				pid = (uint32_t)id;
+			if (!strncmp(end + 1, "clone(", 6))
+				owed++;
 			res = strstr(end, ") = ");
 			if (res)
 				res += 4;
-			else
-				clone_pending = true;
-		} else if (clone_pending && !strncmp(line, " = ", 3)) {
+		} else if (!strncmp(line, " = ", 3)) {
 			res = line + 3;
-			clone_pending = false;
 		}
-		if (res && isdigit((unsigned char)res[0]) && *ntids < max)
-			tids[(*ntids)++] = (uint32_t)strtoul(res, NULL, 10);
+		if (owed && *ntids < max && qlog_result(res, &v) && v > pid && v <= UINT32_MAX) {
+			bool seen = false;
+			for (int i = 0; i < *ntids; i++)
+				seen |= tids[i] == v;
+			if (!seen) {
+				tids[(*ntids)++] = (uint32_t)v;
+				owed--;
+			}
+		}
 	}
 	free(line);
 	fclose(f);

@@ -122,6 +122,20 @@ static int cpu_funnel_put(void *ctx, const uint8_t *p, size_t len)
 	return synth_fmt_put_id(&c->r->fmt, c->trace_id, p, len);
 }
 
+/* A thread whose ID the log does not give still needs a context ID of its own
+ * (views keep one call stack per thread): one above every ID the log gives. */
+static uint32_t standin_tid(struct synth_run *r, int k)
+{
+	uint32_t top = r->pid;
+
+	for (int i = 0; i < r->ntids; i++)
+		top = r->tids[i] > top ? r->tids[i] : top;
+	cst_logf(r->opts->log, cst_log_warning,
+		 "vCPU %d: QEMU's log gives no thread ID for it; its context ID is %u", k,
+		 top + (uint32_t)(k - r->ntids));
+	return top + (uint32_t)(k - r->ntids);
+}
+
 static int cpu_init(struct synth_run *r, int k)
 {
 	struct synth_cpu *c = &r->cpu[k];
@@ -133,7 +147,7 @@ static int cpu_init(struct synth_run *r, int k)
 	c->ss_started = !r->filt.starts; /* stopped until a start point, if there is one */
 	/* vCPU 0 is the main thread; vCPU N the Nth clone() (PID_IN_CONTEXTIDR
 	 * puts the thread's ID in the context ID) */
-	c->tid = k == 0 ? r->pid : (k - 1 < r->ntids ? r->tids[k - 1] : r->pid);
+	c->tid = k == 0 ? r->pid : k - 1 < r->ntids ? r->tids[k - 1] : standin_tid(r, k);
 	struct synth_enc_cfg ec = {
 		.context_id = c->tid,
 		.timestamps = o->timestamps,

@@ -1,6 +1,8 @@
 /* Unit tests of the synth pieces: the A64/A32/T32 branch classes against capstone's
- * decoding, the frame formatter against a spec deformatter, code memory, bad arguments. */
+ * decoding, the frame formatter against a spec deformatter, code memory, bad
+ * arguments, thread IDs from QEMU's log. */
 #include <capstone/capstone.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -299,8 +301,37 @@ static void test_formatter_ids(void)
 	}
 }
 
+/* Thread IDs from QEMU's -strace lines, where threads wrote between a call and its
+ * result: a clone's result ended another thread's rt_sigprocmask line, and that
+ * call's " = 0" ended the next clone's line (a run of the threads program that
+ * gave two threads one ID). */
+static void test_qlog_ids(void)
+{
+	const char *src = getenv("CSTRACE_SOURCE_DIR");
+	char path[4096];
+	uint32_t tids[8] = {0};
+	int n = -1;
+
+	if (!src) {
+		printf("SKIP (part): CSTRACE_SOURCE_DIR unset\n");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/tests/synth/regress/clone_results_interleaved.qlog", src);
+	CHECK_EQ_INT(synth_qlog_ids(path, tids, 8, &n), 24949);
+	CHECK_EQ_INT(n, 3);
+	CHECK_EQ_INT(tids[0], 24955);
+	CHECK_EQ_INT(tids[1], 24973);
+	CHECK_EQ_INT(tids[2], 24976);
+	/* room for one: the first clone's */
+	n = -1;
+	CHECK_EQ_INT(synth_qlog_ids(path, tids, 1, &n), 24949);
+	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_INT(tids[0], 24955);
+}
+
 int main(void)
 {
+	test_qlog_ids();
 	test_formatter_ids();
 	test_args();
 	test_codemap();
