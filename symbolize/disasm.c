@@ -37,11 +37,12 @@ void sym_disasm_close(struct cst_symbolizer *sym)
 	sym->cs_ok = false;
 }
 
-/* A slot of the disassembly memo for @addr: Fibonacci hashing, since the low
- * bits of A64 addresses are always zero. */
+/* The first of the two slots (ways, a 128-byte pair) of the disassembly memo
+ * that may hold @addr: Fibonacci hashing, since the low bits of A64 addresses
+ * are always zero. */
 static inline size_t disasm_slot(uint64_t addr)
 {
-	return (size_t)(((addr >> 1) * 0x9e3779b97f4a7c15ull) >> 40) & (SYM_DISASM_MEMO - 1);
+	return (size_t)(((addr >> 1) * 0x9e3779b97f4a7c15ull) >> 40) & (SYM_DISASM_MEMO - 2);
 }
 
 /* The code bytes mapped at @addr, @n of them, or NULL. */
@@ -80,6 +81,7 @@ int cst_symbolizer_disasm(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	uint64_t a = addr;
 	uint32_t word;
 	struct disasm_memo *dm;
+	size_t len;
 
 	if (!sym || !insn)
 		return -cste_invalid;
@@ -89,29 +91,37 @@ int cst_symbolizer_disasm(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	case cst_isa_t32: h = sym->cs_t32; break;
 	default: return -cste_unsupported;
 	}
-	p = code_at(sym, pid, addr, 2);
-	if (!p)
-		return -cste_not_found;
-	size = sym_insn_size(isa, p);
+	/* only T32 reads its first halfword for the size: a mapping found twice
+	 * per instruction was a tenth of `script --insn` */
+	size = sym_insn_size(isa, isa == cst_isa_t32 ? code_at(sym, pid, addr, 2) : NULL);
 	p = code_at(sym, pid, addr, size);
 	if (!p)
 		return -cste_not_found;
-	memset(insn, 0, sizeof(*insn));
+	/* field by field: clearing the whole struct (rep stos) was a sixth of this */
 	insn->addr = addr;
 	insn->size = (uint8_t)size;
-	memcpy(insn->bytes, p, size);
+	memset(insn->bytes, 0, sizeof(insn->bytes));
+	if (size == 4)
+		memcpy(insn->bytes, p, 4);
+	else
+		memcpy(insn->bytes, p, size);
 	word = cst_le32(insn->bytes);
 	/* a loop runs the same instructions millions of times: capstone's
 	 * printer (string compares and printf on every call) was most of
 	 * `script --insn`, so an answer is kept by what it depends on. Not in
 	 * T32: capstone carries an IT block's state from one call to the next,
 	 * so the text there depends on the instructions before it too. */
-	if (!sym->disasm_memo && isa != cst_isa_t32)
-		sym->disasm_memo = calloc(SYM_DISASM_MEMO, sizeof(*sym->disasm_memo));
+	if (!sym->disasm_memo && isa != cst_isa_t32 &&
+	    (sym->disasm_memo = aligned_alloc(128, SYM_DISASM_MEMO * sizeof(*sym->disasm_memo))))
+		memset(sym->disasm_memo, 0, SYM_DISASM_MEMO * sizeof(*sym->disasm_memo));
 	dm = sym->disasm_memo && isa != cst_isa_t32 ? &sym->disasm_memo[disasm_slot(addr)] : NULL;
-	if (dm && dm->size == size && dm->addr == addr && dm->code == word && dm->isa == isa) {
-		memcpy(insn->text, dm->text, sizeof(insn->text));
-		return 0;
+	for (int way = 0; dm && way < 2; way++) {
+		const struct disasm_memo *w = &dm[way];
+
+		if (w->size == size && w->addr == addr && w->code == word && w->isa == isa) {
+			memcpy(insn->text, w->text, sizeof(w->text));
+			return 0;
+		}
 	}
 	code = p;
 	left = size;
@@ -120,12 +130,14 @@ int cst_symbolizer_disasm(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 			 sym->cs_insn->op_str[0] ? " " : "", sym->cs_insn->op_str);
 	else
 		snprintf(insn->text, sizeof(insn->text), "(bad)");
-	if (dm) {
+	len = strlen(insn->text);
+	if (dm && len < sizeof(dm->text)) {
+		dm[1] = dm[0]; /* the older answer moves to the second way */
 		dm->addr = addr;
 		dm->code = word;
 		dm->size = (uint8_t)size;
 		dm->isa = (uint8_t)isa;
-		memcpy(dm->text, insn->text, sizeof(dm->text));
+		memcpy(dm->text, insn->text, len + 1);
 	}
 	return 0;
 }

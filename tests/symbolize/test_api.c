@@ -169,6 +169,39 @@ static void test_disasm_memo(void)
 	unlink(path);
 }
 
+/* A text longer than a memo slot holds is given whole, on the first look and the
+ * next: "ld4 {v16.16b, v17.16b, v18.16b, v19.16b}, [x20], x21" is 52 bytes. */
+static void test_disasm_long_text(void)
+{
+	char path[] = "/tmp/cst_codeXXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	const uint8_t ld4[4] = {0x90, 0x02, 0xd5, 0x4c};
+	struct cst_symbolizer *sym = NULL;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fwrite(ld4, 1, 4, f);
+	fclose(f);
+	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, NULL), 0);
+	if (sym) {
+		struct cst_sym_mapping m = {.pid = 3, .addr = 0x1000, .len = 4, .path = path,
+					    .raw = true};
+		struct cst_sym_insn first, again;
+
+		CHECK_EQ_INT(cst_symbolizer_add_mapping(sym, &m), 0);
+		CHECK_EQ_INT(cst_symbolizer_disasm(sym, 3, 0x1000, cst_isa_a64, &first), 0);
+		CHECK_EQ_INT(cst_symbolizer_disasm(sym, 3, 0x1000, cst_isa_a64, &again), 0);
+		CHECK_EQ_STR(first.text, "ld4 {v16.16b, v17.16b, v18.16b, v19.16b}, [x20], x21");
+		CHECK_EQ_STR(again.text, first.text);
+		CHECK_EQ_INT(again.size, 4);
+		CHECK(memcmp(again.bytes, ld4, 4) == 0);
+		cst_symbolizer_free(sym);
+	}
+	unlink(path);
+}
+
 /* T32's text depends on the IT block before it: the same bytes and address are
  * "moveq" inside one and "mov" outside, so T32 is never answered from memory. */
 static void test_disasm_it_block(void)
@@ -256,6 +289,7 @@ int main(void)
 	test_kallsyms();
 	test_fork_exec();
 	test_disasm_memo();
+	test_disasm_long_text();
 	test_disasm_it_block();
 	return test_done();
 }
