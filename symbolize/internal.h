@@ -167,7 +167,7 @@ struct range_front {
 };
 
 /* perf's name of a recent address (range.c), by pid: SYM_PERF_MEMO of them. */
-#define SYM_PERF_MEMO 4096u
+#define SYM_PERF_MEMO 16384u
 struct perf_memo {
 	uint64_t addr, vaddr;      /* vaddr: addr at its binary's link address */
 	int32_t pid;

@@ -213,6 +213,9 @@ static void loc_in(struct cst_pscript *p, const struct cst_sym_elem *se, uint64_
 
 static void copy_insn(struct cst_pscript *p, struct psample *s, int32_t pid, enum cst_isa isa)
 {
+	/* only printed: reading code for every sample was a twentieth of -F ip,addr */
+	if (!(p->o.fields & (cst_pscript_insn | cst_pscript_insnlen)))
+		return;
 	s->insn_len = isa == cst_isa_t32 ? (uint8_t)t32_size(p, pid, s->ip) : 4;
 	if (cst_symbolizer_read_code(p->sym, pid, s->ip, s->insn, s->insn_len) < 0)
 		memset(s->insn, 0, sizeof(s->insn));
@@ -252,7 +255,8 @@ static void range(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_
 {
 	const struct cst_elem *e = se->elem;
 	uint8_t last_size = e->last_size ? e->last_size : 4;
-	uint32_t flags = range_flags(p, se->pid, e);
+	/* flags are only printed: a line without them reads no code for them */
+	uint32_t flags = (p->o.fields & cst_pscript_flags) ? range_flags(p, se->pid, e) : 0;
 	uint64_t prev_insns = q->period_insns, period = p->o.period ? p->o.period : 1;
 	struct cst_sym_loc first;
 
@@ -260,7 +264,7 @@ static void range(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_
 		q->prev.flags |= PSF_BRANCH | PSF_TRACE_BEGIN;
 	/* an exception return to just after an SVC was a system call's return */
 	if (q->prev.flags == (PSF_BRANCH | PSF_RETURN | PSF_INTERRUPT) &&
-	    is_svc(p, se->pid, e->isa, e->start))
+	    (p->o.fields & cst_pscript_flags) && is_svc(p, se->pid, e->isa, e->start))
 		q->prev.flags = PSF_BRANCH | PSF_RETURN | PSF_SYSCALLRET;
 	q->period_insns += e->num_insns;
 	if (p->o.instructions && q->period_insns >= period) {
@@ -361,7 +365,8 @@ int cst_pscript_add(void *ctx, const struct cst_sym_elem *se)
 	case cst_elem_exception:
 		if (q->prev.kind == pk_range) {
 			/* the range before it counts as a taken branch, with its flags */
-			q->prev.flags = exception_flags(p, e, &q->prev);
+			q->prev.flags = (p->o.fields & cst_pscript_flags)
+						? exception_flags(p, e, &q->prev) : 0;
 			q->prev.taken = true;
 		}
 		break;
