@@ -91,13 +91,14 @@ int cst_symbolizer_disasm(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	case cst_isa_t32: h = sym->cs_t32; break;
 	default: return -cste_unsupported;
 	}
-	/* only T32 reads its first halfword for the size: a mapping found twice
-	 * per instruction was a tenth of `script --insn` */
+	/* only T32 reads its first halfword for the size: A64 and A32 find
+	 * their mapping once per instruction, not twice */
 	size = sym_insn_size(isa, isa == cst_isa_t32 ? code_at(sym, pid, addr, 2) : NULL);
 	p = code_at(sym, pid, addr, size);
 	if (!p)
 		return -cste_not_found;
-	/* field by field: clearing the whole struct (rep stos) was a sixth of this */
+	/* field by field: clearing the whole struct first (rep stos) cost more
+	 * than the look-up in the memo */
 	insn->addr = addr;
 	insn->size = (uint8_t)size;
 	memset(insn->bytes, 0, sizeof(insn->bytes));

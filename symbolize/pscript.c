@@ -213,7 +213,7 @@ static void loc_in(struct cst_pscript *p, const struct cst_sym_elem *se, uint64_
 
 static void copy_insn(struct cst_pscript *p, struct psample *s, int32_t pid, enum cst_isa isa)
 {
-	/* only printed: reading code for every sample was a twentieth of -F ip,addr */
+	/* only printed: -F without insn or insnlen reads no code for them */
 	if (!(p->o.fields & (cst_pscript_insn | cst_pscript_insnlen)))
 		return;
 	s->insn_len = isa == cst_isa_t32 ? (uint8_t)t32_size(p, pid, s->ip) : 4;

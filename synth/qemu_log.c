@@ -304,13 +304,13 @@ void synth_qlog_fini(struct synth_qlog *q)
 }
 
 /* The value of a syscall's result " = N" at @p, if it is a decimal. */
-static bool qlog_result(const char *p, unsigned long *v)
+static bool qlog_result(const char *p, unsigned long long *v)
 {
 	char *end;
 
 	if (!p || !isdigit((unsigned char)p[0]))
 		return false;
-	*v = strtoul(p, &end, 10);
+	*v = strtoull(p, &end, 10);
 	return end != p;
 }
 
@@ -334,7 +334,7 @@ uint32_t synth_qlog_ids(const char *log_path, uint32_t *tids, int max, int *ntid
 	while (getline(&line, &cap, f) > 0) {
 		char *end;
 		const char *res = NULL;
-		unsigned long v;
+		unsigned long long v;
 		if (line[0] == 'T' || line[0] == '0')
 			continue; /* exec and in_asm lines: the bulk of the log */
 		if (isdigit((unsigned char)line[0])) {

@@ -122,8 +122,9 @@ static int cpu_funnel_put(void *ctx, const uint8_t *p, size_t len)
 	return synth_fmt_put_id(&c->r->fmt, c->trace_id, p, len);
 }
 
-/* A thread whose ID the log does not give still needs a context ID of its own
- * (views keep one call stack per thread): one above every ID the log gives. */
+/* A thread whose ID is not known (not in the log, or a plugin run, which reads
+ * no IDs) still needs a context ID of its own (views keep one call stack per
+ * thread): one above every ID known. */
 static uint32_t standin_tid(struct synth_run *r, int k)
 {
 	uint32_t top = r->pid;
@@ -131,7 +132,7 @@ static uint32_t standin_tid(struct synth_run *r, int k)
 	for (int i = 0; i < r->ntids; i++)
 		top = r->tids[i] > top ? r->tids[i] : top;
 	cst_logf(r->opts->log, cst_log_warning,
-		 "vCPU %d: QEMU's log gives no thread ID for it; its context ID is %u", k,
+		 "vCPU %d: no thread ID is known for it; its context ID is %u", k,
 		 top + (uint32_t)(k - r->ntids));
 	return top + (uint32_t)(k - r->ntids);
 }
@@ -557,7 +558,7 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 	r->stop = r->arm ? synth_etm3_stop : synth_etm4_stop;
 	if (!rc && use_plugin) {
 		/* thread IDs need the log, which is written while QEMU runs: threads
-		 * get the pid as context ID here */
+		 * get stand-in IDs here (standin_tid) */
 		rc = run_plugin(r, argv, log_path);
 		if (!rc)
 			rc = check_log(r, log_path);

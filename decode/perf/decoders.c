@@ -46,8 +46,8 @@ int dec_pi_on_elem(void *ctx, const struct cst_elem *elem)
 	in->kept++;
 	if (!in->elem_fn)
 		return 0;
-	/* A worker's element comes attributed already (dec_pi_worker_elem): the
-	 * copy, a tenth of the replaying thread's time, only when a field moves. */
+	/* A worker's element comes attributed already (dec_pi_worker_elem): it is
+	 * copied only where a field moves, not once per element. */
 	if (elem->pid == in->cur_pid && elem->tid == in->cur_tid && elem->cpu == in->cur_cpu &&
 	    elem->fragment == in->fragment)
 		return in->elem_fn(in->elem_ctx, elem);
