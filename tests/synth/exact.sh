@@ -8,7 +8,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 arch=$1; prog=$2; shift 2
 need_synth "$arch" "$prog"
 
-check "synth runs" "$CSTRACE" synth --arch "$arch" ${SYNTH_OPTS:-} -o "$TMP/snap" --truth "$TMP/truth" -- "$prog" "$@"
+check "synth runs" "$CSTRACE" synth --arch "$arch" ${SYNTH_OPTS:-} -o "$TMP/snap" --truth "$TMP/truth" \
+	--keep-log "$TMP/qemu.log" -- "$prog" "$@"
 [ -s "$TMP/truth" ] || { fail "no ground truth written"; finish; }
 check "cstrace decode" sh -c '"$0" decode "$1" --format=jsonl > "$2"' "$CSTRACE" "$TMP/snap" "$TMP/dec.jsonl"
 # cstrace's own decoders (ETMv4, ETMv3) give OpenCSD's elements on every program
@@ -23,6 +24,33 @@ for t in $(truths); do
 	check "cstrace decode equals QEMU (${t##*/})" python3 "$here/compare.py" --truth "$t" \
 		--jsonl "$TMP/dec.jsonl" --snapshot "$TMP/snap" --trace-id "$(idof "$t")"
 done
+# guest threads: each trace ID carries one context ID, and no two the same
+# (PID_IN_CONTEXTIDR: the thread's ID); also from QEMU's log with every decimal
+# syscall result taken out, where synth knows no thread's ID and says so
+one_id_each() {
+	python3 -c '
+import json, sys
+ids = {}
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["type"] == "pe_context" and "context_id" in e:
+        ids.setdefault(e["trace_id"], set()).add(e["context_id"])
+print({hex(t): sorted(v) for t, v in sorted(ids.items())})
+one = [next(iter(v)) for v in ids.values() if len(v) == 1]
+sys.exit(0 if len(ids) == int(sys.argv[2]) and len(set(one)) == len(ids) else 1)' "$@"
+}
+n=$(truths | wc -l)
+if [ "$n" -gt 1 ]; then
+	check "$n threads, one context ID each" one_id_each "$TMP/dec.jsonl" "$n"
+	sed -E 's/ = [0-9]+$//' "$TMP/qemu.log" > "$TMP/noids.log"
+	check "synth from a log without thread IDs" sh -c 'c=$0 a=$1 o=$2 l=$3 e=$4; shift 4
+		"$c" synth --arch "$a" -o "$o" --from-log "$l" -- "$@" 2> "$e"' "$CSTRACE" "$arch" \
+		"$TMP/noids.snap" "$TMP/noids.log" "$TMP/noids.err" "$prog" "$@"
+	check "... says which threads have no known ID" \
+		test "$(grep -c 'no thread ID is known' "$TMP/noids.err")" -eq $((n - 1))
+	"$CSTRACE" decode --format=jsonl "$TMP/noids.snap" > "$TMP/noids.jsonl"
+	check "... and still gives each its own context ID" one_id_each "$TMP/noids.jsonl" "$n"
+fi
 case " ${SYNTH_OPTS:-} " in *" --core cortex-a57 "*)
 	check "the snapshot describes a Cortex-A57 ETM" grep -q "TRCIDR1(0x079)=0x4100F402" "$TMP/snap/device_1.ini"
 	check "the snapshot's core is a Cortex-A57" grep -q "type=Cortex-A57" "$TMP/snap/cpu_0.ini" ;;
