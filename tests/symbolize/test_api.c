@@ -113,6 +113,41 @@ static void test_fork_exec(void)
 	cst_symbolizer_free(sym);
 }
 
+/* A symbolizer with @n copies of the four code bytes @word mapped raw for pid 3
+ * at @base, from a file whose name goes to @path (the caller unlinks it), or
+ * NULL. */
+static struct cst_symbolizer *code_symbolizer(char *path, const uint8_t word[4], uint64_t n,
+					      uint64_t base)
+{
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct cst_symbolizer *sym = NULL;
+	struct cst_sym_mapping m = {.pid = 3, .addr = base, .len = 4 * n, .path = path,
+				    .raw = true};
+	bool written = f != NULL;
+
+	if (!f && fd >= 0)
+		close(fd);
+	for (uint64_t i = 0; written && i < n; i++)
+		written = fwrite(word, 1, 4, f) == 4;
+	if (f && fclose(f) != 0)
+		written = false;
+	CHECK(written);
+	if (!written)
+		return NULL;
+	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, NULL), 0);
+	if (sym) {
+		int err = cst_symbolizer_add_mapping(sym, &m);
+
+		CHECK_EQ_INT(err, 0);
+		if (err) {
+			cst_symbolizer_free(sym);
+			sym = NULL;
+		}
+	}
+	return sym;
+}
+
 /* Disassembly is remembered by address and bytes: a PC-relative branch says its
  * own target wherever it stands, with far more addresses than the memo has slots
  * (so that they share slots), on the first look and the next, and the same
@@ -120,30 +155,16 @@ static void test_fork_exec(void)
 static void test_disasm_memo(void)
 {
 	enum { N = 1 << 18 }; /* instructions: four times the memo's slots */
-	char path[] = "/tmp/cst_codeXXXXXX";
-	int fd = mkstemp(path);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	struct cst_symbolizer *sym = NULL;
+	/* A64 "bl #+8" and, read as A32, a conditional instruction */
+	const uint8_t bl[4] = {0x02, 0x00, 0x00, 0x94};
 	const uint64_t base = 0x400000;
+	char path[] = "/tmp/cst_codeXXXXXX";
+	struct cst_symbolizer *sym = code_symbolizer(path, bl, N, base);
 	int bad = 0;
 
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	for (int i = 0; i < N; i++) {
-		/* A64 "bl #+8" and, read as A32, a conditional instruction */
-		const uint8_t bl[4] = {0x02, 0x00, 0x00, 0x94};
-
-		fwrite(bl, 1, 4, f);
-	}
-	fclose(f);
-	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, NULL), 0);
 	if (sym) {
-		struct cst_sym_mapping m = {.pid = 3, .addr = base, .len = 4ull * N, .path = path,
-					    .raw = true};
 		struct cst_sym_insn a64, a32;
 
-		CHECK_EQ_INT(cst_symbolizer_add_mapping(sym, &m), 0);
 		for (int pass = 0; pass < 2; pass++)
 			for (uint64_t i = 0; i < N; i += 1 + (uint64_t)pass * 2) {
 				uint64_t addr = base + 4 * i;
@@ -173,24 +194,13 @@ static void test_disasm_memo(void)
  * next: "ld4 {v16.16b, v17.16b, v18.16b, v19.16b}, [x20], x21" is 52 bytes. */
 static void test_disasm_long_text(void)
 {
-	char path[] = "/tmp/cst_codeXXXXXX";
-	int fd = mkstemp(path);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	const uint8_t ld4[4] = {0x90, 0x02, 0xd5, 0x4c};
-	struct cst_symbolizer *sym = NULL;
+	char path[] = "/tmp/cst_codeXXXXXX";
+	struct cst_symbolizer *sym = code_symbolizer(path, ld4, 1, 0x1000);
 
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	fwrite(ld4, 1, 4, f);
-	fclose(f);
-	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, NULL), 0);
 	if (sym) {
-		struct cst_sym_mapping m = {.pid = 3, .addr = 0x1000, .len = 4, .path = path,
-					    .raw = true};
 		struct cst_sym_insn first, again;
 
-		CHECK_EQ_INT(cst_symbolizer_add_mapping(sym, &m), 0);
 		CHECK_EQ_INT(cst_symbolizer_disasm(sym, 3, 0x1000, cst_isa_a64, &first), 0);
 		CHECK_EQ_INT(cst_symbolizer_disasm(sym, 3, 0x1000, cst_isa_a64, &again), 0);
 		CHECK_EQ_STR(first.text, "ld4 {v16.16b, v17.16b, v18.16b, v19.16b}, [x20], x21");
@@ -206,22 +216,13 @@ static void test_disasm_long_text(void)
  * "moveq" inside one and "mov" outside, so T32 is never answered from memory. */
 static void test_disasm_it_block(void)
 {
-	char path[] = "/tmp/cst_t32XXXXXX";
-	int fd = mkstemp(path);
 	/* it eq; mov r0, r1 */
 	const uint8_t code[4] = {0x08, 0xbf, 0x08, 0x46};
-	struct cst_symbolizer *sym = NULL;
+	char path[] = "/tmp/cst_t32XXXXXX";
+	struct cst_symbolizer *sym = code_symbolizer(path, code, 1, 0x8000);
 	struct cst_sym_insn in;
 
-	CHECK(fd >= 0 && write(fd, code, sizeof(code)) == (ssize_t)sizeof(code));
-	if (fd >= 0)
-		close(fd);
-	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, NULL), 0);
 	if (sym) {
-		struct cst_sym_mapping m = {.pid = 3, .addr = 0x8000, .len = 4, .path = path,
-					    .raw = true};
-
-		CHECK_EQ_INT(cst_symbolizer_add_mapping(sym, &m), 0);
 		CHECK_EQ_INT(cst_symbolizer_disasm(sym, 3, 0x8000, cst_isa_t32, &in), 0);
 		CHECK_EQ_STR(in.text, "it eq");
 		CHECK_EQ_INT(cst_symbolizer_disasm(sym, 3, 0x8002, cst_isa_t32, &in), 0);
