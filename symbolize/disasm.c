@@ -102,20 +102,21 @@ int cst_symbolizer_disasm(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	insn->addr = addr;
 	insn->size = (uint8_t)size;
 	memset(insn->bytes, 0, sizeof(insn->bytes));
-	if (size == 4)
-		memcpy(insn->bytes, p, 4);
-	else
-		memcpy(insn->bytes, p, size);
+	memcpy(insn->bytes, p, size);
 	word = cst_le32(insn->bytes);
 	/* a loop runs the same instructions millions of times: capstone's
 	 * printer (string compares and printf on every call) was most of
 	 * `script --insn`, so an answer is kept by what it depends on. Not in
 	 * T32: capstone carries an IT block's state from one call to the next,
 	 * so the text there depends on the instructions before it too. */
-	if (!sym->disasm_memo && isa != cst_isa_t32 &&
-	    (sym->disasm_memo = aligned_alloc(128, SYM_DISASM_MEMO * sizeof(*sym->disasm_memo))))
-		memset(sym->disasm_memo, 0, SYM_DISASM_MEMO * sizeof(*sym->disasm_memo));
-	dm = sym->disasm_memo && isa != cst_isa_t32 ? &sym->disasm_memo[disasm_slot(addr)] : NULL;
+	dm = NULL;
+	if (isa != cst_isa_t32) {
+		if (!sym->disasm_memo &&
+		    (sym->disasm_memo = aligned_alloc(128, SYM_DISASM_MEMO * sizeof(*dm))))
+			memset(sym->disasm_memo, 0, SYM_DISASM_MEMO * sizeof(*dm));
+		if (sym->disasm_memo)
+			dm = &sym->disasm_memo[disasm_slot(addr)];
+	}
 	for (int way = 0; dm && way < 2; way++) {
 		const struct disasm_memo *w = &dm[way];
 

@@ -184,10 +184,11 @@ struct disasm_memo {
 	uint64_t addr;
 	uint32_t code;             /* the bytes, little-endian, zero-padded */
 	uint8_t size, isa;         /* size 0: empty */
-	/* one cache line a slot: a longer text is not kept (a slot of the
-	 * whole 96 bytes missed the caches twice as often) */
-	char text[64 - 14];
+	/* the rest of one 64-byte cache line: a look-up touches one line, and a
+	 * longer text is not kept */
+	char text[64 - sizeof(uint64_t) - sizeof(uint32_t) - 2];
 };
+_Static_assert(sizeof(struct disasm_memo) == 64, "a disassembly memo slot is one cache line");
 
 struct arena_chunk;
 
