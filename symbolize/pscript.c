@@ -106,9 +106,18 @@ static bool cond_branch(struct cst_pscript *p, int32_t pid, const struct cst_ele
 	}
 }
 
+/* Flags are only printed: without the flags field, the ones that read code or
+ * walk the trace's sources are not worked out. */
+static bool flags_printed(const struct cst_pscript *p)
+{
+	return p->o.fields & cst_pscript_flags;
+}
+
 /* cs_etm__set_sample_flags for an instruction range */
 static uint32_t range_flags(struct cst_pscript *p, int32_t pid, const struct cst_elem *e)
 {
+	if (!flags_printed(p))
+		return 0;
 	switch (e->last_class) {
 	case cst_insn_branch:
 		if (e->last_subclass == cst_insn_sub_link)
@@ -151,9 +160,12 @@ static uint32_t exception_flags(struct cst_pscript *p, const struct cst_elem *e,
 	const uint32_t sys = PSF_BRANCH | PSF_CALL | PSF_SYSCALLRET;
 	const uint32_t async = PSF_BRANCH | PSF_CALL | PSF_ASYNC | PSF_INTERRUPT;
 	const uint32_t sync = PSF_BRANCH | PSF_CALL | PSF_INTERRUPT;
-	enum cst_protocol proto = protocol_of(p, e);
+	enum cst_protocol proto;
 	uint32_t n = e->exception_number;
 
+	if (!flags_printed(p))
+		return 0;
+	proto = protocol_of(p, e);
 	if (proto == cst_proto_etmv3 || proto == cst_proto_ptm) {
 		if (n == V3_SVC)
 			return sys;
@@ -255,8 +267,7 @@ static void range(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_
 {
 	const struct cst_elem *e = se->elem;
 	uint8_t last_size = e->last_size ? e->last_size : 4;
-	/* flags are only printed: a line without them reads no code for them */
-	uint32_t flags = (p->o.fields & cst_pscript_flags) ? range_flags(p, se->pid, e) : 0;
+	uint32_t flags = range_flags(p, se->pid, e);
 	uint64_t prev_insns = q->period_insns, period = p->o.period ? p->o.period : 1;
 	struct cst_sym_loc first;
 
@@ -264,7 +275,7 @@ static void range(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_
 		q->prev.flags |= PSF_BRANCH | PSF_TRACE_BEGIN;
 	/* an exception return to just after an SVC was a system call's return */
 	if (q->prev.flags == (PSF_BRANCH | PSF_RETURN | PSF_INTERRUPT) &&
-	    (p->o.fields & cst_pscript_flags) && is_svc(p, se->pid, e->isa, e->start))
+	    flags_printed(p) && is_svc(p, se->pid, e->isa, e->start))
 		q->prev.flags = PSF_BRANCH | PSF_RETURN | PSF_SYSCALLRET;
 	q->period_insns += e->num_insns;
 	if (p->o.instructions && q->period_insns >= period) {
@@ -365,8 +376,7 @@ int cst_pscript_add(void *ctx, const struct cst_sym_elem *se)
 	case cst_elem_exception:
 		if (q->prev.kind == pk_range) {
 			/* the range before it counts as a taken branch, with its flags */
-			q->prev.flags = (p->o.fields & cst_pscript_flags)
-						? exception_flags(p, e, &q->prev) : 0;
+			q->prev.flags = exception_flags(p, e, &q->prev);
 			q->prev.taken = true;
 		}
 		break;
