@@ -49,7 +49,6 @@ static uint8_t file_build_id(const char *path, uint8_t id[20])
 	return n;
 }
 
-
 /* The binary the user named (--elf FILE without @ADDR) that stands for
  * @recorded: the first with its build-id, else the first of its base name (of
  * name.ko for a module recorded as "[name]"); into @out. */

@@ -337,8 +337,7 @@ static void test_printable(void)
 	CHECK_EQ_STR(cst_printable("a\x1b", out, 4), "a"); /* no room for a whole escape */
 }
 
-/* Build-ids of 8, 16 and 20 bytes match their zero-padded 20-byte form (perf.data's
- * BUILD_ID feature), whichever side is the padded one. */
+/* A path's last component; a trailing '/' leaves an empty one. */
 static void test_path_base(void)
 {
 	CHECK_EQ_STR(cst_path_base("/usr/lib/libc.so.6"), "libc.so.6");
@@ -347,6 +346,8 @@ static void test_path_base(void)
 	CHECK(cst_path_base(NULL) == NULL);
 }
 
+/* Build-ids of 8, 16 and 20 bytes match their zero-padded 20-byte form (perf.data's
+ * BUILD_ID feature), whichever side is the padded one. */
 static void test_build_id(void)
 {
 	static const uint8_t id8[8] = {1, 2, 3, 4, 5, 6, 7, 0}; /* ends in a zero byte */
