@@ -13,7 +13,7 @@ struct arena_chunk {
 
 void *sym_arena_alloc(struct cst_symbolizer *sym, size_t size)
 {
-	struct arena_chunk *c = sym->arena;
+	struct arena_chunk *c = sym->own.arena;
 
 	size = (size + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
 	if (!c || c->size - c->used < size) {
@@ -22,10 +22,10 @@ void *sym_arena_alloc(struct cst_symbolizer *sym, size_t size)
 		c = malloc(sizeof(*c) + want);
 		if (!c)
 			return NULL;
-		c->next = sym->arena;
+		c->next = sym->own.arena;
 		c->used = 0;
 		c->size = want;
-		sym->arena = c;
+		sym->own.arena = c;
 	}
 	c->used += size;
 	return (char *)c->data + c->used - size;
@@ -33,10 +33,10 @@ void *sym_arena_alloc(struct cst_symbolizer *sym, size_t size)
 
 void sym_arena_free_all(struct cst_symbolizer *sym)
 {
-	while (sym->arena) {
-		struct arena_chunk *c = sym->arena;
+	while (sym->own.arena) {
+		struct arena_chunk *c = sym->own.arena;
 
-		sym->arena = c->next;
+		sym->own.arena = c->next;
 		free(c);
 	}
 }

@@ -8,33 +8,33 @@
 
 int sym_disasm_open(struct cst_symbolizer *sym)
 {
-	if (cs_open(CS_ARCH_ARM64, CS_MODE_LITTLE_ENDIAN, &sym->cs_a64) != CS_ERR_OK)
+	if (cs_open(CS_ARCH_ARM64, CS_MODE_LITTLE_ENDIAN, &sym->own.cs_a64) != CS_ERR_OK)
 		return -cste_internal;
-	if (cs_open(CS_ARCH_ARM, CS_MODE_ARM, &sym->cs_a32) != CS_ERR_OK) {
-		cs_close(&sym->cs_a64);
-		return -cste_internal;
-	}
-	if (cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &sym->cs_t32) != CS_ERR_OK) {
-		cs_close(&sym->cs_a64);
-		cs_close(&sym->cs_a32);
+	if (cs_open(CS_ARCH_ARM, CS_MODE_ARM, &sym->own.cs_a32) != CS_ERR_OK) {
+		cs_close(&sym->own.cs_a64);
 		return -cste_internal;
 	}
-	sym->cs_insn = cs_malloc(sym->cs_a64);
-	sym->cs_ok = sym->cs_insn != NULL;
-	return sym->cs_ok ? 0 : -cste_nomem;
+	if (cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &sym->own.cs_t32) != CS_ERR_OK) {
+		cs_close(&sym->own.cs_a64);
+		cs_close(&sym->own.cs_a32);
+		return -cste_internal;
+	}
+	sym->own.cs_insn = cs_malloc(sym->own.cs_a64);
+	sym->own.cs_ok = sym->own.cs_insn != NULL;
+	return sym->own.cs_ok ? 0 : -cste_nomem;
 }
 
 void sym_disasm_close(struct cst_symbolizer *sym)
 {
-	free(sym->disasm_memo);
-	sym->disasm_memo = NULL;
-	if (!sym->cs_ok)
+	free(sym->own.disasm_memo);
+	sym->own.disasm_memo = NULL;
+	if (!sym->own.cs_ok)
 		return;
-	cs_free(sym->cs_insn, 1);
-	cs_close(&sym->cs_a64);
-	cs_close(&sym->cs_a32);
-	cs_close(&sym->cs_t32);
-	sym->cs_ok = false;
+	cs_free(sym->own.cs_insn, 1);
+	cs_close(&sym->own.cs_a64);
+	cs_close(&sym->own.cs_a32);
+	cs_close(&sym->own.cs_t32);
+	sym->own.cs_ok = false;
 }
 
 /* The first of the two slots (ways, a 128-byte pair) of the disassembly memo
@@ -86,9 +86,9 @@ int cst_symbolizer_disasm(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	if (!sym || !insn)
 		return -cste_invalid;
 	switch (isa) {
-	case cst_isa_a64: h = sym->cs_a64; break;
-	case cst_isa_a32: h = sym->cs_a32; break;
-	case cst_isa_t32: h = sym->cs_t32; break;
+	case cst_isa_a64: h = sym->own.cs_a64; break;
+	case cst_isa_a32: h = sym->own.cs_a32; break;
+	case cst_isa_t32: h = sym->own.cs_t32; break;
 	default: return -cste_unsupported;
 	}
 	/* only T32 reads its first halfword for the size: A64 and A32 find
@@ -111,11 +111,11 @@ int cst_symbolizer_disasm(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	 * so the text there depends on the instructions before it too. */
 	dm = NULL;
 	if (isa != cst_isa_t32) {
-		if (!sym->disasm_memo &&
-		    (sym->disasm_memo = aligned_alloc(128, SYM_DISASM_MEMO * sizeof(*dm))))
-			memset(sym->disasm_memo, 0, SYM_DISASM_MEMO * sizeof(*dm));
-		if (sym->disasm_memo)
-			dm = &sym->disasm_memo[disasm_slot(addr)];
+		if (!sym->own.disasm_memo &&
+		    (sym->own.disasm_memo = aligned_alloc(128, SYM_DISASM_MEMO * sizeof(*dm))))
+			memset(sym->own.disasm_memo, 0, SYM_DISASM_MEMO * sizeof(*dm));
+		if (sym->own.disasm_memo)
+			dm = &sym->own.disasm_memo[disasm_slot(addr)];
 	}
 	for (int way = 0; dm && way < 2; way++) {
 		const struct disasm_memo *w = &dm[way];
@@ -127,9 +127,9 @@ int cst_symbolizer_disasm(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	}
 	code = p;
 	left = size;
-	if (cs_disasm_iter(h, &code, &left, &a, sym->cs_insn))
-		snprintf(insn->text, sizeof(insn->text), "%.31s%s%.63s", sym->cs_insn->mnemonic,
-			 sym->cs_insn->op_str[0] ? " " : "", sym->cs_insn->op_str);
+	if (cs_disasm_iter(h, &code, &left, &a, sym->own.cs_insn))
+		snprintf(insn->text, sizeof(insn->text), "%.31s%s%.63s", sym->own.cs_insn->mnemonic,
+			 sym->own.cs_insn->op_str[0] ? " " : "", sym->own.cs_insn->op_str);
 	else
 		snprintf(insn->text, sizeof(insn->text), "(bad)");
 	len = strlen(insn->text);

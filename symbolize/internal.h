@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <string.h>
 
 #include <capstone/capstone.h>
@@ -103,6 +104,7 @@ struct dso {
 	uint32_t nperf_syms;
 	int32_t perf_root;
 	bool perf_syms_done;
+	bool perf_syms_built;      /* done and in place (read with acquire: reader.c) */
 
 	/* DWARF through libdwfl: one Dwfl per binary, reported at its own addresses */
 	Dwfl *dwfl;
@@ -197,6 +199,41 @@ struct comm {
 	char name[32];
 };
 
+/* What each thread that symbolizes keeps for itself: caches, memos and counts.
+ * A reader (cst_symbolizer_reader_alloc) has its own, and shares the rest. */
+struct sym_own {
+	struct range_entry *cache; /* open addressing, power of two */
+	uint32_t cache_cap, cache_used;
+	struct range_front *front; /* before it: see range.c */
+	struct perf_memo *perf_memo; /* cst_symbolizer_perf_name's answers (range.c) */
+	/* sym_find_mapping's last answer, while spaces_epoch stands (space.c) */
+	struct {
+		int32_t pid;
+		uint32_t epoch;    /* 0: none */
+		const struct mapping *m;
+		const struct space *sp;
+	} map_memo;
+	struct arena_chunk *arena;
+
+	csh cs_a64, cs_a32, cs_t32;
+	bool cs_ok;
+	cs_insn *cs_insn;
+	struct disasm_memo *disasm_memo; /* cst_symbolizer_disasm's answers */
+
+	struct cst_sym_line_count *scratch; /* per-line counts being built */
+	size_t scratch_cap;
+	struct cst_sym_piece *pscratch;     /* pieces being built */
+	size_t pscratch_cap;
+	struct cst_symbolizer_stats stats;
+	/* instructions per binary (by its name's address), all and without a
+	 * function: what a view that names nothing tells the user */
+	struct {
+		const char *dso;
+		uint64_t insns, unnamed;
+	} per_dso[32];
+	uint32_t nper_dso;
+};
+
 struct cst_symbolizer {
 	struct cst_symbolizer_opts opts;
 	struct cst_log log;
@@ -214,43 +251,18 @@ struct cst_symbolizer {
 	uint32_t nspaces;
 	size_t spaces_cap;
 	struct space *kernel;      /* kallsyms / vmlinux: consulted last */
-
-	struct range_entry *cache; /* open addressing, power of two */
-	uint32_t cache_cap, cache_used;
-	struct range_front *front; /* before it: see range.c */
-	struct perf_memo *perf_memo; /* cst_symbolizer_perf_name's answers (range.c) */
-	/* sym_find_mapping's last answer, while spaces_epoch stands (space.c) */
-	struct {
-		int32_t pid;
-		uint32_t epoch;    /* 0: none */
-		const struct mapping *m;
-		const struct space *sp;
-	} map_memo;
 	uint32_t spaces_epoch;     /* bumped when any space changes */
-	struct arena_chunk *arena;
-
-	csh cs_a64, cs_a32, cs_t32;
-	bool cs_ok;
-	cs_insn *cs_insn;
-	struct disasm_memo *disasm_memo; /* cst_symbolizer_disasm's answers */
 
 	struct comm *comms;
 	size_t ncomms, comms_cap;
 
-	struct cst_sym_frame frames[16];
-	struct cst_sym_line_count *scratch; /* per-line counts being built */
-	size_t scratch_cap;
-	struct cst_sym_piece *pscratch;     /* pieces being built */
-	size_t pscratch_cap;
-	struct cst_symbolizer_stats stats;
-	struct cst_sym_piece one_piece; /* for uncached single pieces */
-	/* instructions per binary (by its name's address), all and without a
-	 * function: what a view that names nothing tells the user */
-	struct {
-		const char *dso;
-		uint64_t insns, unnamed;
-	} per_dso[32];
-	uint32_t nper_dso;
+	struct sym_own own;
+	/* Readers on other threads (cst_symbolizer_share): @main is the symbolizer
+	 * a reader reads (NULL in that one), whose @lock guards what loads lazily
+	 * (binaries' tables) while @sharing. */
+	struct cst_symbolizer *main;
+	pthread_mutex_t lock;
+	bool sharing;
 
 	/* cst_sb_lost sideband not yet given to an element, per CPU (-1: any) */
 	struct sym_lost_pending {
@@ -261,6 +273,36 @@ struct cst_symbolizer {
 	struct cst_sym_lost lost_now; /* given with the element being fed */
 };
 
+/* The symbolizer a reader reads (itself if none): what is shared lives there
+ * (function IDs, libdwfl's callbacks). */
+static inline struct cst_symbolizer *sym_main(struct cst_symbolizer *sym)
+{
+	return sym->main ? sym->main : sym;
+}
+
+/* Around what loads a binary's tables lazily, or reads them, while readers run
+ * (cst_symbolizer_share, reader.c); nothing otherwise. */
+static inline void sym_lock(struct cst_symbolizer *sym)
+{
+	struct cst_symbolizer *m = sym_main(sym);
+
+	if (m->sharing)
+		pthread_mutex_lock(&m->lock);
+}
+
+static inline void sym_unlock(struct cst_symbolizer *sym)
+{
+	struct cst_symbolizer *m = sym_main(sym);
+
+	if (m->sharing)
+		pthread_mutex_unlock(&m->lock);
+}
+
+/* range.c: instructions counted to a binary, and a reader's counts added to its
+ * symbolizer's. */
+void sym_own_count_dso(struct sym_own *own, const char *dso, uint64_t insns, uint64_t unnamed);
+void sym_own_add_counts(struct sym_own *to, const struct sym_own *from);
+
 /* symbolizer.c: the lost sideband that goes with @elem, taken from what is
  * pending (NULL: none). */
 const struct cst_sym_lost *sym_lost_take(struct cst_symbolizer *sym, const struct cst_elem *elem);
@@ -270,11 +312,11 @@ static inline void sym_spaces_changed(struct cst_symbolizer *sym)
 {
 	if (++sym->spaces_epoch == 0) {
 		sym->spaces_epoch = 1; /* 0 marks an empty entry */
-		sym->map_memo.m = NULL; /* its epoch may be 1 from before the wrap */
-		if (sym->front)
-			memset(sym->front, 0, SYM_RANGE_FRONT * sizeof(*sym->front));
-		if (sym->perf_memo)
-			memset(sym->perf_memo, 0, SYM_PERF_MEMO * sizeof(*sym->perf_memo));
+		sym->own.map_memo.m = NULL; /* its epoch may be 1 from before the wrap */
+		if (sym->own.front)
+			memset(sym->own.front, 0, SYM_RANGE_FRONT * sizeof(*sym->own.front));
+		if (sym->own.perf_memo)
+			memset(sym->own.perf_memo, 0, SYM_PERF_MEMO * sizeof(*sym->own.perf_memo));
 	}
 }
 
@@ -320,6 +362,11 @@ int sym_plt_reloc_name(const struct dso *dso, Elf_Data *rel, GElf_Word rel_type,
 const struct sym_func *sym_dso_find_perf_func(struct cst_symbolizer *sym, struct dso *dso,
 					      uint64_t vaddr);
 void sym_dso_free_perf_syms(struct dso *dso);
+/* Whether @dso's perf table is built: then other threads read it without the lock. */
+static inline bool sym_dso_perf_built(const struct dso *dso)
+{
+	return __atomic_load_n(&dso->perf_syms_built, __ATOMIC_ACQUIRE);
+}
 /* First function starting after @vaddr, or UINT64_MAX. */
 uint64_t sym_dso_next_func(const struct dso *dso, uint64_t vaddr);
 char sym_dso_mapping_kind(const struct dso *dso, uint64_t vaddr);

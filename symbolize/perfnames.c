@@ -418,7 +418,7 @@ static void build(struct cst_symbolizer *sym, struct dso *dso)
 	for (uint32_t i = 0; i < v.n; i++) {
 		v.s[i].f.pub.size = v.s[i].f.end - v.s[i].f.pub.addr;
 		v.s[i].f.pub.dso = dso->short_name;
-		v.s[i].f.pub.id = sym->next_func_id++;
+		v.s[i].f.pub.id = sym_main(sym)->next_func_id++;
 	}
 	dso->perf_tree = v.s;
 	dso->nperf_syms = v.n;
@@ -432,8 +432,10 @@ const struct sym_func *sym_dso_find_perf_func(struct cst_symbolizer *sym, struct
 	const struct psym *t;
 	int32_t i;
 
-	if (!dso->perf_syms_done)
+	if (!dso->perf_syms_done) {
 		build(sym, dso);
+		__atomic_store_n(&dso->perf_syms_built, true, __ATOMIC_RELEASE);
+	}
 	t = dso->perf_tree;
 	for (i = dso->perf_root; i >= 0;) {
 		const struct psym *p = &t[i];

@@ -67,9 +67,11 @@ int cst_symbolizer_lookup(struct cst_symbolizer *sym, int32_t pid, uint64_t addr
 	if (!sym || !loc)
 		return -cste_invalid;
 	m = sym_find_mapping(sym, pid, addr, &sp);
+	sym_lock(sym);
 	sym_fill_loc(sym, m, addr, loc);
 	if (m && loc->func && m->dso->has_dwarf)
 		loc->inlined = sym_dso_inlined_at(m->dso, addr + m->vaddr_adj);
+	sym_unlock(sym);
 	return 0;
 }
 
@@ -81,10 +83,10 @@ static struct perf_memo *perf_memo_slot(struct cst_symbolizer *sym, int32_t pid,
 {
 	uint64_t h = (addr >> 2) ^ (addr >> 14) ^ ((uint64_t)(uint32_t)pid * 0x9e3779b1u);
 
-	if (!sym->perf_memo &&
-	    !(sym->perf_memo = calloc(SYM_PERF_MEMO, sizeof(*sym->perf_memo))))
+	if (!sym->own.perf_memo &&
+	    !(sym->own.perf_memo = calloc(SYM_PERF_MEMO, sizeof(*sym->own.perf_memo))))
 		return NULL;
-	return &sym->perf_memo[h & (SYM_PERF_MEMO - 1)];
+	return &sym->own.perf_memo[h & (SYM_PERF_MEMO - 1)];
 }
 
 int cst_symbolizer_perf_name(struct cst_symbolizer *sym, int32_t pid, uint64_t addr,
@@ -104,12 +106,19 @@ int cst_symbolizer_perf_name(struct cst_symbolizer *sym, int32_t pid, uint64_t a
 		*pm = (struct perf_memo){.addr = addr, .pid = pid, .epoch = sym->spaces_epoch,
 					 .elf = m && m->dso->kind == dso_elf};
 		if (pm->elf) {
+			/* a binary's table once built is only read: no lock for it */
+			bool built = sym_dso_perf_built(m->dso);
+
 			pm->vaddr = addr + m->vaddr_adj;
+			if (!built)
+				sym_lock(sym);
 			pm->f = sym_dso_find_perf_func(sym, m->dso, pm->vaddr);
 			/* a binary that failed to open on this first look is no ELF the
 			 * next time: this answer stands once, not again */
 			if (m->dso->kind != dso_elf)
 				pm->epoch = 0;
+			if (!built)
+				sym_unlock(sym);
 		}
 	}
 	if (!pm->elf)
@@ -128,15 +137,18 @@ int cst_symbolizer_inline_chain(struct cst_symbolizer *sym, int32_t pid, uint64_
 	const struct space *sp;
 	const struct mapping *m;
 	struct cst_sym_loc loc;
+	int n = 0;
 
 	if (!sym || (!frames && max > 0) || max < 0)
 		return -cste_invalid;
 	m = sym_find_mapping(sym, pid, addr, &sp);
+	sym_lock(sym);
 	sym_fill_loc(sym, m, addr, &loc);
-	if (!m || m->dso->kind != dso_elf || loc.is_data)
-		return 0;
-	return sym_dso_inline_chain(sym, m->dso, addr + m->vaddr_adj,
-				(const struct sym_func *)loc.func, frames, max);
+	if (m && m->dso->kind == dso_elf && !loc.is_data)
+		n = sym_dso_inline_chain(sym, m->dso, addr + m->vaddr_adj,
+					 (const struct sym_func *)loc.func, frames, max);
+	sym_unlock(sym);
+	return n;
 }
 
 /* Bytes needed to step over instructions: T32 sizes vary, the others do not. */
@@ -169,13 +181,13 @@ static struct cst_sym_line_count *scratch_line(struct cst_symbolizer *sym, uint3
 					       uint32_t slot)
 {
 	for (uint32_t i = 0; i < *n; i++)
-		if (sym->scratch[i].slot == slot)
-			return &sym->scratch[i];
-	if (CST_GROW(sym->scratch, sym->scratch_cap, (size_t)*n + 1) < 0)
+		if (sym->own.scratch[i].slot == slot)
+			return &sym->own.scratch[i];
+	if (CST_GROW(sym->own.scratch, sym->own.scratch_cap, (size_t)*n + 1) < 0)
 		return NULL;
-	memset(&sym->scratch[*n], 0, sizeof(sym->scratch[0]));
-	sym->scratch[*n].slot = slot;
-	return &sym->scratch[(*n)++];
+	memset(&sym->own.scratch[*n], 0, sizeof(sym->own.scratch[0]));
+	sym->own.scratch[*n].slot = slot;
+	return &sym->own.scratch[(*n)++];
 }
 
 /* Per-line instruction counts of a piece inside function @f, stored in the arena. */
@@ -215,8 +227,8 @@ static int piece_lines(struct cst_symbolizer *sym, const struct mapping *m, stru
 				lc->file = f->slots[slot].file;
 				lc->line = f->slots[slot].line;
 				if (first)
-					pc->first_line = (int32_t)(lc - sym->scratch);
-				pc->last_line = (int32_t)(lc - sym->scratch);
+					pc->first_line = (int32_t)(lc - sym->own.scratch);
+				pc->last_line = (int32_t)(lc - sym->own.scratch);
 			} else {
 				pc->last_line = -1;
 			}
@@ -233,7 +245,7 @@ static int piece_lines(struct cst_symbolizer *sym, const struct mapping *m, stru
 	out = sym_arena_alloc(sym, n * sizeof(*out));
 	if (!out)
 		return -cste_nomem;
-	memcpy(out, sym->scratch, n * sizeof(*out));
+	memcpy(out, sym->own.scratch, n * sizeof(*out));
 	pc->lines = out;
 	pc->nlines = n;
 	return 0;
@@ -241,10 +253,10 @@ static int piece_lines(struct cst_symbolizer *sym, const struct mapping *m, stru
 
 static struct cst_sym_piece *next_piece(struct cst_symbolizer *sym, uint32_t n)
 {
-	if (CST_GROW(sym->pscratch, sym->pscratch_cap, (size_t)n + 1) < 0)
+	if (CST_GROW(sym->own.pscratch, sym->own.pscratch_cap, (size_t)n + 1) < 0)
 		return NULL;
-	memset(&sym->pscratch[n], 0, sizeof(sym->pscratch[0]));
-	return &sym->pscratch[n];
+	memset(&sym->own.pscratch[n], 0, sizeof(sym->own.pscratch[0]));
+	return &sym->own.pscratch[n];
 }
 
 /* The trace says which instruction set ran; Arm mapping symbols say what the
@@ -269,7 +281,7 @@ static void check_isa(struct cst_symbolizer *sym, struct dso *dso, uint64_t vadd
 }
 
 /* Split [start, end) at function and mapping boundaries. Returns the piece count
- * (pieces in sym->pscratch) or a negative error. */
+ * (pieces in sym->own.pscratch) or a negative error. */
 static int split_range(struct cst_symbolizer *sym, int32_t pid, const struct cst_elem *e)
 {
 	uint64_t cur = e->start;
@@ -349,13 +361,13 @@ static uint64_t hash_key(const void *sp, uint32_t gen, uint64_t start, uint64_t 
 
 static int cache_grow(struct cst_symbolizer *sym)
 {
-	uint32_t cap = sym->cache_cap ? sym->cache_cap * 2 : 1u << 14;
+	uint32_t cap = sym->own.cache_cap ? sym->own.cache_cap * 2 : 1u << 14;
 	struct range_entry *t = calloc(cap, sizeof(*t));
 
 	if (!t)
 		return -cste_nomem;
-	for (uint32_t i = 0; i < sym->cache_cap; i++) {
-		struct range_entry *o = &sym->cache[i];
+	for (uint32_t i = 0; i < sym->own.cache_cap; i++) {
+		struct range_entry *o = &sym->own.cache[i];
 		uint64_t h;
 
 		if (!o->pieces)
@@ -365,9 +377,9 @@ static int cache_grow(struct cst_symbolizer *sym)
 			h++;
 		t[h & (cap - 1)] = *o;
 	}
-	free(sym->cache);
-	sym->cache = t;
-	sym->cache_cap = cap;
+	free(sym->own.cache);
+	sym->own.cache = t;
+	sym->own.cache_cap = cap;
 	return 0;
 }
 
@@ -381,9 +393,9 @@ static struct range_front *front_slot(struct cst_symbolizer *sym, int32_t pid,
 	uint64_t h = e->start * 0x9e3779b97f4a7c15ull ^ e->end * 0xc2b2ae3d27d4eb4full ^
 		     (uint64_t)(uint32_t)pid * 0x165667b19e3779f9ull;
 
-	if (!sym->front && !(sym->front = calloc(SYM_RANGE_FRONT, sizeof(*sym->front))))
+	if (!sym->own.front && !(sym->own.front = calloc(SYM_RANGE_FRONT, sizeof(*sym->own.front))))
 		return NULL;
-	return &sym->front[(h ^ (h >> 32)) & (SYM_RANGE_FRONT - 1)];
+	return &sym->own.front[(h ^ (h >> 32)) & (SYM_RANGE_FRONT - 1)];
 }
 
 static bool front_holds(const struct range_front *f, const struct cst_symbolizer *sym,
@@ -404,7 +416,7 @@ static int range_pieces(struct cst_symbolizer *sym, int32_t pid, const struct cs
 	int n;
 
 	if (front && front_holds(front, sym, pid, e)) {
-		sym->stats.cache_hits++;
+		sym->own.stats.cache_hits++;
 		*pieces = front->pieces;
 		*npieces = front->npieces;
 		return 0;
@@ -412,23 +424,25 @@ static int range_pieces(struct cst_symbolizer *sym, int32_t pid, const struct cs
 	/* the space of the first address keys the entry: pids sharing the global
 	 * space share entries, and a mapping change (gen) retires old ones */
 	sym_find_mapping(sym, pid, e->start, &sp);
-	if (sym->cache_used * 2 >= sym->cache_cap && cache_grow(sym) < 0)
+	if (sym->own.cache_used * 2 >= sym->own.cache_cap && cache_grow(sym) < 0)
 		return -cste_nomem;
 	h = hash_key(sp, sp ? sp->gen : 0, e->start, e->end, (uint8_t)e->isa);
 	for (;; h++) {
-		slot = &sym->cache[h & (sym->cache_cap - 1)];
+		slot = &sym->own.cache[h & (sym->own.cache_cap - 1)];
 		if (!slot->pieces)
 			break;
 		if (slot->space == sp && slot->gen == (sp ? sp->gen : 0) &&
 		    slot->start == e->start && slot->end == e->end &&
 		    slot->isa == (uint8_t)e->isa && slot->num_insns == e->num_insns) {
-			sym->stats.cache_hits++;
+			sym->own.stats.cache_hits++;
 			*pieces = slot->pieces;
 			*npieces = slot->npieces;
 			goto found;
 		}
 	}
+	sym_lock(sym);
 	n = split_range(sym, pid, e);
+	sym_unlock(sym);
 	if (n < 0)
 		return n;
 	if (n == 0) {
@@ -439,7 +453,7 @@ static int range_pieces(struct cst_symbolizer *sym, int32_t pid, const struct cs
 	slot->pieces = sym_arena_alloc(sym, (size_t)n * sizeof(*slot->pieces));
 	if (!slot->pieces)
 		return -cste_nomem;
-	memcpy(slot->pieces, sym->pscratch, (size_t)n * sizeof(*slot->pieces));
+	memcpy(slot->pieces, sym->own.pscratch, (size_t)n * sizeof(*slot->pieces));
 	slot->space = sp;
 	slot->gen = sp ? sp->gen : 0;
 	slot->start = e->start;
@@ -447,7 +461,7 @@ static int range_pieces(struct cst_symbolizer *sym, int32_t pid, const struct cs
 	slot->isa = (uint8_t)e->isa;
 	slot->num_insns = e->num_insns;
 	slot->npieces = (uint32_t)n;
-	sym->cache_used++;
+	sym->own.cache_used++;
 	*pieces = slot->pieces;
 	*npieces = (uint32_t)n;
 found:
@@ -458,22 +472,32 @@ found:
 	return 0;
 }
 
-/* Instructions of a piece, to its binary (the last slot takes the rest). */
-static void count_dso(struct cst_symbolizer *sym, const struct cst_sym_piece *pc)
+/* Instructions counted to a binary (the last slot takes the rest). */
+void sym_own_count_dso(struct sym_own *own, const char *dso, uint64_t insns, uint64_t unnamed)
 {
-	uint32_t i, n = sym->nper_dso, max = sizeof(sym->per_dso) / sizeof(sym->per_dso[0]);
+	uint32_t i, n = own->nper_dso, max = sizeof(own->per_dso) / sizeof(own->per_dso[0]);
 
-	for (i = 0; i < n && sym->per_dso[i].dso != pc->loc.dso; i++)
+	for (i = 0; i < n && own->per_dso[i].dso != dso; i++)
 		;
 	if (i == n) {
 		if (n == max)
 			i = max - 1;
 		else
-			sym->per_dso[sym->nper_dso++].dso = pc->loc.dso;
+			own->per_dso[own->nper_dso++].dso = dso;
 	}
-	sym->per_dso[i].insns += pc->num_insns;
-	if (!pc->loc.func)
-		sym->per_dso[i].unnamed += pc->num_insns;
+	own->per_dso[i].insns += insns;
+	own->per_dso[i].unnamed += unnamed;
+}
+
+void sym_own_add_counts(struct sym_own *to, const struct sym_own *from)
+{
+	to->stats.ranges += from->stats.ranges;
+	to->stats.cache_hits += from->stats.cache_hits;
+	to->stats.unknown_insns += from->stats.unknown_insns;
+	to->stats.insns += from->stats.insns;
+	for (uint32_t i = 0; i < from->nper_dso; i++)
+		sym_own_count_dso(to, from->per_dso[i].dso, from->per_dso[i].insns,
+				  from->per_dso[i].unnamed);
 }
 
 static int by_insns(const void *a, const void *b)
@@ -486,15 +510,15 @@ static int by_insns(const void *a, const void *b)
 int cst_symbolizer_dso_counts(const struct cst_symbolizer *sym, struct cst_sym_dso_count *out,
 			      int max)
 {
-	struct cst_sym_dso_count all[sizeof(sym->per_dso) / sizeof(sym->per_dso[0])];
+	struct cst_sym_dso_count all[sizeof(sym->own.per_dso) / sizeof(sym->own.per_dso[0])];
 	uint32_t n;
 
 	if (!sym || (!out && max) || max < 0)
 		return -cste_invalid;
-	n = sym->nper_dso;
+	n = sym->own.nper_dso;
 	for (uint32_t i = 0; i < n; i++) {
-		all[i] = (struct cst_sym_dso_count){sym->per_dso[i].dso, sym->per_dso[i].insns,
-						    sym->per_dso[i].unnamed, cst_sym_dso_none};
+		all[i] = (struct cst_sym_dso_count){sym->own.per_dso[i].dso, sym->own.per_dso[i].insns,
+						    sym->own.per_dso[i].unnamed, cst_sym_dso_none};
 		for (const struct dso *d = sym->dsos; d; d = d->next)
 			if (d->short_name == all[i].dso) {
 				all[i].kind = d->kind == dso_missing ? cst_sym_dso_missing
@@ -536,14 +560,15 @@ int cst_symbolizer_feed(struct cst_symbolizer *sym, const struct cst_elem *elem,
 
 		if (err)
 			return err;
-		sym->stats.ranges++;
-		sym->stats.insns += elem->num_insns;
+		sym->own.stats.ranges++;
+		sym->own.stats.insns += elem->num_insns;
 		for (uint32_t i = 0; i < se.npieces; i++) {
 			const struct cst_sym_piece *pc = &se.pieces[i];
 
 			if (!pc->loc.func)
-				sym->stats.unknown_insns += pc->num_insns;
-			count_dso(sym, pc);
+				sym->own.stats.unknown_insns += pc->num_insns;
+			sym_own_count_dso(&sym->own, pc->loc.dso, pc->num_insns,
+					  pc->loc.func ? 0 : pc->num_insns);
 		}
 	}
 	se.lost = sym->nlost ? sym_lost_take(sym, elem) : NULL;

@@ -137,18 +137,18 @@ const struct mapping *sym_find_mapping(struct cst_symbolizer *sym, int32_t pid, 
 	/* the views look up several addresses per element, nearly all in the
 	 * mapping of the one before: the binary searches of up to four spaces were
 	 * a tenth of perf's lines */
-	m = sym->map_memo.m;
-	if (m && sym->map_memo.epoch == sym->spaces_epoch && sym->map_memo.pid == pid &&
+	m = sym->own.map_memo.m;
+	if (m && sym->own.map_memo.epoch == sym->spaces_epoch && sym->own.map_memo.pid == pid &&
 	    addr >= m->start && addr < m->end) {
-		*in = sym->map_memo.sp;
+		*in = sym->own.map_memo.sp;
 		return m;
 	}
 	m = find_mapping(sym, pid, addr, in);
 	if (m && first_space(sym, pid, *in)) {
-		sym->map_memo.pid = pid;
-		sym->map_memo.epoch = sym->spaces_epoch;
-		sym->map_memo.m = m;
-		sym->map_memo.sp = *in;
+		sym->own.map_memo.pid = pid;
+		sym->own.map_memo.epoch = sym->spaces_epoch;
+		sym->own.map_memo.m = m;
+		sym->own.map_memo.sp = *in;
 	}
 	return m;
 }

@@ -100,7 +100,7 @@ bool sym_dso_load_dwarf(struct cst_symbolizer *sym, struct dso *dso)
 	dso->dwarf_done = true;
 	if (dso->kind != dso_elf)
 		return false;
-	dso->dwfl = dwfl_begin(&sym->callbacks);
+	dso->dwfl = dwfl_begin(&sym_main(sym)->callbacks);
 	if (!dso->dwfl)
 		return false;
 	dwfl_report_begin(dso->dwfl);

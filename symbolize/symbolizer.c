@@ -20,6 +20,7 @@ int cst_symbolizer_alloc(struct cst_symbolizer **out, const struct cst_symbolize
 	if (!sym)
 		return -cste_nomem;
 	sym->spaces_epoch = 1; /* 0 marks an empty range front entry */
+	pthread_mutex_init(&sym->lock, NULL);
 	if (cst_opts_load(&sym->opts, sizeof(sym->opts), opts, "cst_symbolizer_opts",
 			  opts ? opts->log : NULL) < 0) {
 		free(sym);
@@ -101,10 +102,30 @@ int cst_symbolizer_alloc(struct cst_symbolizer **out, const struct cst_symbolize
 	return 0;
 }
 
+/* A reader's own caches; its counts go to its symbolizer. */
+static void free_own(struct cst_symbolizer *sym)
+{
+	sym_disasm_close(sym);
+	sym_arena_free_all(sym);
+	free(sym->own.cache);
+	free(sym->own.front);
+	free(sym->own.perf_memo);
+	free(sym->own.scratch);
+	free(sym->own.pscratch);
+}
+
 void cst_symbolizer_free(struct cst_symbolizer *sym)
 {
 	if (!sym)
 		return;
+	if (sym->main) {
+		sym_lock(sym);
+		sym_own_add_counts(&sym->main->own, &sym->own);
+		sym_unlock(sym);
+		free_own(sym);
+		free(sym);
+		return;
+	}
 	while (sym->dsos) {
 		struct dso *d = sym->dsos;
 
@@ -115,19 +136,14 @@ void cst_symbolizer_free(struct cst_symbolizer *sym)
 		sym_space_free(sym->spaces[i]);
 	free(sym->spaces);
 	sym_space_free(sym->kernel);
-	sym_disasm_close(sym);
-	sym_arena_free_all(sym);
-	free(sym->cache);
-	free(sym->front);
-	free(sym->perf_memo);
+	free_own(sym);
 	free(sym->comms);
 	free(sym->lost);
-	free(sym->scratch);
-	free(sym->pscratch);
 	free(sym->debuginfo_path);
 	for (int i = 0; i < sym->ngiven; i++)
 		free(sym->given[i]);
 	free(sym->given);
+	pthread_mutex_destroy(&sym->lock);
 	free(sym);
 }
 
@@ -436,7 +452,7 @@ int cst_symbolizer_get_stats(const struct cst_symbolizer *sym, struct cst_symbol
 {
 	if (!sym || !st)
 		return -cste_invalid;
-	*st = sym->stats;
+	*st = sym->own.stats;
 	return 0;
 }
 
@@ -485,3 +501,4 @@ int cst_symbolizer_run_sideband(struct cst_symbolizer *sym, struct cst_session *
 	}
 	return cst_session_run(session, run_elem, run_sideband, &rc);
 }
+

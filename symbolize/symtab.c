@@ -286,7 +286,7 @@ void sym_dso_load_symbols(struct cst_symbolizer *sym, struct dso *dso)
 			}
 			f->end = f->pub.addr + f->pub.size;
 			f->pub.dso = dso->short_name;
-			f->pub.id = sym->next_func_id++;
+			f->pub.id = sym_main(sym)->next_func_id++;
 		}
 	}
 	if (nmaps)
@@ -390,7 +390,7 @@ int sym_dso_load_kallsyms(struct cst_symbolizer *sym, struct dso *dso, const cha
 		fn->pub.size = i + 1 < v.n ? v.f[i + 1].pub.addr - fn->pub.addr : 4;
 		fn->end = fn->pub.addr + fn->pub.size;
 		fn->pub.dso = dso->short_name;
-		fn->pub.id = sym->next_func_id++;
+		fn->pub.id = sym_main(sym)->next_func_id++;
 	}
 	dso->funcs = v.f;
 	dso->nfuncs = v.n;

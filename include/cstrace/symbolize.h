@@ -45,6 +45,19 @@ int cst_symbolizer_alloc(struct cst_symbolizer **out, const struct cst_symbolize
 /** Free @sym and everything it owns (NULL is ignored). */
 void cst_symbolizer_free(struct cst_symbolizer *sym);
 
+/** Readers: the same symbolizer read on other threads. While @sym shares
+ *  (cst_symbolizer_share, called on its own thread with no reader alive), each
+ *  reader answers look-ups from @sym's binaries and address spaces, with caches
+ *  of its own; what loads lazily is loaded under one lock. Nothing may change
+ *  @sym's spaces (mappings, sideband) while a reader reads: between such changes
+ *  a reader takes them up with cst_symbolizer_reader_sync. A reader is used by
+ *  one thread at a time and freed with cst_symbolizer_free, which adds its counts
+ *  (cst_symbolizer_get_stats, cst_symbolizer_dso_counts) to @sym's.
+ *  Errors: -cste_invalid (NULL, a reader, or not sharing), -cste_nomem. */
+int cst_symbolizer_share(struct cst_symbolizer *sym, bool on);
+int cst_symbolizer_reader_alloc(struct cst_symbolizer **out, struct cst_symbolizer *sym);
+int cst_symbolizer_reader_sync(struct cst_symbolizer *reader);
+
 /** The pid of the global address space (kernel, snapshot images, --elf). */
 #define CST_SYM_PID_GLOBAL (-1)
 
