@@ -134,11 +134,13 @@ bench_arch() { # arch lua "rounds size" [synth options]
 		row "cstrace script (symbolized branches)" "$insns" "$pw" "$w" "$c" "$r"
 		read -r w c r < <(measure "$CSTRACE" script --raw "$data")
 		row "cstrace script --raw (perf's samples)" "$insns" "$pw" "$w" "$c" "$r"
-		# the same fields on both sides: perf's lines, byte for byte
+		# the same samples and fields on both sides: perf's lines, byte for byte
+		# (without --itrace, cstrace script -F adds perf's default instruction
+		# samples, one every 100,000 instructions)
 		read -r pw c r < <(measure perf script -i "$data" --itrace=b -F ip,addr,sym,dso)
 		row "perf script --itrace=b -F ip,addr,sym,dso (peer)" "$insns" - "$pw" "$c" "$r"
-		read -r w c r < <(measure "$CSTRACE" script -F ip,addr,sym,dso "$data")
-		row "cstrace script -F ip,addr,sym,dso (peer's fields)" "$insns" "$pw" "$w" "$c" "$r"
+		read -r w c r < <(measure "$CSTRACE" script --itrace=b -F ip,addr,sym,dso "$data")
+		row "cstrace script --itrace=b -F ip,addr,sym,dso (the peer's lines)" "$insns" "$pw" "$w" "$c" "$r"
 		# every instruction: perf's --itrace=i1i lines against script --insn's
 		read -r pw c r < <(measure perf script -i "$data" --itrace=i1i)
 		row "perf script --itrace=i1i (peer)" "$insns" - "$pw" "$c" "$r"

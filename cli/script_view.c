@@ -354,7 +354,7 @@ int script_view_run(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	err = perf ? symcli_run(sym, session, cst_pscript_add, pview)
+	err = perf ? symcli_run_pscript(session, pview, write_line, &sink)
 		   : symcli_run(sym, session, cst_script_add, view);
 	fin = perf ? cst_pscript_finish(pview) : cst_script_finish(view);
 	if (err >= 0 && fin < 0)

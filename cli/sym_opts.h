@@ -74,6 +74,11 @@ int symcli_parse(struct symcli *c, int opt, const char *arg);
  *  printed (cli_note_skippable). */
 int symcli_run(struct cst_symbolizer *sym, struct cst_session *session, cst_sym_elem_fn fn,
 	       void *ctx);
+/** symcli_run into perf script's lines @p, which may be made on the decoding
+ *  threads too (cst_pscript_run): their bytes go to @write (@p's own writer),
+ *  counted as the elements they stand for. */
+int symcli_run_pscript(struct cst_session *session, struct cst_pscript *p,
+		       cst_script_write_fn write, void *write_ctx);
 /** Open @path as a session and a symbolizer over it, with the --elf files, and
  *  fill c->filter with the filters (the time window in the trace's clock). */
 int symcli_open(struct symcli *c, const char *path, struct cst_session **session,

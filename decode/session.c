@@ -31,7 +31,29 @@ struct cst_session {
 	void (*user_progress)(void *ctx, uint64_t done, uint64_t total);
 	void *user_progress_ctx;
 	struct dec_pipe *pipe;
+	struct views *views; /* cst_session_run_views, while it runs */
 };
+
+/* Views on the workers (cst_session_run_views): as the split runs take them, and
+ * the caller's dec_merge, which delivers the run it holds before any bytes go out
+ * (no element a view printed could have joined it). */
+struct views {
+	struct dec_views d;
+	cst_lines_fn write;
+	void *write_ctx;
+	struct dec_merge *merge; /* run_merging's, or NULL */
+};
+
+static int views_write(void *ctx, const char *bytes, size_t len, uint64_t nelems,
+		       uint64_t offset, bool has_offset)
+{
+	struct views *v = ctx;
+	int ret;
+
+	if (v->merge && (ret = dec_merge_end(v->merge)) != 0)
+		return ret;
+	return v->write(v->write_ctx, bytes, len, nelems, offset, has_offset);
+}
 
 static void session_log(void *ctx, enum cst_log_level level, const char *msg)
 {
@@ -371,7 +393,15 @@ static int run_buffer(struct cst_session *s, int b, struct cst_decoder_opts *dop
 		/* elements go to run_merging's dec_merge when merge_ranges is set */
 		struct split_out out = {elem_fn, ctx, lines ? lines->write : NULL,
 					lines ? lines->write_ctx : NULL,
-					s->opts.merge_ranges && !lines, NULL, s->engines.workers};
+					s->opts.merge_ranges && !lines, NULL, s->engines.workers,
+					NULL, NULL};
+
+		if (s->views && !lines) {
+			out.write = s->views->d.write;
+			out.write_ctx = s->views->d.write_ctx;
+			out.view = s->views->d.ops;
+			out.view_ctx = s->views->d.ctx;
+		}
 
 		ret = dec_split_run(dec, s->opts.threads,
 				    s->opts.chunk_size ? s->opts.chunk_size : SPLIT_CHUNK, &out,
@@ -456,7 +486,11 @@ static int run_merging(struct cst_session *s, run_fn run, cst_elem_fn elem_fn,
 
 	if (!s->opts.merge_ranges)
 		return run(s, elem_fn, sb_fn, ctx);
+	if (s->views)
+		s->views->merge = &m;
 	ret = run(s, dec_merge_elem, sb_fn ? dec_merge_sb : NULL, &m);
+	if (s->views)
+		s->views->merge = NULL;
 	if (ret > 0)
 		return ret;
 	end = dec_merge_end(&m);
@@ -485,6 +519,14 @@ static int run_replayed(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband
 {
 	return dec_perf_input_run_apart(s->perf, s->trace, elem_fn, sb_fn, ctx,
 					s->opts.merge_ranges, s->crash, &s->stats);
+}
+
+/* As run_replayed, with the views of cst_session_run_views on the workers. */
+static int run_viewed(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn,
+		      void *ctx)
+{
+	return dec_perf_input_run_views(s->perf, s->trace, elem_fn, sb_fn, ctx,
+					s->opts.merge_ranges, s->crash, &s->views->d, &s->stats);
 }
 
 static int run_here(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
@@ -558,6 +600,29 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 		memset(&s->stats, 0, sizeof(s->stats)); /* no thread: decode here */
 	}
 	return said_nacc(s, run_merging(s, run_here, elem_fn, sb_fn, ctx));
+}
+
+int cst_session_run_views(struct cst_session *s, const struct cst_view_ops *ops, void *ops_ctx,
+			  cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
+			  cst_lines_fn write, void *write_ctx)
+{
+	struct views v = {{ops, ops_ctx, views_write, &v}, write, write_ctx, NULL};
+	int ret;
+
+	if (!s || !ops || ops->sz < sizeof(*ops) || !ops->worker_open || !ops->worker_close ||
+	    !ops->open || !ops->elem || !ops->state || !ops->close || !ops->adopt || !write)
+		return -cste_invalid;
+	/* the stretches workers decode: a perf.data's large fragments in file order,
+	 * or a snapshot's buffers; anything else decodes as cst_session_run does */
+	if (s->opts.threads < 2 || (s->kind == cst_input_perf &&
+				    (!s->opts.pipe || !dec_perf_input_splits(s->perf))))
+		return cst_session_run(s, elem_fn, sb_fn, ctx);
+	memset(&s->stats, 0, sizeof(s->stats));
+	s->views = &v;
+	ret = run_merging(s, s->kind == cst_input_perf ? run_viewed : run_here, elem_fn, sb_fn,
+			  ctx);
+	s->views = NULL;
+	return said_nacc(s, ret);
 }
 
 int cst_session_run_lines(struct cst_session *s, cst_elem_print_fn print, void *print_ctx,

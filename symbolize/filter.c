@@ -1,6 +1,6 @@
 /* The filters of the views: which elements (pid, tid, cpu, comm, time window) and
  * which instructions (binaries, functions) of the symbolized stream they show. */
-#include "cstrace/symbolize.h"
+#include "views_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -132,4 +132,22 @@ const struct cst_sym_elem *cst_sym_filter_pieces(struct cst_sym_filter *f,
 	copy->pieces = f->kept;
 	copy->npieces = n;
 	return copy;
+}
+
+bool sym_filter_keeps_all(const struct cst_sym_filter *f)
+{
+	const struct cst_sym_filter_opts *o = &f->o;
+
+	return !o->npids && !o->ntids && !o->ncpus && !o->ncomms && !o->ndsos && !o->nsymbols &&
+	       !o->window;
+}
+
+uint64_t sym_filter_last_ts(const struct cst_sym_filter *f, uint8_t id)
+{
+	return f->last_ts[id & 0x7f];
+}
+
+void sym_filter_set_last_ts(struct cst_sym_filter *f, uint8_t id, uint64_t ts)
+{
+	f->last_ts[id & 0x7f] = ts;
 }

@@ -298,10 +298,8 @@ static inline void sym_unlock(struct cst_symbolizer *sym)
 		pthread_mutex_unlock(&m->lock);
 }
 
-/* range.c: instructions counted to a binary, and a reader's counts added to its
- * symbolizer's. */
+/* range.c: instructions counted to a binary (the last slot takes the rest). */
 void sym_own_count_dso(struct sym_own *own, const char *dso, uint64_t insns, uint64_t unnamed);
-void sym_own_add_counts(struct sym_own *to, const struct sym_own *from);
 
 /* symbolizer.c: the lost sideband that goes with @elem, taken from what is
  * pending (NULL: none). */

@@ -6,6 +6,7 @@
  * sample where the previous range ended in a taken branch (or an exception), where
  * trace starts again (0 => start) and where it stops (last => 0). */
 #include "pscript_int.h"
+#include "views_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -391,6 +392,58 @@ int cst_pscript_add(void *ctx, const struct cst_sym_elem *se)
 		break;
 	}
 	return p->failed ? -cste_io : 0;
+}
+
+/* What a view hands over: one trace ID's queue and latest timestamp. */
+struct psc_state {
+	uint8_t id;
+	struct pqueue q;
+	uint64_t last_ts;
+};
+_Static_assert(sizeof(struct psc_state) <= PSC_STATE, "a view's state fits PSC_STATE");
+
+bool sym_psc_knows(const struct cst_pscript *p, uint8_t id)
+{
+	const struct pqueue *q = p->q[id & 0x7f];
+
+	return q && q->prev.kind != pk_empty;
+}
+
+size_t sym_psc_state(const struct cst_pscript *p, uint8_t id, void *buf, size_t size)
+{
+	struct psc_state st = {.id = id & 0x7f};
+
+	if (size < sizeof(st) || !sym_psc_knows(p, id))
+		return 0;
+	st.q = *p->q[st.id];
+	st.last_ts = sym_filter_last_ts(p->filter, st.id);
+	memcpy(buf, &st, sizeof(st));
+	return sizeof(st);
+}
+
+int sym_psc_adopt(struct cst_pscript *p, const void *buf, size_t len)
+{
+	struct psc_state st;
+
+	if (len != sizeof(st))
+		return -cste_invalid;
+	memcpy(&st, buf, sizeof(st));
+	if (!p->q[st.id] && !(p->q[st.id] = calloc(1, sizeof(*p->q[st.id]))))
+		return -cste_nomem;
+	*p->q[st.id] = st.q;
+	/* none seen where the view was: the one before it stands */
+	if (st.last_ts)
+		sym_filter_set_last_ts(p->filter, st.id, st.last_ts);
+	return 0;
+}
+
+void sym_psc_clear(struct cst_pscript *p)
+{
+	for (size_t i = 0; i < sizeof(p->q) / sizeof(p->q[0]); i++)
+		if (p->q[i])
+			memset(p->q[i], 0, sizeof(*p->q[i]));
+	for (uint8_t id = 0; id < 128; id++)
+		sym_filter_set_last_ts(p->filter, id, 0);
 }
 
 int cst_pscript_finish(struct cst_pscript *p)

@@ -59,6 +59,7 @@ struct cst_pscript {
 	cst_script_write_fn write;
 	void *write_ctx;
 	bool failed;
+	bool mute;                 /* learning what came before: nothing is printed */
 	bool perf_clock;           /* times from TIME_CONV (else perf 6.1's AUX time) */
 	int name_width;            /* perf's evlist__max_name_len */
 	char branch_name[32], insn_name[32];
@@ -68,6 +69,16 @@ struct cst_pscript {
 	/* per trace ID: perf's traceid queue (pscript.c) */
 	struct pqueue *q[128];
 };
+
+/* pscript.c: what a view on a worker hands over (pscript_view.c): whether trace
+ * ID @id's packet queue is known (a range or a discontinuity seen since the
+ * queues were cleared), the queue and the ID's latest timestamp as bytes
+ * (PSC_STATE of them), and taking them on. */
+#define PSC_STATE 256
+bool sym_psc_knows(const struct cst_pscript *p, uint8_t id);
+size_t sym_psc_state(const struct cst_pscript *p, uint8_t id, void *buf, size_t size);
+int sym_psc_adopt(struct cst_pscript *p, const void *buf, size_t len);
+void sym_psc_clear(struct cst_pscript *p);
 
 /* pscript_line.c: one sample as perf script prints it. */
 void sym_psc_print(struct cst_pscript *p, const struct psample *s);

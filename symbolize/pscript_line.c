@@ -330,7 +330,7 @@ void sym_psc_print(struct cst_pscript *p, const struct psample *s)
 	unsigned f = p->o.fields;
 
 	/* no field (flags are no field to perf): perf prints nothing at all */
-	if (!(f & ~(unsigned)cst_pscript_flags))
+	if (!(f & ~(unsigned)cst_pscript_flags) || p->mute)
 		return;
 	/* --dsos, --symbols: as perf filters samples, by where the sample is */
 	if (cst_sym_filter_by_name(p->filter) &&
@@ -381,6 +381,8 @@ void sym_psc_print_error(struct cst_pscript *p, const struct cst_elem *e, uint64
 {
 	struct cst_line *l = &p->line;
 
+	if (p->mute)
+		return;
 	/* perf_event__fprintf_auxtrace_error, as perf prints Intel PT's */
 	cst_line_reset(l);
 	cst_line_str(l, " instruction trace error type 1 time ", 0);

@@ -489,15 +489,47 @@ void sym_own_count_dso(struct sym_own *own, const char *dso, uint64_t insns, uin
 	own->per_dso[i].unnamed += unnamed;
 }
 
-void sym_own_add_counts(struct sym_own *to, const struct sym_own *from)
+int cst_symbolizer_take_counts(struct cst_symbolizer *reader, struct cst_sym_counts *c)
 {
-	to->stats.ranges += from->stats.ranges;
-	to->stats.cache_hits += from->stats.cache_hits;
-	to->stats.unknown_insns += from->stats.unknown_insns;
-	to->stats.insns += from->stats.insns;
-	for (uint32_t i = 0; i < from->nper_dso; i++)
-		sym_own_count_dso(to, from->per_dso[i].dso, from->per_dso[i].insns,
-				  from->per_dso[i].unnamed);
+	struct sym_own *own = reader ? &reader->own : NULL;
+	const uint32_t max = sizeof(c->dsos) / sizeof(c->dsos[0]);
+
+	if (!own || !c)
+		return -cste_invalid;
+	c->stats.ranges += own->stats.ranges;
+	c->stats.cache_hits += own->stats.cache_hits;
+	c->stats.unknown_insns += own->stats.unknown_insns;
+	c->stats.insns += own->stats.insns;
+	for (uint32_t i = 0; i < own->nper_dso; i++) {
+		uint32_t k;
+
+		for (k = 0; k < c->ndsos && c->dsos[k].dso != own->per_dso[i].dso; k++)
+			;
+		if (k == c->ndsos && k < max)
+			c->dsos[c->ndsos++].dso = own->per_dso[i].dso;
+		k = k < max ? k : max - 1; /* the last slot takes the rest */
+		c->dsos[k].insns += own->per_dso[i].insns;
+		c->dsos[k].unnamed += own->per_dso[i].unnamed;
+	}
+	memset(&own->stats, 0, sizeof(own->stats));
+	memset(own->per_dso, 0, sizeof(own->per_dso));
+	own->nper_dso = 0;
+	return 0;
+}
+
+int cst_symbolizer_add_counts(struct cst_symbolizer *sym, const struct cst_sym_counts *c)
+{
+	struct sym_own *own = sym ? &sym->own : NULL;
+
+	if (!own || !c)
+		return -cste_invalid;
+	own->stats.ranges += c->stats.ranges;
+	own->stats.cache_hits += c->stats.cache_hits;
+	own->stats.unknown_insns += c->stats.unknown_insns;
+	own->stats.insns += c->stats.insns;
+	for (uint32_t i = 0; i < c->ndsos; i++)
+		sym_own_count_dso(own, c->dsos[i].dso, c->dsos[i].insns, c->dsos[i].unnamed);
+	return 0;
 }
 
 static int by_insns(const void *a, const void *b)

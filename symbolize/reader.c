@@ -18,16 +18,27 @@ int cst_symbolizer_share(struct cst_symbolizer *sym, bool on)
 /* The shared part of @m as it stands, under @r's own caches. */
 static void take_shared(struct cst_symbolizer *r, struct cst_symbolizer *m)
 {
-	struct sym_own own = r->own;
 	uint32_t epoch = r->spaces_epoch;
 
-	*r = *m;
-	r->own = own;
+	/* Field by field: what @m's own thread writes meanwhile (its caches, the
+	 * lost sideband it gives its elements, function IDs under the lock) is
+	 * never read here. These change only with sideband, between runs. */
+	r->opts = m->opts;
+	r->log = m->log;
+	r->debuginfo_path = m->debuginfo_path;
+	r->callbacks = m->callbacks;
+	r->dsos = m->dsos;
+	r->given = m->given;
+	r->ngiven = m->ngiven;
+	r->spaces = m->spaces;
+	r->nspaces = m->nspaces;
+	r->spaces_cap = m->spaces_cap;
+	r->kernel = m->kernel;
+	r->spaces_epoch = m->spaces_epoch;
+	r->comms = m->comms;
+	r->ncomms = m->ncomms;
+	r->comms_cap = m->comms_cap;
 	r->main = m;
-	r->sharing = false;
-	/* lost sideband is given to the elements @m is fed */
-	r->lost = NULL;
-	r->nlost = r->lost_cap = 0;
 	/* The caches stay warm from one sync to the next: their entries name the
 	 * spaces' epoch they were found in. Only an epoch that wrapped round could
 	 * match an old entry again. */

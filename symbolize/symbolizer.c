@@ -102,7 +102,7 @@ int cst_symbolizer_alloc(struct cst_symbolizer **out, const struct cst_symbolize
 	return 0;
 }
 
-/* A reader's own caches; its counts go to its symbolizer. */
+/* What each thread keeps for itself: a reader's all. */
 static void free_own(struct cst_symbolizer *sym)
 {
 	sym_disasm_close(sym);
@@ -119,10 +119,7 @@ void cst_symbolizer_free(struct cst_symbolizer *sym)
 	if (!sym)
 		return;
 	if (sym->main) {
-		sym_lock(sym);
-		sym_own_add_counts(&sym->main->own, &sym->own);
-		sym_unlock(sym);
-		free_own(sym);
+		free_own(sym); /* its counts are handed over or thrown away */
 		free(sym);
 		return;
 	}
@@ -502,3 +499,25 @@ int cst_symbolizer_run_sideband(struct cst_symbolizer *sym, struct cst_session *
 	return cst_session_run(session, run_elem, run_sideband, &rc);
 }
 
+int cst_symbolizer_run_views(struct cst_symbolizer *sym, struct cst_session *session,
+			     const struct cst_view_ops *ops, void *ops_ctx, cst_sym_elem_fn fn,
+			     void *ctx, cst_lines_fn write, void *write_ctx)
+{
+	struct run_ctx rc = {sym, fn, NULL, ctx};
+	const struct cst_trace *trace;
+	int err;
+
+	if (!sym || sym->main || !session || !ops || !fn || !write)
+		return -cste_invalid;
+	trace = cst_session_trace(session);
+	if (trace) {
+		err = cst_symbolizer_add_trace_images(sym, trace);
+		if (err)
+			return err;
+	}
+	cst_symbolizer_share(sym, true);
+	err = cst_session_run_views(session, ops, ops_ctx, run_elem, run_sideband, &rc, write,
+				    write_ctx);
+	cst_symbolizer_share(sym, false);
+	return err;
+}

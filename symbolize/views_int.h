@@ -5,6 +5,13 @@
 
 #include "cstrace/symbolize.h"
 
+/* filter.c: a filter that keeps everything (no pid, tid, cpu, comm, dso, symbol
+ * or time given), and the latest timestamp of trace ID @id as it stands (0: none
+ * yet), which a view on another thread hands over (pscript_view.c). */
+bool sym_filter_keeps_all(const struct cst_sym_filter *f);
+uint64_t sym_filter_last_ts(const struct cst_sym_filter *f, uint8_t id);
+void sym_filter_set_last_ts(struct cst_sym_filter *f, uint8_t id, uint64_t ts);
+
 /* Call @fn(ctx, first, last, count) for each range of the binary @dso (the
  * symbolizer's own string for it). Returns 0 or -cste_invalid. */
 int sym_afdo_ranges(struct cst_afdo *p, const char *dso,

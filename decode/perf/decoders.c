@@ -59,6 +59,21 @@ int dec_pi_on_elem(void *ctx, const struct cst_elem *elem)
 	return in->elem_fn(in->elem_ctx, &e);
 }
 
+/* An element a view deferred: attributed on its worker, as dec_pi_worker_elem
+ * does, where the elements between it and the last one here went to views. This
+ * thread's attribution goes on from it. */
+int dec_pi_view_elem(void *ctx, const struct cst_elem *elem)
+{
+	struct cst_perf_input *in = ctx;
+
+	if (in->cur_pid != elem->pid) {
+		in->cur_pid = elem->pid;
+		dec_perf_mem_set_pid(in->mem, in->cur_pid);
+	}
+	in->cur_tid = elem->tid;
+	return dec_pi_on_elem(ctx, elem);
+}
+
 /* The threads table stands still while a fragment decodes: read on workers. */
 void dec_pi_worker_elem(void *wctx, struct cst_elem *e)
 {

@@ -151,8 +151,11 @@ static int decode_split(struct cst_perf_input *in, const struct cst_trace *trace
 				   .fragment = in->fragment};
 	struct split_mem mem = {worker_mem_open, worker_mem_close, dec_pi_worker_elem,
 				dec_perf_mem_cursor_read, &start, true};
-	struct split_out out = {in->print ? NULL : dec_pi_on_elem, in, in->print ? in->write : NULL,
-				in->write_ctx, in->merged, in->crash, in->engines.workers};
+	struct split_out out = {in->print ? NULL : in->views ? dec_pi_view_elem : dec_pi_on_elem, in,
+				in->print ? in->write : in->views ? in->views->write : NULL,
+				in->views ? in->views->write_ctx : in->write_ctx, in->merged,
+				in->crash, in->engines.workers, in->views ? in->views->ops : NULL,
+				in->views ? in->views->ctx : NULL};
 	int buffer = f->raw ? in->raw_buffer[f->ci] : in->frames_buffer;
 	struct split_span span = {-1, off, off + size, 0};
 	enum split_outcome how = split_unsplittable;
@@ -460,6 +463,21 @@ int dec_perf_input_run_lines(struct cst_perf_input *in, const struct cst_trace *
 	ret = dec_perf_input_run(in, trace, elem_fn, NULL, ctx, stats);
 	in->print = NULL;
 	in->write = NULL;
+	return ret;
+}
+
+int dec_perf_input_run_views(struct cst_perf_input *in, const struct cst_trace *trace,
+			     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx, bool merged,
+			     struct cst_crash_watch *crash, const struct dec_views *views,
+			     struct cst_decoder_stats *stats)
+{
+	int ret;
+
+	if (!in)
+		return -cste_invalid;
+	in->views = views;
+	ret = dec_perf_input_run_apart(in, trace, elem_fn, sb_fn, ctx, merged, crash, stats);
+	in->views = NULL;
 	return ret;
 }
 

@@ -7,6 +7,7 @@
 #include "engine/engine.h"
 
 struct cst_perf_input;
+struct dec_views; /* run/run.h */
 
 /** Open a perf.data file: read its header and cs_etm metadata, and add one
  *  trace source per CPU to @trace. Its decoders use @engines (NULL: OpenCSD's
@@ -33,6 +34,14 @@ int dec_perf_input_run(struct cst_perf_input *in, const struct cst_trace *trace,
 int dec_perf_input_run_apart(struct cst_perf_input *in, const struct cst_trace *trace,
 			     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx, bool merged,
 			     struct cst_crash_watch *crash, struct cst_decoder_stats *stats);
+
+/** As dec_perf_input_run_apart, with @views printing on the workers: what they
+ *  defer goes to @elem_fn as the elements of dec_perf_input_run_apart do, and
+ *  what they print to @views->write, in the same order. */
+int dec_perf_input_run_views(struct cst_perf_input *in, const struct cst_trace *trace,
+			     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx, bool merged,
+			     struct cst_crash_watch *crash, const struct dec_views *views,
+			     struct cst_decoder_stats *stats);
 
 /** Whether dec_perf_input_run_apart would decode most of the trace on threads:
  *  file order, no --id, and three quarters of the AUX bytes in buffers big enough

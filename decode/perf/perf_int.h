@@ -228,6 +228,8 @@ struct cst_perf_input {
 	 * crash watch, when the caller's thread replays (split_out) */
 	bool apart, merged;
 	struct cst_crash_watch *crash;
+	/* dec_perf_input_run_views: views print on the workers, when set */
+	const struct dec_views *views;
 	/* cst_session_run_lines: printing on the workers too, when set */
 	cst_elem_print_fn print;
 	void *print_ctx;
@@ -379,6 +381,8 @@ void dec_pi_cover_free(struct cst_perf_input *in);
  * context IDs), left out when a split run delivered them already or --id does
  * not want them, then to in->elem_fn. */
 int dec_pi_on_elem(void *ctx, const struct cst_elem *elem);
+/* An element a view on a worker deferred (dec_perf_input_run_views). */
+int dec_pi_view_elem(void *ctx, const struct cst_elem *elem);
 /* Give @e the attribution of @wctx (a struct worker_mem), following a context
  * element into the next ones, as dec_pi_on_elem does with the shared one. */
 void dec_pi_worker_elem(void *wctx, struct cst_elem *e);

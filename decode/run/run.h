@@ -57,6 +57,20 @@ struct split_out {
 	 * trace cstrace's decoders do not cover sends the buffer to one thread
 	 * (split_serial) */
 	struct dec_engine engine;
+	/* Views print on the workers (cst_session_run_views), else NULL: what they
+	 * print goes to @write (set too) and their state to @view->adopt, and the
+	 * elements they defer to @fn, in stream order. */
+	const struct cst_view_ops *view;
+	void *view_ctx;
+};
+
+/* Views on the workers (cst_session_run_views) as a split run's caller passes
+ * them on: the ops and the writer of their bytes. */
+struct dec_views {
+	const struct cst_view_ops *ops;
+	void *ctx;
+	cst_lines_fn write;
+	void *write_ctx;
 };
 
 enum split_outcome {

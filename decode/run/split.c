@@ -36,6 +36,10 @@ struct worker {
 	bool joined;
 	int err;
 	struct dec_merge merge; /* split.merge: runs of ranges joined into the list */
+	/* split.view: this thread's views' shared part, and the view of this list
+	 * (NULL: every element deferred) */
+	void *tview, *view;
+	bool ending; /* the list's last run: deferred, the next list may join it */
 };
 
 /* Any message a worker's decoder logs while decoding is a decoder error (the
@@ -95,12 +99,29 @@ static void take(struct worker *w, size_t j)
 	pthread_mutex_unlock(&sp->lock);
 }
 
+/* Into this worker's list: a copy of @e, or what its view makes of it. The last
+ * run of a list goes to the caller's thread unprinted, where the caller's
+ * dec_merge may join it with the first of the next list as a serial run does. A
+ * view that gives up sends the buffer to one thread, as a decoder error does. */
+static int put(struct worker *w, const struct cst_elem *e)
+{
+	struct split *sp = w->sp;
+	int ret;
+
+	if (!sp->view)
+		return dec_split_append(sp, &sp->chunks[w->own], &w->cur, e);
+	ret = dec_split_view_keep(sp, &sp->chunks[w->own], &w->cur, w->view, w->ending, e);
+	if (ret == cst_view_give_up) {
+		on_worker_log(w, cst_log_error, "a view gave up");
+		return 0;
+	}
+	return ret;
+}
+
 /* dec_merge's output: into this worker's list. */
 static int append_joined(void *ctx, const struct cst_elem *e)
 {
-	struct worker *w = ctx;
-
-	return dec_split_append(w->sp, &w->sp->chunks[w->own], &w->cur, e);
+	return put(ctx, e);
 }
 
 /* Into this worker's list with @e: with split.merge, through the worker's own
@@ -111,7 +132,15 @@ static int keep(struct worker *w, const struct cst_elem *e)
 {
 	if (w->sp->merge)
 		return dec_merge_elem(&w->merge, e);
-	return dec_split_append(w->sp, &w->sp->chunks[w->own], &w->cur, e);
+	return put(w, e);
+}
+
+/* What this worker's view prints, into the block being filled. */
+static int view_write(void *ctx, const char *bytes, size_t len)
+{
+	struct worker *w = ctx;
+
+	return dec_split_view_bytes(w->sp, &w->sp->chunks[w->own], &w->cur, bytes, len);
 }
 
 /* The overlap disagreed: what this worker decoded past the next chunk's sync is
@@ -329,7 +358,7 @@ static struct cst_decoder *worker_decoder(struct split *sp, size_t k, struct wor
 
 /* Decode from chunk @k's start until this worker's list joins a later chunk's,
  * or to the end of the buffer. Returns 0 or -cste_nomem. */
-static int run_chunk(struct split *sp, size_t k, uint8_t *buf)
+static int run_chunk(struct split *sp, size_t k, uint8_t *buf, void *tview)
 {
 	struct worker *w = calloc(1, sizeof(*w));
 	struct split_chunk *own = &sp->chunks[k];
@@ -356,6 +385,8 @@ static int run_chunk(struct split *sp, size_t k, uint8_t *buf)
 	}
 	dec_decoder_set_log(w->dec, &w->log);
 	cst_decoder_set_elem_cb(w->dec, on_worker_elem, w);
+	if (tview)
+		w->view = sp->view->open(tview, view_write, w);
 	if (k && sp->format == cst_bufmt_frames)
 		ret = feed_id_frame(w, pos - sp->begin);
 	while (!ret) {
@@ -384,11 +415,17 @@ static int run_chunk(struct split *sp, size_t k, uint8_t *buf)
 		}
 		meet(w);
 	}
+	w->ending = true;
 	if (sp->merge && dec_merge_end(&w->merge) < 0) {
 		ret = -cste_nomem; /* the list lacks its last run: it cannot join */
 		w->joined = false;
 	}
-	dec_split_flush(sp, own, &w->cur);
+	if (sp->view)
+		dec_split_view_flush(sp, own, &w->cur, w->view);
+	else
+		dec_split_flush(sp, own, &w->cur);
+	if (w->view)
+		sp->view->close(w->view);
 	pthread_mutex_lock(&sp->lock);
 	dec_split_head_done(own, true); /* this worker writes no more of it */
 	cst_decoder_get_stats(w->dec, &st);
@@ -419,6 +456,8 @@ void *dec_split_worker(void *arg)
 {
 	struct split *sp = arg;
 	uint8_t *buf = malloc(SPLIT_WINDOW);
+	/* without it, every element goes to the caller's thread */
+	void *tview = sp->view ? sp->view->worker_open(sp->view_ctx) : NULL;
 
 	for (;;) {
 		size_t k;
@@ -445,7 +484,7 @@ void *dec_split_worker(void *arg)
 		k = sp->next_start++;
 		sp->chunks[k].state = chunk_running;
 		pthread_mutex_unlock(&sp->lock);
-		if (run_chunk(sp, k, buf) < 0) {
+		if (run_chunk(sp, k, buf, tview) < 0) {
 			pthread_mutex_lock(&sp->lock);
 			sp->abort = true;
 			sp->err = sp->err ? sp->err : -cste_nomem;
@@ -457,6 +496,8 @@ void *dec_split_worker(void *arg)
 		}
 	}
 	free(buf);
+	if (tview)
+		sp->view->worker_close(sp->view_ctx, tview);
 	pthread_mutex_lock(&sp->lock);
 	sp->exited++; /* nothing of the run is touched from here on */
 	pthread_cond_broadcast(&sp->cond);

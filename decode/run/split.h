@@ -35,6 +35,10 @@
 /* bytes all other lists may hold before their workers wait: a dense 64 KiB chunk
  * makes 20 MB of element copies */
 #define SPLIT_HELD_BYTES (24u * 1024u * 1024u)
+/* Deferred elements a view block holds: a stretch defers its first few, but a
+ * view may defer whole stretches (blocks of 64 made the caller's thread wait
+ * and wake for every one). */
+#define SPLIT_VIEW_ELEMS 512
 #define SPLIT_TAKE 8
 #define SPLIT_TAKE_ELEMS 2
 
@@ -46,8 +50,16 @@ struct split_block {
 	/* SPLIT_BLOCK elements, or NULL when printing; without the OpenCSD element
 	 * (cst_session_run's elements from other threads carry none) */
 	struct cst_elem *v;
-	char *bytes;           /* SPLIT_BYTES, or NULL for elements */
-	size_t len;
+	char *bytes;           /* SPLIT_BYTES (or @cap), or NULL for elements */
+	size_t len, cap;
+	/* With views (split.view), a block holds deferred elements (@elems: @n of
+	 * them in @v) or what views printed: the bytes of the elements it counts
+	 * (@viewed of them, after the workers' joining of runs), then the @state
+	 * the caller's view takes on after them. */
+	bool elems;
+	unsigned viewed;
+	unsigned char *state;
+	size_t state_len;
 	uint64_t offset; /* of the last element but an end of trace */
 	bool has_offset;
 	struct cst_decoder_stats st;
@@ -112,6 +124,9 @@ struct split {
 	/* printing on the workers (cst_session_run_lines), else NULL */
 	cst_elem_print_fn print;
 	void *print_ctx;
+	/* views on the workers (split_out.view), else NULL */
+	const struct cst_view_ops *view;
+	void *view_ctx;
 	const struct split_mem *mem; /* or NULL: the decoders' own memory */
 	struct dec_engine engine; /* split_out.engine */
 	/* the workers join runs of ranges (merge.h) before they keep them: the
@@ -128,6 +143,16 @@ struct split {
 int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block **cur,
 		     const struct cst_elem *e);
 void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block **cur);
+/* With views: @e, which @view handles or defers (@defer, or no @view: deferred
+ * as it is), into the list. Returns 0, cst_view_give_up or an error. */
+int dec_split_view_keep(struct split *sp, struct split_chunk *c, struct split_block **cur,
+			void *view, bool defer, const struct cst_elem *e);
+/* @len bytes a view printed, into the block being filled (a block of bytes). */
+int dec_split_view_bytes(struct split *sp, struct split_chunk *c, struct split_block **cur,
+			 const char *bytes, size_t len);
+/* The block being filled goes out, with @view's state when it holds bytes. */
+void dec_split_view_flush(struct split *sp, struct split_chunk *c, struct split_block **cur,
+			  void *view);
 /* Under the split's lock: chunk @c's head is no longer written (@written) or no
  * longer read (the output is past it); freed when both. */
 void dec_split_head_done(struct split_chunk *c, bool written);

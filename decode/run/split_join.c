@@ -11,15 +11,32 @@
 #define SPLIT_POLL_NS (50 * 1000 * 1000)
 #define SPLIT_PARK_NS (5ll * 1000 * 1000 * 1000)
 
+/* Whether the workers' blocks hold bytes (printed, or views'). */
+static bool printing(const struct split *sp)
+{
+	return sp->print || sp->view;
+}
+
 /* Blocks the list being output may hold before its worker waits. */
 static unsigned held_max(const struct split *sp)
 {
-	return sp->print ? SPLIT_HELD : SPLIT_HELD_ELEMS;
+	return printing(sp) ? SPLIT_HELD : SPLIT_HELD_ELEMS;
+}
+
+/* Blocks the replay waits for before it takes any off the list being output (or
+ * the list's end). Printed blocks are written in a moment: woken for each one,
+ * the replay thread slept and woke again 50,000 times in a 12-million-line
+ * script (and the workers waited on its lock), for a tenth of their time. */
+static unsigned take_min(const struct split *sp)
+{
+	return printing(sp) ? SPLIT_TAKE : 1;
 }
 
 /* What one block takes. */
 static size_t block_bytes(const struct split *sp)
 {
+	if (sp->view)
+		return SPLIT_BYTES + SPLIT_VIEW_ELEMS * sizeof(struct cst_elem);
 	return sp->print ? SPLIT_BYTES : SPLIT_BLOCK * sizeof(struct cst_elem);
 }
 
@@ -38,13 +55,19 @@ static struct split_block *new_block(struct split *sp)
 		b = calloc(1, sizeof(*b));
 		if (!b)
 			return NULL;
-		if (sp->print)
+		if (printing(sp)) {
 			b->bytes = malloc(SPLIT_BYTES);
-		else
-			b->v = malloc(SPLIT_BLOCK * sizeof(*b->v));
-		if (!b->bytes && !b->v) {
+			b->cap = SPLIT_BYTES;
+		}
+		if (!sp->print)
+			b->v = malloc((sp->view ? SPLIT_VIEW_ELEMS : SPLIT_BLOCK) * sizeof(*b->v));
+		if (sp->view)
+			b->state = malloc(sp->view->state_size ? sp->view->state_size : 1);
+		if ((printing(sp) && !b->bytes) || (!sp->print && !b->v) ||
+		    (sp->view && !b->state)) {
 			free(b->v);
 			free(b->bytes);
+			free(b->state);
 			free(b);
 			return NULL;
 		}
@@ -52,9 +75,22 @@ static struct split_block *new_block(struct split *sp)
 	b->next = NULL;
 	b->n = 0;
 	b->len = 0;
+	b->elems = false;
+	b->viewed = 0;
+	b->state_len = 0;
 	b->has_offset = false;
 	memset(&b->st, 0, sizeof(b->st));
 	return b;
+}
+
+/* An element counted into block @b: its offset and the decoder's totals. */
+static void count_in(struct split_block *b, const struct cst_elem *e)
+{
+	if (e->type != cst_elem_eot) {
+		b->offset = e->offset;
+		b->has_offset = true;
+	}
+	dec_stats_count(&b->st, e);
 }
 
 int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block **cur,
@@ -80,11 +116,90 @@ int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block
 		b->v[b->n].ocsd = NULL;
 	}
 	b->n++;
-	if (e->type != cst_elem_eot) {
-		b->offset = e->offset;
-		b->has_offset = true;
+	count_in(b, e);
+	return 0;
+}
+
+void dec_split_view_flush(struct split *sp, struct split_chunk *c, struct split_block **cur,
+			  void *view)
+{
+	struct split_block *b = *cur;
+
+	/* a block of elements the view handled ends with what it knows there */
+	if (b && !b->elems && b->viewed && view)
+		b->state_len = sp->view->state(view, b->state, sp->view->state_size);
+	dec_split_flush(sp, c, cur);
+}
+
+/* The block being filled, of the kind wanted (@elems): NULL when out of memory.
+ * A block of another kind goes out first. */
+static struct split_block *view_block(struct split *sp, struct split_chunk *c,
+				      struct split_block **cur, void *view, bool elems)
+{
+	struct split_block *b = *cur;
+
+	if (b && (b->elems != elems || (elems && b->n == SPLIT_VIEW_ELEMS)))
+		dec_split_view_flush(sp, c, cur, view);
+	if (!*cur) {
+		*cur = new_block(sp);
+		if (*cur)
+			(*cur)->elems = elems;
 	}
-	dec_stats_count(&b->st, e);
+	return *cur;
+}
+
+int dec_split_view_bytes(struct split *sp, struct split_chunk *c, struct split_block **cur,
+			 const char *bytes, size_t len)
+{
+	struct split_block *b = view_block(sp, c, cur, NULL, false);
+
+	if (!b)
+		return -cste_nomem;
+	if (b->cap - b->len < len) {
+		/* one element's lines stay in one block: a long one grows it */
+		size_t cap = b->len + len > 2 * b->cap ? b->len + len : 2 * b->cap;
+		char *n = realloc(b->bytes, cap);
+
+		if (!n)
+			return -cste_nomem;
+		b->bytes = n;
+		b->cap = cap;
+	}
+	memcpy(b->bytes + b->len, bytes, len);
+	b->len += len;
+	return 0;
+}
+
+int dec_split_view_keep(struct split *sp, struct split_chunk *c, struct split_block **cur,
+			void *view, bool defer, const struct cst_elem *e)
+{
+	struct split_block *b = *cur;
+	int ret = cst_view_defer;
+
+	if (view && !defer) {
+		/* a full block goes out between two elements, with the view's state */
+		if (b && !b->elems && b->cap - b->len < SPLIT_LINE)
+			dec_split_view_flush(sp, c, cur, view);
+		ret = sp->view->elem(view, e);
+		if (ret < 0 || ret == cst_view_give_up)
+			return ret;
+		if (ret == cst_view_printed) {
+			b = view_block(sp, c, cur, view, false);
+			if (!b)
+				return -cste_nomem;
+			b->n += (unsigned)dec_elem_count(e);
+			b->viewed++;
+			count_in(b, e);
+			return 0;
+		}
+	}
+	b = view_block(sp, c, cur, view, true);
+	if (!b)
+		return -cste_nomem;
+	b->v[b->n] = *e;
+	b->v[b->n].ocsd = NULL;
+	b->n++;
+	count_in(b, e);
 	return 0;
 }
 
@@ -104,15 +219,18 @@ void dec_split_flush(struct split *sp, struct split_chunk *c, struct split_block
 	c->held_bytes += block_bytes(sp);
 	if (sp->replaying != k)
 		sp->held_bytes += block_bytes(sp);
-	pthread_cond_broadcast(&sp->cond);
+	/* the replay waits for printed blocks of the list it is at, a few at once */
+	if (!printing(sp) || (sp->replaying == k && c->held >= take_min(sp)))
+		pthread_cond_broadcast(&sp->cond);
 	/* The list being output is taken as it grows: a worker faster than the
 	 * caller waits for it to catch up instead of holding ever more. Lists
 	 * further on are bounded by the window of chunks started ahead, and
 	 * together by SPLIT_HELD_BYTES: their workers wait until the output reaches
-	 * them. (Neither wait holds up the list being output: a worker publishes its
-	 * chunk's head before it flushes a block, so the worker before never waits
-	 * on one that waits here.) */
-	while (!sp->abort && !c->abandon &&
+	 * them. (Neither wait holds up the list being output: a worker does not
+	 * wait here before it has published its chunk's head, so the worker before
+	 * never waits on one that waits here. A view's worker flushes a block of
+	 * deferred elements early on, when it starts printing.) */
+	while (!sp->abort && !c->abandon && !(k && c->state == chunk_running) &&
 	       (sp->replaying == k ? c->held > held_max(sp) : sp->held_bytes > SPLIT_HELD_BYTES))
 		pthread_cond_wait(&sp->cond, &sp->lock);
 	pthread_mutex_unlock(&sp->lock);
@@ -152,7 +270,7 @@ static struct split_block *next_blocks(struct split *sp, struct split_chunk *c)
 
 	pthread_mutex_lock(&sp->lock);
 	/* after a crash the replay stops (dec_split_replay looks again) */
-	while (!c->first && !c->done && !sp->abort && !crashed(sp))
+	while ((!c->first || c->held < take_min(sp)) && !c->done && !sp->abort && !crashed(sp))
 		wait_cond(sp);
 	if (sp->serial) {
 		pthread_mutex_unlock(&sp->lock);
@@ -165,7 +283,7 @@ static struct split_block *next_blocks(struct split *sp, struct split_chunk *c)
 		struct split_block *last = b;
 		unsigned n = 1;
 
-		while (n < (sp->print ? SPLIT_TAKE : SPLIT_TAKE_ELEMS) && last->next) {
+		while (n < (printing(sp) ? SPLIT_TAKE : SPLIT_TAKE_ELEMS) && last->next) {
 			last = last->next;
 			n++;
 		}
@@ -181,13 +299,17 @@ static struct split_block *next_blocks(struct split *sp, struct split_chunk *c)
 	return b;
 }
 
-static void free_blocks(struct split_block *b)
+static void free_blocks(const struct split *sp, struct split_block *b)
 {
 	while (b) {
 		struct split_block *n = b->next;
 
+		/* a view's state that no replay took (its list was thrown away) */
+		if (b->state_len && sp->view->drop)
+			sp->view->drop(sp->view_ctx, b->state, b->state_len);
 		free(b->v);
 		free(b->bytes);
+		free(b->state);
 		free(b);
 		b = n;
 	}
@@ -209,7 +331,7 @@ static void recycle(struct split *sp, struct split_block *b)
 		b = n;
 	}
 	pthread_mutex_unlock(&sp->lock);
-	free_blocks(b);
+	free_blocks(sp, b);
 }
 
 /* The output moved on to chunk `replaying`: what the lists after it hold. (The
@@ -229,7 +351,19 @@ static int replay_block(const struct split_out *out, struct split_block *b,
 {
 	int ret = 0;
 
-	if (out->write) {
+	if (out->view && !b->elems) {
+		/* a view's element counts as the decoder's elements it joins */
+		*delivered += b->n;
+		ret = b->viewed ? out->write(out->write_ctx, b->bytes, b->len, b->viewed, b->offset,
+					     b->has_offset)
+				: 0;
+		if (!ret && b->state_len) {
+			ret = out->view->adopt(out->view_ctx, b->state, b->state_len);
+			b->state_len = 0; /* its own now */
+		}
+		return ret;
+	}
+	if (out->write && !out->view) {
 		*delivered += b->n;
 		return b->n ? out->write(out->write_ctx, b->bytes, b->len, b->n, b->offset,
 					 b->has_offset)
@@ -311,8 +445,8 @@ void dec_split_skip_log(void *ctx, enum cst_log_level level, const char *msg)
 void dec_split_free_lists(struct split *sp)
 {
 	for (size_t c = 0; c < sp->nchunks; c++)
-		free_blocks(sp->chunks[c].first);
-	free_blocks(sp->spare);
+		free_blocks(sp, sp->chunks[c].first);
+	free_blocks(sp, sp->spare);
 }
 
 static int split_setup(struct split *sp, uint64_t pos, uint64_t chunk)
@@ -386,6 +520,8 @@ static int run_span(struct split *sp, uint64_t pos, unsigned threads, uint64_t c
 	*outcome = split_done;
 	sp->trace_id = (uint8_t)id;
 	sp->merge = out->merged && !sp->print;
+	sp->view = out->view;
+	sp->view_ctx = out->view_ctx;
 	sp->engine = out->engine;
 	ret = split_setup(sp, pos, chunk);
 	if (ret) {
@@ -399,9 +535,9 @@ static int run_span(struct split *sp, uint64_t pos, unsigned threads, uint64_t c
 	/* chunks decoded ahead of the output: enough that a worker seldom finds the
 	 * next chunk not started (and decodes it itself), few enough to bound what
 	 * is held: copies of elements take more room than printed lines */
-	sp->ahead = (sp->print ? 4 : 2) * (size_t)threads;
-	if (sp->ahead > (sp->print ? 16u : 8u))
-		sp->ahead = sp->print ? 16u : 8u; /* a dense 64 KiB chunk: 30 MB of copies */
+	sp->ahead = (printing(sp) ? 4 : 2) * (size_t)threads;
+	if (sp->ahead > (printing(sp) ? 16u : 8u))
+		sp->ahead = printing(sp) ? 16u : 8u; /* a dense 64 KiB chunk: 30 MB of copies */
 	/* OpenCSD 1.3.3 logs decoder errors into one process-wide logger that is not
 	 * safe across threads: silenced here, and an error sends the buffer to a
 	 * serial decode anyway (on_worker_log). */

@@ -724,6 +724,60 @@ typedef int (*cst_lines_fn)(void *ctx, const char *bytes, size_t len, uint64_t n
 int cst_session_run_lines(struct cst_session *s, cst_elem_print_fn print, void *print_ctx,
 			  cst_lines_fn write, void *write_ctx);
 
+/** Views on the decoding threads (cst_session_run_views). Where the session
+ *  decodes a stretch of the stream on a worker thread, a view opened there for
+ *  the stretch is given its elements in order and prints what it can itself.
+ *  An element it cannot print without what came before the stretch (the view
+ *  starts knowing nothing) it defers: that element goes to the caller's thread,
+ *  whose own view handles it as a serial run would. Once the view knows enough
+ *  it prints the rest, and what it knows goes to the caller's view after its
+ *  bytes (@state, @adopt), so that the next deferred element meets the state a
+ *  serial run would have. A view handles exactly what one element would make of
+ *  the caller's view, in the same bytes. */
+enum cst_view_verdict {
+	cst_view_printed = 0, /* handled: its bytes (if any) went to the writer */
+	cst_view_defer = 1,   /* to the caller's thread, unprinted, state unchanged but
+				 for what the element itself sets */
+	cst_view_give_up = 2, /* cannot go on here after printing: the stream is
+				 decoded again on one thread */
+};
+
+/** Where a view on a worker writes its bytes. Returns 0 or a negative error. */
+typedef int (*cst_view_write_fn)(void *ctx, const char *bytes, size_t len);
+
+struct cst_view_ops {
+	size_t sz;                 /* sizeof(struct cst_view_ops) */
+	/* per worker thread: what its views share (NULL on failure) */
+	void *(*worker_open)(void *ctx);
+	void (*worker_close)(void *ctx, void *worker);
+	/* a view for one stretch, on that worker (NULL on failure) */
+	void *(*open)(void *worker, cst_view_write_fn write, void *write_ctx);
+	/* a cst_view_verdict, or a negative error */
+	int (*elem)(void *view, const struct cst_elem *e);
+	/* what the caller's view takes on at this point: into @buf (@size bytes, at
+	 * most state_size), the length returned (0: nothing known yet) */
+	size_t (*state)(void *view, void *buf, size_t size);
+	void (*close)(void *view);
+	/* on the caller's thread, in stream order: take on a worker's @state */
+	int (*adopt)(void *ctx, const void *state, size_t len);
+	/* on the caller's thread: a state that is never adopted (the stretch was
+	 * decoded again elsewhere), for what it holds; may be NULL */
+	void (*drop)(void *ctx, const void *state, size_t len);
+	size_t state_size;
+};
+
+/** Decode everything as cst_session_run does, with @ops's views printing on the
+ *  decoding threads where the session decodes a stretch there (a perf.data's
+ *  large AUX fragments, a snapshot's buffers; cst_session_opts threads). Their
+ *  bytes go to @write in stream order, each block's count being the elements
+ *  its views handled; every other element, and the sideband, go to @elem_fn and
+ *  @sb_fn on this thread as cst_session_run gives them (joined into runs with
+ *  merge_ranges). @write gets a block only after every element before it went to
+ *  @elem_fn. Returns 0, a positive stop value, or an error. */
+int cst_session_run_views(struct cst_session *s, const struct cst_view_ops *ops, void *ops_ctx,
+			  cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
+			  cst_lines_fn write, void *write_ctx);
+
 /** Packet listing for `dump`. */
 int cst_session_dump(struct cst_session *s, cst_packet_fn fn, void *ctx);
 

@@ -51,12 +51,12 @@ void cst_symbolizer_free(struct cst_symbolizer *sym);
  *  of its own; what loads lazily is loaded under one lock. Nothing may change
  *  @sym's spaces (mappings, sideband) while a reader reads: between such changes
  *  a reader takes them up with cst_symbolizer_reader_sync. A reader is used by
- *  one thread at a time and freed with cst_symbolizer_free, which adds its counts
- *  (cst_symbolizer_get_stats, cst_symbolizer_dso_counts) to @sym's.
+ *  one thread at a time and freed with cst_symbolizer_free.
  *  Errors: -cste_invalid (NULL, a reader, or not sharing), -cste_nomem. */
 int cst_symbolizer_share(struct cst_symbolizer *sym, bool on);
 int cst_symbolizer_reader_alloc(struct cst_symbolizer **out, struct cst_symbolizer *sym);
 int cst_symbolizer_reader_sync(struct cst_symbolizer *reader);
+
 
 /** The pid of the global address space (kernel, snapshot images, --elf). */
 #define CST_SYM_PID_GLOBAL (-1)
@@ -261,6 +261,15 @@ int cst_symbolizer_feed(struct cst_symbolizer *sym, const struct cst_elem *elem,
 int cst_symbolizer_run(struct cst_symbolizer *sym, struct cst_session *session,
 		       cst_sym_elem_fn fn, void *ctx);
 
+/** cst_symbolizer_run, with @ops's views on the decoding threads where the
+ *  session decodes there (cst_session_run_views): they read @sym through readers
+ *  (cst_symbolizer_reader_alloc), which @sym shares for the run. What they defer
+ *  reaches @fn symbolized here, as every element does in cst_symbolizer_run; what
+ *  they print goes to @write in stream order. */
+int cst_symbolizer_run_views(struct cst_symbolizer *sym, struct cst_session *session,
+			     const struct cst_view_ops *ops, void *ops_ctx, cst_sym_elem_fn fn,
+			     void *ctx, cst_lines_fn write, void *write_ctx);
+
 /** cst_symbolizer_run, with each sideband record also given to @sb_fn (may be
  *  NULL) after the symbolizer applied it: for views that list processes,
  *  threads and their names (comm, fork, exit) as the trace met them. */
@@ -276,6 +285,23 @@ struct cst_symbolizer_stats {
 
 /** Copy the totals so far into @st. Errors: -cste_invalid. */
 int cst_symbolizer_get_stats(const struct cst_symbolizer *sym, struct cst_symbolizer_stats *st);
+
+/** What a symbolizer counts of the elements it is fed (cst_symbolizer_get_stats,
+ *  cst_symbolizer_dso_counts). A reader's counts are its own: they reach its
+ *  symbolizer only as the caller hands them over, so that what a reader
+ *  symbolized and was then thrown away is not counted. */
+struct cst_sym_counts {
+	struct cst_symbolizer_stats stats;
+	uint32_t ndsos;
+	struct {
+		const char *dso;   /* the symbolizer's own string for the binary */
+		uint64_t insns, unnamed;
+	} dsos[32];
+};
+/** Add @reader's counts to @c, and count from zero again. Errors: -cste_invalid. */
+int cst_symbolizer_take_counts(struct cst_symbolizer *reader, struct cst_sym_counts *c);
+/** Add @c to @sym's counts (on @sym's thread). Errors: -cste_invalid. */
+int cst_symbolizer_add_counts(struct cst_symbolizer *sym, const struct cst_sym_counts *c);
 
 /** What a binary was to the symbolizer. */
 enum cst_sym_dso_kind {
@@ -1187,6 +1213,14 @@ void cst_pscript_free(struct cst_pscript *p);
 int cst_pscript_add(void *p, const struct cst_sym_elem *se);
 /** End the stream (perf flushes nothing at the end: no line comes of it). */
 int cst_pscript_finish(struct cst_pscript *p);
+/** Run @session into @p: as cst_symbolizer_run(sym, session, fn, ctx), where @fn
+ *  passes each element on to cst_pscript_add(@p). Where the session decodes on
+ *  several threads and the lines allow it (branch samples only, nothing
+ *  filtered), the lines of what those threads decode are made there too, and
+ *  their bytes go to @write in stream order (cst_symbolizer_run_views), each
+ *  block counting the elements it stands for. The output is the same. */
+int cst_pscript_run(struct cst_pscript *p, struct cst_session *session, cst_sym_elem_fn fn,
+		    void *ctx, cst_lines_fn write, void *write_ctx);
 
 #ifdef __cplusplus
 }

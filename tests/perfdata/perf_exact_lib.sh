@@ -25,12 +25,27 @@ perf_exact() { # name file case...
 		# shellcheck disable=SC2086
 		"$CSTRACE" script --itrace="$it" $rest "$f" >"$TMP/pe.cst" 2>"$TMP/pe.cst.err"
 		cs=$?
-		if cmp -s "$TMP/pe.perf" "$TMP/pe.cst" && [ $((ps == 0)) = $((cs == 0)) ]; then
-			pass
-		else
-			fail "$name: script $c: not perf's lines ($(wc -l <"$TMP/pe.perf") from perf, $(wc -l <"$TMP/pe.cst") from cstrace)"
-			diff "$TMP/pe.perf" "$TMP/pe.cst" | head -6
-			head -3 "$TMP/pe.cst.err"
-		fi
+		pe_same "$name: script $c" $ps $cs
+		# branch samples only: the lines are made on the decoding threads too
+		# (cst_pscript_run); in 1 KiB chunks even a small file is cut up
+		case $it in
+		*i*) ;;
+		*)
+			# shellcheck disable=SC2086
+			"$CSTRACE" script --threads 2 --chunk-size 1K --itrace="$it" $rest "$f" \
+				>"$TMP/pe.cst" 2>"$TMP/pe.cst.err"
+			pe_same "$name: script --threads 2 --chunk-size 1K $c" $ps $?
+			;;
+		esac
 	done
+}
+
+pe_same() { # what perf status cstrace-status: $TMP/pe.perf against $TMP/pe.cst
+	if cmp -s "$TMP/pe.perf" "$TMP/pe.cst" && [ $(($2 == 0)) = $(($3 == 0)) ]; then
+		pass
+	else
+		fail "$1: not perf's lines ($(wc -l <"$TMP/pe.perf") from perf, $(wc -l <"$TMP/pe.cst") from cstrace)"
+		diff "$TMP/pe.perf" "$TMP/pe.cst" | head -6
+		head -3 "$TMP/pe.cst.err"
+	fi
 }

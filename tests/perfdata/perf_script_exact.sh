@@ -55,6 +55,17 @@ check "corrupt: --itrace=e prints the lost sync as perf prints decoder errors" \
 	grep -q "^ instruction trace error type 1 time [0-9.]* cpu 0 pid [0-9]* tid [0-9]* ip 0x0 code 1: Bad packet" \
 	"$TMP/bad.e"
 
+# A sync every 256 bytes, in the 1 KiB chunks of perf_exact's second run: the
+# branch lines made on the decoding threads meet at many chunk edges, where each
+# stretch's packet queue is handed on (cst_pscript_run). No timestamps: the file
+# decodes in file order, which is what is split.
+JOINS=("b" "b -F +flags,+insn"
+	"b -F comm,pid,tid,cpu,period,event,flags,ip,sym,symoff,dso,addr,insnlen")
+for p in recurse signal fault; do
+	synth "joins-$p" aarch64 "$D/aarch64/$p" --sync-period 256 &&
+		perf_exact "joins-$p" "$TMP/joins-$p.data" "${JOINS[@]}"
+done
+
 # 4 threads, one CPU each (4 AUX queues merged by time). perf can lose a few
 # instructions at a buffer's end (docs/perfdata.md, known differences): the lines
 # are compared when perf lost none.
@@ -76,5 +87,9 @@ if [ -x "$D/arm/interwork" ] && command -v qemu-arm >/dev/null; then
 		perf_exact interwork "$TMP/interwork.data" "${EXACT_CASES[@]}"
 	synth arm-shlib arm "$D/arm/shlib" --timestamps && perf_exact arm-shlib "$TMP/arm-shlib.data" "${SOME[@]}"
 	synth arm-fault arm "$D/arm/fault" --timestamps && perf_exact arm-fault "$TMP/arm-fault.data" "${SOME[@]}"
+	for p in interwork fault; do
+		synth "arm-joins-$p" arm "$D/arm/$p" --sync-period 256 &&
+			perf_exact "arm-joins-$p" "$TMP/arm-joins-$p.data" "${JOINS[@]}"
+	done
 fi
 finish

@@ -2,7 +2,8 @@
  * look-ups, perf's names and symbolized ranges answered on two reader threads
  * and the symbolizer's own, all at once from a cold start (so that the binary's
  * tables load lazily while the others read), are what a symbolizer of its own
- * answers on one thread; and the readers' counts end up in the symbolizer's.
+ * answers on one thread; and the readers' counts, handed over, add up in the
+ * symbolizer's.
  * The binary looked up is this test program itself (symbols and DWARF). */
 #include "test.h"
 
@@ -150,8 +151,17 @@ int main(void)
 	for (int t = 0; t < THREADS; t++)
 		if (readers[t])
 			pthread_join(tid[t], NULL);
-	for (int t = 0; t < THREADS; t++)
-		cst_symbolizer_free(readers[t]); /* its counts go to sym's */
+	/* a reader's counts are handed over, or thrown away with it */
+	for (int t = 0; t < THREADS; t++) {
+		struct cst_sym_counts c = {0};
+
+		CHECK_EQ_INT(cst_symbolizer_take_counts(readers[t], &c), 0);
+		CHECK_EQ_INT(c.stats.ranges, N);
+		CHECK_EQ_INT(cst_symbolizer_take_counts(readers[t], &c), 0);
+		CHECK_EQ_INT(c.stats.ranges, N); /* counted from zero again */
+		CHECK_EQ_INT(cst_symbolizer_add_counts(sym, &c), 0);
+		cst_symbolizer_free(readers[t]);
+	}
 	CHECK_EQ_INT(cst_symbolizer_share(sym, false), 0);
 
 	/* the same on one thread, in a symbolizer of its own */
