@@ -378,7 +378,7 @@ int cmd_report(int argc, char **argv)
 		cli_error("%s", cst_strerror(err));
 		goto out;
 	}
-	err = symcli_run(sym, session, cst_report_view_add, view);
+	err = symcli_run_report(session, view);
 	if (err >= 0)
 		err = cst_report_view_finish(view);
 	if (!symcli_done(trace, session, err))

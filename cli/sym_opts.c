@@ -290,6 +290,14 @@ int symcli_run_pscript(struct cst_session *session, struct cst_pscript *p,
 	return run_done(cst_pscript_run(p, session, counted_elem, &c, counted_block, &b));
 }
 
+int symcli_run_report(struct cst_session *session, struct cst_report_view *v)
+{
+	struct counted c = {cst_report_view_add, v, run_cli};
+	struct counted_blocks b = {NULL, NULL};
+
+	return run_done(cst_report_view_run(v, session, counted_elem, &c, counted_block, &b));
+}
+
 /* The filters as the library's views take them. */
 static void symcli_filter(struct symcli *c)
 {

@@ -5,7 +5,7 @@
  * overwritten bytes) are one place until the trace ID runs code again, but for a
  * NO_SYNC the decoder gives for a loss, which is one of its own. Trace its
  * filter switched off is counted apart: it was never lost. */
-#include "cstrace/symbolize.h"
+#include "views_int.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -241,4 +241,9 @@ int cst_loss_format_gap(const struct cst_loss_gap *g, char *buf, size_t size)
 	else
 		APPEND("size unknown (%s)", why);
 	return (int)n;
+}
+
+void sym_loss_ran(struct cst_loss *loss, uint8_t trace_id)
+{
+	loss->open[trace_id & (NIDS - 1)] = false;
 }

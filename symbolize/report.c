@@ -1,6 +1,7 @@
 /* The report model: per-function (or per dso / source line) totals accumulated from
  * the symbolized stream, the numbers behind `cstrace report` in any format. */
 #include "internal.h"
+#include "views_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -229,17 +230,30 @@ int cst_report_add(void *ctx, const struct cst_sym_elem *se)
 	return 0;
 }
 
+/* A total order: rows come from the stream in an order that depends on how it
+ * was decoded (the rows of several threads' tables are merged), so no two rows
+ * may tie (two static functions of one name and count, one line number in two
+ * files). */
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct cst_report_row *x = a, *y = b;
+	int c;
 
 	if (x->insns != y->insns)
 		return x->insns > y->insns ? -1 : 1;
-	if (x->sym && y->sym && strcmp(x->sym, y->sym))
-		return strcmp(x->sym, y->sym);
-	if (x->dso && y->dso && strcmp(x->dso, y->dso))
-		return strcmp(x->dso, y->dso);
-	return x->line - y->line;
+	if (x->sym && y->sym && (c = strcmp(x->sym, y->sym)))
+		return c;
+	if (x->dso && y->dso && (c = strcmp(x->dso, y->dso)))
+		return c;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->file && y->file && (c = strcmp(x->file, y->file)))
+		return c;
+	if (!x->file != !y->file)
+		return x->file ? 1 : -1;
+	if (x->func_addr != y->func_addr)
+		return x->func_addr < y->func_addr ? -1 : 1;
+	return 0;
 }
 
 int cst_report_rows(struct cst_report *rep, const struct cst_report_row **rows)
@@ -269,4 +283,27 @@ int cst_report_rows(struct cst_report *rep, const struct cst_report_row **rows)
 uint64_t cst_report_total(const struct cst_report *rep)
 {
 	return rep ? rep->total : 0;
+}
+
+int sym_report_merge(struct cst_report *to, const struct cst_report *from)
+{
+	if (to->keys != from->keys)
+		return -cste_invalid;
+	to->total += from->total;
+	for (uint32_t i = 0; i < from->nrows; i++) {
+		const struct rrow *f = &from->rows[i];
+		struct rrow *r = row_get(to, f->func, f->pub.dso, f->pub.file, f->pub.line,
+					 f->pub.sym);
+
+		if (!r)
+			return -cste_nomem;
+		r->pub.insns += f->pub.insns;
+		r->pub.entries += f->pub.entries;
+		r->pub.taken += f->pub.taken;
+		r->pub.not_taken += f->pub.not_taken;
+		for (uint32_t slot = 0; slot < f->hit_bits; slot++)
+			if (f->hit[slot / 8] & (1u << (slot % 8)))
+				mark_line(r, slot);
+	}
+	return 0;
 }

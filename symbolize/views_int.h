@@ -12,6 +12,13 @@ bool sym_filter_keeps_all(const struct cst_sym_filter *f);
 uint64_t sym_filter_last_ts(const struct cst_sym_filter *f, uint8_t id);
 void sym_filter_set_last_ts(struct cst_sym_filter *f, uint8_t id, uint64_t ts);
 
+/* report.c: @from's rows added to @to's (the same keys). Returns 0,
+ * -cste_invalid or -cste_nomem. */
+int sym_report_merge(struct cst_report *to, const struct cst_report *from);
+/* loss.c: code ran on @trace_id (a range went elsewhere, to another thread's
+ * view): its next loss is a place of its own. */
+void sym_loss_ran(struct cst_loss *loss, uint8_t trace_id);
+
 /* Call @fn(ctx, first, last, count) for each range of the binary @dso (the
  * symbolizer's own string for it). Returns 0 or -cste_invalid. */
 int sym_afdo_ranges(struct cst_afdo *p, const char *dso,

@@ -1054,6 +1054,15 @@ void cst_report_view_free(struct cst_report_view *v);
 /** Account one symbolized element (a cst_sym_elem_fn: pass the view as ctx): the
  *  filters apply here. Returns 0. Errors: -cste_nomem, -cste_io. */
 int cst_report_view_add(void *v, const struct cst_sym_elem *se);
+/** Run @session into @v: as cst_symbolizer_run(sym, session, fn, ctx), where @fn
+ *  passes each element on to cst_report_view_add(@v). Where the session decodes
+ *  on several threads and the view allows it (a table: text, JSON or CSV, no -g
+ *  or children, nothing filtered), the ranges those threads decode are counted
+ *  there, in tables added to @v's at the end (cst_symbolizer_run_views); @write
+ *  gets their blocks, empty, each counting the elements it stands for. The
+ *  result is the same. */
+int cst_report_view_run(struct cst_report_view *v, struct cst_session *session,
+			cst_sym_elem_fn fn, void *ctx, cst_lines_fn write, void *write_ctx);
 /** End the stream (after the last element). Errors: -cste_nomem, -cste_io. */
 int cst_report_view_finish(struct cst_report_view *v);
 /** Write the format to @f (a timeline ends its stream instead). Errors: the

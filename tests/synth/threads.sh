@@ -7,7 +7,8 @@
 # verb prints what one thread prints, and one thread equals QEMU; also with a decoy
 # mapping of another process over the program (a worker that lost track of whose
 # code it reads would read it) and with corrupt bytes in the fragment (decoder
-# errors: decoded again on one thread, past what went out).
+# errors: decoded again on one thread, past what went out). perf's branch lines
+# and report's table, made on the decoding threads, are the one thread's too.
 # Usage: threads.sh ARCH PROG COUNT
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 . "$CSTRACE_SOURCE_DIR/tests/decode/threads_lib.sh"
@@ -30,11 +31,11 @@ for t in 2 3 4; do
 	done
 done
 apart snap 4 4K "$TMP/snap"
-for v in script report; do
-	"$CSTRACE" $v --threads 1 "$TMP/snap" > "$TMP/one.$v" 2>&1
-	"$CSTRACE" $v --threads 3 --chunk-size 4K "$TMP/snap" > "$TMP/many.$v" 2>&1
-	check "$v --threads 3: the one-thread output" cmp -s "$TMP/one.$v" "$TMP/many.$v"
-done
+# script's perf lines and report's table are made on the decoding threads
+# (cst_pscript_run, cst_report_view_run); with times printed, a trace without
+# timestamps keeps its views learning, and they give up
+same snap "$TMP/snap" "script,report,script --itrace=b -F +flags,report --format=json" "4K"
+same snap-time "$TMP/snap" "script --itrace=b -F ip,addr,sym,dso,time" "4K"
 
 pd=$TMP/perf.data
 check "synth perf.data from the same run" sh -c \
@@ -47,8 +48,18 @@ check "perf.data: one thread equals QEMU" python3 "$here/compare.py" --truth "$T
 check "perf.data, --decoder=cstrace: the elements of OpenCSD's decoder" \
 	cmp -s "$TMP/perf.jsonl" "$TMP/perf-own.jsonl"
 PERF_VERBS="decode --format=jsonl,decode --format=none --stats,script,script --raw,report"
+PERF_VERBS+=",script --itrace=b -F +flags,script --itrace=be,report --format=csv"
+PERF_VERBS+=",report --sort srcline"
 same perf "$pd" "$PERF_VERBS" "4K"
 same perf-64K "$pd" "decode --format=jsonl" "64K"
+# what was symbolized is counted once, on whichever thread (only the cache's
+# share is each thread's own)
+for t in 1 3; do
+	"$CSTRACE" report --stats --threads $t --chunk-size 4K "$pd" 2>&1 >/dev/null |
+		sed 's/ ([0-9]* from the cache)//' > "$TMP/stats.$t"
+done
+check "perf.data: report --stats on 3 threads counts what one thread counts: $(head -c 200 "$TMP/stats.3")" \
+	cmp -s "$TMP/stats.1" "$TMP/stats.3"
 same perf-dump "$pd" "dump" "4K"
 apart perf 16 4K "$pd"
 # and the chunks by cstrace's own decoder (ETMv4 and ETMv3)
@@ -96,5 +107,6 @@ check "perf.data corrupt: the bytes change the decode: $(head -c 300 "$TMP/corru
 	bash -c '! cmp -s "$0" "$1"' "$TMP/clean.err" "$TMP/corrupt.err"
 [ "$1" = arm ] && check "perf.data corrupt: OpenCSD reports errors: $(head -c 300 "$TMP/corrupt.err")" \
 	grep -q "trace decoder error" "$TMP/corrupt.err"
-same perf-corrupt "$TMP/corrupt.data" "decode --format=jsonl,decode --format=none --stats,script,report" "4K"
+same perf-corrupt "$TMP/corrupt.data" \
+	"decode --format=jsonl,decode --format=none --stats,script,report,script --itrace=be" "4K"
 finish

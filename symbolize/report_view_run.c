@@ -1,0 +1,227 @@
+/* The report view's table made on the decoding threads (cst_report_view_run):
+ * each worker thread has a reader of the symbolizer, and its views count the
+ * ranges they are given into a table of each block's own. The table is sums:
+ * the blocks' tables add up into the caller's as the replay meets them (a block
+ * whose list is thrown away is dropped). Everything else (lost trace,
+ * timestamps, context) is deferred to the caller's view in stream order, and so
+ * is a stretch's first range, which the caller may join with the run before (the
+ * table is the same either way; the count of ranges symbolized is one thread's). */
+#include "report_view.h"
+#include "views_int.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rview;
+
+/* The views of one run, kept from one split run to the next. */
+struct rview_run {
+	struct cst_report_view *main;
+	pthread_mutex_t lock;
+	struct rview *idle, *all;
+};
+
+/* What a block of a view counted: its own table (the block's list may yet be
+ * thrown away, decoded again elsewhere) and the trace IDs it ran on. */
+struct rpart {
+	struct cst_report *rep;
+	uint64_t ranges;
+	uint64_t ran[2];
+};
+
+struct rview {
+	struct rview *next_idle, *next;
+	struct cst_symbolizer *reader;
+	unsigned keys;
+	struct rpart *part; /* since the last block, or NULL */
+	bool first_range;   /* the stretch's first range went to the caller */
+};
+
+/* What a block hands over. */
+struct rview_state {
+	struct rpart *part;
+	struct cst_sym_counts counts;
+};
+
+static void rpart_free(struct rpart *p)
+{
+	if (p)
+		cst_report_free(p->rep);
+	free(p);
+}
+
+static struct rview *rview_new(struct rview_run *run)
+{
+	struct rview *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v->keys = run->main->o.keys;
+	if (cst_symbolizer_reader_alloc(&v->reader, run->main->sym) < 0) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+static void *worker_open(void *ctx)
+{
+	struct rview_run *run = ctx;
+	struct rview *v;
+
+	pthread_mutex_lock(&run->lock);
+	v = run->idle;
+	if (v) {
+		run->idle = v->next_idle;
+	} else if ((v = rview_new(run))) {
+		v->next = run->all;
+		run->all = v;
+	}
+	pthread_mutex_unlock(&run->lock);
+	if (v)
+		cst_symbolizer_reader_sync(v->reader);
+	return v;
+}
+
+static void worker_close(void *ctx, void *worker)
+{
+	struct rview_run *run = ctx;
+	struct rview *v = worker;
+
+	pthread_mutex_lock(&run->lock);
+	v->next_idle = run->idle;
+	run->idle = v;
+	pthread_mutex_unlock(&run->lock);
+}
+
+static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
+{
+	struct rview *v = worker;
+
+	(void)write;
+	(void)write_ctx;
+	v->first_range = false;
+	return v;
+}
+
+static int count_range(void *ctx, const struct cst_sym_elem *se)
+{
+	struct rpart *p = ctx;
+
+	p->ranges++;
+	return cst_report_add(p->rep, se);
+}
+
+static int view_elem(void *view, const struct cst_elem *e)
+{
+	struct rview *v = view;
+	uint8_t id = e->trace_id & 0x7f;
+	int ret;
+
+	if (e->type != cst_elem_instr_range && e->type != cst_elem_i_range_nopath)
+		return cst_view_defer;
+	if (!v->first_range) {
+		v->first_range = true;
+		return cst_view_defer;
+	}
+	if (!v->part) {
+		v->part = calloc(1, sizeof(*v->part));
+		if (!v->part || cst_report_alloc(&v->part->rep, v->keys) < 0) {
+			rpart_free(v->part);
+			v->part = NULL;
+			return -cste_nomem;
+		}
+	}
+	ret = cst_symbolizer_feed(v->reader, e, count_range, v->part);
+	if (ret < 0)
+		return ret;
+	v->part->ran[id / 64] |= 1ull << (id % 64);
+	return cst_view_printed;
+}
+
+static size_t view_state(void *view, void *buf, size_t size)
+{
+	struct rview *v = view;
+	struct rview_state *st = buf;
+
+	if (size < sizeof(*st))
+		return 0;
+	memset(st, 0, sizeof(*st));
+	cst_symbolizer_take_counts(v->reader, &st->counts);
+	st->part = v->part;
+	v->part = NULL;
+	return sizeof(*st);
+}
+
+static void view_close(void *view)
+{
+	(void)view; /* it stays with its worker */
+}
+
+/* The block's table into the caller's; its lost-trace model learns that code
+ * ran on these trace IDs. */
+static int view_adopt(void *ctx, const void *state, size_t len)
+{
+	struct rview_run *run = ctx;
+	const struct rview_state *st = state;
+	struct rpart *p;
+	int err = 0;
+
+	if (len != sizeof(*st))
+		return -cste_invalid;
+	p = st->part;
+	cst_symbolizer_add_counts(run->main->sym, &st->counts);
+	if (p) {
+		err = sym_report_merge(run->main->rep, p->rep);
+		run->main->ranges += p->ranges;
+		for (unsigned id = 0; id < 128; id++)
+			if (p->ran[id / 64] >> (id % 64) & 1)
+				sym_loss_ran(run->main->loss, (uint8_t)id);
+	}
+	rpart_free(p);
+	return err;
+}
+
+static void view_drop(void *ctx, const void *state, size_t len)
+{
+	(void)ctx;
+	if (len == sizeof(struct rview_state))
+		rpart_free(((const struct rview_state *)state)->part);
+}
+
+/* A table alone (text, JSON, CSV: no call model, no profile), nothing filtered. */
+static bool viewable(const struct cst_report_view *v)
+{
+	return !(v->fmt->needs & ~(unsigned)cst_report_tells_loss) && !v->o.call_graph &&
+	       !v->o.children && sym_filter_keeps_all(v->filter);
+}
+
+int cst_report_view_run(struct cst_report_view *v, struct cst_session *session,
+			cst_sym_elem_fn fn, void *ctx, cst_lines_fn write, void *write_ctx)
+{
+	static const struct cst_view_ops ops = {
+		.sz = sizeof(ops), .worker_open = worker_open, .worker_close = worker_close,
+		.open = view_open, .elem = view_elem, .state = view_state, .close = view_close,
+		.adopt = view_adopt, .drop = view_drop, .state_size = sizeof(struct rview_state),
+	};
+	struct rview_run run = {.main = v};
+	int ret;
+
+	if (!v || !session || !fn || !write)
+		return -cste_invalid;
+	if (!viewable(v))
+		return cst_symbolizer_run(v->sym, session, fn, ctx);
+	pthread_mutex_init(&run.lock, NULL);
+	ret = cst_symbolizer_run_views(v->sym, session, &ops, &run, fn, ctx, write, write_ctx);
+	while (run.all) {
+		struct rview *w = run.all;
+
+		run.all = w->next;
+		rpart_free(w->part); /* none: every block handed its part over */
+		cst_symbolizer_free(w->reader);
+		free(w);
+	}
+	pthread_mutex_destroy(&run.lock);
+	return ret;
+}
