@@ -123,6 +123,8 @@ static int deliver(struct cst_decoder *dec, ocsd_trc_index_t index_sop, uint8_t 
 		dec->ctx[id] = e->ctx;
 	else
 		e->ctx = dec->ctx[id];
+	if (dec->fill)
+		dec->fill(dec->fill_ctx, e);
 
 	dec_stats_count(&dec->stats, e);
 	if (!dec->elem_fn)

@@ -28,6 +28,8 @@ struct cst_decoder {
 
 	cst_elem_fn elem_fn;
 	void *elem_ctx;
+	void (*fill)(void *ctx, struct cst_elem *e); /* dec_decoder_set_fill */
+	void *fill_ctx;
 	cst_packet_fn pkt_fn;
 	void *pkt_ctx;
 	struct pkt_ctx pkt_ids[128];

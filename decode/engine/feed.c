@@ -351,6 +351,13 @@ int dec_decoder_one_id(const struct cst_decoder *dec, int fd, uint64_t pos, uint
 	return id;
 }
 
+void dec_decoder_set_fill(struct cst_decoder *dec, void (*fill)(void *ctx, struct cst_elem *e),
+			  void *ctx)
+{
+	dec->fill = fill;
+	dec->fill_ctx = ctx;
+}
+
 void dec_decoder_set_log(struct cst_decoder *dec, const struct cst_log *log)
 {
 	dec->opts.log = log;

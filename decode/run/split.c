@@ -157,19 +157,13 @@ static int overlap_failed(struct worker *w)
 	return 0;
 }
 
-static int on_worker_elem(void *ctx, const struct cst_elem *elem)
+/* @e comes attributed by its decoder (split_mem.elem, dec_decoder_set_fill). */
+static int on_worker_elem(void *ctx, const struct cst_elem *e)
 {
 	struct worker *w = ctx;
 	struct split *sp = w->sp;
 	struct split_chunk *own = &sp->chunks[w->own];
-	const struct cst_elem *e = elem;
-	struct cst_elem filled;
 
-	if (sp->mem && sp->mem->elem) {
-		filled = *elem;
-		sp->mem->elem(w->mem, &filled);
-		e = &filled;
-	}
 	switch (w->mode) {
 	case w_presync:
 		/* A decoder that starts late says more where it finds sync than one
@@ -385,6 +379,8 @@ static int run_chunk(struct split *sp, size_t k, uint8_t *buf, void *tview)
 	}
 	dec_decoder_set_log(w->dec, &w->log);
 	cst_decoder_set_elem_cb(w->dec, on_worker_elem, w);
+	if (sp->mem && sp->mem->elem)
+		dec_decoder_set_fill(w->dec, sp->mem->elem, w->mem);
 	if (tview)
 		w->view = sp->view->open(tview, view_write, w);
 	if (k && sp->format == cst_bufmt_frames)
