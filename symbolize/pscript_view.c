@@ -9,7 +9,6 @@
 #include "pscript_int.h"
 #include "views_int.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,19 +17,8 @@
  * formatted twice over (on the worker, unprinted, and on the caller's thread). */
 #define PVIEW_PATIENCE 1024
 
-struct pview;
-
-/* The views of one cst_pscript_run: kept from one split run to the next, so that
- * readers' caches and pscripts' memos stay warm. */
-struct pview_run {
-	struct cst_pscript *main;
-	pthread_mutex_t lock;
-	struct pview *idle, *all;
-};
-
 struct pview {
-	struct pview *next_idle, *next;
-	struct cst_symbolizer *reader;
+	struct sym_view_worker w; /* first: the pool's */
 	struct cst_pscript *p;
 	bool need_ts;   /* the lines print times from trace timestamps */
 	uint8_t id;     /* the trace ID of the stretch */
@@ -57,51 +45,29 @@ static int no_write(void *ctx, const char *line, size_t len)
 	return 0;
 }
 
-static struct pview *pview_new(struct pview_run *run)
+/* A worker's view (sym_view_pool's make): a pscript of its own over @reader. */
+static struct sym_view_worker *pview_make(void *ctx, struct cst_symbolizer *reader)
 {
+	const struct cst_pscript *main = ctx;
 	struct pview *v = calloc(1, sizeof(*v));
 
 	if (!v)
 		return NULL;
-	if (cst_symbolizer_reader_alloc(&v->reader, run->main->sym) < 0 ||
-	    cst_pscript_alloc(&v->p, v->reader, no_write, NULL, &run->main->o) < 0) {
-		cst_symbolizer_free(v->reader);
+	if (cst_pscript_alloc(&v->p, reader, no_write, NULL, &main->o) < 0) {
 		free(v);
 		return NULL;
 	}
 	v->need_ts = needs_ts(v->p);
-	return v;
+	return &v->w;
 }
 
-static void *worker_open(void *ctx)
+static void pview_free(void *ctx, struct sym_view_worker *w)
 {
-	struct pview_run *run = ctx;
-	struct pview *v;
+	struct pview *v = (struct pview *)w;
 
-	pthread_mutex_lock(&run->lock);
-	v = run->idle;
-	if (v) {
-		run->idle = v->next_idle;
-	} else if ((v = pview_new(run))) {
-		v->next = run->all;
-		run->all = v;
-	}
-	pthread_mutex_unlock(&run->lock);
-	/* the spaces as they stand for this split run (none changes during it) */
-	if (v)
-		cst_symbolizer_reader_sync(v->reader);
-	return v;
-}
-
-static void worker_close(void *ctx, void *worker)
-{
-	struct pview_run *run = ctx;
-	struct pview *v = worker;
-
-	pthread_mutex_lock(&run->lock);
-	v->next_idle = run->idle;
-	run->idle = v;
-	pthread_mutex_unlock(&run->lock);
+	(void)ctx;
+	cst_pscript_free(v->p);
+	free(v);
 }
 
 static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
@@ -133,18 +99,18 @@ static int view_elem(void *view, const struct cst_elem *e)
 	if (!v->committed && !v->ready) {
 		if (v->learned++ >= PVIEW_PATIENCE)
 			return cst_view_defer; /* the rest of the stretch, as it is */
-		ret = cst_symbolizer_feed(v->reader, e, cst_pscript_add, v->p);
+		ret = cst_symbolizer_feed(v->w.reader, e, cst_pscript_add, v->p);
 		if (ret < 0)
 			return ret;
 		/* the caller's thread symbolizes it again, and counts it */
-		cst_symbolizer_take_counts(v->reader, &v->learning);
+		cst_symbolizer_take_counts(v->w.reader, &v->learning);
 		v->ready = sym_psc_knows(v->p, id) &&
 			   (!v->need_ts || sym_filter_last_ts(v->p->filter, id));
 		return cst_view_defer;
 	}
 	v->committed = true;
 	v->p->mute = false;
-	ret = cst_symbolizer_feed(v->reader, e, cst_pscript_add, v->p);
+	ret = cst_symbolizer_feed(v->w.reader, e, cst_pscript_add, v->p);
 	return ret < 0 ? ret : cst_view_printed;
 }
 
@@ -164,7 +130,7 @@ static size_t view_state(void *view, void *buf, size_t size)
 	if (size < sizeof(*st))
 		return 0;
 	memset(&st->counts, 0, sizeof(st->counts));
-	cst_symbolizer_take_counts(v->reader, &st->counts);
+	cst_symbolizer_take_counts(v->w.reader, &st->counts);
 	st->queue_len = v->committed ? sym_psc_state(v->p, v->id, st->queue, sizeof(st->queue)) : 0;
 	return sizeof(*st);
 }
@@ -176,13 +142,13 @@ static void view_close(void *view)
 
 static int view_adopt(void *ctx, const void *state, size_t len)
 {
-	struct pview_run *run = ctx;
+	struct cst_pscript *main = ((struct sym_view_pool *)ctx)->ctx;
 	const struct pview_state *st = state;
 
 	if (len != sizeof(*st))
 		return -cste_invalid;
-	cst_symbolizer_add_counts(run->main->sym, &st->counts);
-	return st->queue_len ? sym_psc_adopt(run->main, st->queue, st->queue_len) : 0;
+	cst_symbolizer_add_counts(main->sym, &st->counts);
+	return st->queue_len ? sym_psc_adopt(main, st->queue, st->queue_len) : 0;
 }
 
 /* Lines that can be made apart: branch samples only (an instruction sample
@@ -196,27 +162,21 @@ int cst_pscript_run(struct cst_pscript *p, struct cst_session *session, cst_sym_
 		    void *ctx, cst_lines_fn write, void *write_ctx)
 {
 	static const struct cst_view_ops ops = {
-		.sz = sizeof(ops), .worker_open = worker_open, .worker_close = worker_close,
-		.open = view_open, .elem = view_elem, .state = view_state, .close = view_close,
-		.adopt = view_adopt, .state_size = sizeof(struct pview_state),
+		.sz = sizeof(ops), .worker_open = sym_view_pool_open,
+		.worker_close = sym_view_pool_close, .open = view_open, .elem = view_elem,
+		.state = view_state, .close = view_close, .adopt = view_adopt,
+		.state_size = sizeof(struct pview_state),
 	};
-	struct pview_run run = {.main = p};
+	struct sym_view_pool pool;
 	int ret;
 
 	if (!p || !session || !fn || !write)
 		return -cste_invalid;
 	if (!viewable(p))
 		return cst_symbolizer_run(p->sym, session, fn, ctx);
-	pthread_mutex_init(&run.lock, NULL);
-	ret = cst_symbolizer_run_views(p->sym, session, &ops, &run, fn, ctx, write, write_ctx);
-	while (run.all) {
-		struct pview *v = run.all;
-
-		run.all = v->next;
-		cst_pscript_free(v->p);
-		cst_symbolizer_free(v->reader);
-		free(v);
-	}
-	pthread_mutex_destroy(&run.lock);
+	if (sym_view_pool_init(&pool, p->sym, pview_make, pview_free, p) < 0)
+		return -cste_nomem;
+	ret = cst_symbolizer_run_views(p->sym, session, &ops, &pool, fn, ctx, write, write_ctx);
+	sym_view_pool_fini(&pool);
 	return ret;
 }

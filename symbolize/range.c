@@ -489,6 +489,14 @@ void sym_own_count_dso(struct sym_own *own, const char *dso, uint64_t insns, uin
 	own->per_dso[i].unnamed += unnamed;
 }
 
+static void add_stats(struct cst_symbolizer_stats *to, const struct cst_symbolizer_stats *from)
+{
+	to->ranges += from->ranges;
+	to->cache_hits += from->cache_hits;
+	to->unknown_insns += from->unknown_insns;
+	to->insns += from->insns;
+}
+
 int cst_symbolizer_take_counts(struct cst_symbolizer *reader, struct cst_sym_counts *c)
 {
 	struct sym_own *own = reader ? &reader->own : NULL;
@@ -496,10 +504,7 @@ int cst_symbolizer_take_counts(struct cst_symbolizer *reader, struct cst_sym_cou
 
 	if (!own || !c)
 		return -cste_invalid;
-	c->stats.ranges += own->stats.ranges;
-	c->stats.cache_hits += own->stats.cache_hits;
-	c->stats.unknown_insns += own->stats.unknown_insns;
-	c->stats.insns += own->stats.insns;
+	add_stats(&c->stats, &own->stats);
 	for (uint32_t i = 0; i < own->nper_dso; i++) {
 		uint32_t k;
 
@@ -523,10 +528,7 @@ int cst_symbolizer_add_counts(struct cst_symbolizer *sym, const struct cst_sym_c
 
 	if (!own || !c)
 		return -cste_invalid;
-	own->stats.ranges += c->stats.ranges;
-	own->stats.cache_hits += c->stats.cache_hits;
-	own->stats.unknown_insns += c->stats.unknown_insns;
-	own->stats.insns += c->stats.insns;
+	add_stats(&own->stats, &c->stats);
 	for (uint32_t i = 0; i < c->ndsos; i++)
 		sym_own_count_dso(own, c->dsos[i].dso, c->dsos[i].insns, c->dsos[i].unnamed);
 	return 0;

@@ -9,18 +9,8 @@
 #include "report_view.h"
 #include "views_int.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct rview;
-
-/* The views of one run, kept from one split run to the next. */
-struct rview_run {
-	struct cst_report_view *main;
-	pthread_mutex_t lock;
-	struct rview *idle, *all;
-};
 
 /* What a block of a view counted: its own table (the block's list may yet be
  * thrown away, decoded again elsewhere) and the trace IDs it ran on. */
@@ -31,8 +21,7 @@ struct rpart {
 };
 
 struct rview {
-	struct rview *next_idle, *next;
-	struct cst_symbolizer *reader;
+	struct sym_view_worker w; /* first: the pool's */
 	unsigned keys;
 	struct rpart *part; /* since the last block, or NULL */
 	bool first_range;   /* the stretch's first range went to the caller */
@@ -51,48 +40,26 @@ static void rpart_free(struct rpart *p)
 	free(p);
 }
 
-static struct rview *rview_new(struct rview_run *run)
+/* A worker's view (sym_view_pool's make): the reader is all it needs. */
+static struct sym_view_worker *rview_make(void *ctx, struct cst_symbolizer *reader)
 {
+	const struct cst_report_view *main = ctx;
 	struct rview *v = calloc(1, sizeof(*v));
 
+	(void)reader;
 	if (!v)
 		return NULL;
-	v->keys = run->main->o.keys;
-	if (cst_symbolizer_reader_alloc(&v->reader, run->main->sym) < 0) {
-		free(v);
-		return NULL;
-	}
-	return v;
+	v->keys = main->o.keys;
+	return &v->w;
 }
 
-static void *worker_open(void *ctx)
+static void rview_free(void *ctx, struct sym_view_worker *w)
 {
-	struct rview_run *run = ctx;
-	struct rview *v;
+	struct rview *v = (struct rview *)w;
 
-	pthread_mutex_lock(&run->lock);
-	v = run->idle;
-	if (v) {
-		run->idle = v->next_idle;
-	} else if ((v = rview_new(run))) {
-		v->next = run->all;
-		run->all = v;
-	}
-	pthread_mutex_unlock(&run->lock);
-	if (v)
-		cst_symbolizer_reader_sync(v->reader);
-	return v;
-}
-
-static void worker_close(void *ctx, void *worker)
-{
-	struct rview_run *run = ctx;
-	struct rview *v = worker;
-
-	pthread_mutex_lock(&run->lock);
-	v->next_idle = run->idle;
-	run->idle = v;
-	pthread_mutex_unlock(&run->lock);
+	(void)ctx;
+	rpart_free(v->part); /* none: every block handed its part over */
+	free(v);
 }
 
 static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
@@ -133,7 +100,7 @@ static int view_elem(void *view, const struct cst_elem *e)
 			return -cste_nomem;
 		}
 	}
-	ret = cst_symbolizer_feed(v->reader, e, count_range, v->part);
+	ret = cst_symbolizer_feed(v->w.reader, e, count_range, v->part);
 	if (ret < 0)
 		return ret;
 	v->part->ran[id / 64] |= 1ull << (id % 64);
@@ -148,7 +115,7 @@ static size_t view_state(void *view, void *buf, size_t size)
 	if (size < sizeof(*st))
 		return 0;
 	memset(st, 0, sizeof(*st));
-	cst_symbolizer_take_counts(v->reader, &st->counts);
+	cst_symbolizer_take_counts(v->w.reader, &st->counts);
 	st->part = v->part;
 	v->part = NULL;
 	return sizeof(*st);
@@ -163,7 +130,7 @@ static void view_close(void *view)
  * ran on these trace IDs. */
 static int view_adopt(void *ctx, const void *state, size_t len)
 {
-	struct rview_run *run = ctx;
+	struct cst_report_view *main = ((struct sym_view_pool *)ctx)->ctx;
 	const struct rview_state *st = state;
 	struct rpart *p;
 	int err = 0;
@@ -171,13 +138,13 @@ static int view_adopt(void *ctx, const void *state, size_t len)
 	if (len != sizeof(*st))
 		return -cste_invalid;
 	p = st->part;
-	cst_symbolizer_add_counts(run->main->sym, &st->counts);
+	cst_symbolizer_add_counts(main->sym, &st->counts);
 	if (p) {
-		err = sym_report_merge(run->main->rep, p->rep);
-		run->main->ranges += p->ranges;
+		err = sym_report_merge(main->rep, p->rep);
+		main->ranges += p->ranges;
 		for (unsigned id = 0; id < 128; id++)
 			if (p->ran[id / 64] >> (id % 64) & 1)
-				sym_loss_ran(run->main->loss, (uint8_t)id);
+				sym_loss_ran(main->loss, (uint8_t)id);
 	}
 	rpart_free(p);
 	return err;
@@ -201,27 +168,21 @@ int cst_report_view_run(struct cst_report_view *v, struct cst_session *session,
 			cst_sym_elem_fn fn, void *ctx, cst_lines_fn write, void *write_ctx)
 {
 	static const struct cst_view_ops ops = {
-		.sz = sizeof(ops), .worker_open = worker_open, .worker_close = worker_close,
-		.open = view_open, .elem = view_elem, .state = view_state, .close = view_close,
-		.adopt = view_adopt, .drop = view_drop, .state_size = sizeof(struct rview_state),
+		.sz = sizeof(ops), .worker_open = sym_view_pool_open,
+		.worker_close = sym_view_pool_close, .open = view_open, .elem = view_elem,
+		.state = view_state, .close = view_close, .adopt = view_adopt, .drop = view_drop,
+		.state_size = sizeof(struct rview_state),
 	};
-	struct rview_run run = {.main = v};
+	struct sym_view_pool pool;
 	int ret;
 
 	if (!v || !session || !fn || !write)
 		return -cste_invalid;
 	if (!viewable(v))
 		return cst_symbolizer_run(v->sym, session, fn, ctx);
-	pthread_mutex_init(&run.lock, NULL);
-	ret = cst_symbolizer_run_views(v->sym, session, &ops, &run, fn, ctx, write, write_ctx);
-	while (run.all) {
-		struct rview *w = run.all;
-
-		run.all = w->next;
-		rpart_free(w->part); /* none: every block handed its part over */
-		cst_symbolizer_free(w->reader);
-		free(w);
-	}
-	pthread_mutex_destroy(&run.lock);
+	if (sym_view_pool_init(&pool, v->sym, rview_make, rview_free, v) < 0)
+		return -cste_nomem;
+	ret = cst_symbolizer_run_views(v->sym, session, &ops, &pool, fn, ctx, write, write_ctx);
+	sym_view_pool_fini(&pool);
 	return ret;
 }

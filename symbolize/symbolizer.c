@@ -475,6 +475,14 @@ static int run_sideband(void *ctx, const struct cst_sideband *sb)
 	return err || !rc->sb_fn ? err : rc->sb_fn(rc->ctx, sb);
 }
 
+/* The trace's memory images, before a run. */
+static int add_session_images(struct cst_symbolizer *sym, struct cst_session *session)
+{
+	const struct cst_trace *trace = cst_session_trace(session);
+
+	return trace ? cst_symbolizer_add_trace_images(sym, trace) : 0;
+}
+
 int cst_symbolizer_run(struct cst_symbolizer *sym, struct cst_session *session,
 		       cst_sym_elem_fn fn, void *ctx)
 {
@@ -485,18 +493,12 @@ int cst_symbolizer_run_sideband(struct cst_symbolizer *sym, struct cst_session *
 				cst_sym_elem_fn fn, cst_sideband_fn sb_fn, void *ctx)
 {
 	struct run_ctx rc = {sym, fn, sb_fn, ctx};
-	const struct cst_trace *trace;
 	int err;
 
 	if (!sym || !session || !fn)
 		return -cste_invalid;
-	trace = cst_session_trace(session);
-	if (trace) {
-		err = cst_symbolizer_add_trace_images(sym, trace);
-		if (err)
-			return err;
-	}
-	return cst_session_run(session, run_elem, run_sideband, &rc);
+	err = add_session_images(sym, session);
+	return err ? err : cst_session_run(session, run_elem, run_sideband, &rc);
 }
 
 int cst_symbolizer_run_views(struct cst_symbolizer *sym, struct cst_session *session,
@@ -504,17 +506,13 @@ int cst_symbolizer_run_views(struct cst_symbolizer *sym, struct cst_session *ses
 			     void *ctx, cst_lines_fn write, void *write_ctx)
 {
 	struct run_ctx rc = {sym, fn, NULL, ctx};
-	const struct cst_trace *trace;
 	int err;
 
 	if (!sym || sym->main || !session || !ops || !fn || !write)
 		return -cste_invalid;
-	trace = cst_session_trace(session);
-	if (trace) {
-		err = cst_symbolizer_add_trace_images(sym, trace);
-		if (err)
-			return err;
-	}
+	err = add_session_images(sym, session);
+	if (err)
+		return err;
 	cst_symbolizer_share(sym, true);
 	err = cst_session_run_views(session, ops, ops_ctx, run_elem, run_sideband, &rc, write,
 				    write_ctx);

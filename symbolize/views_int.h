@@ -3,7 +3,35 @@
 #ifndef CSTRACE_SYMBOLIZE_VIEWS_INT_H
 #define CSTRACE_SYMBOLIZE_VIEWS_INT_H
 
+#include <pthread.h>
+
 #include "cstrace/symbolize.h"
+
+/* view_pool.c: the views of one run on the decoding threads
+ * (cst_symbolizer_run_views), one per worker thread, each over a symbolizer reader
+ * of its own and kept from one split run to the next. A view starts with a
+ * struct sym_view_worker; @make makes the rest over @reader (NULL on failure),
+ * @free_view frees the rest (the pool frees the reader). sym_view_pool_open and
+ * sym_view_pool_close are a cst_view_ops's worker_open and worker_close, with the
+ * pool as the ops' context. */
+struct sym_view_worker {
+	struct sym_view_worker *next_idle, *next;
+	struct cst_symbolizer *reader;
+};
+struct sym_view_pool {
+	pthread_mutex_t lock;
+	struct sym_view_worker *idle, *all;
+	struct cst_symbolizer *sym;
+	struct sym_view_worker *(*make)(void *ctx, struct cst_symbolizer *reader);
+	void (*free_view)(void *ctx, struct sym_view_worker *w);
+	void *ctx;
+};
+int sym_view_pool_init(struct sym_view_pool *pool, struct cst_symbolizer *sym,
+		       struct sym_view_worker *(*make)(void *ctx, struct cst_symbolizer *reader),
+		       void (*free_view)(void *ctx, struct sym_view_worker *w), void *ctx);
+void *sym_view_pool_open(void *pool);
+void sym_view_pool_close(void *pool, void *worker);
+void sym_view_pool_fini(struct sym_view_pool *pool);
 
 /* filter.c: a filter that keeps everything (no pid, tid, cpu, comm, dso, symbol
  * or time given), and the latest timestamp of trace ID @id as it stands (0: none
