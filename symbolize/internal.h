@@ -224,14 +224,9 @@ struct sym_own {
 	size_t scratch_cap;
 	struct cst_sym_piece *pscratch;     /* pieces being built */
 	size_t pscratch_cap;
-	struct cst_symbolizer_stats stats;
-	/* instructions per binary (by its name's address), all and without a
-	 * function: what a view that names nothing tells the user */
-	struct {
-		const char *dso;
-		uint64_t insns, unnamed;
-	} per_dso[32];
-	uint32_t nper_dso;
+	/* the totals, and instructions per binary (by its name's address), all and
+	 * without a function: what a view that names nothing tells the user */
+	struct cst_sym_counts counts;
 };
 
 struct cst_symbolizer {
@@ -298,8 +293,6 @@ static inline void sym_unlock(struct cst_symbolizer *sym)
 		pthread_mutex_unlock(&m->lock);
 }
 
-/* range.c: instructions counted to a binary (the last slot takes the rest). */
-void sym_own_count_dso(struct sym_own *own, const char *dso, uint64_t insns, uint64_t unnamed);
 
 /* symbolizer.c: the lost sideband that goes with @elem, taken from what is
  * pending (NULL: none). */

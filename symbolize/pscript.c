@@ -234,9 +234,14 @@ static void copy_insn(struct cst_pscript *p, struct psample *s, int32_t pid, enu
 		memset(s->insn, 0, sizeof(s->insn));
 }
 
+bool sym_psc_trace_times(const struct cst_pscript *p)
+{
+	return p->perf_clock || !p->file.perf_data;
+}
+
 static uint64_t sample_time(const struct cst_pscript *p, const struct cst_sym_elem *se)
 {
-	if (p->perf_clock || !p->file.perf_data)
+	if (sym_psc_trace_times(p))
 		return cst_sym_filter_time(p->filter, se);
 	return p->file.aux_time;
 }

@@ -75,6 +75,9 @@ struct cst_pscript {
  * queues were cleared), the queue and the ID's latest timestamp as bytes
  * (PSC_STATE of them), and taking them on. */
 #define PSC_STATE 256
+/* Whether samples take their time from the trace's timestamps (through
+ * TIME_CONV, or a snapshot's ticks), else from perf 6.1's latest AUX record. */
+bool sym_psc_trace_times(const struct cst_pscript *p);
 bool sym_psc_knows(const struct cst_pscript *p, uint8_t id);
 size_t sym_psc_state(const struct cst_pscript *p, uint8_t id, void *buf, size_t size);
 int sym_psc_adopt(struct cst_pscript *p, const void *buf, size_t len);

@@ -29,12 +29,11 @@ struct pview {
 	struct cst_sym_counts learning; /* their counts, thrown away */
 };
 
-/* The branch samples' time comes from the trace's timestamps (pscript.c's
- * sample_time), where a time is printed: in the time field or an error line. */
+/* The lines print a time taken from the trace's timestamps: in the time field
+ * or an error line. */
 static bool needs_ts(const struct cst_pscript *p)
 {
-	return ((p->o.fields & cst_pscript_time) || p->o.errors) &&
-	       (p->perf_clock || !p->file.perf_data);
+	return ((p->o.fields & cst_pscript_time) || p->o.errors) && sym_psc_trace_times(p);
 }
 
 static int no_write(void *ctx, const char *line, size_t len)

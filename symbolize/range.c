@@ -416,7 +416,7 @@ static int range_pieces(struct cst_symbolizer *sym, int32_t pid, const struct cs
 	int n;
 
 	if (front && front_holds(front, sym, pid, e)) {
-		sym->own.stats.cache_hits++;
+		sym->own.counts.stats.cache_hits++;
 		*pieces = front->pieces;
 		*npieces = front->npieces;
 		return 0;
@@ -434,7 +434,7 @@ static int range_pieces(struct cst_symbolizer *sym, int32_t pid, const struct cs
 		if (slot->space == sp && slot->gen == (sp ? sp->gen : 0) &&
 		    slot->start == e->start && slot->end == e->end &&
 		    slot->isa == (uint8_t)e->isa && slot->num_insns == e->num_insns) {
-			sym->own.stats.cache_hits++;
+			sym->own.counts.stats.cache_hits++;
 			*pieces = slot->pieces;
 			*npieces = slot->npieces;
 			goto found;
@@ -473,64 +473,47 @@ found:
 }
 
 /* Instructions counted to a binary (the last slot takes the rest). */
-void sym_own_count_dso(struct sym_own *own, const char *dso, uint64_t insns, uint64_t unnamed)
+static void count_dso(struct cst_sym_counts *c, const char *dso, uint64_t insns,
+		      uint64_t unnamed)
 {
-	uint32_t i, n = own->nper_dso, max = sizeof(own->per_dso) / sizeof(own->per_dso[0]);
+	uint32_t i, n = c->ndsos, max = sizeof(c->dsos) / sizeof(c->dsos[0]);
 
-	for (i = 0; i < n && own->per_dso[i].dso != dso; i++)
+	for (i = 0; i < n && c->dsos[i].dso != dso; i++)
 		;
 	if (i == n) {
 		if (n == max)
 			i = max - 1;
 		else
-			own->per_dso[own->nper_dso++].dso = dso;
+			c->dsos[c->ndsos++].dso = dso;
 	}
-	own->per_dso[i].insns += insns;
-	own->per_dso[i].unnamed += unnamed;
+	c->dsos[i].insns += insns;
+	c->dsos[i].unnamed += unnamed;
 }
 
-static void add_stats(struct cst_symbolizer_stats *to, const struct cst_symbolizer_stats *from)
+static void add_counts(struct cst_sym_counts *to, const struct cst_sym_counts *from)
 {
-	to->ranges += from->ranges;
-	to->cache_hits += from->cache_hits;
-	to->unknown_insns += from->unknown_insns;
-	to->insns += from->insns;
+	to->stats.ranges += from->stats.ranges;
+	to->stats.cache_hits += from->stats.cache_hits;
+	to->stats.unknown_insns += from->stats.unknown_insns;
+	to->stats.insns += from->stats.insns;
+	for (uint32_t i = 0; i < from->ndsos; i++)
+		count_dso(to, from->dsos[i].dso, from->dsos[i].insns, from->dsos[i].unnamed);
 }
 
 int cst_symbolizer_take_counts(struct cst_symbolizer *reader, struct cst_sym_counts *c)
 {
-	struct sym_own *own = reader ? &reader->own : NULL;
-	const uint32_t max = sizeof(c->dsos) / sizeof(c->dsos[0]);
-
-	if (!own || !c)
+	if (!reader || !c)
 		return -cste_invalid;
-	add_stats(&c->stats, &own->stats);
-	for (uint32_t i = 0; i < own->nper_dso; i++) {
-		uint32_t k;
-
-		for (k = 0; k < c->ndsos && c->dsos[k].dso != own->per_dso[i].dso; k++)
-			;
-		if (k == c->ndsos && k < max)
-			c->dsos[c->ndsos++].dso = own->per_dso[i].dso;
-		k = k < max ? k : max - 1; /* the last slot takes the rest */
-		c->dsos[k].insns += own->per_dso[i].insns;
-		c->dsos[k].unnamed += own->per_dso[i].unnamed;
-	}
-	memset(&own->stats, 0, sizeof(own->stats));
-	memset(own->per_dso, 0, sizeof(own->per_dso));
-	own->nper_dso = 0;
+	add_counts(c, &reader->own.counts);
+	memset(&reader->own.counts, 0, sizeof(reader->own.counts));
 	return 0;
 }
 
 int cst_symbolizer_add_counts(struct cst_symbolizer *sym, const struct cst_sym_counts *c)
 {
-	struct sym_own *own = sym ? &sym->own : NULL;
-
-	if (!own || !c)
+	if (!sym || !c)
 		return -cste_invalid;
-	add_stats(&own->stats, &c->stats);
-	for (uint32_t i = 0; i < c->ndsos; i++)
-		sym_own_count_dso(own, c->dsos[i].dso, c->dsos[i].insns, c->dsos[i].unnamed);
+	add_counts(&sym->own.counts, c);
 	return 0;
 }
 
@@ -544,15 +527,17 @@ static int by_insns(const void *a, const void *b)
 int cst_symbolizer_dso_counts(const struct cst_symbolizer *sym, struct cst_sym_dso_count *out,
 			      int max)
 {
-	struct cst_sym_dso_count all[sizeof(sym->own.per_dso) / sizeof(sym->own.per_dso[0])];
+	const struct cst_sym_counts *c;
+	struct cst_sym_dso_count all[sizeof(c->dsos) / sizeof(c->dsos[0])];
 	uint32_t n;
 
 	if (!sym || (!out && max) || max < 0)
 		return -cste_invalid;
-	n = sym->own.nper_dso;
+	c = &sym->own.counts;
+	n = c->ndsos;
 	for (uint32_t i = 0; i < n; i++) {
-		all[i] = (struct cst_sym_dso_count){sym->own.per_dso[i].dso, sym->own.per_dso[i].insns,
-						    sym->own.per_dso[i].unnamed, cst_sym_dso_none};
+		all[i] = (struct cst_sym_dso_count){c->dsos[i].dso, c->dsos[i].insns,
+						    c->dsos[i].unnamed, cst_sym_dso_none};
 		for (const struct dso *d = sym->dsos; d; d = d->next)
 			if (d->short_name == all[i].dso) {
 				all[i].kind = d->kind == dso_missing ? cst_sym_dso_missing
@@ -594,15 +579,15 @@ int cst_symbolizer_feed(struct cst_symbolizer *sym, const struct cst_elem *elem,
 
 		if (err)
 			return err;
-		sym->own.stats.ranges++;
-		sym->own.stats.insns += elem->num_insns;
+		sym->own.counts.stats.ranges++;
+		sym->own.counts.stats.insns += elem->num_insns;
 		for (uint32_t i = 0; i < se.npieces; i++) {
 			const struct cst_sym_piece *pc = &se.pieces[i];
 
 			if (!pc->loc.func)
-				sym->own.stats.unknown_insns += pc->num_insns;
-			sym_own_count_dso(&sym->own, pc->loc.dso, pc->num_insns,
-					  pc->loc.func ? 0 : pc->num_insns);
+				sym->own.counts.stats.unknown_insns += pc->num_insns;
+			count_dso(&sym->own.counts, pc->loc.dso, pc->num_insns,
+				  pc->loc.func ? 0 : pc->num_insns);
 		}
 	}
 	se.lost = sym->nlost ? sym_lost_take(sym, elem) : NULL;

@@ -449,7 +449,7 @@ int cst_symbolizer_get_stats(const struct cst_symbolizer *sym, struct cst_symbol
 {
 	if (!sym || !st)
 		return -cste_invalid;
-	*st = sym->own.stats;
+	*st = sym->own.counts.stats;
 	return 0;
 }
 

@@ -93,10 +93,21 @@ static void count_in(struct split_block *b, const struct cst_elem *e)
 	dec_stats_count(&b->st, e);
 }
 
+/* A copy of @e into block @b, which has room (OpenCSD's element behind it lives
+ * only as long as the callback). */
+static void copy_in(struct split_block *b, const struct cst_elem *e)
+{
+	b->v[b->n] = *e;
+	b->v[b->n].ocsd = NULL;
+	b->n++;
+	count_in(b, e);
+}
+
 int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block **cur,
 		     const struct cst_elem *e)
 {
 	struct split_block *b = *cur;
+	int n;
 
 	if (b && (sp->print ? SPLIT_BYTES - b->len < SPLIT_LINE : b->n == SPLIT_BLOCK))
 		dec_split_flush(sp, c, cur);
@@ -106,15 +117,13 @@ int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block
 			return -cste_nomem;
 	}
 	b = *cur;
-	if (sp->print) {
-		int n = sp->print(sp->print_ctx, e, b->bytes + b->len, SPLIT_LINE);
-
-		if (n > 0)
-			b->len += (size_t)n < SPLIT_LINE ? (size_t)n : SPLIT_LINE;
-	} else {
-		b->v[b->n] = *e;
-		b->v[b->n].ocsd = NULL;
+	if (!sp->print) {
+		copy_in(b, e);
+		return 0;
 	}
+	n = sp->print(sp->print_ctx, e, b->bytes + b->len, SPLIT_LINE);
+	if (n > 0)
+		b->len += (size_t)n < SPLIT_LINE ? (size_t)n : SPLIT_LINE;
 	b->n++;
 	count_in(b, e);
 	return 0;
@@ -196,10 +205,7 @@ int dec_split_view_keep(struct split *sp, struct split_chunk *c, struct split_bl
 	b = view_block(sp, c, cur, view, true);
 	if (!b)
 		return -cste_nomem;
-	b->v[b->n] = *e;
-	b->v[b->n].ocsd = NULL;
-	b->n++;
-	count_in(b, e);
+	copy_in(b, e);
 	return 0;
 }
 
