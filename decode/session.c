@@ -36,12 +36,14 @@ struct cst_session {
 
 /* Views on the workers (cst_session_run_views): as the split runs take them, and
  * the caller's dec_merge, which delivers the run it holds before any bytes go out
- * (no element a view printed could have joined it). */
+ * or any state is adopted (no element a view printed could have joined it): a
+ * write of nothing asks for that alone (run.h). */
 struct views {
 	struct dec_views d;
 	cst_lines_fn write;
 	void *write_ctx;
 	struct dec_merge *merge; /* run_merging's, or NULL */
+	uint64_t viewed;         /* elements the views handled on the workers */
 };
 
 static int views_write(void *ctx, const char *bytes, size_t len, uint64_t nelems,
@@ -52,6 +54,9 @@ static int views_write(void *ctx, const char *bytes, size_t len, uint64_t nelems
 
 	if (v->merge && (ret = dec_merge_end(v->merge)) != 0)
 		return ret;
+	if (!len && !nelems)
+		return 0;
+	v->viewed += nelems;
 	return v->write(v->write_ctx, bytes, len, nelems, offset, has_offset);
 }
 
@@ -606,7 +611,7 @@ int cst_session_run_views(struct cst_session *s, const struct cst_view_ops *ops,
 			  cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
 			  cst_lines_fn write, void *write_ctx)
 {
-	struct views v = {{ops, ops_ctx, views_write, &v}, write, write_ctx, NULL};
+	struct views v = {{ops, ops_ctx, views_write, &v}, write, write_ctx, NULL, 0};
 	int ret;
 
 	if (!s || !ops || ops->sz < sizeof(*ops) || !ops->worker_open || !ops->worker_close ||
@@ -622,6 +627,9 @@ int cst_session_run_views(struct cst_session *s, const struct cst_view_ops *ops,
 	ret = run_merging(s, s->kind == cst_input_perf ? run_viewed : run_here, elem_fn, sb_fn,
 			  ctx);
 	s->views = NULL;
+	/* (for tests: that the views did print there) */
+	cst_logf(&s->user_log, cst_log_debug, "views: %" PRIu64 " elements handled on the decoding "
+		 "threads", v.viewed);
 	return said_nacc(s, ret);
 }
 

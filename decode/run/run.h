@@ -59,7 +59,9 @@ struct split_out {
 	struct dec_engine engine;
 	/* Views print on the workers (cst_session_run_views), else NULL: what they
 	 * print goes to @write (set too) and their state to @view->adopt, and the
-	 * elements they defer to @fn, in stream order. */
+	 * elements they defer to @fn, in stream order. Before a state is adopted,
+	 * @write is given nothing (no bytes, no elements): what @fn still holds
+	 * (a run its dec_merge may yet join) goes out first. */
 	const struct cst_view_ops *view;
 	void *view_ctx;
 };

@@ -351,23 +351,32 @@ static void held_after(struct split *sp)
 			sp->held_bytes += sp->chunks[j].held_bytes;
 }
 
-/* Hand block @b over: its bytes, or each of its elements. */
+/* Hand block @b over: its bytes, or each of its elements. A view's block whose
+ * state the caller's view refuses is not (*@refused). */
 static int replay_block(const struct split_out *out, struct split_block *b,
-			uint64_t *delivered)
+			uint64_t *delivered, bool *refused)
 {
 	int ret = 0;
 
 	if (out->view && !b->elems) {
-		/* a view's element counts as the decoder's elements it joins */
-		*delivered += b->n;
-		ret = b->viewed ? out->write(out->write_ctx, b->bytes, b->len, b->viewed, b->offset,
-					     b->has_offset)
-				: 0;
-		if (!ret && b->state_len) {
+		if (b->state_len) {
+			/* the elements before the state go out before it (run.h) */
+			ret = out->write(out->write_ctx, NULL, 0, 0, 0, false);
+			if (ret)
+				return ret;
 			ret = out->view->adopt(out->view_ctx, b->state, b->state_len);
+			if (ret == cst_view_give_up) {
+				*refused = true;
+				return 0;
+			}
 			b->state_len = 0; /* its own now */
 		}
-		return ret;
+		/* a view's element counts as the decoder's elements it joins */
+		*delivered += b->n;
+		return ret ? ret
+		       : b->viewed ? out->write(out->write_ctx, b->bytes, b->len, b->viewed,
+						 b->offset, b->has_offset)
+				   : 0;
 	}
 	if (out->write && !out->view) {
 		*delivered += b->n;
@@ -380,6 +389,23 @@ static int replay_block(const struct split_out *out, struct split_block *b,
 		ret = out->fn ? out->fn(out->ctx, &b->v[i]) : 0;
 	}
 	return ret;
+}
+
+/* The caller's view refused block @b's state: neither it nor any block after it
+ * goes out, and the buffer is decoded again on one thread from there (as when a
+ * worker's view gives up). */
+static void refuse(struct split *sp, struct split_block *b)
+{
+	for (; b; b = b->next) {
+		if (b->state_len && sp->view->drop)
+			sp->view->drop(sp->view_ctx, b->state, b->state_len);
+		b->state_len = 0;
+	}
+	pthread_mutex_lock(&sp->lock);
+	sp->serial = true;
+	sp->abort = true;
+	pthread_cond_broadcast(&sp->cond);
+	pthread_mutex_unlock(&sp->lock);
 }
 
 int dec_split_replay(struct split *sp, const struct split_out *out,
@@ -427,13 +453,21 @@ int dec_split_replay(struct split *sp, const struct split_out *out,
 		 * joins fail or the workers after it are slow to start) */
 		uint64_t at = ch->start - sp->begin;
 
+		bool refused = false;
+
 		for (struct split_block *k = b; k && !ret; k = k->next) {
+			ret = replay_block(out, k, delivered, &refused);
+			if (refused) {
+				refuse(sp, k);
+				break;
+			}
 			dec_stats_add(stats, &k->st);
 			if (k->has_offset && k->offset > at && k->offset <= sp->end - sp->begin)
 				at = k->offset;
-			ret = replay_block(out, k, delivered);
 		}
 		recycle(sp, b);
+		if (refused)
+			break;
 		if (sp->dopts.progress)
 			sp->dopts.progress(sp->dopts.progress_ctx, at, sp->end - sp->begin);
 	}

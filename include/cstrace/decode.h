@@ -758,7 +758,10 @@ struct cst_view_ops {
 	 * most state_size), the length returned (0: nothing known yet) */
 	size_t (*state)(void *view, void *buf, size_t size);
 	void (*close)(void *view);
-	/* on the caller's thread, in stream order: take on a worker's @state */
+	/* on the caller's thread, in stream order, before the block's bytes go
+	 * out: take on a worker's @state; 0, a negative error, or cst_view_give_up:
+	 * the block does not fit what came before it, and neither it nor anything
+	 * after it is taken (the buffer is decoded again on one thread from there) */
 	int (*adopt)(void *ctx, const void *state, size_t len);
 	/* on the caller's thread: a state that is never adopted (the stretch was
 	 * decoded again elsewhere), for what it holds; may be NULL */
