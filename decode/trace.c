@@ -141,6 +141,19 @@ const struct cst_source_cfg *cst_trace_source(const struct cst_trace *trace, int
 	return &trace->sources[source];
 }
 
+const struct cst_source_cfg *cst_trace_elem_source(const struct cst_trace *trace,
+						   const struct cst_elem *e)
+{
+	if (!trace || !e)
+		return NULL;
+	if (e->source >= 0 && e->source < trace->nsources)
+		return &trace->sources[e->source];
+	for (int i = 0; i < trace->nsources; i++)
+		if (cst_source_trace_id(&trace->sources[i]) == (e->trace_id & 0x7f))
+			return &trace->sources[i];
+	return NULL;
+}
+
 int cst_trace_source_buffer(const struct cst_trace *trace, int source)
 {
 	if (!trace || source < 0 || source >= trace->nsources)

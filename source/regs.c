@@ -88,3 +88,17 @@ uint8_t cst_source_trace_id(const struct cst_source_cfg *src)
 		return 0;
 	}
 }
+
+bool cst_source_timestamps(const struct cst_source_cfg *src)
+{
+	switch (src ? src->protocol : cst_proto_unknown) {
+	case cst_proto_etmv3:
+	case cst_proto_ptm:
+		return src->regs.etmv3.etmcr >> 28 & 1;
+	case cst_proto_etmv4i:
+	case cst_proto_ete:
+		return src->regs.etmv4.trcconfigr >> 11 & 1;
+	default:
+		return true;
+	}
+}

@@ -139,18 +139,9 @@ static uint32_t range_flags(struct cst_pscript *p, int32_t pid, const struct cst
 
 static enum cst_protocol protocol_of(const struct cst_pscript *p, const struct cst_elem *e)
 {
-	const struct cst_trace *t = p->o.trace;
-	const struct cst_source_cfg *src;
-	int n = t ? cst_trace_nsources(t) : 0;
+	const struct cst_source_cfg *src = cst_trace_elem_source(p->o.trace, e);
 
-	if (t && e->source >= 0 && e->source < n)
-		return cst_trace_source(t, e->source)->protocol;
-	for (int i = 0; i < n; i++) {
-		src = cst_trace_source(t, i);
-		if (cst_source_trace_id(src) == (e->trace_id & 0x7f))
-			return src->protocol;
-	}
-	return cst_proto_etmv4i;
+	return src ? src->protocol : cst_proto_etmv4i;
 }
 
 /* cs_etm__is_syscall, _is_async_exception, _is_sync_exception: the flags of an

@@ -243,6 +243,11 @@ bool cst_elem_can_continue(const struct cst_elem *a);
  *  (cst_session_opts.merge_ranges). */
 bool cst_elem_continues(const struct cst_elem *a, const struct cst_elem *b);
 
+/** The source of @trace that emitted @e: its source index where it has one, else
+ *  the first source of its trace ID; NULL when none. */
+const struct cst_source_cfg *cst_trace_elem_source(const struct cst_trace *trace,
+						   const struct cst_elem *e);
+
 /** Name of an element type ("instr_range", ...). */
 const char *cst_elem_type_name(enum cst_elem_type type);
 const char *cst_isa_name(enum cst_isa isa);

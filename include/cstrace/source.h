@@ -188,6 +188,11 @@ static inline uint32_t cst_source_reg_get(const struct cst_source_cfg *cfg,
 /** The trace ID a source emits, from its programming (0 if none). */
 uint8_t cst_source_trace_id(const struct cst_source_cfg *src);
 
+/** Whether a source's programming lets it emit timestamps: TRCCONFIGR.TS (bit
+ *  11) of an ETMv4 or ETE, ETMCR bit 28 of an ETMv3 or PTM. An STM, or a source
+ *  of no known protocol, may. */
+bool cst_source_timestamps(const struct cst_source_cfg *src);
+
 /** ETMIDR of a PTM (branch-broadcast program flow trace) rather than an ETMv3. */
 static inline bool cst_etmidr_is_ptm(uint32_t etmidr)
 {
