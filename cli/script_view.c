@@ -355,7 +355,7 @@ int script_view_run(int argc, char **argv)
 		goto out;
 	}
 	err = perf ? symcli_run_pscript(session, pview, write_line, &sink)
-		   : symcli_run(sym, session, cst_script_add, view);
+		   : symcli_run_script(session, view, write_line, &sink);
 	fin = perf ? cst_pscript_finish(pview) : cst_script_finish(view);
 	if (err >= 0 && fin < 0)
 		err = fin;

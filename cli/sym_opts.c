@@ -290,6 +290,15 @@ int symcli_run_pscript(struct cst_session *session, struct cst_pscript *p,
 	return run_done(cst_pscript_run(p, session, counted_elem, &c, counted_block, &b));
 }
 
+int symcli_run_script(struct cst_session *session, struct cst_script *s,
+		      cst_script_write_fn write, void *write_ctx)
+{
+	struct counted c = {cst_script_add, s, run_cli};
+	struct counted_blocks b = {write, write_ctx};
+
+	return run_done(cst_script_run(s, session, counted_elem, &c, counted_block, &b));
+}
+
 int symcli_run_report(struct cst_session *session, struct cst_report_view *v)
 {
 	struct counted c = {cst_report_view_add, v, run_cli};

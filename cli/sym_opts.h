@@ -79,6 +79,9 @@ int symcli_run(struct cst_symbolizer *sym, struct cst_session *session, cst_sym_
  *  counted as the elements they stand for. */
 int symcli_run_pscript(struct cst_session *session, struct cst_pscript *p,
 		       cst_script_write_fn write, void *write_ctx);
+/** symcli_run into the script view @s, as symcli_run_pscript (cst_script_run). */
+int symcli_run_script(struct cst_session *session, struct cst_script *s,
+		      cst_script_write_fn write, void *write_ctx);
 /** symcli_run into the report view @v, whose table may be counted on the
  *  decoding threads too (cst_report_view_run). */
 int symcli_run_report(struct cst_session *session, struct cst_report_view *v);

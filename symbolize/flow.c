@@ -2,7 +2,7 @@
  * whether a call tree has started, and its call depth. Calls (taken branches with
  * link) deepen it, returns shallow it, any gap resets it, since after lost trace
  * the depth is unknown. */
-#include "cstrace/symbolize.h"
+#include "views_int.h"
 
 #include <stdlib.h>
 
@@ -10,6 +10,7 @@
 
 struct flow_id {
 	struct cst_flow_range pending;
+	struct cst_sym_piece adopted; /* @pending's last piece, when handed over */
 	bool valid;   /* @pending holds a range */
 	bool started; /* a range was seen since trace (re)started */
 	int depth;
@@ -129,6 +130,41 @@ int cst_flow_finish(struct cst_flow *flow)
 			return ret;
 	}
 	return 0;
+}
+
+void sym_flow_state(const struct cst_flow *flow, uint8_t id, struct sym_flow_state *st)
+{
+	const struct flow_id *d = &flow->ids[id & (NIDS - 1)];
+
+	*st = (struct sym_flow_state){.pending = d->pending, .valid = d->valid,
+				      .started = d->started};
+	st->pending.pieces = NULL;
+	st->pending.npieces = 0;
+	if (d->valid && d->pending.npieces) {
+		/* the per-line counts stay with the symbolizer that made them */
+		st->last = d->pending.pieces[d->pending.npieces - 1];
+		st->last.lines = NULL;
+		st->last.nlines = 0;
+		st->last.first_line = st->last.last_line = -1;
+		st->pending.npieces = 1;
+	}
+}
+
+void sym_flow_adopt(struct cst_flow *flow, uint8_t id, const struct sym_flow_state *st)
+{
+	struct flow_id *d = &flow->ids[id & (NIDS - 1)];
+
+	d->pending = st->pending;
+	d->adopted = st->last;
+	d->pending.pieces = st->pending.npieces ? &d->adopted : NULL;
+	d->valid = st->valid;
+	d->started = st->started;
+}
+
+void sym_flow_clear(struct cst_flow *flow)
+{
+	for (int id = 0; id < NIDS; id++)
+		flow->ids[id] = (struct flow_id){0};
 }
 
 const char *cst_flow_branch_name(const struct cst_elem *e)

@@ -247,3 +247,46 @@ void sym_loss_ran(struct cst_loss *loss, uint8_t trace_id)
 {
 	loss->open[trace_id & (NIDS - 1)] = false;
 }
+
+void sym_loss_state(const struct cst_loss *loss, uint8_t id, struct sym_loss_state *st)
+{
+	id &= NIDS - 1;
+	st->open = loss->open[id];
+	st->last = loss->last[id];
+	st->last.elem = NULL; /* the element is gone by the time another thread reads it */
+}
+
+void sym_loss_adopt(struct cst_loss *loss, uint8_t id, const struct sym_loss_state *st)
+{
+	id &= NIDS - 1;
+	loss->open[id] = st->open;
+	loss->last[id] = st->last;
+}
+
+void sym_loss_take_totals(struct cst_loss *loss, struct cst_loss_totals *t)
+{
+	if (t)
+		*t = loss->t;
+	memset(&loss->t, 0, sizeof(loss->t));
+}
+
+void sym_loss_add_totals(struct cst_loss *loss, const struct cst_loss_totals *t)
+{
+	struct cst_loss_totals *to = &loss->t;
+
+	to->places += t->places;
+	to->bytes += t->bytes;
+	to->unknown += t->unknown;
+	to->overflows += t->overflows;
+	to->resyncs += t->resyncs;
+	to->truncated += t->truncated;
+	to->missing += t->missing;
+	to->overwritten += t->overwritten;
+	to->records += t->records;
+	to->filtered += t->filtered;
+}
+
+void sym_loss_clear(struct cst_loss *loss)
+{
+	memset(loss, 0, sizeof(*loss));
+}

@@ -25,6 +25,8 @@ static void put_branch(struct cst_script *s, const struct cst_flow_range *p,
 	uint64_t from = e->end - (e->last_size ? e->last_size : 4);
 	struct cst_sym_loc loc;
 
+	if (s->mute)
+		return;
 	sym_script_head(s, e, p->pid, p->time);
 	if (s->o.fields & cst_script_flags) {
 		cst_line_str(&s->line, why ? why : cst_flow_branch_name(e), -7);
@@ -53,7 +55,7 @@ static void put_insns(struct cst_script *s, const struct cst_sym_elem *se, uint6
 {
 	const struct cst_elem *e = se->elem;
 
-	for (uint32_t i = 0; i < se->npieces; i++) {
+	for (uint32_t i = 0; i < se->npieces && !s->mute; i++) {
 		const struct cst_sym_piece *pc = &se->pieces[i];
 		uint64_t a = pc->start;
 
@@ -180,6 +182,8 @@ static void put_loss(struct cst_script *s, const struct cst_sym_elem *se, const 
 {
 	char what[96];
 
+	if (s->mute)
+		return;
 	cst_loss_format_gap(g, what, sizeof(what));
 	sym_script_head(s, se->elem, se->pid, g->time);
 	cst_line_str(&s->line, "[trace lost: ", 0);

@@ -39,6 +39,8 @@ struct cst_script {
 	cst_script_write_fn write;
 	void *write_ctx;
 	bool failed;               /* a write failed: the view returns -cste_io */
+	bool mute;                 /* no lines: the models learn, nothing prints (a
+				      view on another thread learning, script_view.c) */
 	bool perf_clock;           /* times are ns on perf's clock, not ticks */
 	struct cst_flow *flow;     /* the branch view */
 	struct cst_calls *calls;   /* the call trace */

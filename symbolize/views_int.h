@@ -40,12 +40,39 @@ bool sym_filter_keeps_all(const struct cst_sym_filter *f);
 uint64_t sym_filter_last_ts(const struct cst_sym_filter *f, uint8_t id);
 void sym_filter_set_last_ts(struct cst_sym_filter *f, uint8_t id, uint64_t ts);
 
+/* flow.c: what the flow model knows of trace ID @id, for a view on another
+ * thread to hand over (script_view.c): the range waiting to learn where it went,
+ * with only its last piece (its pieces are one symbolizer's), and whether a call
+ * tree started. Not the call depth: a stretch of the stream cannot know it, and
+ * the views that hand over never read it. sym_flow_clear forgets every ID. */
+struct sym_flow_state {
+	struct cst_flow_range pending; /* npieces 0 or 1: @last */
+	struct cst_sym_piece last;
+	bool valid, started;
+};
+void sym_flow_state(const struct cst_flow *flow, uint8_t id, struct sym_flow_state *st);
+void sym_flow_adopt(struct cst_flow *flow, uint8_t id, const struct sym_flow_state *st);
+void sym_flow_clear(struct cst_flow *flow);
+
 /* report.c: @from's rows added to @to's (the same keys). Returns 0,
  * -cste_invalid or -cste_nomem. */
 int sym_report_merge(struct cst_report *to, const struct cst_report *from);
 /* loss.c: code ran on @trace_id (a range went elsewhere, to another thread's
  * view): its next loss is a place of its own. */
 void sym_loss_ran(struct cst_loss *loss, uint8_t trace_id);
+/* loss.c: what the loss model knows of trace ID @id (whether its last place is
+ * still open, and that place), for a view on another thread to hand over
+ * (script_view.c), with the totals it counted since they were last taken;
+ * sym_loss_clear forgets everything. */
+struct sym_loss_state {
+	bool open;
+	struct cst_loss_gap last; /* elem NULL */
+};
+void sym_loss_state(const struct cst_loss *loss, uint8_t id, struct sym_loss_state *st);
+void sym_loss_adopt(struct cst_loss *loss, uint8_t id, const struct sym_loss_state *st);
+void sym_loss_take_totals(struct cst_loss *loss, struct cst_loss_totals *t);
+void sym_loss_add_totals(struct cst_loss *loss, const struct cst_loss_totals *t);
+void sym_loss_clear(struct cst_loss *loss);
 
 /* Call @fn(ctx, first, last, count) for each range of the binary @dso (the
  * symbolizer's own string for it). Returns 0 or -cste_invalid. */

@@ -1139,6 +1139,14 @@ void cst_script_free(struct cst_script *s);
 /** One symbolized element (a cst_sym_elem_fn: pass the view as ctx): the filters
  *  apply here. Errors: -cste_nomem, -cste_io (a write failed). */
 int cst_script_add(void *s, const struct cst_sym_elem *se);
+/** Run @session into @s: as cst_symbolizer_run(sym, session, fn, ctx), where @fn
+ *  passes each element on to cst_script_add(@s). Where the session decodes on
+ *  several threads and the view allows it (branch or instruction lines, nothing
+ *  filtered), the lines of what those threads decode are made there too, and
+ *  their bytes go to @write in stream order (cst_symbolizer_run_views), each
+ *  block counting the elements it stands for. The output is the same. */
+int cst_script_run(struct cst_script *s, struct cst_session *session, cst_sym_elem_fn fn,
+		   void *ctx, cst_lines_fn write, void *write_ctx);
 /** End the stream: the last range of each trace ID, the frames still open.
  *  Errors as cst_script_add. */
 int cst_script_finish(struct cst_script *s);

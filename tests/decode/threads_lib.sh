@@ -63,3 +63,16 @@ apart() {
   check "$name: at least $min chunks of $cs decoded apart (got $best; the last run said: $(echo "$said" | tail -2 | head -c 300))" \
     [ $best -ge "$min" ]
 }
+
+# viewed NAME TRACE VERB [ARGS...]: on 2 threads in 4K chunks, views on the
+# decoding threads handled elements of VERB there (a view that never starts
+# printing would give the one-thread output too, all of it on one thread).
+viewed() {
+  local name=$1 trace=$2 verb=$3 said
+  shift 3
+  # shellcheck disable=SC2086 # verb holds its options
+  said=$(CSTRACE_DEBUG=1 "$CSTRACE" $verb --threads 2 --chunk-size 4K "$@" "$trace" 2>&1 >/dev/null |
+           grep "elements handled on the decoding threads")
+  check "$name: $verb: views printed on the decoding threads: ${said:-(none said)}" \
+    grep -q "views: [1-9][0-9]* elements" <<< "$said"
+}

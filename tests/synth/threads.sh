@@ -7,8 +7,10 @@
 # verb prints what one thread prints, and one thread equals QEMU; also with a decoy
 # mapping of another process over the program (a worker that lost track of whose
 # code it reads would read it) and with corrupt bytes in the fragment (decoder
-# errors: decoded again on one thread, past what went out). perf's branch lines
-# and report's table, made on the decoding threads, are the one thread's too.
+# errors: decoded again on one thread, past what went out). perf's branch lines,
+# cstrace's own branch and instruction lines and report's table, made on the
+# decoding threads (and they must have been), are the one thread's too, also
+# where the trace has timestamps.
 # Usage: threads.sh ARCH PROG COUNT
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 . "$CSTRACE_SOURCE_DIR/tests/decode/threads_lib.sh"
@@ -36,6 +38,35 @@ apart snap 4 4K "$TMP/snap"
 # timestamps keeps its views learning, and they give up
 same snap "$TMP/snap" "script,report,script --itrace=b -F +flags,report --format=json" "4K"
 same snap-time "$TMP/snap" "script --itrace=b -F ip,addr,sym,dso,time" "4K"
+# cstrace's own lines on the threads too (cst_script_run): branches, instructions,
+# the instructions since the branch before (a stretch's first range may join the
+# range before it); times without timestamps (the source's programming turns
+# them off: no stretch waits for one)
+OWN_VERBS="script --insn,script -F tid,time,ip,sym,dso,flags,addr,insncnt"
+same snap-own "$TMP/snap" "$OWN_VERBS" "4K"
+for v in "script" "script --insn" "report"; do viewed snap "$TMP/snap" "$v"; done
+# a timestamp every few thousand elements: a stretch waits for one before it prints
+check "synth snapshot with timestamps from the same run" sh -c \
+	'"$0" synth --arch "$1" --timestamps -o "$2" --from-log "$3" -- "$4" "$5" > /dev/null 2>&1' \
+	"$CSTRACE" "$1" "$TMP/tsnap" "$TMP/qemu.log" "$2" "$3"
+same snap-ts "$TMP/tsnap" "script,$OWN_VERBS" "4K 64K"
+viewed snap-ts "$TMP/tsnap" "script"
+# timestamps where TRCCONFIGR says there are none (ETMv4's are packets of their
+# own): a stretch prints times of 0 at once, and what it printed after the
+# caller had seen a timestamp is refused and printed again on one thread
+if [ "$1" = aarch64 ]; then
+	cp -r "$TMP/tsnap" "$TMP/tslie"
+	python3 - "$TMP/tslie" <<'PY'
+import glob, re, sys
+for ini in glob.glob(sys.argv[1] + "/device_*.ini"):
+    text = open(ini).read()
+    new = re.sub(r"(TRCCONFIGR\([^)]*\)=)0x([0-9A-Fa-f]+)",
+                 lambda m: m.group(1) + "0x%08X" % (int(m.group(2), 16) & ~0x800), text)
+    open(ini, "w").write(new)
+PY
+	check "TRCCONFIGR.TS cleared" grep -q "TRCCONFIGR.*=0x00000041" "$TMP/tslie/device_1.ini"
+	same snap-ts-lie "$TMP/tslie" "script" "1K 4K 64K"
+fi
 
 pd=$TMP/perf.data
 check "synth perf.data from the same run" sh -c \
@@ -49,8 +80,9 @@ check "perf.data, --decoder=cstrace: the elements of OpenCSD's decoder" \
 	cmp -s "$TMP/perf.jsonl" "$TMP/perf-own.jsonl"
 PERF_VERBS="decode --format=jsonl,decode --format=none --stats,script,script --raw,report"
 PERF_VERBS+=",script --itrace=b -F +flags,script --itrace=be,report --format=csv"
-PERF_VERBS+=",report --sort srcline"
+PERF_VERBS+=",report --sort srcline,$OWN_VERBS"
 same perf "$pd" "$PERF_VERBS" "4K"
+for v in "script" "script --insn" "script --itrace=b -F +flags"; do viewed perf "$pd" "$v"; done
 same perf-64K "$pd" "decode --format=jsonl" "64K"
 # what was symbolized is counted once, on whichever thread (only the cache's
 # share is each thread's own)
