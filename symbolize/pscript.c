@@ -12,8 +12,8 @@
 #include <string.h>
 
 struct cst_pscript;
-static void loc_in(struct cst_pscript *p, const struct cst_sym_elem *se, uint64_t addr,
-		   struct cst_sym_loc *loc);
+static void loc_in(struct cst_pscript *p, const struct cst_sym_piece *pieces, uint32_t npieces,
+		   int32_t pid, uint64_t addr, struct cst_sym_loc *loc);
 
 enum pkind { pk_empty = 0, pk_range, pk_disc };
 
@@ -26,7 +26,13 @@ struct ppacket {
 	enum cst_isa isa;
 	bool taken;                /* last_instr_taken_branch */
 	int32_t pid;               /* the symbolizer's space of its code */
-	struct cst_sym_loc last_loc; /* of its last instruction */
+	/* where its last instruction is, found when a branch sample first needs it
+	 * (most ranges fall through a branch not taken: none does), from its pieces
+	 * (the symbolizer's, stable) */
+	bool loc_known;
+	const struct cst_sym_piece *pieces;
+	uint32_t npieces;
+	struct cst_sym_loc last_loc;
 };
 
 struct pqueue {
@@ -191,15 +197,28 @@ static uint32_t exception_flags(struct cst_pscript *p, const struct cst_elem *e,
 static void loc_at(struct cst_pscript *p, const struct cst_sym_elem *se, uint64_t addr,
 		   struct cst_sym_loc *loc)
 {
-	loc_in(p, se, addr, loc);
+	loc_in(p, se->pieces, se->npieces, se->pid, addr, loc);
 	cst_symbolizer_perf_name(p->sym, se->pid, addr, loc);
 }
 
-static void loc_in(struct cst_pscript *p, const struct cst_sym_elem *se, uint64_t addr,
-		   struct cst_sym_loc *loc)
+/* The previous range's last instruction's location, found once. */
+static const struct cst_sym_loc *last_loc(struct cst_pscript *p, struct ppacket *prev)
 {
-	for (uint32_t i = 0; i < se->npieces; i++) {
-		const struct cst_sym_piece *pc = &se->pieces[i];
+	if (!prev->loc_known) {
+		uint64_t addr = prev->end - prev->last_size;
+
+		loc_in(p, prev->pieces, prev->npieces, prev->pid, addr, &prev->last_loc);
+		cst_symbolizer_perf_name(p->sym, prev->pid, addr, &prev->last_loc);
+		prev->loc_known = true;
+	}
+	return &prev->last_loc;
+}
+
+static void loc_in(struct cst_pscript *p, const struct cst_sym_piece *pieces, uint32_t npieces,
+		   int32_t pid, uint64_t addr, struct cst_sym_loc *loc)
+{
+	for (uint32_t i = 0; i < npieces; i++) {
+		const struct cst_sym_piece *pc = &pieces[i];
 
 		if (addr >= pc->start && addr < pc->end) {
 			*loc = pc->loc;
@@ -207,11 +226,11 @@ static void loc_in(struct cst_pscript *p, const struct cst_sym_elem *se, uint64_
 			loc->dso_offset += addr - pc->start;
 			loc->vaddr += addr - pc->start;
 			if (p->o.fields & cst_pscript_srcline)
-				cst_symbolizer_lookup(p->sym, se->pid, addr, loc);
+				cst_symbolizer_lookup(p->sym, pid, addr, loc);
 			return;
 		}
 	}
-	if (cst_symbolizer_lookup(p->sym, se->pid, addr, loc) < 0)
+	if (cst_symbolizer_lookup(p->sym, pid, addr, loc) < 0)
 		*loc = no_map;
 }
 
@@ -248,7 +267,7 @@ static void branch_sample(struct cst_pscript *p, struct pqueue *q, const struct 
 
 	if (q->prev.kind == pk_range) {
 		s.ip = q->prev.end - q->prev.last_size;
-		s.ip_loc = &q->prev.last_loc;
+		s.ip_loc = last_loc(p, &q->prev);
 		copy_insn(p, &s, q->prev.pid, q->prev.isa);
 	} else {
 		s.ip_loc = &no_map;
@@ -315,7 +334,9 @@ static void range(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_
 	q->prev.isa = e->isa;
 	q->prev.taken = cst_elem_taken_branch(e);
 	q->prev.pid = se->pid;
-	loc_at(p, se, e->end - last_size, &q->prev.last_loc);
+	q->prev.loc_known = false;
+	q->prev.pieces = se->pieces;
+	q->prev.npieces = se->npieces;
 }
 
 /* cs_etm__flush at a discontinuity: the last range's branch to 0. */
@@ -405,13 +426,18 @@ bool sym_psc_knows(const struct cst_pscript *p, uint8_t id)
 	return q && q->prev.kind != pk_empty;
 }
 
-size_t sym_psc_state(const struct cst_pscript *p, uint8_t id, void *buf, size_t size)
+size_t sym_psc_state(struct cst_pscript *p, uint8_t id, void *buf, size_t size)
 {
 	struct psc_state st = {.id = id & 0x7f};
 
 	if (size < sizeof(st) || !sym_psc_knows(p, id))
 		return 0;
+	/* the location goes over, not the pieces (another symbolizer's) */
+	if (p->q[st.id]->prev.kind == pk_range)
+		last_loc(p, &p->q[st.id]->prev);
 	st.q = *p->q[st.id];
+	st.q.prev.pieces = NULL;
+	st.q.prev.npieces = 0;
 	st.last_ts = sym_filter_last_ts(p->filter, st.id);
 	memcpy(buf, &st, sizeof(st));
 	return sizeof(st);

@@ -79,7 +79,7 @@ struct cst_pscript {
  * TIME_CONV, or a snapshot's ticks), else from perf 6.1's latest AUX record. */
 bool sym_psc_trace_times(const struct cst_pscript *p);
 bool sym_psc_knows(const struct cst_pscript *p, uint8_t id);
-size_t sym_psc_state(const struct cst_pscript *p, uint8_t id, void *buf, size_t size);
+size_t sym_psc_state(struct cst_pscript *p, uint8_t id, void *buf, size_t size);
 int sym_psc_adopt(struct cst_pscript *p, const void *buf, size_t len);
 void sym_psc_clear(struct cst_pscript *p);
 
