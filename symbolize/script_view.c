@@ -3,11 +3,12 @@
  * stretch's view starts knowing nothing of its trace ID: where the range before
  * it went, whether a loss is still open, the last timestamp. It learns them from
  * its first elements, which it defers to the caller's thread without printing,
- * until it has seen a range that is not the stretch's first (the caller may join
- * that one with the range before the stretch), after a timestamp where lines
- * print times. From then on it prints, and hands over after each block of its bytes what it knows
- * of the trace ID. Branch and instruction lines only: the call trace's stack
- * cannot be learnt from a stretch. */
+ * until it has seen a range that the filters keep and that is not the stretch's
+ * first (the caller may join that one with the range before the stretch), after
+ * a timestamp where lines print times or keep a time window. From then on it
+ * prints, and hands over after each block of its bytes what it knows of the
+ * trace ID. Branch and instruction lines only: the call trace's stack cannot be
+ * learnt from a stretch. */
 #include "script_int.h"
 #include "views_int.h"
 
@@ -32,7 +33,8 @@ struct sview {
 	const struct sview_run *run;
 	uint8_t id;       /* the trace ID of the stretch */
 	bool has_id;
-	bool need_ts;     /* its lines print times, and its source timestamps */
+	bool need_ts;     /* its lines depend on times (timed), and its source
+			     timestamps */
 	bool seen;        /* an element of the stretch was seen */
 	bool knows;       /* the ID's flow and loss are the stream's */
 	bool committed;   /* printing: never deferring again */
@@ -85,6 +87,13 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 	return v;
 }
 
+/* Whether @s's output depends on the last timestamp: it prints times, or keeps
+ * a time window. */
+static bool timed(const struct cst_script *s)
+{
+	return (s->o.fields & cst_script_time) || (s->o.filter && s->o.filter->window);
+}
+
 /* The first element of the stretch's trace ID: which it is, and whether its
  * lines wait for a timestamp (a source whose programming has timestamps off
  * sends none: its times are 0 all along; should one come all the same, the
@@ -95,27 +104,44 @@ static void take_id(struct sview *v, const struct cst_elem *e)
 
 	v->id = e->trace_id & 0x7f;
 	v->has_id = true;
-	v->need_ts = (v->s->o.fields & cst_script_time) && (!src || cst_source_timestamps(src));
+	v->need_ts = timed(v->s) && (!src || cst_source_timestamps(src));
+}
+
+/* cst_script_add while learning: whether the filters kept the element too (one
+ * they drop moves no model). */
+struct learning {
+	struct cst_script *s;
+	bool kept;
+};
+
+static int learn_add(void *ctx, const struct cst_sym_elem *se)
+{
+	struct learning *l = ctx;
+
+	l->kept = cst_sym_filter_keep(l->s->filter, se);
+	return cst_script_add(l->s, se);
 }
 
 /* Learn from @e (@first: the stretch's first element), as the caller's view
  * will when it prints it. */
 static int learn(struct sview *v, const struct cst_elem *e, bool first)
 {
+	struct learning l = {v->s, false};
 	int ret;
 
-	if (e->type == cst_elem_timestamp && (v->s->o.fields & cst_script_time) && !v->need_ts) {
+	if (e->type == cst_elem_timestamp && timed(v->s) && !v->need_ts) {
 		v->need_ts = true; /* its source timestamps after all: wait for it */
 		v->knows = false;
 	}
-	ret = cst_symbolizer_feed(v->w.reader, e, cst_script_add, v->s);
+	ret = cst_symbolizer_feed(v->w.reader, e, learn_add, &l);
 	/* the caller's thread symbolizes it again, and counts it */
 	cst_symbolizer_take_counts(v->w.reader, &v->learning);
 	if (ret < 0)
 		return ret;
-	/* a range the caller cannot join with one before the stretch, at a known time
-	 * (the branch line that ends it prints the time it ran at) */
-	if (e->type == cst_elem_instr_range && !first &&
+	/* a range the caller cannot join with one before the stretch, that the
+	 * filters keep, at a known time (the branch line that ends it prints the
+	 * time it ran at) */
+	if (e->type == cst_elem_instr_range && !first && l.kept &&
 	    (!v->need_ts || sym_filter_last_ts(v->s->filter, v->id)))
 		v->knows = true;
 	return cst_view_defer;
@@ -202,8 +228,7 @@ static int view_adopt(void *ctx, const void *state, size_t len)
 	/* lines whose times took no timestamp to be before them, where one was (a
 	 * source that timestamps with its programming saying it does not): not
 	 * taken, one thread prints them */
-	if ((main->o.fields & cst_script_time) &&
-	    sym_filter_last_ts(main->filter, st->id) != st->ts_before)
+	if (timed(main) && sym_filter_last_ts(main->filter, st->id) != st->ts_before)
 		return cst_view_give_up;
 	if (main->flow)
 		sym_flow_adopt(main->flow, st->id, &st->flow);
@@ -216,10 +241,11 @@ static int view_adopt(void *ctx, const void *state, size_t len)
 }
 
 /* Lines that can be made apart: branches or instructions (the call trace's stack
- * runs through the whole stream), nothing filtered. */
+ * runs through the whole stream). The filters need nothing from before a
+ * stretch but the last timestamp, which the view learns. */
 static bool viewable(const struct cst_script *s)
 {
-	return s->o.mode != cst_script_calls && sym_filter_keeps_all(s->filter);
+	return s->o.mode != cst_script_calls;
 }
 
 int cst_script_run(struct cst_script *s, struct cst_session *session, cst_sym_elem_fn fn,

@@ -1141,8 +1141,8 @@ void cst_script_free(struct cst_script *s);
 int cst_script_add(void *s, const struct cst_sym_elem *se);
 /** Run @session into @s: as cst_symbolizer_run(sym, session, fn, ctx), where @fn
  *  passes each element on to cst_script_add(@s). Where the session decodes on
- *  several threads and the view allows it (branch or instruction lines, nothing
- *  filtered), the lines of what those threads decode are made there too, and
+ *  several threads and the view allows it (branch or instruction lines, not
+ *  the call trace), the lines of what those threads decode are made there too, and
  *  their bytes go to @write in stream order (cst_symbolizer_run_views), each
  *  block counting the elements it stands for. The output is the same. */
 int cst_script_run(struct cst_script *s, struct cst_session *session, cst_sym_elem_fn fn,

@@ -51,6 +51,13 @@ check "synth snapshot with timestamps from the same run" sh -c \
 	"$CSTRACE" "$1" "$TMP/tsnap" "$TMP/qemu.log" "$2" "$3"
 same snap-ts "$TMP/tsnap" "script,$OWN_VERBS" "4K 64K"
 viewed snap-ts "$TMP/tsnap" "script"
+# a time window: the filter reads the last timestamp, which a stretch learns
+"$CSTRACE" script --time 100000t,300000t "$TMP/tsnap" > "$TMP/window" 2>/dev/null
+check "snapshot with timestamps: the window keeps some lines, not all: $(wc -l < "$TMP/window")" \
+	sh -c '[ -s "$0" ] && [ "$(wc -l < "$0")" -lt 200000 ]' "$TMP/window"
+same snap-ts-window "$TMP/tsnap" \
+	"script --time 100000t,300000t,script --insn --time 100000t,300000t" "4K 64K"
+viewed snap-ts-window "$TMP/tsnap" "script --time 100000t,300000t"
 # timestamps where TRCCONFIGR says there are none (ETMv4's are packets of their
 # own): a stretch prints times of 0 at once, and what it printed after the
 # caller had seen a timestamp is refused and printed again on one thread
@@ -83,6 +90,12 @@ PERF_VERBS+=",script --itrace=b -F +flags,script --itrace=be,report --format=csv
 PERF_VERBS+=",report --sort srcline,$OWN_VERBS"
 same perf "$pd" "$PERF_VERBS" "4K"
 for v in "script" "script --insn" "script --itrace=b -F +flags"; do viewed perf "$pd" "$v"; done
+# filters on the threads too: by function, binary and pid (a stretch learns from
+# a range the filters keep)
+pid=$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' "$TMP/perf.jsonl" | head -1)
+same perf-filters "$pd" \
+	"script --symbols=step,script --insn --dsos=$(basename "$2") --symbols=main,step,script --pid $pid" "4K"
+viewed perf-filters "$pd" "script --symbols=step"
 same perf-64K "$pd" "decode --format=jsonl" "64K"
 # what was symbolized is counted once, on whichever thread (only the cache's
 # share is each thread's own)
