@@ -134,14 +134,6 @@ const struct cst_sym_elem *cst_sym_filter_pieces(struct cst_sym_filter *f,
 	return copy;
 }
 
-bool sym_filter_keeps_all(const struct cst_sym_filter *f)
-{
-	const struct cst_sym_filter_opts *o = &f->o;
-
-	return !o->npids && !o->ntids && !o->ncpus && !o->ncomms && !o->ndsos && !o->nsymbols &&
-	       !o->window;
-}
-
 uint64_t sym_filter_last_ts(const struct cst_sym_filter *f, uint8_t id)
 {
 	return f->last_ts[id & 0x7f];

@@ -29,11 +29,12 @@ struct pview {
 	struct cst_sym_counts learning; /* their counts, thrown away */
 };
 
-/* The lines print a time taken from the trace's timestamps: in the time field
- * or an error line. */
+/* The lines depend on the trace's timestamps: a time printed from them (in the
+ * time field or an error line), or a time window, which keeps elements by them. */
 static bool needs_ts(const struct cst_pscript *p)
 {
-	return ((p->o.fields & cst_pscript_time) || p->o.errors) && sym_psc_trace_times(p);
+	return (((p->o.fields & cst_pscript_time) || p->o.errors) && sym_psc_trace_times(p)) ||
+	       (p->o.filter && p->o.filter->window);
 }
 
 static int no_write(void *ctx, const char *line, size_t len)
@@ -151,10 +152,12 @@ static int view_adopt(void *ctx, const void *state, size_t len)
 }
 
 /* Lines that can be made apart: branch samples only (an instruction sample
- * falls by a count that runs through the whole stream), nothing filtered. */
+ * falls by a count that runs through the whole stream). The filters keep or
+ * drop each element by itself but for a time window, whose timestamp the view
+ * learns; one they drop leaves the queue as it was. */
 static bool viewable(const struct cst_pscript *p)
 {
-	return p->o.branches && !p->o.instructions && sym_filter_keeps_all(p->filter);
+	return p->o.branches && !p->o.instructions;
 }
 
 int cst_pscript_run(struct cst_pscript *p, struct cst_session *session, cst_sym_elem_fn fn,

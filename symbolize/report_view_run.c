@@ -2,7 +2,8 @@
  * each worker thread has a reader of the symbolizer, and its views count the
  * ranges they are given into a table of each block's own. The table is sums:
  * the blocks' tables add up into the caller's as the replay meets them (a block
- * whose list is thrown away is dropped). Everything else (lost trace,
+ * whose list is thrown away is dropped). The filters apply there too, all but
+ * a time window (which needs the last timestamp). Everything else (lost trace,
  * timestamps, context) is deferred to the caller's view in stream order, and so
  * is a stretch's first range, which the caller may join with the run before (the
  * table is the same either way; the count of ranges symbolized is one thread's). */
@@ -23,8 +24,10 @@ struct rpart {
 struct rview {
 	struct sym_view_worker w; /* first: the pool's */
 	unsigned keys;
+	struct cst_sym_filter *filter; /* the caller's filters, over the reader */
 	struct rpart *part; /* since the last block, or NULL */
 	bool first_range;   /* the stretch's first range went to the caller */
+	bool kept;          /* the filters kept the range last counted */
 };
 
 /* What a block hands over. */
@@ -40,16 +43,19 @@ static void rpart_free(struct rpart *p)
 	free(p);
 }
 
-/* A worker's view (sym_view_pool's make): the reader is all it needs. */
+/* A worker's view (sym_view_pool's make): the caller's filters over @reader. */
 static struct sym_view_worker *rview_make(void *ctx, struct cst_symbolizer *reader)
 {
 	const struct cst_report_view *main = ctx;
 	struct rview *v = calloc(1, sizeof(*v));
 
-	(void)reader;
 	if (!v)
 		return NULL;
 	v->keys = main->o.keys;
+	if (cst_sym_filter_alloc(&v->filter, reader, main->o.filter) < 0) {
+		free(v);
+		return NULL;
+	}
 	return &v->w;
 }
 
@@ -59,6 +65,7 @@ static void rview_free(void *ctx, struct sym_view_worker *w)
 
 	(void)ctx;
 	rpart_free(v->part); /* none: every block handed its part over */
+	cst_sym_filter_free(v->filter);
 	free(v);
 }
 
@@ -72,12 +79,20 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 	return v;
 }
 
+/* A range into the block's table, as cst_report_view_add counts it: what the
+ * filters keep of it. */
 static int count_range(void *ctx, const struct cst_sym_elem *se)
 {
-	struct rpart *p = ctx;
+	struct rview *v = ctx;
+	struct cst_sym_elem copy;
+	const struct cst_sym_elem *kept;
 
-	p->ranges++;
-	return cst_report_add(p->rep, se);
+	v->kept = cst_sym_filter_keep(v->filter, se);
+	if (!v->kept)
+		return 0;
+	v->part->ranges++;
+	kept = cst_sym_filter_pieces(v->filter, se, &copy);
+	return kept ? cst_report_add(v->part->rep, kept) : 0;
 }
 
 static int view_elem(void *view, const struct cst_elem *e)
@@ -100,10 +115,13 @@ static int view_elem(void *view, const struct cst_elem *e)
 			return -cste_nomem;
 		}
 	}
-	ret = cst_symbolizer_feed(v->w.reader, e, count_range, v->part);
+	ret = cst_symbolizer_feed(v->w.reader, e, count_range, v);
 	if (ret < 0)
 		return ret;
-	v->part->ran[id / 64] |= 1ull << (id % 64);
+	/* one the filters drop reaches no model of the caller's, the loss model
+	 * neither */
+	if (v->kept)
+		v->part->ran[id / 64] |= 1ull << (id % 64);
 	return cst_view_printed;
 }
 
@@ -157,11 +175,13 @@ static void view_drop(void *ctx, const void *state, size_t len)
 		rpart_free(((const struct rview_state *)state)->part);
 }
 
-/* A table alone (text, JSON, CSV: no call model, no profile), nothing filtered. */
+/* A table alone (text, JSON, CSV: no call model, no profile). The filters keep
+ * or drop each range by itself, but for a time window: it reads the last
+ * timestamp, which the views leave to the caller. */
 static bool viewable(const struct cst_report_view *v)
 {
 	return !(v->fmt->needs & ~(unsigned)cst_report_tells_loss) && !v->o.call_graph &&
-	       !v->o.children && sym_filter_keeps_all(v->filter);
+	       !v->o.children && !(v->o.filter && v->o.filter->window);
 }
 
 int cst_report_view_run(struct cst_report_view *v, struct cst_session *session,

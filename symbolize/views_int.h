@@ -33,10 +33,8 @@ void *sym_view_pool_open(void *pool);
 void sym_view_pool_close(void *pool, void *worker);
 void sym_view_pool_fini(struct sym_view_pool *pool);
 
-/* filter.c: a filter that keeps everything (no pid, tid, cpu, comm, dso, symbol
- * or time given), and the latest timestamp of trace ID @id as it stands (0: none
- * yet), which a view on another thread hands over (pscript_view.c). */
-bool sym_filter_keeps_all(const struct cst_sym_filter *f);
+/* filter.c: the latest timestamp of trace ID @id as it stands (0: none yet),
+ * which a view on another thread hands over (pscript_view.c, script_view.c). */
 uint64_t sym_filter_last_ts(const struct cst_sym_filter *f, uint8_t id);
 void sym_filter_set_last_ts(struct cst_sym_filter *f, uint8_t id, uint64_t ts);
 

@@ -90,12 +90,17 @@ PERF_VERBS+=",script --itrace=b -F +flags,script --itrace=be,report --format=csv
 PERF_VERBS+=",report --sort srcline,$OWN_VERBS"
 same perf "$pd" "$PERF_VERBS" "4K"
 for v in "script" "script --insn" "script --itrace=b -F +flags"; do viewed perf "$pd" "$v"; done
-# filters on the threads too: by function, binary and pid (a stretch learns from
-# a range the filters keep)
+# filters on the threads too: by function, binary and pid (a stretch of script
+# learns from a range the filters keep; report's tables count what they keep;
+# perf's queue moves only with what they keep)
 pid=$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' "$TMP/perf.jsonl" | head -1)
 same perf-filters "$pd" \
-	"script --symbols=step,script --insn --dsos=$(basename "$2") --symbols=main,step,script --pid $pid" "4K"
-viewed perf-filters "$pd" "script --symbols=step"
+	"script --symbols=step,script --insn --dsos=$(basename "$2") --symbols=main,step,script --pid $pid,report --symbols=step,report --pid $pid --format=csv,report --dsos=$(basename "$2") --symbols=main,step --sort srcline" "4K"
+same perf-filters-perf "$pd" \
+	"script --itrace=b -F +flags --pid $pid,script --itrace=be -F ip,sym --symbols=step" "4K"
+for v in "script --symbols=step" "report --symbols=step" "script --itrace=b --pid $pid"; do
+	viewed perf-filters "$pd" "$v"
+done
 same perf-64K "$pd" "decode --format=jsonl" "64K"
 # what was symbolized is counted once, on whichever thread (only the cache's
 # share is each thread's own)
