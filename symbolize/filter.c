@@ -143,3 +143,8 @@ void sym_filter_set_last_ts(struct cst_sym_filter *f, uint8_t id, uint64_t ts)
 {
 	f->last_ts[id & 0x7f] = ts;
 }
+
+void sym_filter_clear_ts(struct cst_sym_filter *f)
+{
+	memset(f->last_ts, 0, sizeof(f->last_ts));
+}

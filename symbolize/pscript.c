@@ -464,8 +464,7 @@ void sym_psc_clear(struct cst_pscript *p)
 	for (size_t i = 0; i < sizeof(p->q) / sizeof(p->q[0]); i++)
 		if (p->q[i])
 			memset(p->q[i], 0, sizeof(*p->q[i]));
-	for (uint8_t id = 0; id < 128; id++)
-		sym_filter_set_last_ts(p->filter, id, 0);
+	sym_filter_clear_ts(p->filter);
 }
 
 int cst_pscript_finish(struct cst_pscript *p)

@@ -80,8 +80,7 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 	if (s->flow)
 		sym_flow_clear(s->flow);
 	sym_loss_clear(s->loss);
-	for (unsigned id = 0; id < 128; id++)
-		sym_filter_set_last_ts(s->filter, (uint8_t)id, 0);
+	sym_filter_clear_ts(s->filter);
 	v->has_id = v->seen = v->knows = v->committed = false;
 	v->learned = 0;
 	return v;

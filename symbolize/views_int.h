@@ -34,9 +34,11 @@ void sym_view_pool_close(void *pool, void *worker);
 void sym_view_pool_fini(struct sym_view_pool *pool);
 
 /* filter.c: the latest timestamp of trace ID @id as it stands (0: none yet),
- * which a view on another thread hands over (pscript_view.c, script_view.c). */
+ * which a view on another thread hands over (pscript_view.c, script_view.c);
+ * sym_filter_clear_ts forgets every ID's. */
 uint64_t sym_filter_last_ts(const struct cst_sym_filter *f, uint8_t id);
 void sym_filter_set_last_ts(struct cst_sym_filter *f, uint8_t id, uint64_t ts);
+void sym_filter_clear_ts(struct cst_sym_filter *f);
 
 /* flow.c: what the flow model knows of trace ID @id, for a view on another
  * thread to hand over (script_view.c): the range waiting to learn where it went,
