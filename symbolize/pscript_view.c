@@ -169,16 +169,11 @@ int cst_pscript_run(struct cst_pscript *p, struct cst_session *session, cst_sym_
 		.state = view_state, .close = view_close, .adopt = view_adopt,
 		.state_size = sizeof(struct pview_state),
 	};
-	struct sym_view_pool pool;
-	int ret;
+	static const struct sym_view_kind kind = {&ops, pview_make, pview_free};
 
 	if (!p || !session || !fn || !write)
 		return -cste_invalid;
 	if (!viewable(p))
 		return cst_symbolizer_run(p->sym, session, fn, ctx);
-	if (sym_view_pool_init(&pool, p->sym, pview_make, pview_free, p) < 0)
-		return -cste_nomem;
-	ret = cst_symbolizer_run_views(p->sym, session, &ops, &pool, fn, ctx, write, write_ctx);
-	sym_view_pool_fini(&pool);
-	return ret;
+	return sym_view_pool_run(p->sym, session, &kind, p, fn, ctx, write, write_ctx);
 }

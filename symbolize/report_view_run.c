@@ -193,16 +193,11 @@ int cst_report_view_run(struct cst_report_view *v, struct cst_session *session,
 		.state = view_state, .close = view_close, .adopt = view_adopt, .drop = view_drop,
 		.state_size = sizeof(struct rview_state),
 	};
-	struct sym_view_pool pool;
-	int ret;
+	static const struct sym_view_kind kind = {&ops, rview_make, rview_free};
 
 	if (!v || !session || !fn || !write)
 		return -cste_invalid;
 	if (!viewable(v))
 		return cst_symbolizer_run(v->sym, session, fn, ctx);
-	if (sym_view_pool_init(&pool, v->sym, rview_make, rview_free, v) < 0)
-		return -cste_nomem;
-	ret = cst_symbolizer_run_views(v->sym, session, &ops, &pool, fn, ctx, write, write_ctx);
-	sym_view_pool_fini(&pool);
-	return ret;
+	return sym_view_pool_run(v->sym, session, &kind, v, fn, ctx, write, write_ctx);
 }

@@ -256,18 +256,13 @@ int cst_script_run(struct cst_script *s, struct cst_session *session, cst_sym_el
 		.state = view_state, .close = view_close, .adopt = view_adopt,
 		.state_size = sizeof(struct sview_state),
 	};
+	static const struct sym_view_kind kind = {&ops, sview_make, sview_free};
 	struct sview_run run;
-	struct sym_view_pool pool;
-	int ret;
 
 	if (!s || !session || !fn || !write)
 		return -cste_invalid;
 	if (!viewable(s))
 		return cst_symbolizer_run(s->sym, session, fn, ctx);
 	run = (struct sview_run){s, cst_session_trace(session)};
-	if (sym_view_pool_init(&pool, s->sym, sview_make, sview_free, &run) < 0)
-		return -cste_nomem;
-	ret = cst_symbolizer_run_views(s->sym, session, &ops, &pool, fn, ctx, write, write_ctx);
-	sym_view_pool_fini(&pool);
-	return ret;
+	return sym_view_pool_run(s->sym, session, &kind, &run, fn, ctx, write, write_ctx);
 }

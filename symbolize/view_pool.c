@@ -5,14 +5,6 @@
 
 #include <stdlib.h>
 
-int sym_view_pool_init(struct sym_view_pool *pool, struct cst_symbolizer *sym,
-		       struct sym_view_worker *(*make)(void *ctx, struct cst_symbolizer *reader),
-		       void (*free_view)(void *ctx, struct sym_view_worker *w), void *ctx)
-{
-	*pool = (struct sym_view_pool){.sym = sym, .make = make, .free_view = free_view,
-				       .ctx = ctx};
-	return pthread_mutex_init(&pool->lock, NULL) ? -cste_nomem : 0;
-}
 
 /* A new view over a reader of its own, or NULL. */
 static struct sym_view_worker *make_one(struct sym_view_pool *pool)
@@ -62,7 +54,7 @@ void sym_view_pool_close(void *ctx, void *worker)
 	pthread_mutex_unlock(&pool->lock);
 }
 
-void sym_view_pool_fini(struct sym_view_pool *pool)
+static void pool_fini(struct sym_view_pool *pool)
 {
 	while (pool->all) {
 		struct sym_view_worker *w = pool->all;
@@ -73,4 +65,20 @@ void sym_view_pool_fini(struct sym_view_pool *pool)
 		cst_symbolizer_free(reader);
 	}
 	pthread_mutex_destroy(&pool->lock);
+}
+
+int sym_view_pool_run(struct cst_symbolizer *sym, struct cst_session *session,
+		      const struct sym_view_kind *kind, void *ctx, cst_sym_elem_fn fn,
+		      void *fn_ctx, cst_lines_fn write, void *write_ctx)
+{
+	struct sym_view_pool pool = {.sym = sym, .make = kind->make,
+				     .free_view = kind->free_view, .ctx = ctx};
+	int ret;
+
+	if (pthread_mutex_init(&pool.lock, NULL))
+		return -cste_nomem;
+	ret = cst_symbolizer_run_views(sym, session, kind->ops, &pool, fn, fn_ctx, write,
+				       write_ctx);
+	pool_fini(&pool);
+	return ret;
 }

@@ -10,10 +10,10 @@
 /* view_pool.c: the views of one run on the decoding threads
  * (cst_symbolizer_run_views), one per worker thread, each over a symbolizer reader
  * of its own and kept from one split run to the next. A view starts with a
- * struct sym_view_worker; @make makes the rest over @reader (NULL on failure),
- * @free_view frees the rest (the pool frees the reader). sym_view_pool_open and
- * sym_view_pool_close are a cst_view_ops's worker_open and worker_close, with the
- * pool as the ops' context. */
+ * struct sym_view_worker; its kind's @make makes the rest over @reader (NULL on
+ * failure), @free_view frees the rest (the pool frees the reader).
+ * sym_view_pool_open and sym_view_pool_close are the kind's ops' worker_open and
+ * worker_close; the ops' context is the pool, whose @ctx is sym_view_pool_run's. */
 struct sym_view_worker {
 	struct sym_view_worker *next_idle, *next;
 	struct cst_symbolizer *reader;
@@ -26,12 +26,18 @@ struct sym_view_pool {
 	void (*free_view)(void *ctx, struct sym_view_worker *w);
 	void *ctx;
 };
-int sym_view_pool_init(struct sym_view_pool *pool, struct cst_symbolizer *sym,
-		       struct sym_view_worker *(*make)(void *ctx, struct cst_symbolizer *reader),
-		       void (*free_view)(void *ctx, struct sym_view_worker *w), void *ctx);
+struct sym_view_kind {
+	const struct cst_view_ops *ops;
+	struct sym_view_worker *(*make)(void *ctx, struct cst_symbolizer *reader);
+	void (*free_view)(void *ctx, struct sym_view_worker *w);
+};
 void *sym_view_pool_open(void *pool);
 void sym_view_pool_close(void *pool, void *worker);
-void sym_view_pool_fini(struct sym_view_pool *pool);
+/* cst_symbolizer_run_views over @sym with views of @kind, made with @ctx, in a
+ * pool that lives for the run. */
+int sym_view_pool_run(struct cst_symbolizer *sym, struct cst_session *session,
+		      const struct sym_view_kind *kind, void *ctx, cst_sym_elem_fn fn,
+		      void *fn_ctx, cst_lines_fn write, void *write_ctx);
 
 /* filter.c: the latest timestamp of trace ID @id as it stands (0: none yet),
  * which a view on another thread hands over (pscript_view.c, script_view.c);
