@@ -55,7 +55,9 @@ static void put_insns(struct cst_script *s, const struct cst_sym_elem *se, uint6
 {
 	const struct cst_elem *e = se->elem;
 
-	for (uint32_t i = 0; i < se->npieces && !s->mute; i++) {
+	if (s->mute)
+		return;
+	for (uint32_t i = 0; i < se->npieces; i++) {
 		const struct cst_sym_piece *pc = &se->pieces[i];
 		uint64_t a = pc->start;
 

@@ -221,14 +221,15 @@ static int view_adopt(void *ctx, const void *state, size_t len)
 
 	if (len != sizeof(*st))
 		return -cste_invalid;
+	/* lines whose times took no timestamp to be before them, where one was (a
+	 * source that timestamps with its programming saying it does not): not
+	 * taken, one thread symbolizes and prints them (and counts them) */
+	if (st->known && timed(main) &&
+	    sym_filter_last_ts(main->filter, st->id) != st->ts_before)
+		return cst_view_give_up;
 	cst_symbolizer_add_counts(main->sym, &st->counts);
 	if (!st->known)
 		return 0;
-	/* lines whose times took no timestamp to be before them, where one was (a
-	 * source that timestamps with its programming saying it does not): not
-	 * taken, one thread prints them */
-	if (timed(main) && sym_filter_last_ts(main->filter, st->id) != st->ts_before)
-		return cst_view_give_up;
 	if (main->flow)
 		sym_flow_adopt(main->flow, st->id, &st->flow);
 	sym_loss_adopt(main->loss, st->id, &st->loss);

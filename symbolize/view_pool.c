@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 
-
 /* A new view over a reader of its own, or NULL. */
 static struct sym_view_worker *make_one(struct sym_view_pool *pool)
 {

@@ -452,7 +452,6 @@ int dec_split_replay(struct split *sp, const struct split_out *out,
 		 * what went out (a worker may decode many chunks past its own when
 		 * joins fail or the workers after it are slow to start) */
 		uint64_t at = ch->start - sp->begin;
-
 		bool refused = false;
 
 		for (struct split_block *k = b; k && !ret; k = k->next) {

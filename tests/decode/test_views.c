@@ -5,7 +5,6 @@
  * cst_view_give_up), neither that block nor any after it may go out: the buffer
  * is decoded again on one thread from there, and the output is still the one
  * thread's, whichever block is refused. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +46,6 @@ static size_t line(const struct cst_elem *e, char *buf, size_t size)
 /* The caller's side: its output, and which adopted state it refuses. */
 struct caller {
 	struct text out;
-	pthread_mutex_t lock;
 	unsigned adopted;   /* states taken on */
 	unsigned refuse_at; /* refuse the state this one would be (1-based; 0: none) */
 	bool refused;
