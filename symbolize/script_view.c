@@ -15,10 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Elements a stretch's view learns from before it stops trying: the rest of the
- * stretch is deferred as it is. Learning prints nothing (the script is muted), so
- * it costs the look-ups and the models' steps alone, and a trace that
- * timestamps every few thousand elements is learnt in one stretch. */
+/* Elements the filters keep that a stretch's view learns from before it stops
+ * trying: the rest of the stretch is deferred as it is. Learning prints nothing
+ * (the script is muted), so it costs the look-ups and the models' steps alone,
+ * and a trace that timestamps every few thousand elements is learnt in one
+ * stretch. Elements the filters drop are not counted: they cost a look-up, and a
+ * stretch that starts before a time window must live to print the window. */
 #define SVIEW_PATIENCE 16384
 
 /* What the views of one run share: the caller's view and the trace description. */
@@ -39,7 +41,7 @@ struct sview {
 	bool knows;       /* the ID's flow and loss are the stream's */
 	bool committed;   /* printing: never deferring again */
 	uint64_t handed_ts; /* its last timestamp when it last handed over */
-	unsigned learned; /* elements deferred while learning */
+	unsigned learned; /* kept elements deferred while learning */
 	struct cst_sym_counts learning; /* their counts, thrown away */
 };
 
@@ -137,6 +139,7 @@ static int learn(struct sview *v, const struct cst_elem *e, bool first)
 	cst_symbolizer_take_counts(v->w.reader, &v->learning);
 	if (ret < 0)
 		return ret;
+	v->learned += l.kept;
 	/* a range the caller cannot join with one before the stretch, that the
 	 * filters keep, at a known time (the branch line that ends it prints the
 	 * time it ran at) */
@@ -160,7 +163,7 @@ static int view_elem(void *view, const struct cst_elem *e)
 		return v->committed ? cst_view_give_up : cst_view_defer;
 	if (!v->committed) {
 		if (!v->knows) {
-			if (v->learned++ >= SVIEW_PATIENCE)
+			if (v->learned >= SVIEW_PATIENCE)
 				return cst_view_defer; /* the rest of the stretch, as it is */
 			return learn(v, e, first);
 		}
