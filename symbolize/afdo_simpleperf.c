@@ -14,33 +14,13 @@
 
 #define NIDS 128
 
-struct sp_count {
-	const char *dso;
-	uint64_t a, b, n;
-	bool branch;
-};
-
-/* The last range of a trace ID, held until the next says where its direct branch
- * went (InstrRangeParser's TraceData). */
-struct sp_pending {
-	const char *dso;
-	uint64_t start, end;   /* the binary's addresses of its first and last instruction */
-	uint64_t to;           /* the branch's target there (0: none known) */
-	uint64_t end_rt;       /* runtime address of the last instruction */
-	int32_t pid;
-	enum cst_isa isa;
-	bool open, taken, fix; /* fix: a taken direct branch, target from the next range */
-	bool kept;             /* by the filter (--dsos, --symbols): written out */
-};
-
 struct sym_afdo_sp {
 	struct cst_symbolizer *sym;
-	struct sp_pending cur[NIDS];
-	struct sp_count *counts;
-	size_t cap;
-	uint32_t n;
-	uint32_t *index;
-	uint32_t icap;
+	/* the last range of each trace ID, held until the next says where its
+	 * direct branch went (InstrRangeParser's TraceData) */
+	struct sym_afdo_pending cur[NIDS];
+	struct sym_count_table t;
+	bool mute; /* sym_afdo_sp_mute */
 };
 
 struct sym_afdo_sp *sym_afdo_sp_alloc(struct cst_symbolizer *sym)
@@ -56,55 +36,44 @@ void sym_afdo_sp_free(struct sym_afdo_sp *s)
 {
 	if (!s)
 		return;
-	free(s->counts);
-	free(s->index);
+	sym_count_free(&s->t);
 	free(s);
-}
-
-static uint64_t hash(const char *dso, uint64_t a, uint64_t b, bool branch)
-{
-	uint64_t h = (uint64_t)(uintptr_t)dso * 0x9e3779b97f4a7c15ull ^ a * 0xc2b2ae3d27d4eb4full ^
-		     b * 0x165667b19e3779f9ull ^ (uint64_t)branch;
-
-	return h ^ (h >> 31);
-}
-
-static uint64_t count_hash(const void *ctx, uint32_t i)
-{
-	const struct sp_count *c = &((const struct sym_afdo_sp *)ctx)->counts[i];
-
-	return hash(c->dso, c->a, c->b, c->branch);
 }
 
 static int bump(struct sym_afdo_sp *s, const char *dso, uint64_t a, uint64_t b, bool branch)
 {
-	uint64_t h;
+	return s->mute ? 0 : sym_count_bump(&s->t, dso, a, b, branch, 1);
+}
 
-	if (s->n * 2 >= s->icap && cst_index_grow(&s->index, &s->icap, 4096, s->n, count_hash, s) < 0)
-		return -cste_nomem;
-	for (h = hash(dso, a, b, branch);; h++) {
-		uint32_t i = s->index[h & (s->icap - 1)];
-		struct sp_count *c;
+void sym_afdo_sp_state(const struct sym_afdo_sp *s, uint8_t id, struct sym_afdo_pending *st)
+{
+	*st = s->cur[id & (NIDS - 1)];
+}
 
-		if (!i)
-			break;
-		c = &s->counts[i - 1];
-		if (c->dso == dso && c->a == a && c->b == b && c->branch == branch) {
-			c->n++;
-			return 0;
-		}
-	}
-	if (CST_GROW(s->counts, s->cap, (size_t)s->n + 1) < 0)
-		return -cste_nomem;
-	s->counts[s->n] = (struct sp_count){dso, a, b, 1, branch};
-	s->index[h & (s->icap - 1)] = ++s->n;
-	return 0;
+void sym_afdo_sp_adopt(struct sym_afdo_sp *s, uint8_t id, const struct sym_afdo_pending *st)
+{
+	s->cur[id & (NIDS - 1)] = *st;
+}
+
+void sym_afdo_sp_clear(struct sym_afdo_sp *s)
+{
+	memset(s->cur, 0, sizeof(s->cur));
+}
+
+void sym_afdo_sp_mute(struct sym_afdo_sp *s, bool mute)
+{
+	s->mute = mute;
+}
+
+struct sym_count_table *sym_afdo_sp_counts(struct sym_afdo_sp *s)
+{
+	return &s->t;
 }
 
 /* Where the direct branch at the end of @p goes, in its binary's addresses: the
  * target its instruction names (ETMDecoder's next_instr->branch_addr, taken into
  * the range's own mapping), as capstone prints it ("#0x..."); 0 if unreadable. */
-static uint64_t named_target(struct sym_afdo_sp *s, const struct sp_pending *p)
+static uint64_t named_target(struct sym_afdo_sp *s, const struct sym_afdo_pending *p)
 {
 	struct cst_sym_insn insn;
 	const char *imm;
@@ -118,7 +87,7 @@ static uint64_t named_target(struct sym_afdo_sp *s, const struct sp_pending *p)
 }
 
 /* The range held goes out: once, and its taken branch once. */
-static int flush(struct sym_afdo_sp *s, struct sp_pending *p)
+static int flush(struct sym_afdo_sp *s, struct sym_afdo_pending *p)
 {
 	int err = 0;
 
@@ -143,7 +112,7 @@ static bool in_binary(const struct cst_sym_piece *pc)
 int sym_afdo_sp_add(struct sym_afdo_sp *s, const struct cst_sym_elem *se, bool kept)
 {
 	const struct cst_elem *e = se->elem;
-	struct sp_pending *p = &s->cur[e->trace_id & (NIDS - 1)];
+	struct sym_afdo_pending *p = &s->cur[e->trace_id & (NIDS - 1)];
 	const struct cst_sym_piece *pc;
 	int err;
 
@@ -166,7 +135,7 @@ int sym_afdo_sp_add(struct sym_afdo_sp *s, const struct cst_sym_elem *se, bool k
 	err = flush(s, p);
 	if (err)
 		return err;
-	*p = (struct sp_pending){.dso = pc->loc.dso, .start = pc->loc.vaddr, .open = true,
+	*p = (struct sym_afdo_pending){.dso = pc->loc.dso, .start = pc->loc.vaddr, .open = true,
 				 .pid = se->pid, .isa = e->isa, .kept = kept};
 	/* the last instruction in the mapping of the first, as simpleperf takes it */
 	p->end_rt = e->end - e->last_size;
@@ -208,7 +177,7 @@ static int by_pair(const void *x, const void *y)
  * as simpleperf sorts them: by the pairs it prints. */
 static int put_section(struct sym_afdo_sp *s, FILE *f, const char *dso, bool branch, uint64_t base)
 {
-	struct pair *v = malloc(((size_t)s->n + 1) * sizeof(*v));
+	struct pair *v = malloc(((size_t)s->t.n + 1) * sizeof(*v));
 	const struct dso *module = sym_dso_named(s->sym, dso);
 	size_t n = 0;
 
@@ -216,8 +185,8 @@ static int put_section(struct sym_afdo_sp *s, FILE *f, const char *dso, bool bra
 		return -cste_nomem;
 	if (module && !module->nkmod)
 		module = NULL;
-	for (uint32_t i = 0; i < s->n; i++) {
-		const struct sp_count *c = &s->counts[i];
+	for (uint32_t i = 0; i < s->t.n; i++) {
+		const struct sym_count *c = &s->t.v[i];
 		uint64_t a = c->a, b = c->b;
 
 		if (c->dso != dso || c->branch != branch)
@@ -259,22 +228,22 @@ static int by_path(const void *x, const void *y)
 
 int sym_afdo_sp_write(struct sym_afdo_sp *s, FILE *f)
 {
-	struct binary *v = malloc(((size_t)s->n + 1) * sizeof(*v));
+	struct binary *v = malloc(((size_t)s->t.n + 1) * sizeof(*v));
 	size_t n = 0;
 	int err = 0;
 
 	if (!v)
 		return -cste_nomem;
 	/* the ELF binaries with counts (a missing file has no addresses of its own) */
-	for (uint32_t i = 0; i < s->n; i++) {
+	for (uint32_t i = 0; i < s->t.n; i++) {
 		size_t k = 0;
 
-		while (k < n && v[k].dso != s->counts[i].dso)
+		while (k < n && v[k].dso != s->t.v[i].dso)
 			k++;
-		if (k < n || cst_symbolizer_dso_info(s->sym, s->counts[i].dso, &v[n].info) < 0 ||
+		if (k < n || cst_symbolizer_dso_info(s->sym, s->t.v[i].dso, &v[n].info) < 0 ||
 		    !v[n].info.elf)
 			continue;
-		v[n++].dso = s->counts[i].dso;
+		v[n++].dso = s->t.v[i].dso;
 	}
 	qsort(v, n, sizeof(*v), by_path);
 	if (n > 1)

@@ -13,34 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct count {
-	const char *dso;           /* the symbolizer's string for the binary */
-	uint64_t a, b;             /* range: first and last instruction; branch: from, to */
-	uint64_t n;
-	bool branch;
-};
-
 #define NIDS 128
-
-/* The range a trace ID is running through: ETM ranges end at every waypoint (and
- * ETMv3's at every instruction), a profile's only at taken branches, so ranges
- * that went on into the next are joined. */
-struct open_range {
-	const char *dso;
-	uint64_t first, last;      /* binary addresses */
-	uint64_t end;              /* runtime address after the last instruction */
-	bool open;
-};
 
 struct cst_afdo {
 	struct cst_symbolizer *sym;
-	struct open_range cur[NIDS];
+	/* the range each trace ID is running through: ETM ranges end at every
+	 * waypoint (and ETMv3's at every instruction), a profile's only at taken
+	 * branches, so ranges that went on into the next are joined */
+	struct sym_afdo_range cur[NIDS];
 	struct cst_flow *flow;
-	struct count *counts;
-	size_t cap;
-	uint32_t ncounts;
-	uint32_t *index;           /* open addressing: count + 1, 0 empty */
-	uint32_t icap;
+	struct sym_count_table t;
+	bool mute;                 /* sym_afdo_mute */
 	int err;
 	cst_afdo_keep_fn keep;     /* --dsos/--symbols: what counts, NULL all */
 	void *keep_ctx;
@@ -57,45 +40,9 @@ static bool piece_kept(const struct cst_afdo *p, const struct cst_sym_piece *pc)
 	return sym_afdo_keeps(p, pc->loc.dso, pc->loc.func ? pc->loc.func->name : NULL);
 }
 
-static uint64_t hash(const char *dso, uint64_t a, uint64_t b, bool branch)
-{
-	uint64_t h = (uint64_t)(uintptr_t)dso * 0x9e3779b97f4a7c15ull ^ a * 0xc2b2ae3d27d4eb4full ^
-		     b * 0x165667b19e3779f9ull ^ (uint64_t)branch;
-
-	return h ^ (h >> 31);
-}
-
-static uint64_t count_hash(const void *ctx, uint32_t i)
-{
-	const struct count *c = &((const struct cst_afdo *)ctx)->counts[i];
-
-	return hash(c->dso, c->a, c->b, c->branch);
-}
-
 static int bump(struct cst_afdo *p, const char *dso, uint64_t a, uint64_t b, bool branch)
 {
-	uint64_t h;
-	struct count *c;
-
-	if (p->ncounts * 2 >= p->icap &&
-	    cst_index_grow(&p->index, &p->icap, 4096, p->ncounts, count_hash, p) < 0)
-		return -cste_nomem;
-	for (h = hash(dso, a, b, branch);; h++) {
-		uint32_t i = p->index[h & (p->icap - 1)];
-
-		if (!i)
-			break;
-		c = &p->counts[i - 1];
-		if (c->dso == dso && c->a == a && c->b == b && c->branch == branch) {
-			c->n++;
-			return 0;
-		}
-	}
-	if (CST_GROW(p->counts, p->cap, (size_t)p->ncounts + 1) < 0)
-		return -cste_nomem;
-	p->counts[p->ncounts] = (struct count){dso, a, b, 1, branch};
-	p->index[h & (p->icap - 1)] = ++p->ncounts;
-	return 0;
+	return p->mute ? 0 : sym_count_bump(&p->t, dso, a, b, branch, 1);
 }
 
 /* The binary's address of the instruction at runtime @addr inside @pc. */
@@ -176,12 +123,11 @@ void cst_afdo_free(struct cst_afdo *p)
 		return;
 	cst_flow_free(p->flow);
 	sym_afdo_sp_free(p->sp);
-	free(p->counts);
-	free(p->index);
+	sym_count_free(&p->t);
 	free(p);
 }
 
-static int flush(struct cst_afdo *p, struct open_range *r)
+static int flush(struct cst_afdo *p, struct sym_afdo_range *r)
 {
 	int err = 0;
 
@@ -192,13 +138,13 @@ static int flush(struct cst_afdo *p, struct open_range *r)
 }
 
 /* Instructions [first, last] of @dso ran, from runtime @start up to @end. */
-static int extend(struct cst_afdo *p, struct open_range *r, const char *dso, uint64_t start,
+static int extend(struct cst_afdo *p, struct sym_afdo_range *r, const char *dso, uint64_t start,
 		  uint64_t first, uint64_t last, uint64_t end)
 {
 	if (r->open && (r->dso != dso || r->end != start) && flush(p, r) < 0)
 		return -cste_nomem;
 	if (!r->open) {
-		*r = (struct open_range){dso, first, last, end, true};
+		*r = (struct sym_afdo_range){dso, first, last, end, true};
 		return 0;
 	}
 	r->last = last;
@@ -210,7 +156,7 @@ int cst_afdo_add(void *ctx, const struct cst_sym_elem *se, uint64_t time)
 {
 	struct cst_afdo *p = ctx;
 	const struct cst_elem *e;
-	struct open_range *r;
+	struct sym_afdo_range *r;
 	uint32_t i = 0;
 
 	if (!p || !se || !se->elem)
@@ -269,9 +215,60 @@ int cst_afdo_finish(struct cst_afdo *p)
 	return cst_flow_finish(p->flow);
 }
 
+/* ------------------------------------------------------------- hand-over */
+
+void sym_afdo_state(const struct cst_afdo *p, uint8_t id, struct sym_afdo_state *st)
+{
+	st->range = p->cur[id & (NIDS - 1)];
+	sym_afdo_sp_state(p->sp, id, &st->sp);
+	sym_flow_state(p->flow, id, &st->flow);
+}
+
+void sym_afdo_adopt(struct cst_afdo *p, uint8_t id, const struct sym_afdo_state *st)
+{
+	p->cur[id & (NIDS - 1)] = st->range;
+	sym_afdo_sp_adopt(p->sp, id, &st->sp);
+	sym_flow_adopt(p->flow, id, &st->flow);
+}
+
+void sym_afdo_clear(struct cst_afdo *p)
+{
+	memset(p->cur, 0, sizeof(p->cur));
+	sym_afdo_sp_clear(p->sp);
+	sym_flow_clear(p->flow);
+}
+
+void sym_afdo_mute(struct cst_afdo *p, bool mute)
+{
+	p->mute = mute;
+	sym_afdo_sp_mute(p->sp, mute);
+}
+
+void sym_afdo_take(struct cst_afdo *p, struct sym_afdo_counts *out)
+{
+	sym_count_take(&out->counts, &p->t);
+	sym_count_take(&out->sp, sym_afdo_sp_counts(p->sp));
+}
+
+int sym_afdo_add(struct cst_afdo *p, const struct sym_afdo_counts *c)
+{
+	int err = sym_count_add(&p->t, &c->counts);
+
+	return err ? err : sym_count_add(sym_afdo_sp_counts(p->sp), &c->sp);
+}
+
+void sym_afdo_counts_free(struct sym_afdo_counts *c)
+{
+	sym_count_free(&c->counts);
+	sym_count_free(&c->sp);
+}
+
+/* ------------------------------------------------------------- writing */
+
 static int by_addr(const void *x, const void *y)
 {
-	const struct count *a = *(const struct count *const *)x, *b = *(const struct count *const *)y;
+	const struct sym_count *a = *(const struct sym_count *const *)x;
+	const struct sym_count *b = *(const struct sym_count *const *)y;
 
 	if (a->a != b->a)
 		return a->a < b->a ? -1 : 1;
@@ -280,15 +277,15 @@ static int by_addr(const void *x, const void *y)
 
 /* The counts of @dso, ranges or branches, sorted by address. */
 static int select_counts(struct cst_afdo *p, const char *dso, bool branch, uint64_t floor,
-			 const struct count ***out)
+			 const struct sym_count ***out)
 {
-	const struct count **v = malloc(((size_t)p->ncounts + 1) * sizeof(*v));
+	const struct sym_count **v = malloc(((size_t)p->t.n + 1) * sizeof(*v));
 	int n = 0;
 
 	if (!v)
 		return -cste_nomem;
-	for (uint32_t i = 0; i < p->ncounts; i++) {
-		const struct count *c = &p->counts[i];
+	for (uint32_t i = 0; i < p->t.n; i++) {
+		const struct sym_count *c = &p->t.v[i];
 
 		/* profiles relative to a base leave out what lies below it, and
 		 * branches into other binaries (target 0) */
@@ -304,18 +301,18 @@ static int select_counts(struct cst_afdo *p, const char *dso, bool branch, uint6
 /* Binaries in the order their first count was made. */
 static int dsos(struct cst_afdo *p, const char ***out)
 {
-	const char **v = malloc(((size_t)p->ncounts + 1) * sizeof(*v));
+	const char **v = malloc(((size_t)p->t.n + 1) * sizeof(*v));
 	int n = 0;
 
 	if (!v)
 		return -cste_nomem;
-	for (uint32_t i = 0; i < p->ncounts; i++) {
+	for (uint32_t i = 0; i < p->t.n; i++) {
 		int k = 0;
 
-		while (k < n && v[k] != p->counts[i].dso)
+		while (k < n && v[k] != p->t.v[i].dso)
 			k++;
 		if (k == n)
-			v[n++] = p->counts[i].dso;
+			v[n++] = p->t.v[i].dso;
 	}
 	*out = v;
 	return n;
@@ -326,7 +323,7 @@ static int dsos(struct cst_afdo *p, const char ***out)
 static int put_counts(struct cst_afdo *p, FILE *f, const char *dso, bool branch,
 		      uint64_t floor, uint64_t base)
 {
-	const struct count **v;
+	const struct sym_count **v;
 	int n = select_counts(p, dso, branch, floor, &v);
 
 	if (n < 0)
@@ -409,7 +406,7 @@ int sym_report_write_profgen(struct cst_report_view *v, FILE *f)
 int sym_afdo_profgen_counts(struct cst_afdo *p, const char *dso, uint64_t base, bool branch,
 			    void (*fn)(void *ctx, uint64_t a, uint64_t b, uint64_t n), void *ctx)
 {
-	const struct count **v;
+	const struct sym_count **v;
 	int n = select_counts(p, dso, branch, profgen_floor(base), &v);
 
 	if (n < 0)
@@ -425,16 +422,16 @@ int sym_afdo_ranges(struct cst_afdo *p, const char *dso,
 {
 	if (!p || !fn)
 		return -cste_invalid;
-	for (uint32_t i = 0; i < p->ncounts; i++)
-		if (!p->counts[i].branch && p->counts[i].dso == dso)
-			fn(ctx, p->counts[i].a, p->counts[i].b, p->counts[i].n);
+	for (uint32_t i = 0; i < p->t.n; i++)
+		if (!p->t.v[i].branch && p->t.v[i].dso == dso)
+			fn(ctx, p->t.v[i].a, p->t.v[i].b, p->t.v[i].n);
 	return 0;
 }
 
 bool sym_afdo_has(const struct cst_afdo *p, const char *dso)
 {
-	for (uint32_t i = 0; p && i < p->ncounts; i++)
-		if (p->counts[i].dso == dso)
+	for (uint32_t i = 0; p && i < p->t.n; i++)
+		if (p->t.v[i].dso == dso)
 			return true;
 	return false;
 }
@@ -449,8 +446,8 @@ int sym_afdo_branches(struct cst_afdo *p, const char *dso,
 {
 	if (!p || !fn)
 		return -cste_invalid;
-	for (uint32_t i = 0; i < p->ncounts; i++)
-		if (p->counts[i].branch && p->counts[i].dso == dso)
-			fn(ctx, p->counts[i].a, p->counts[i].b, p->counts[i].n);
+	for (uint32_t i = 0; i < p->t.n; i++)
+		if (p->t.v[i].branch && p->t.v[i].dso == dso)
+			fn(ctx, p->t.v[i].a, p->t.v[i].b, p->t.v[i].n);
 	return 0;
 }

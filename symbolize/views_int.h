@@ -80,6 +80,70 @@ void sym_loss_take_totals(struct cst_loss *loss, struct cst_loss_totals *t);
 void sym_loss_add_totals(struct cst_loss *loss, const struct cst_loss_totals *t);
 void sym_loss_clear(struct cst_loss *loss);
 
+/* count_table.c: the profiles' counts, keyed by binary (the symbolizer's
+ * string), two addresses and kind, in the order each was first made. */
+struct sym_count {
+	const char *dso;
+	uint64_t a, b;             /* range: first and last instruction; branch: from, to */
+	uint64_t n;
+	bool branch;
+};
+struct sym_count_table {
+	struct sym_count *v;
+	size_t cap;
+	uint32_t n;
+	uint32_t *index;           /* open addressing: count + 1, 0 empty */
+	uint32_t icap;
+};
+/* Add @n to a count (made last if new). Returns 0 or -cste_nomem. */
+int sym_count_bump(struct sym_count_table *t, const char *dso, uint64_t a, uint64_t b,
+		   bool branch, uint64_t n);
+/* @from's counts added to @to's, in @from's order. Returns 0 or -cste_nomem. */
+int sym_count_add(struct sym_count_table *to, const struct sym_count_table *from);
+/* Move @from's counts into @to (which holds none), leaving @from empty. */
+void sym_count_take(struct sym_count_table *to, struct sym_count_table *from);
+void sym_count_free(struct sym_count_table *t);
+
+/* A profile's models of one trace ID, handed over by a view on another thread
+ * (report_view_run.c): the range running on (autofdo.c), the range simpleperf's
+ * counting holds (afdo_simpleperf.c) and the control-flow model's. */
+struct sym_afdo_range {
+	const char *dso;
+	uint64_t first, last;      /* binary addresses */
+	uint64_t end;              /* runtime address after the last instruction */
+	bool open;
+};
+struct sym_afdo_pending {
+	const char *dso;
+	uint64_t start, end;   /* the binary's addresses of its first and last instruction */
+	uint64_t to;           /* the branch's target there (0: none known) */
+	uint64_t end_rt;       /* runtime address of the last instruction */
+	int32_t pid;
+	enum cst_isa isa;
+	bool open, taken, fix; /* fix: a taken direct branch, target from the next range */
+	bool kept;             /* by the filter (--dsos, --symbols): written out */
+};
+struct sym_afdo_state {
+	struct sym_afdo_range range;
+	struct sym_afdo_pending sp;
+	struct sym_flow_state flow;
+};
+void sym_afdo_state(const struct cst_afdo *p, uint8_t id, struct sym_afdo_state *st);
+void sym_afdo_adopt(struct cst_afdo *p, uint8_t id, const struct sym_afdo_state *st);
+/* Forget every trace ID's models (the counts stay). */
+void sym_afdo_clear(struct cst_afdo *p);
+/* While muted, the models move and nothing is counted: what a view learns from,
+ * or what it defers, the caller's thread counts. */
+void sym_afdo_mute(struct cst_afdo *p, bool mute);
+/* The counts made since the last take, moved out (@out: zeroed tables first), and
+ * added to a profile in the stream's order. Returns 0 or -cste_nomem. */
+struct sym_afdo_counts {
+	struct sym_count_table counts, sp;
+};
+void sym_afdo_take(struct cst_afdo *p, struct sym_afdo_counts *out);
+int sym_afdo_add(struct cst_afdo *p, const struct sym_afdo_counts *c);
+void sym_afdo_counts_free(struct sym_afdo_counts *c);
+
 /* Call @fn(ctx, first, last, count) for each range of the binary @dso (the
  * symbolizer's own string for it). Returns 0 or -cste_invalid. */
 int sym_afdo_ranges(struct cst_afdo *p, const char *dso,
@@ -109,6 +173,13 @@ void sym_afdo_sp_free(struct sym_afdo_sp *s);
 int sym_afdo_sp_add(struct sym_afdo_sp *s, const struct cst_sym_elem *se, bool kept);
 int sym_afdo_sp_finish(struct sym_afdo_sp *s);
 int sym_afdo_sp_write(struct sym_afdo_sp *s, FILE *f);
+/* Its half of the hand-over above: @id's pending range, every ID's forgotten,
+ * muting, and its counts. */
+void sym_afdo_sp_state(const struct sym_afdo_sp *s, uint8_t id, struct sym_afdo_pending *st);
+void sym_afdo_sp_adopt(struct sym_afdo_sp *s, uint8_t id, const struct sym_afdo_pending *st);
+void sym_afdo_sp_clear(struct sym_afdo_sp *s);
+void sym_afdo_sp_mute(struct sym_afdo_sp *s, bool mute);
+struct sym_count_table *sym_afdo_sp_counts(struct sym_afdo_sp *s);
 
 /* Line coverage (coverage.c): every code-owning line of every function with
  * debug information in the profile's binaries and how often it ran, sorted by
