@@ -6,7 +6,17 @@
  * a time window (which needs the last timestamp). Everything else (lost trace,
  * timestamps, context) is deferred to the caller's view in stream order, and so
  * is a stretch's first range, which the caller may join with the run before (the
- * table is the same either way; the count of ranges symbolized is one thread's). */
+ * table is the same either way; the count of ranges symbolized is one thread's).
+ *
+ * A sample profile (AutoFDO, llvm-profgen, LLVM's sample profile, coverage) is
+ * counted there too, but its models run on from range to range: where a range
+ * runs on, where simpleperf's held range branched to, the range before. A
+ * stretch's view learns them from its first elements, deferred and counted by
+ * the caller, until a range that is not the stretch's first ends in a taken
+ * branch (from there on its models are the stream's). Its blocks hand over
+ * their counts and the models they leave; an element it defers later, the
+ * caller counts from the models as they were before it (its own move on,
+ * counting nothing). */
 #include "report_view.h"
 #include "views_int.h"
 
@@ -17,6 +27,7 @@
  * thrown away, decoded again elsewhere) and the trace IDs it ran on. */
 struct rpart {
 	struct cst_report *rep;
+	struct sym_afdo_counts afdo;
 	uint64_t ranges;
 	uint64_t ran[2];
 };
@@ -28,18 +39,31 @@ struct rview {
 	struct rpart *part; /* since the last block, or NULL */
 	bool first_range;   /* the stretch's first range went to the caller */
 	bool kept;          /* the filters kept the range last counted */
+	/* a sample profile's: its models (its counts go to each block's part) */
+	struct cst_afdo *afdo;
+	uint8_t id;         /* the trace ID of the stretch */
+	bool has_id;
+	bool knows;         /* the models of @id are the stream's */
+	bool before_held;   /* @before holds them as they were before a deferred element */
+	struct sym_afdo_state before;
+	struct cst_sym_counts learning; /* counts of what it learnt from, thrown away */
 };
 
 /* What a block hands over. */
 struct rview_state {
 	struct rpart *part;
 	struct cst_sym_counts counts;
+	bool profile;       /* @afdo holds the models of trace ID @id */
+	uint8_t id;
+	struct sym_afdo_state afdo;
 };
 
 static void rpart_free(struct rpart *p)
 {
-	if (p)
+	if (p) {
 		cst_report_free(p->rep);
+		sym_afdo_counts_free(&p->afdo);
+	}
 	free(p);
 }
 
@@ -56,6 +80,15 @@ static struct sym_view_worker *rview_make(void *ctx, struct cst_symbolizer *read
 		free(v);
 		return NULL;
 	}
+	if (main->afdo &&
+	    (cst_afdo_alloc(&v->afdo, reader) < 0 ||
+	     (cst_sym_filter_by_name(v->filter) &&
+	      cst_afdo_set_filter(v->afdo, cst_sym_filter_keep_name, v->filter) < 0))) {
+		cst_afdo_free(v->afdo);
+		cst_sym_filter_free(v->filter);
+		free(v);
+		return NULL;
+	}
 	return &v->w;
 }
 
@@ -65,6 +98,7 @@ static void rview_free(void *ctx, struct sym_view_worker *w)
 
 	(void)ctx;
 	rpart_free(v->part); /* none: every block handed its part over */
+	cst_afdo_free(v->afdo);
 	cst_sym_filter_free(v->filter);
 	free(v);
 }
@@ -76,6 +110,9 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 	(void)write;
 	(void)write_ctx;
 	v->first_range = false;
+	v->has_id = v->knows = v->before_held = false;
+	if (v->afdo)
+		sym_afdo_clear(v->afdo);
 	return v;
 }
 
@@ -91,8 +128,55 @@ static int count_range(void *ctx, const struct cst_sym_elem *se)
 	if (!v->kept)
 		return 0;
 	v->part->ranges++;
+	if (v->afdo) {
+		int err = cst_afdo_add(v->afdo, se, cst_sym_filter_time(v->filter, se));
+
+		if (err)
+			return err;
+	}
 	kept = cst_sym_filter_pieces(v->filter, se, &copy);
 	return kept ? cst_report_add(v->part->rep, kept) : 0;
+}
+
+/* An element the caller's thread counts, into the profile's models as
+ * cst_report_view_add gives it, counting nothing. */
+static int move_models(void *ctx, const struct cst_sym_elem *se)
+{
+	struct rview *v = ctx;
+
+	v->kept = cst_sym_filter_keep(v->filter, se);
+	return v->kept ? cst_afdo_add(v->afdo, se, cst_sym_filter_time(v->filter, se)) : 0;
+}
+
+/* A sample profile's element that the caller counts (@e is deferred): one that
+ * the view learns from, or one whose block hands over the models as they were
+ * before it. */
+static int profile_defer(struct rview *v, const struct cst_elem *e)
+{
+	bool range = e->type == cst_elem_instr_range;
+	bool first = range && !v->first_range;
+	int ret;
+
+	if (range)
+		v->first_range = true;
+	if (v->knows && !v->before_held) {
+		sym_afdo_state(v->afdo, v->id, &v->before);
+		v->before_held = true;
+	}
+	v->kept = false;
+	sym_afdo_mute(v->afdo, true);
+	ret = cst_symbolizer_feed(v->w.reader, e, move_models, v);
+	sym_afdo_mute(v->afdo, false);
+	/* the caller's thread symbolizes it again, and counts it */
+	cst_symbolizer_take_counts(v->w.reader, &v->learning);
+	if (ret < 0)
+		return ret;
+	/* the range before it may be joined with the stretch's first on the
+	 * caller's thread (the branch into it is the caller's to count), and a taken
+	 * branch ends the range running on */
+	if (!v->knows && range && !first && v->kept && cst_elem_taken_branch(e))
+		v->knows = true;
+	return cst_view_defer;
 }
 
 static int view_elem(void *view, const struct cst_elem *e)
@@ -101,9 +185,20 @@ static int view_elem(void *view, const struct cst_elem *e)
 	uint8_t id = e->trace_id & 0x7f;
 	int ret;
 
-	if (e->type != cst_elem_instr_range && e->type != cst_elem_i_range_nopath)
+	if (v->afdo) {
+		if (!v->has_id) {
+			v->id = id;
+			v->has_id = true;
+		}
+		if (id != v->id) /* another ID's models are the caller's alone */
+			return cst_view_defer;
+		if (!v->knows || (e->type != cst_elem_instr_range &&
+				  e->type != cst_elem_i_range_nopath))
+			return profile_defer(v, e);
+		v->before_held = false;
+	} else if (e->type != cst_elem_instr_range && e->type != cst_elem_i_range_nopath) {
 		return cst_view_defer;
-	if (!v->first_range) {
+	} else if (!v->first_range) {
 		v->first_range = true;
 		return cst_view_defer;
 	}
@@ -136,6 +231,16 @@ static size_t view_state(void *view, void *buf, size_t size)
 	cst_symbolizer_take_counts(v->w.reader, &st->counts);
 	st->part = v->part;
 	v->part = NULL;
+	if (v->afdo && v->knows) {
+		st->profile = true;
+		st->id = v->id;
+		if (v->before_held)
+			st->afdo = v->before;
+		else
+			sym_afdo_state(v->afdo, v->id, &st->afdo);
+		if (st->part)
+			sym_afdo_take(v->afdo, &st->part->afdo);
+	}
 	return sizeof(*st);
 }
 
@@ -159,11 +264,15 @@ static int view_adopt(void *ctx, const void *state, size_t len)
 	cst_symbolizer_add_counts(main->sym, &st->counts);
 	if (p) {
 		err = sym_report_merge(main->rep, p->rep);
+		if (!err && main->afdo)
+			err = sym_afdo_add(main->afdo, &p->afdo);
 		main->ranges += p->ranges;
 		for (unsigned id = 0; id < 128; id++)
 			if (p->ran[id / 64] >> (id % 64) & 1)
 				sym_loss_ran(main->loss, (uint8_t)id);
 	}
+	if (st->profile && main->afdo)
+		sym_afdo_adopt(main->afdo, st->id, &st->afdo);
 	rpart_free(p);
 	return err;
 }
@@ -175,13 +284,12 @@ static void view_drop(void *ctx, const void *state, size_t len)
 		rpart_free(((const struct rview_state *)state)->part);
 }
 
-/* A table alone (text, JSON, CSV: no call model, no profile). The filters keep
- * or drop each range by itself, but for a time window: it reads the last
- * timestamp, which the views leave to the caller. */
+/* A table, or a sample profile: no call model (a call stack cannot be learnt
+ * from a stretch). The filters keep or drop each range by itself, but for a time
+ * window: it reads the last timestamp, which the views leave to the caller. */
 static bool viewable(const struct cst_report_view *v)
 {
-	return !(v->fmt->needs & ~(unsigned)cst_report_tells_loss) && !v->o.call_graph &&
-	       !v->o.children && !(v->o.filter && v->o.filter->window);
+	return !v->calls && !v->timeline && !(v->o.filter && v->o.filter->window);
 }
 
 int cst_report_view_run(struct cst_report_view *v, struct cst_session *session,

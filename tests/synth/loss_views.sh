@@ -6,9 +6,11 @@
 # the HTML and flame graph banners (in headless Chromium), `[trace lost: ...]` lines
 # in script, --insn and --call-trace where QEMU's run has instructions the trace
 # does not (loss_places.py), Perfetto instants, a comment in llvm-sample, and stderr
-# and --stats for the formats with no place to say it, whose readers still read them.
+# and --stats for the formats with no place to say it, whose readers still read them;
+# the profiles on the decoding threads as on one.
 # Usage: loss_views.sh ARCH PROG [PROG ARGS...]
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+. "$CSTRACE_SOURCE_DIR/tests/decode/threads_lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 arch=$1; prog=$2; shift 2
 need_synth "$arch" "$prog"
@@ -166,6 +168,14 @@ fi
 if command -v genhtml >/dev/null; then
 	check "genhtml reads the lcov tracefile" quiet genhtml -q -o "$TMP/lcov" "$TMP/out.lcov"
 fi
+
+# the sample profiles and the table made on the decoding threads: a gap
+# inside a stretch is the caller's to count, from the models as they were
+# before it, and the stretch's own models go on past it
+for d in etf snap cut; do
+	same "$d.data on threads" "$TMP/$d.data" \
+		"report --format=autofdo,report --format=profgen --dso $base,report --format=lcov,report" "1K 4K"
+done
 
 # --- the HTML page and the flame graph: a banner, seen in a browser
 r report --format=html -o "$TMP/r.html" "$TMP/etf.data"

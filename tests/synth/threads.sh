@@ -8,7 +8,7 @@
 # mapping of another process over the program (a worker that lost track of whose
 # code it reads would read it) and with corrupt bytes in the fragment (decoder
 # errors: decoded again on one thread, past what went out). perf's branch lines,
-# cstrace's own branch and instruction lines and report's table, made on the
+# cstrace's own branch and instruction lines, report's table and sample profiles, made on the
 # decoding threads (and they must have been), are the one thread's too, also
 # where the trace has timestamps.
 # Usage: threads.sh ARCH PROG COUNT
@@ -102,6 +102,18 @@ for v in "script --symbols=step" "report --symbols=step" "script --itrace=b --pi
 	viewed perf-filters "$pd" "$v"
 done
 same perf-64K "$pd" "decode --format=jsonl" "64K"
+# sample profiles on the threads: their models (the range running on, the
+# branch held, the range before) learnt by each stretch, handed over block by
+# block, and counts added in the stream's order (binaries are listed in the
+# order first counted); with the filters too
+prog=$(basename "$2")
+PROFILE_VERBS="report --format=autofdo,report --format=profgen --dso $prog,report --format=lcov"
+PROFILE_VERBS+=",report --format=llvm-sample --dso $prog,report --format=coverage"
+PROFILE_VERBS+=",report --format=autofdo --symbols=step,report --format=lcov --pid $pid"
+same perf-profiles "$pd" "$PROFILE_VERBS" "1K 4K"
+for v in "report --format=autofdo" "report --format=profgen --dso $prog"; do
+	viewed perf-profiles "$pd" "$v"
+done
 # what was symbolized is counted once, on whichever thread (only the cache's
 # share is each thread's own)
 for t in 1 3; do
