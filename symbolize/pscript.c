@@ -277,6 +277,63 @@ static void branch_sample(struct cst_pscript *p, struct pqueue *q, const struct 
 	sym_psc_print(p, &s);
 }
 
+/* The instruction samples that fall in range @at once its instructions are
+ * counted in @q: each at the instruction the period ends on, located through
+ * @se's pieces (NULL: looked up, where another thread symbolized the range). */
+static void insn_samples(struct cst_pscript *p, struct pqueue *q, const struct sym_psc_range *at,
+			 const struct cst_sym_elem *se)
+{
+	uint64_t prev_insns = q->period_insns, period = p->o.period ? p->o.period : 1;
+	uint64_t offset = period - prev_insns, i = 0, addr = at->start;
+
+	q->period_insns += at->num_insns;
+	for (; q->period_insns >= period; offset += period, q->period_insns -= period) {
+		struct psample s = {.pid = at->pid, .tid = at->tid, .cpu = at->cpu,
+				    .time = at->time, .period = period, .flags = at->flags};
+		struct cst_sym_loc loc;
+
+		/* the (offset - 1)th instruction: T32 walks the sizes */
+		if (at->isa == cst_isa_t32) {
+			for (; i < offset - 1; i++)
+				addr += t32_size(p, at->space, addr);
+		} else {
+			addr = at->start + (offset - 1) * 4;
+		}
+		s.ip = addr;
+		loc_in(p, se ? se->pieces : NULL, se ? se->npieces : 0, at->space, addr, &loc);
+		cst_symbolizer_perf_name(p->sym, at->space, addr, &loc);
+		s.ip_loc = &loc;
+		copy_insn(p, &s, at->space, at->isa);
+		sym_psc_print(p, &s);
+	}
+}
+
+void sym_psc_insn_samples(struct cst_pscript *p, uint8_t id, const struct sym_psc_range *at)
+{
+	struct pqueue *q = p->q[id & 0x7f];
+
+	if (q && p->o.instructions)
+		insn_samples(p, q, at, NULL);
+}
+
+void sym_psc_count_insns(struct cst_pscript *p, uint8_t id, uint64_t n)
+{
+	struct pqueue *q = p->q[id & 0x7f];
+
+	if (q)
+		q->period_insns += n;
+}
+
+uint64_t sym_psc_insns_to_sample(const struct cst_pscript *p, uint8_t id)
+{
+	const struct pqueue *q = p->q[id & 0x7f];
+	uint64_t period = p->o.period ? p->o.period : 1;
+
+	if (!q || !p->o.instructions)
+		return UINT64_MAX;
+	return q->period_insns < period ? period - q->period_insns : 0;
+}
+
 /* cs_etm__sample: the instruction samples that fall in range @se, then the
  * branch sample into it. */
 static void range(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_elem *se)
@@ -284,7 +341,6 @@ static void range(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_
 	const struct cst_elem *e = se->elem;
 	uint8_t last_size = e->last_size ? e->last_size : 4;
 	uint32_t flags = range_flags(p, se->pid, e);
-	uint64_t prev_insns = q->period_insns, period = p->o.period ? p->o.period : 1;
 	struct cst_sym_loc first;
 
 	if (q->prev.kind == pk_disc)
@@ -293,29 +349,16 @@ static void range(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_
 	if (q->prev.flags == (PSF_BRANCH | PSF_RETURN | PSF_INTERRUPT) &&
 	    flags_printed(p) && is_svc(p, se->pid, e->isa, e->start))
 		q->prev.flags = PSF_BRANCH | PSF_RETURN | PSF_SYSCALLRET;
-	q->period_insns += e->num_insns;
-	if (p->o.instructions && q->period_insns >= period) {
-		uint64_t offset = period - prev_insns, at = 0, addr = e->start;
+	if (p->o.instructions) {
+		struct sym_psc_range at = {
+			.start = e->start, .time = sample_time(p, se), .space = se->pid,
+			.pid = e->pid, .tid = e->tid, .cpu = e->cpu, .flags = q->prev.flags,
+			.num_insns = e->num_insns, .isa = e->isa};
 
-		for (; q->period_insns >= period; offset += period, q->period_insns -= period) {
-			struct psample s = {.pid = e->pid, .tid = e->tid, .cpu = e->cpu,
-					    .time = sample_time(p, se), .period = period,
-					    .flags = q->prev.flags};
-			struct cst_sym_loc loc;
-
-			/* the (offset - 1)th instruction: T32 walks the sizes */
-			if (e->isa == cst_isa_t32) {
-				for (; at < offset - 1; at++)
-					addr += t32_size(p, se->pid, addr);
-			} else {
-				addr = e->start + (offset - 1) * 4;
-			}
-			s.ip = addr;
-			loc_at(p, se, addr, &loc);
-			s.ip_loc = &loc;
-			copy_insn(p, &s, se->pid, e->isa);
-			sym_psc_print(p, &s);
-		}
+		if (p->insn_sink)
+			p->insn_sink(p->insn_sink_ctx, &at);
+		else
+			insn_samples(p, q, &at, se);
 	}
 	/* the target's name only where a branch sample shows it: most ranges are
 	 * entered by falling through a branch not taken */
@@ -452,6 +495,9 @@ int sym_psc_adopt(struct cst_pscript *p, const void *buf, size_t len)
 	memcpy(&st, buf, sizeof(st));
 	if (!p->q[st.id] && !(p->q[st.id] = calloc(1, sizeof(*p->q[st.id]))))
 		return -cste_nomem;
+	/* the instruction count runs through the whole stream: the caller's
+	 * stands, and the block's ranges add to it as its bytes go out */
+	st.q.period_insns = p->q[st.id]->period_insns;
 	*p->q[st.id] = st.q;
 	/* none seen where the view was: the one before it stands */
 	if (st.last_ts)

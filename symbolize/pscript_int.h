@@ -51,6 +51,17 @@ struct psc_loc_memo {
 	char b[230];
 };
 
+/* What a range's instruction samples are made of, but where the period ends in
+ * it: a view on another thread cannot know that, and hands this over. */
+struct sym_psc_range {
+	uint64_t start, time;
+	int32_t space;             /* the symbolizer's space of its code */
+	int32_t pid, tid, cpu;
+	uint32_t flags;            /* the previous packet's, as the samples print them */
+	uint32_t num_insns;
+	enum cst_isa isa;
+};
+
 struct cst_pscript {
 	struct cst_pscript_opts o;
 	struct cst_pscript_file file;
@@ -66,6 +77,10 @@ struct cst_pscript {
 	char comm[40];             /* the thread's name, as the line prints it */
 	struct cst_line line;
 	struct psc_loc_memo *memo; /* PSC_LOC_MEMO of them, by address */
+	/* a view on another thread: each range's instruction samples go here
+	 * instead (pscript_view.c), NULL: printed */
+	void (*insn_sink)(void *ctx, const struct sym_psc_range *at);
+	void *insn_sink_ctx;
 	/* per trace ID: perf's traceid queue (pscript.c) */
 	struct pqueue *q[128];
 };
@@ -82,6 +97,14 @@ bool sym_psc_knows(const struct cst_pscript *p, uint8_t id);
 size_t sym_psc_state(struct cst_pscript *p, uint8_t id, void *buf, size_t size);
 int sym_psc_adopt(struct cst_pscript *p, const void *buf, size_t len);
 void sym_psc_clear(struct cst_pscript *p);
+/* The instruction samples of a range another thread symbolized, counted into
+ * trace ID @id's queue (whose queue the view's state gave), located by look-up;
+ * and how many instructions the queue may still count before one falls
+ * (UINT64_MAX: none ever will, 0: the next one). */
+void sym_psc_insn_samples(struct cst_pscript *p, uint8_t id, const struct sym_psc_range *at);
+uint64_t sym_psc_insns_to_sample(const struct cst_pscript *p, uint8_t id);
+/* Count @n instructions into @id's queue, where no sample falls. */
+void sym_psc_count_insns(struct cst_pscript *p, uint8_t id, uint64_t n);
 
 /* pscript_line.c: one sample as perf script prints it. */
 void sym_psc_print(struct cst_pscript *p, const struct psample *s);

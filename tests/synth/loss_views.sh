@@ -169,12 +169,13 @@ if command -v genhtml >/dev/null; then
 	check "genhtml reads the lcov tracefile" quiet genhtml -q -o "$TMP/lcov" "$TMP/out.lcov"
 fi
 
-# the sample profiles and the table made on the decoding threads: a gap
-# inside a stretch is the caller's to count, from the models as they were
-# before it, and the stretch's own models go on past it
+# the sample profiles, the table and perf's samples made on the decoding
+# threads: a gap inside a stretch is the caller's to count, from the models as
+# they were before it, and the stretch's own models go on past it
+APART="report --format=autofdo,report --format=profgen --dso $base,report --format=lcov,report"
+APART+=",script -F ip,sym,dso,script --itrace=i1000ibe"
 for d in etf snap cut; do
-	same "$d.data on threads" "$TMP/$d.data" \
-		"report --format=autofdo,report --format=profgen --dso $base,report --format=lcov,report" "1K 4K"
+	same "$d.data on threads" "$TMP/$d.data" "$APART" "1K 4K"
 done
 
 # --- the HTML page and the flame graph: a banner, seen in a browser

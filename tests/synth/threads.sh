@@ -8,9 +8,9 @@
 # mapping of another process over the program (a worker that lost track of whose
 # code it reads would read it) and with corrupt bytes in the fragment (decoder
 # errors: decoded again on one thread, past what went out). perf's branch lines,
-# cstrace's own branch and instruction lines, report's table and sample profiles, made on the
-# decoding threads (and they must have been), are the one thread's too, also
-# where the trace has timestamps.
+# perf's instruction samples, cstrace's own branch and instruction lines, report's
+# table and sample profiles, made on the decoding threads (and they must have
+# been), are the one thread's too, also where the trace has timestamps.
 # Usage: threads.sh ARCH PROG COUNT
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 . "$CSTRACE_SOURCE_DIR/tests/decode/threads_lib.sh"
@@ -90,6 +90,16 @@ PERF_VERBS+=",script --itrace=b -F +flags,script --itrace=be,report --format=csv
 PERF_VERBS+=",report --sort srcline,$OWN_VERBS"
 same perf "$pd" "$PERF_VERBS" "4K"
 for v in "script" "script --insn" "script --itrace=b -F +flags"; do viewed perf "$pd" "$v"; done
+# perf's instruction samples on the threads: each block lists its ranges and
+# the caller, which knows the count through the stream, prints the samples that
+# fall in them in place (perf's default period with -F; a short one, T32's
+# sizes walked on armhf; instruction samples alone)
+INSN_VERBS="script -F ip,sym,dso,script --itrace=i1000ib -F ip,sym,symoff,dso,insn,flags"
+INSN_VERBS+=",script --itrace=i1013ibe -F +flags,script --itrace=i5000i"
+same perf-insn "$pd" "$INSN_VERBS" "1K 4K"
+for v in "script -F ip,sym,dso" "script --itrace=i1000ib" "script --itrace=i5000i"; do
+	viewed perf-insn "$pd" "$v"
+done
 # filters on the threads too: by function, binary and pid (a stretch of script
 # learns from a range the filters keep; report's tables count what they keep;
 # perf's queue moves only with what they keep)
