@@ -2,8 +2,9 @@
  * each worker thread has a reader of the symbolizer, and its views count the
  * ranges they are given into a table of each block's own. The table is sums:
  * the blocks' tables add up into the caller's as the replay meets them (a block
- * whose list is thrown away is dropped). The filters apply there too, all but
- * a time window (which needs the last timestamp). Everything else (lost trace,
+ * whose list is thrown away is dropped). The filters apply there too; a time
+ * window once the stretch has seen a timestamp of the range's trace ID (before,
+ * the caller's thread counts it). Everything else (lost trace,
  * timestamps, context) is deferred to the caller's view in stream order, and so
  * is a stretch's first range, which the caller may join with the run before (the
  * table is the same either way; the count of ranges symbolized is one thread's).
@@ -36,6 +37,7 @@ struct rview {
 	struct sym_view_worker w; /* first: the pool's */
 	unsigned keys;
 	struct cst_sym_filter *filter; /* the caller's filters, over the reader */
+	bool window;        /* they keep a time window */
 	struct rpart *part; /* since the last block, or NULL */
 	bool first_range;   /* the stretch's first range went to the caller */
 	bool kept;          /* the filters kept the range last counted */
@@ -76,6 +78,7 @@ static struct sym_view_worker *rview_make(void *ctx, struct cst_symbolizer *read
 	if (!v)
 		return NULL;
 	v->keys = main->o.keys;
+	v->window = main->o.filter && main->o.filter->window;
 	if (cst_sym_filter_alloc(&v->filter, reader, main->o.filter) < 0) {
 		free(v);
 		return NULL;
@@ -111,6 +114,7 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 	(void)write_ctx;
 	v->first_range = false;
 	v->has_id = v->knows = v->before_held = false;
+	sym_filter_clear_ts(v->filter); /* the stretch before's are not this one's */
 	if (v->afdo)
 		sym_afdo_clear(v->afdo);
 	return v;
@@ -183,8 +187,15 @@ static int view_elem(void *view, const struct cst_elem *e)
 {
 	struct rview *v = view;
 	uint8_t id = e->trace_id & 0x7f;
+	bool range = e->type == cst_elem_instr_range || e->type == cst_elem_i_range_nopath;
 	int ret;
 
+	/* a time window keeps a range by its trace ID's last timestamp, which the
+	 * stretch knows once it has seen one (the caller sees them all) */
+	if (e->type == cst_elem_timestamp)
+		sym_filter_set_last_ts(v->filter, id, e->timestamp);
+	else if (v->window && range && !sym_filter_last_ts(v->filter, id))
+		return cst_view_defer;
 	if (v->afdo) {
 		if (!v->has_id) {
 			v->id = id;
@@ -192,11 +203,10 @@ static int view_elem(void *view, const struct cst_elem *e)
 		}
 		if (id != v->id) /* another ID's models are the caller's alone */
 			return cst_view_defer;
-		if (!v->knows || (e->type != cst_elem_instr_range &&
-				  e->type != cst_elem_i_range_nopath))
+		if (!v->knows || !range)
 			return profile_defer(v, e);
 		v->before_held = false;
-	} else if (e->type != cst_elem_instr_range && e->type != cst_elem_i_range_nopath) {
+	} else if (!range) {
 		return cst_view_defer;
 	} else if (!v->first_range) {
 		v->first_range = true;
@@ -285,11 +295,11 @@ static void view_drop(void *ctx, const void *state, size_t len)
 }
 
 /* A table, or a sample profile: no call model (a call stack cannot be learnt
- * from a stretch). The filters keep or drop each range by itself, but for a time
- * window: it reads the last timestamp, which the views leave to the caller. */
+ * from a stretch). The filters keep or drop each range by itself; a time window
+ * reads the last timestamp, which a stretch waits for. */
 static bool viewable(const struct cst_report_view *v)
 {
-	return !v->calls && !v->timeline && !(v->o.filter && v->o.filter->window);
+	return !v->calls && !v->timeline;
 }
 
 int cst_report_view_run(struct cst_report_view *v, struct cst_session *session,

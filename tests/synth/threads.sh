@@ -58,6 +58,32 @@ check "snapshot with timestamps: the window keeps some lines, not all: $(wc -l <
 same snap-ts-window "$TMP/tsnap" \
 	"script --time 100000t,300000t,script --insn --time 100000t,300000t" "4K 64K"
 viewed snap-ts-window "$TMP/tsnap" "script --time 100000t,300000t"
+# report's views keep a window once their stretch has seen a timestamp of the
+# range's trace ID (a worker's views go from stretch to stretch: what the one
+# before saw is not this one's)
+REPORT_WINDOWS="report --time 100000t,300000t,report --format=csv --time 250000t,1200000t"
+REPORT_WINDOWS+=",report --time 0t,150000t --sort srcline"
+same snap-ts-window-report "$TMP/tsnap" "$REPORT_WINDOWS" "1K 4K 16K"
+viewed snap-ts-window "$TMP/tsnap" "report --time 100000t,300000t"
+# windows that end at every tenth timestamp of the trace: a stretch that took
+# the last timestamp of a stretch before it for its own keeps or drops ranges
+# that one thread does otherwise, wherever a window's end falls between the two
+stamps=$("$CSTRACE" decode --format=jsonl "$TMP/tsnap" |
+	sed -n 's/.*"type":"timestamp".*"timestamp":\([0-9]*\).*/\1/p')
+n=0 windows=0 differ=""
+for t in $stamps; do
+	n=$((n + 1))
+	[ $((n % 10)) -eq 5 ] || continue
+	windows=$((windows + 1))
+	"$CSTRACE" report --time "0t,${t}t" --threads 1 "$TMP/tsnap" > "$TMP/w1" 2>&1
+	for tc in 3:1K 4:4K 2:16K; do
+		"$CSTRACE" report --time "0t,${t}t" --threads "${tc%:*}" --chunk-size "${tc#*:}" \
+			"$TMP/tsnap" > "$TMP/wn" 2>&1
+		cmp -s "$TMP/w1" "$TMP/wn" || differ+=" 0t,${t}t@$tc"
+	done
+done
+check "report --time: $windows windows to the trace's timestamps on threads as on one:${differ:- all the same}" \
+	sh -c '[ "$0" -ge 8 ] && [ -z "$1" ]' "$windows" "$differ"
 # timestamps where TRCCONFIGR says there are none (ETMv4's are packets of their
 # own): a stretch prints times of 0 at once, and what it printed after the
 # caller had seen a timestamp is refused and printed again on one thread
@@ -72,7 +98,7 @@ for ini in glob.glob(sys.argv[1] + "/device_*.ini"):
     open(ini, "w").write(new)
 PY
 	check "TRCCONFIGR.TS cleared" grep -q "TRCCONFIGR.*=0x00000041" "$TMP/tslie/device_1.ini"
-	same snap-ts-lie "$TMP/tslie" "script" "1K 4K 64K"
+	same snap-ts-lie "$TMP/tslie" "script,report --time 100000t,300000t" "1K 4K 64K"
 fi
 
 pd=$TMP/perf.data
