@@ -188,14 +188,14 @@ static int view_elem(void *view, const struct cst_elem *e)
 	struct rview *v = view;
 	uint8_t id = e->trace_id & 0x7f;
 	bool range = e->type == cst_elem_instr_range || e->type == cst_elem_i_range_nopath;
+	bool untimed;
 	int ret;
 
 	/* a time window keeps a range by its trace ID's last timestamp, which the
 	 * stretch knows once it has seen one (the caller sees them all) */
 	if (e->type == cst_elem_timestamp)
 		sym_filter_set_last_ts(v->filter, id, e->timestamp);
-	else if (v->window && range && !sym_filter_last_ts(v->filter, id))
-		return cst_view_defer;
+	untimed = v->window && range && !sym_filter_last_ts(v->filter, id);
 	if (v->afdo) {
 		if (!v->has_id) {
 			v->id = id;
@@ -203,10 +203,10 @@ static int view_elem(void *view, const struct cst_elem *e)
 		}
 		if (id != v->id) /* another ID's models are the caller's alone */
 			return cst_view_defer;
-		if (!v->knows || !range)
+		if (!v->knows || !range || untimed)
 			return profile_defer(v, e);
 		v->before_held = false;
-	} else if (!range) {
+	} else if (!range || untimed) {
 		return cst_view_defer;
 	} else if (!v->first_range) {
 		v->first_range = true;
