@@ -8,8 +8,14 @@
  * (a tenth of `script` went to it). */
 static inline void copy(char *d, const char *s, size_t n)
 {
-	if (n > 16) {
+	if (n > 64) {
 		memcpy(d, s, n);
+	} else if (n > 32) {
+		memcpy(d, s, 32);
+		memcpy(d + n - 32, s + n - 32, 32);
+	} else if (n > 16) {
+		memcpy(d, s, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
 	} else if (n >= 8) {
 		memcpy(d, s, 8);
 		memcpy(d + n - 8, s + n - 8, 8);
