@@ -278,7 +278,8 @@ static void format_at(struct cst_pscript *p, uint64_t addr, const struct cst_sym
 /* format_at, through the memo (the fields stay as they are while @p lives). */
 static void put_at(struct cst_pscript *p, uint64_t addr, const struct cst_sym_loc *loc)
 {
-	struct psc_loc_memo *m = p->memo ? &p->memo[(addr ^ (addr >> 10)) % PSC_LOC_MEMO] : NULL;
+	uint64_t slot = (addr >> 2) * 0x9e3779b97f4a7c15ull >> (64 - PSC_LOC_MEMO_BITS);
+	struct psc_loc_memo *m = p->memo ? &p->memo[slot] : NULL;
 	size_t at = p->line.n;
 
 	if (m && m->valid && m->addr == addr && m->func == loc->func &&
