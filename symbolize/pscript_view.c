@@ -76,14 +76,6 @@ static bool needs_ts(const struct cst_pscript *p)
 	       (p->o.filter && p->o.filter->window);
 }
 
-static int no_write(void *ctx, const char *line, size_t len)
-{
-	(void)ctx;
-	(void)line;
-	(void)len;
-	return 0;
-}
-
 /* The pscript's lines into the block, counted: where the next range's start. */
 static int view_write(void *ctx, const char *bytes, size_t len)
 {
@@ -121,13 +113,11 @@ static struct sym_view_worker *pview_make(void *ctx, struct cst_symbolizer *read
 
 	if (!v)
 		return NULL;
-	if (cst_pscript_alloc(&v->p, reader, no_write, NULL, &main->o) < 0) {
+	if (cst_pscript_alloc(&v->p, reader, view_write, v, &main->o) < 0) {
 		free(v);
 		return NULL;
 	}
 	v->need_ts = needs_ts(v->p);
-	v->p->write = view_write;
-	v->p->write_ctx = v;
 	if (main->o.instructions) {
 		v->p->insn_sink = keep_range;
 		v->p->insn_sink_ctx = v;
