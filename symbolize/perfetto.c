@@ -7,6 +7,7 @@
  * fit are left out, the rest copied, with a note of what was left out. A
  * frame's callees span no more than it does: what is kept still nests. */
 #include "cstrace/symbolize.h"
+#include "addr_slot.h"
 #include "perfetto_int.h"
 #include "report_view.h"
 
@@ -173,7 +174,7 @@ struct frame_text {
 
 static struct frame_text frame_text(struct cst_perfetto *pw, const struct cst_call_frame *fr)
 {
-	struct frame_memo *m = &pw->memo[(fr->entry ^ (fr->entry >> 10)) % MEMO];
+	struct frame_memo *m = &pw->memo[sym_addr_slot(fr->entry, MEMO_BITS)];
 	const char *how = cst_call_frame_how_name(fr);
 	struct cst_line *l = &pw->line;
 	size_t nn, na;

@@ -32,7 +32,8 @@ struct clock {
  * as they were formatted last time, by entry address: a loop calls the same
  * few functions a million times, and escaping and formatting those was most of
  * the cost of a slice. */
-#define MEMO 1024
+#define MEMO_BITS 10
+#define MEMO (1u << MEMO_BITS)
 #define MEMO_BYTES 240
 struct frame_memo {
 	const struct cst_sym_func *func;

@@ -40,11 +40,8 @@ struct psample {
 /* "ip sym+off (dso)" as last formatted at one address: a trace names the same
  * few thousand branches again and again, and the hex digits, the names' lengths
  * and the pieces were most of a line's cost. It prints the same while the
- * name, offset and binary it was made of are the same. Slots go by a
- * multiplicative hash of the address: code addresses are aligned and cluster,
- * and an interpreter's branch sources and targets left a shift-and-xor index
- * with most of its misses on slots taken by a neighbour. Of an entry's four
- * cache lines, a typical hit touches two. */
+ * name, offset and binary it was made of are the same (sym_addr_slot). Of an
+ * entry's four cache lines, a typical hit touches two. */
 #define PSC_LOC_MEMO_BITS 13
 #define PSC_LOC_MEMO (1u << PSC_LOC_MEMO_BITS)
 struct psc_loc_memo {

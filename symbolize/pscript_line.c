@@ -3,6 +3,7 @@
  * event name as wide as the longest of the file, the flags, then for branch
  * samples perf_sample__fprintf_bts ("ip sym+off (dso) => addr sym+off (dso)")
  * and for instruction samples process_event's order; insn bytes last. */
+#include "addr_slot.h"
 #include "pscript_int.h"
 
 #include <stdlib.h>
@@ -278,8 +279,8 @@ static void format_at(struct cst_pscript *p, uint64_t addr, const struct cst_sym
 /* format_at, through the memo (the fields stay as they are while @p lives). */
 static void put_at(struct cst_pscript *p, uint64_t addr, const struct cst_sym_loc *loc)
 {
-	uint64_t slot = (addr >> 2) * 0x9e3779b97f4a7c15ull >> (64 - PSC_LOC_MEMO_BITS);
-	struct psc_loc_memo *m = p->memo ? &p->memo[slot] : NULL;
+	struct psc_loc_memo *m =
+		p->memo ? &p->memo[sym_addr_slot(addr, PSC_LOC_MEMO_BITS)] : NULL;
 	size_t at = p->line.n;
 
 	if (m && m->valid && m->addr == addr && m->func == loc->func &&

@@ -9,7 +9,8 @@
  * again and again (loops), and formatting "addr sym+off (dso)" was most of the
  * cost of a line. A location prints the same while its lookup gives the same
  * answer (the symbolizer's strings stay put while it lives). */
-#define SYM_LOC_MEMO 1024
+#define SYM_LOC_MEMO_BITS 13
+#define SYM_LOC_MEMO (1u << SYM_LOC_MEMO_BITS)
 #define SYM_LOC_BYTES 232
 struct sym_loc_memo {
 	uint64_t addr, func_offset, dso_offset;

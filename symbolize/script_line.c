@@ -1,5 +1,6 @@
 /* The script view's lines: the -F fields by name, and a line's head and
  * locations built without printf, through memos of the last ones made. */
+#include "addr_slot.h"
 #include "script_int.h"
 
 #include <string.h>
@@ -191,7 +192,7 @@ static bool same_loc(const struct sym_loc_memo *m, uint64_t addr, const struct c
 /* format_loc, through the memo. */
 void sym_script_loc(struct cst_script *s, uint64_t addr, const struct cst_sym_loc *loc)
 {
-	struct sym_loc_memo *m = &s->memo[(addr ^ (addr >> 10)) % SYM_LOC_MEMO];
+	struct sym_loc_memo *m = &s->memo[sym_addr_slot(addr, SYM_LOC_MEMO_BITS)];
 	size_t at = s->line.n;
 
 	if (same_loc(m, addr, loc)) {
