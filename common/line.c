@@ -46,12 +46,6 @@ void cst_line_end(struct cst_line *l)
 	l->b[l->n++] = '\n';
 }
 
-void cst_line_char(struct cst_line *l, char c)
-{
-	if (l->n < sizeof(l->b))
-		l->b[l->n++] = c;
-}
-
 static void pad(struct cst_line *l, char c, size_t count)
 {
 	size_t room = sizeof(l->b) - l->n;
@@ -74,7 +68,7 @@ static void put_aligned(struct cst_line *l, const char *digits, size_t len, int 
 		pad(l, ' ', w - len);
 }
 
-void cst_line_str(struct cst_line *l, const char *s, int width)
+void cst_line_str_padded(struct cst_line *l, const char *s, int width)
 {
 	if (!s)
 		s = "(null)"; /* as glibc's printf prints it */

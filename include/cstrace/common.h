@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -376,9 +377,23 @@ static inline void cst_line_reset(struct cst_line *l) { l->n = 0; }
 /** End the line with '\n', in its last byte if it is full (a cut line stays one line). */
 void cst_line_end(struct cst_line *l);
 void cst_line_mem(struct cst_line *l, const char *s, size_t len);
-void cst_line_char(struct cst_line *l, char c);
+/* Inline, as the pieces of a line are many and short: a literal's length is
+ * known where it is written. */
+static inline void cst_line_char(struct cst_line *l, char c)
+{
+	if (l->n < sizeof(l->b))
+		l->b[l->n++] = c;
+}
+/** "%*s" where @width is not 0 (cst_line_str). */
+void cst_line_str_padded(struct cst_line *l, const char *s, int width);
 /** "%*s": @s padded with spaces to @width. */
-void cst_line_str(struct cst_line *l, const char *s, int width);
+static inline void cst_line_str(struct cst_line *l, const char *s, int width)
+{
+	if (s && !width)
+		cst_line_mem(l, s, strlen(s));
+	else
+		cst_line_str_padded(l, s, width);
+}
 /** "%*lld", or "%0*lld" with @zero (right-aligned only). */
 void cst_line_dec(struct cst_line *l, int64_t v, int width, int zero);
 /** "%*llu". */
