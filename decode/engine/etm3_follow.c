@@ -75,6 +75,7 @@ struct etm3_follow {
 	uint32_t run_index;
 
 	struct cached_insn *insns; /* of other generations than b.gen: forgotten */
+	struct cst_pe_context code_ctx; /* the context the cached code was read in */
 };
 
 static bool covers(const struct follow_cfg *c)
@@ -209,7 +210,9 @@ static int put_context(struct etm3_follow *f, enum cst_isa isa)
 	e.ctx.context_id = f->pe.ctxid;
 	e.ctx.vmid_valid = f->pe.vmid_valid;
 	e.ctx.vmid = f->pe.vmid;
-	dec_follow_forget(&f->b, f->insns, INSNS * sizeof(*f->insns));
+	if (!dec_follow_same_code(&f->code_ctx, &e.ctx))
+		dec_follow_forget(&f->b, f->insns, INSNS * sizeof(*f->insns));
+	f->code_ctx = e.ctx;
 	return dec_follow_put(&f->b, f->b.index, &e);
 }
 

@@ -217,9 +217,10 @@ static int put_context(struct etm4_follow *f, uint32_t index, const etmv4_contex
 		e.ctx.vmid = c->VMID;
 	}
 	e.isa = f->isa = isa_of(f->is_64bit, is);
+	if (!dec_follow_same_code(&f->elem_ctx, &e.ctx))
+		dec_follow_forget(&f->b, f->blocks, BLOCKS * sizeof(*f->blocks));
 	f->elem_ctx = e.ctx;
 	f->need_ctxt = false;
-	dec_follow_forget(&f->b, f->blocks, BLOCKS * sizeof(*f->blocks));
 	return dec_follow_put(&f->b, index, &e);
 }
 

@@ -102,3 +102,11 @@ void dec_follow_forget(struct follow_base *b, void *table, size_t size)
 	b->gen = 1;
 	memset(table, 0, size);
 }
+
+bool dec_follow_same_code(const struct cst_pe_context *a, const struct cst_pe_context *b)
+{
+	return a->el == b->el && a->el_valid == b->el_valid && a->security == b->security &&
+	       a->bits64 == b->bits64 && a->ctxid_valid == b->ctxid_valid &&
+	       a->context_id == b->context_id && a->vmid_valid == b->vmid_valid &&
+	       a->vmid == b->vmid;
+}

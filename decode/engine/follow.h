@@ -131,5 +131,10 @@ const uint8_t *dec_follow_code(struct follow_base *b, uint64_t pc, uint32_t spac
  * with the generation) holds is forgotten; after 4 G generations, when the count
  * starts again, the table is emptied. */
 void dec_follow_forget(struct follow_base *b, void *table, size_t size);
+/* Whether code read in context @a is code of context @b too: the same
+ * exception level, security state, width, context ID and VMID (the context ID
+ * names the process whose memory is read). A trace repeats its context at every
+ * sync: forgetting there emptied the walk caches every few kilobytes. */
+bool dec_follow_same_code(const struct cst_pe_context *a, const struct cst_pe_context *b);
 
 #endif
