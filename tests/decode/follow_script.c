@@ -288,7 +288,10 @@ static uint32_t io_read(void *ctx, uint8_t trace_id, uint64_t address, uint32_t 
 		       uint32_t len, uint8_t *buf)
 {
 	struct elems *l = ctx;
-	const struct code *c = l->code;
+	const struct code *c = l->other && l->ctx.ctxid_valid &&
+					       l->ctx.context_id == l->other_ctxid
+				       ? l->other
+				       : l->code;
 
 	(void)trace_id;
 	(void)space;

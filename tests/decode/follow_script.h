@@ -91,8 +91,11 @@ struct elems {
 	uint32_t index[MAX_ELEMS];
 	int n;
 	struct cst_pe_context ctx;
-	/* the follower's io: its code, and what it declined */
-	const struct code *code;
+	/* the follower's io: its code, and what it declined; while the last
+	 * context given names context ID @other_ctxid, @other's code instead (as
+	 * perf.data reads that process's memory) */
+	const struct code *code, *other;
+	uint32_t other_ctxid;
 	int declines, reads, resyncs;
 	uint32_t decline_index, resync_index;
 	char why[128];

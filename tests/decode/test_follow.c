@@ -250,6 +250,61 @@ static void test_etm4(void)
 	ELEM(&got, 24, cst_elem_eot, 126);
 }
 
+/* Two processes with other code at the same address, one after the other and
+ * back (perf.data: the context ID names whose memory is read): each range is
+ * its own process's code. The context repeated at a sync keeps what was read:
+ * only a change of process reads code again. */
+static void test_etm4_contexts(void)
+{
+	static const uint32_t b_insn[] = {
+		0xd503201f, /* 80000: nop */
+		0xb5ffffe0, /* 80004: cbnz x0, 80000 */
+	};
+	static struct script sc;
+	static struct elems got;
+	struct code a = a64_code(), b = {.base = 0x80000, .len = sizeof(b_insn)};
+	struct follow_base *f;
+	struct source s;
+
+	for (size_t i = 0; i < sizeof(b_insn) / 4; i++)
+		cst_put_le32(b.bytes + 4 * i, b_insn[i]);
+	CHECK(source_init(&s, cst_proto_etmv4i, V4_REGS));
+	memset(&sc, 0, sizeof(sc));
+	v4_async(&sc);                          /* 0 */
+	v4_trace_info(&sc);                     /* 12 */
+	v4_addr_ctxt(&sc, 0x80000, 1, -1, 0x1); /* 15: process A */
+	v4_atoms(&sc, "N");                     /* 29 */
+	v4_addr_ctxt(&sc, 0x80000, 1, -1, 0x2); /* 30: process B */
+	v4_atoms(&sc, "N");                     /* 44 */
+	v4_addr_ctxt(&sc, 0x80000, 1, -1, 0x2); /* 45: B again, as at a sync */
+	v4_atoms(&sc, "N");                     /* 59 */
+	v4_addr_ctxt(&sc, 0x80000, 1, -1, 0x1); /* 60: back to A */
+	v4_atoms(&sc, "N");                     /* 74 */
+	f = follower_new(&dec_etm4_follower, &s.fc, &got, &a);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	got.other = &b;
+	got.other_ctxid = 0x2;
+	for (int i = 0; i < sc.n; i++)
+		CHECK_EQ_INT(dec_follow_packet(f, OCSD_OP_DATA, sc.s[i].index, &sc.s[i].p),
+			     OCSD_RESP_CONT);
+	CHECK_EQ_INT(dec_follow_packet(f, OCSD_OP_EOT, sc.len, NULL), OCSD_RESP_CONT);
+	dec_etm4_follower.free(f);
+	CHECK_EQ_INT(got.n, 10);
+	CHECK_EQ_INT(ELEM(&got, 1, cst_elem_pe_context, 15)->ctx.context_id, 0x1);
+	RANGE(&got, 2, 29, 0x80000, 0x8000c, 3, cst_isa_a64, cst_insn_branch, false);
+	CHECK_EQ_INT(ELEM(&got, 3, cst_elem_pe_context, 30)->ctx.context_id, 0x2);
+	RANGE(&got, 4, 44, 0x80000, 0x80008, 2, cst_isa_a64, cst_insn_branch, false);
+	ELEM(&got, 5, cst_elem_pe_context, 45);
+	RANGE(&got, 6, 59, 0x80000, 0x80008, 2, cst_isa_a64, cst_insn_branch, false);
+	ELEM(&got, 7, cst_elem_pe_context, 60);
+	RANGE(&got, 8, 74, 0x80000, 0x8000c, 3, cst_isa_a64, cst_insn_branch, false);
+	ELEM(&got, 9, cst_elem_eot, 74);
+	/* code read for A, for B, for A again: not for B's repeated context */
+	CHECK_EQ_INT(got.reads, 3);
+}
+
 /* ------------------------------------------------------------- ETMv3 */
 
 #define V3_REGS "etmcr=0x1000c000" /* 4-byte context IDs, timestamps; a Cortex-A7 */
@@ -281,6 +336,60 @@ static void etm3_script(struct script *sc)
 	v3_async(sc);                              /* 71 */
 	v3_isync(sc, 0x8004, false, 1, 0x5678);    /* 77 */
 	v3_atoms(sc, 2, true);                     /* 87 */
+}
+
+/* test_etm4_contexts for ETMv3: two processes' code at 0x8000, by I-syncs. */
+static void test_etm3_contexts(void)
+{
+	static const uint32_t b_arm[] = {
+		0x1afffffe, /* 8000: bne 8000 */
+		0xe1a00000, /* 8004: mov r0, r0 */
+	};
+	static struct script sc;
+	static struct elems got;
+	struct code a = a32_code(), b = {.base = 0x8000, .len = sizeof(b_arm)};
+	struct follow_base *f;
+	struct source s;
+
+	for (size_t i = 0; i < sizeof(b_arm) / 4; i++)
+		cst_put_le32(b.bytes + 4 * i, b_arm[i]);
+	CHECK(source_init(&s, cst_proto_etmv3, V3_REGS));
+	memset(&sc, 0, sizeof(sc));
+	v3_async(&sc);
+	v3_isync(&sc, 0x8000, false, 1, 0x1); /* process A */
+	v3_atoms(&sc, 2, true);
+	v3_isync(&sc, 0x8000, false, 1, 0x2); /* process B */
+	v3_atoms(&sc, 2, true);
+	v3_isync(&sc, 0x8000, false, 1, 0x2); /* B again */
+	v3_atoms(&sc, 2, true);
+	v3_isync(&sc, 0x8000, false, 1, 0x1); /* back to A */
+	v3_atoms(&sc, 2, true);
+	f = follower_new(&dec_etm3_follower, &s.fc, &got, &a);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	got.other = &b;
+	got.other_ctxid = 0x2;
+	for (int i = 0; i < sc.n; i++)
+		CHECK_EQ_INT(dec_follow_packet(f, OCSD_OP_DATA, sc.s[i].index, &sc.s[i].p),
+			     OCSD_RESP_CONT);
+	CHECK_EQ_INT(dec_follow_packet(f, OCSD_OP_EOT, sc.len, NULL), OCSD_RESP_CONT);
+	dec_etm3_follower.free(f);
+	CHECK_EQ_INT(got.n, 22);
+	/* each I-sync: trace on, the context, then three instructions */
+	CHECK_EQ_INT(ELEM(&got, 2, cst_elem_pe_context, 6)->ctx.context_id, 0x1);
+	RANGE(&got, 3, 16, 0x8000, 0x8004, 1, cst_isa_a32, cst_insn_other, true);
+	RANGE(&got, 5, 16, 0x8008, 0x800c, 1, cst_isa_a32, cst_insn_branch, false);
+	CHECK_EQ_INT(ELEM(&got, 7, cst_elem_pe_context, 17)->ctx.context_id, 0x2);
+	RANGE(&got, 8, 27, 0x8000, 0x8004, 1, cst_isa_a32, cst_insn_branch, true);
+	RANGE(&got, 10, 27, 0x8000, 0x8004, 1, cst_isa_a32, cst_insn_branch, false);
+	ELEM(&got, 12, cst_elem_pe_context, 28);
+	RANGE(&got, 13, 38, 0x8000, 0x8004, 1, cst_isa_a32, cst_insn_branch, true);
+	CHECK_EQ_INT(ELEM(&got, 17, cst_elem_pe_context, 39)->ctx.context_id, 0x1);
+	RANGE(&got, 18, 49, 0x8000, 0x8004, 1, cst_isa_a32, cst_insn_other, true);
+	RANGE(&got, 20, 49, 0x8008, 0x800c, 1, cst_isa_a32, cst_insn_branch, false);
+	ELEM(&got, 21, cst_elem_eot, 49);
+	CHECK_EQ_INT(got.reads, 3);
 }
 
 static void etm3_spelled_out(const struct elems *got)
@@ -662,7 +771,9 @@ int main(void)
 		       "elements are checked as spelled out only\n",
 		       dec_ocsd_version(), DEC_OCSD_PINNED);
 	test_etm4();
+	test_etm4_contexts();
 	test_etm3();
+	test_etm3_contexts();
 	test_declines();
 	test_recover();
 	test_covers();
