@@ -82,15 +82,19 @@ static struct follow_base *follower_new(const struct dec_follower *ops,
 }
 
 /* The follower @ops (configured by @fc) on @sc's packets and resets, then the
- * end of trace, each taken: its elements in @got. */
-static void follow(const struct dec_follower *ops, const struct follow_cfg *fc,
-		   const struct script *sc, const struct code *code, struct elems *got)
+ * end of trace, each taken: its elements in @got. It reads @code, or @other
+ * while the last context names context ID @other_ctxid (struct elems). */
+static void follow_processes(const struct dec_follower *ops, const struct follow_cfg *fc,
+			     const struct script *sc, const struct code *code,
+			     const struct code *other, uint32_t other_ctxid, struct elems *got)
 {
 	struct follow_base *b = follower_new(ops, fc, got, code);
 
 	CHECK(b != NULL);
 	if (!b)
 		return;
+	got->other = other;
+	got->other_ctxid = other_ctxid;
 	for (int i = 0; i < sc->n; i++) {
 		const struct step *s = &sc->s[i];
 
@@ -102,6 +106,12 @@ static void follow(const struct dec_follower *ops, const struct follow_cfg *fc,
 	CHECK_EQ_INT(dec_follow_packet(b, OCSD_OP_EOT, sc->len, NULL), OCSD_RESP_CONT);
 	CHECK_EQ_INT(got->declines, 0);
 	ops->free(b);
+}
+
+static void follow(const struct dec_follower *ops, const struct follow_cfg *fc,
+		   const struct script *sc, const struct code *code, struct elems *got)
+{
+	follow_processes(ops, fc, sc, code, NULL, 0, got);
 }
 
 /* OpenCSD's decoder on @sc's bytes: its elements in @want. */
@@ -263,7 +273,6 @@ static void test_etm4_contexts(void)
 	static struct script sc;
 	static struct elems got;
 	struct code a = a64_code(), b = {.base = 0x80000, .len = sizeof(b_insn)};
-	struct follow_base *f;
 	struct source s;
 
 	for (size_t i = 0; i < sizeof(b_insn) / 4; i++)
@@ -280,17 +289,7 @@ static void test_etm4_contexts(void)
 	v4_atoms(&sc, "N");                     /* 59 */
 	v4_addr_ctxt(&sc, 0x80000, 1, -1, 0x1); /* 60: back to A */
 	v4_atoms(&sc, "N");                     /* 74 */
-	f = follower_new(&dec_etm4_follower, &s.fc, &got, &a);
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	got.other = &b;
-	got.other_ctxid = 0x2;
-	for (int i = 0; i < sc.n; i++)
-		CHECK_EQ_INT(dec_follow_packet(f, OCSD_OP_DATA, sc.s[i].index, &sc.s[i].p),
-			     OCSD_RESP_CONT);
-	CHECK_EQ_INT(dec_follow_packet(f, OCSD_OP_EOT, sc.len, NULL), OCSD_RESP_CONT);
-	dec_etm4_follower.free(f);
+	follow_processes(&dec_etm4_follower, &s.fc, &sc, &a, &b, 0x2, &got);
 	CHECK_EQ_INT(got.n, 10);
 	CHECK_EQ_INT(ELEM(&got, 1, cst_elem_pe_context, 15)->ctx.context_id, 0x1);
 	RANGE(&got, 2, 29, 0x80000, 0x8000c, 3, cst_isa_a64, cst_insn_branch, false);
@@ -348,7 +347,6 @@ static void test_etm3_contexts(void)
 	static struct script sc;
 	static struct elems got;
 	struct code a = a32_code(), b = {.base = 0x8000, .len = sizeof(b_arm)};
-	struct follow_base *f;
 	struct source s;
 
 	for (size_t i = 0; i < sizeof(b_arm) / 4; i++)
@@ -364,17 +362,7 @@ static void test_etm3_contexts(void)
 	v3_atoms(&sc, 2, true);
 	v3_isync(&sc, 0x8000, false, 1, 0x1); /* back to A */
 	v3_atoms(&sc, 2, true);
-	f = follower_new(&dec_etm3_follower, &s.fc, &got, &a);
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	got.other = &b;
-	got.other_ctxid = 0x2;
-	for (int i = 0; i < sc.n; i++)
-		CHECK_EQ_INT(dec_follow_packet(f, OCSD_OP_DATA, sc.s[i].index, &sc.s[i].p),
-			     OCSD_RESP_CONT);
-	CHECK_EQ_INT(dec_follow_packet(f, OCSD_OP_EOT, sc.len, NULL), OCSD_RESP_CONT);
-	dec_etm3_follower.free(f);
+	follow_processes(&dec_etm3_follower, &s.fc, &sc, &a, &b, 0x2, &got);
 	CHECK_EQ_INT(got.n, 22);
 	/* each I-sync: trace on, the context, then three instructions */
 	CHECK_EQ_INT(ELEM(&got, 2, cst_elem_pe_context, 6)->ctx.context_id, 0x1);
