@@ -258,22 +258,37 @@ static uint64_t sample_time(const struct cst_pscript *p, const struct cst_sym_el
 
 /* cs_etm__synth_branch_sample: from the previous packet's last instruction to
  * the first of @se (0 when @se is a discontinuity). */
-static void branch_sample(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_elem *se,
-			  const struct cst_sym_loc *to)
+static void branch_sample(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_elem *se)
 {
 	const struct cst_elem *e = se->elem;
 	struct psample s = {.branch = true, .pid = e->pid, .tid = e->tid, .cpu = e->cpu,
 			    .time = sample_time(p, se), .period = 1, .flags = q->prev.flags};
+	bool lazy = sym_psc_lazy_locs(p);
+	struct cst_sym_loc to;
 
+	s.ip_loc = s.addr_loc = &no_map;
+	s.ip_space = s.addr_space = PSC_NO_SPACE;
 	if (q->prev.kind == pk_range) {
 		s.ip = q->prev.end - q->prev.last_size;
-		s.ip_loc = last_loc(p, &q->prev);
+		s.ip_space = q->prev.pid;
+		s.ip_text = lazy ? sym_psc_memo(p, s.ip, s.ip_space) : NULL;
+		s.ip_loc = s.ip_text ? NULL : last_loc(p, &q->prev);
 		copy_insn(p, &s, q->prev.pid, q->prev.isa);
-	} else {
-		s.ip_loc = &no_map;
 	}
-	s.addr = e->type == cst_elem_instr_range ? e->start : 0;
-	s.addr_loc = s.addr ? to : &no_map;
+	if (e->type == cst_elem_instr_range) {
+		s.addr = e->start;
+		s.addr_space = se->pid;
+		s.addr_text = lazy ? sym_psc_memo(p, s.addr, s.addr_space) : NULL;
+		/* an ip the memo did not hold goes in first, maybe in the same slot */
+		if (s.addr_text && !s.ip_text && s.ip_space != PSC_NO_SPACE &&
+		    sym_addr_slot(s.ip, PSC_LOC_MEMO_BITS) == sym_addr_slot(s.addr, PSC_LOC_MEMO_BITS))
+			s.addr_text = NULL;
+		s.addr_loc = NULL;
+		if (!s.addr_text) {
+			loc_at(p, se, s.addr, &to);
+			s.addr_loc = &to;
+		}
+	}
 	sym_psc_print(p, &s);
 }
 
@@ -300,9 +315,14 @@ static void insn_samples(struct cst_pscript *p, struct pqueue *q, const struct s
 			addr = at->start + (offset - 1) * 4;
 		}
 		s.ip = addr;
-		loc_in(p, se ? se->pieces : NULL, se ? se->npieces : 0, at->space, addr, &loc);
-		cst_symbolizer_perf_name(p->sym, at->space, addr, &loc);
-		s.ip_loc = &loc;
+		s.ip_space = at->space;
+		s.ip_text = sym_psc_lazy_locs(p) ? sym_psc_memo(p, addr, at->space) : NULL;
+		if (!s.ip_text) {
+			loc_in(p, se ? se->pieces : NULL, se ? se->npieces : 0, at->space, addr,
+			       &loc);
+			cst_symbolizer_perf_name(p->sym, at->space, addr, &loc);
+			s.ip_loc = &loc;
+		}
 		copy_insn(p, &s, at->space, at->isa);
 		sym_psc_print(p, &s);
 	}
@@ -341,7 +361,6 @@ static void range(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_
 	const struct cst_elem *e = se->elem;
 	uint8_t last_size = e->last_size ? e->last_size : 4;
 	uint32_t flags = range_flags(p, se->pid, e);
-	struct cst_sym_loc first;
 
 	if (q->prev.kind == pk_disc)
 		q->prev.flags |= PSF_BRANCH | PSF_TRACE_BEGIN;
@@ -364,8 +383,7 @@ static void range(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_
 	 * entered by falling through a branch not taken */
 	if (p->o.branches &&
 	    (q->prev.kind == pk_disc || (q->prev.kind == pk_range && q->prev.taken))) {
-		loc_at(p, se, e->start, &first);
-		branch_sample(p, q, se, &first);
+		branch_sample(p, q, se);
 	}
 	/* this range is the previous packet now: in place, field by field (a
 	 * packet built aside, zeroed and copied whole, was a tenth of the lines) */
@@ -390,7 +408,7 @@ static void discontinuity(struct cst_pscript *p, struct pqueue *q, const struct 
 	if (q->prev.kind == pk_range) {
 		q->prev.flags |= PSF_BRANCH | PSF_TRACE_END;
 		if (p->o.branches)
-			branch_sample(p, q, se, &no_map);
+			branch_sample(p, q, se);
 	}
 	q->prev = (struct ppacket){.kind = pk_disc, .pid = se->pid};
 	if (p->o.errors && (e->gap == cst_gap_overflow || e->gap == cst_gap_resync ||

@@ -6,6 +6,11 @@
 
 #include "cstrace/symbolize.h"
 
+#include <string.h>
+
+#include "addr_slot.h"
+#include "internal.h"
+
 /* perf's sample flags (PERF_IP_FLAG_*, tools/perf/util/event.h) */
 #define PSF_BRANCH (1u << 0)
 #define PSF_CALL (1u << 1)
@@ -24,6 +29,8 @@
 #define PSF_INTR_TOGGLE (1u << 14)
 #define PSF_BRANCH_MISS (1u << 15)
 
+struct psc_loc_memo;
+
 /* One synthesized sample, as perf_sample holds what perf script prints. */
 struct psample {
 	bool branch;               /* the branches event (else instructions) */
@@ -32,25 +39,31 @@ struct psample {
 	uint64_t period;
 	uint32_t flags;
 	uint64_t ip, addr;
-	const struct cst_sym_loc *ip_loc, *addr_loc; /* NULL: no map ([unknown]) */
+	/* the symbolizer's spaces of ip and addr; PSC_NO_SPACE: no map */
+	int32_t ip_space, addr_space;
+	const struct cst_sym_loc *ip_loc, *addr_loc;
+	/* the memo's text for ip and addr, where only the text is printed and
+	 * the memo held it: then the location was not looked up (NULL) */
+	const struct psc_loc_memo *ip_text, *addr_text;
 	uint8_t insn[4];
 	uint8_t insn_len;
 };
 
-/* "ip sym+off (dso)" as last formatted at one address: a trace names the same
- * few thousand branches again and again, and the hex digits, the names' lengths
- * and the pieces were most of a line's cost. It prints the same while the
- * name, offset and binary it was made of are the same (sym_addr_slot). Of an
- * entry's four cache lines, a typical hit touches two. */
+/* "ip sym+off (dso)" as last formatted at one address of one space: a trace
+ * names the same few thousand branches again and again, and looking up the
+ * names and formatting them were most of a line's cost. The text stands while
+ * no space changes (the symbolizer's spaces epoch): an address's location is
+ * found from the space's mappings and binaries alone. Of an entry's four
+ * cache lines, a typical hit touches two. */
+#define PSC_NO_SPACE INT32_MIN /* a sample's address in no map: not memoized */
 #define PSC_LOC_MEMO_BITS 13
 #define PSC_LOC_MEMO (1u << PSC_LOC_MEMO_BITS)
 struct psc_loc_memo {
-	uint64_t addr, func_offset;
-	const struct cst_sym_func *func;
-	const char *dso;
-	bool valid;
+	uint64_t addr;
+	int32_t space;
+	uint32_t epoch;            /* 0: empty */
 	uint8_t len;
-	char b[222];
+	char b[239];
 };
 
 /* What a range's instruction samples are made of, but where the period ends in
@@ -79,6 +92,7 @@ struct cst_pscript {
 	char comm[40];             /* the thread's name, as the line prints it */
 	struct cst_line line;
 	struct psc_loc_memo *memo; /* PSC_LOC_MEMO of them, by address */
+	uint32_t memo_epoch;       /* the latest spaces epoch it met */
 	/* a view on another thread: each range's instruction samples go here
 	 * instead (pscript_view.c), NULL: printed */
 	void (*insn_sink)(void *ctx, const struct sym_psc_range *at);
@@ -110,6 +124,26 @@ void sym_psc_count_insns(struct cst_pscript *p, uint8_t id, uint64_t n);
 
 /* pscript_line.c: one sample as perf script prints it. */
 void sym_psc_print(struct cst_pscript *p, const struct psample *s);
+/* Whether a sample's locations are looked up only where the memo does not hold
+ * their text: only the text is printed (no source line, no filter by name). */
+bool sym_psc_lazy_locs(const struct cst_pscript *p);
+
+/* The memo's entry for @addr of space @space, if it holds the text as it
+ * prints now (else NULL). An epoch that wrapped round empties the memo: an old
+ * entry could match. */
+static inline const struct psc_loc_memo *sym_psc_memo(struct cst_pscript *p, uint64_t addr,
+						      int32_t space)
+{
+	const struct psc_loc_memo *m = &p->memo[sym_addr_slot(addr, PSC_LOC_MEMO_BITS)];
+	uint32_t epoch = p->sym->spaces_epoch;
+
+	if (epoch != p->memo_epoch) {
+		if (epoch < p->memo_epoch)
+			memset(p->memo, 0, PSC_LOC_MEMO * sizeof(*p->memo));
+		p->memo_epoch = epoch;
+	}
+	return m->epoch == epoch && m->addr == addr && m->space == space ? m : NULL;
+}
 /* perf's auxtrace error line for lost trace (--itrace=e). */
 void sym_psc_print_error(struct cst_pscript *p, const struct cst_elem *e, uint64_t time,
 		     const char *msg);

@@ -3,7 +3,6 @@
  * event name as wide as the longest of the file, the flags, then for branch
  * samples perf_sample__fprintf_bts ("ip sym+off (dso) => addr sym+off (dso)")
  * and for instruction samples process_event's order; insn bytes last. */
-#include "addr_slot.h"
 #include "pscript_int.h"
 
 #include <stdlib.h>
@@ -276,29 +275,37 @@ static void format_at(struct cst_pscript *p, uint64_t addr, const struct cst_sym
 		put_dso(l, loc);
 }
 
-/* format_at, through the memo (the fields stay as they are while @p lives). */
-static void put_at(struct cst_pscript *p, uint64_t addr, const struct cst_sym_loc *loc)
+bool sym_psc_lazy_locs(const struct cst_pscript *p)
 {
-	struct psc_loc_memo *m =
-		p->memo ? &p->memo[sym_addr_slot(addr, PSC_LOC_MEMO_BITS)] : NULL;
+	return !(p->o.fields & cst_pscript_srcline) && !cst_sym_filter_by_name(p->filter);
+}
+
+/* format_at, through the memo (the fields stay as they are while @p lives):
+ * @text, the memo's entry found already, or @loc. */
+static void put_at(struct cst_pscript *p, uint64_t addr, int32_t space,
+		   const struct cst_sym_loc *loc, const struct psc_loc_memo *text)
+{
+	struct psc_loc_memo *m;
 	size_t at = p->line.n;
 
-	if (m && m->valid && m->addr == addr && m->func == loc->func &&
-	    m->func_offset == loc->func_offset && m->dso == loc->dso) {
-		cst_line_mem(&p->line, m->b, m->len);
+	if (!text && space != PSC_NO_SPACE)
+		text = sym_psc_memo(p, addr, space);
+	if (text) {
+		cst_line_mem(&p->line, text->b, text->len);
 		return;
 	}
 	format_at(p, addr, loc);
-	if (!m)
+	if (space == PSC_NO_SPACE)
 		return;
+	m = &p->memo[sym_addr_slot(addr, PSC_LOC_MEMO_BITS)];
 	/* a location cut short by a full line is not kept */
-	m->valid = p->line.n - at <= sizeof(m->b) && p->line.n < sizeof(p->line.b);
-	if (!m->valid)
+	if (p->line.n - at > sizeof(m->b) || p->line.n >= sizeof(p->line.b)) {
+		m->epoch = 0;
 		return;
+	}
 	m->addr = addr;
-	m->func = loc->func;
-	m->func_offset = loc->func_offset;
-	m->dso = loc->dso;
+	m->space = space;
+	m->epoch = p->memo_epoch;
 	m->len = (uint8_t)(p->line.n - at);
 	memcpy(m->b, p->line.b + at, m->len);
 }
@@ -306,7 +313,7 @@ static void put_at(struct cst_pscript *p, uint64_t addr, const struct cst_sym_lo
 /* sample__fprintf_sym without a callchain: "%16lx sym+off (dso)" */
 static void put_ip(struct cst_pscript *p, const struct psample *s, bool srcline)
 {
-	put_at(p, s->ip, s->ip_loc);
+	put_at(p, s->ip, s->ip_space, s->ip_loc, s->ip_text);
 	if (srcline)
 		put_srcline(&p->line, s->ip_loc);
 }
@@ -359,7 +366,7 @@ void sym_psc_print(struct cst_pscript *p, const struct psample *s)
 		}
 		if (f & (cst_pscript_addr | BRANCH_ADDR)) {
 			cst_line_str(l, " => ", 0);
-			put_at(p, s->addr, s->addr_loc);
+			put_at(p, s->addr, s->addr_space, s->addr_loc, s->addr_text);
 		}
 		if ((f & cst_pscript_ip) && (f & cst_pscript_srcline))
 			put_srcline(l, s->ip_loc);
