@@ -28,10 +28,12 @@ struct ppacket {
 	int32_t pid;               /* the symbolizer's space of its code */
 	/* where its last instruction is, found when a branch sample first needs it
 	 * (most ranges fall through a branch not taken: none does), from its pieces
-	 * (the symbolizer's, stable) */
+	 * (the symbolizer's, stable) while the spaces stand as they were when it
+	 * was symbolized (@epoch) */
 	bool loc_known;
 	const struct cst_sym_piece *pieces;
 	uint32_t npieces;
+	uint32_t epoch;
 	struct cst_sym_loc last_loc;
 };
 
@@ -201,13 +203,18 @@ static void loc_at(struct cst_pscript *p, const struct cst_sym_elem *se, uint64_
 	cst_symbolizer_perf_name(p->sym, se->pid, addr, loc);
 }
 
-/* The previous range's last instruction's location, found once. */
+/* The previous range's last instruction's location, found once. Its pieces
+ * name it as the mappings stood when it ran; perf names it as they stand when
+ * the sample is made, after a mapping that came between (an exec), so then it
+ * is looked up. */
 static const struct cst_sym_loc *last_loc(struct cst_pscript *p, struct ppacket *prev)
 {
 	if (!prev->loc_known) {
 		uint64_t addr = prev->end - prev->last_size;
+		bool stale = prev->epoch != p->sym->spaces_epoch;
 
-		loc_in(p, prev->pieces, prev->npieces, prev->pid, addr, &prev->last_loc);
+		loc_in(p, stale ? NULL : prev->pieces, stale ? 0 : prev->npieces, prev->pid, addr,
+		       &prev->last_loc);
 		cst_symbolizer_perf_name(p->sym, prev->pid, addr, &prev->last_loc);
 		prev->loc_known = true;
 	}
@@ -398,6 +405,7 @@ static void range(struct cst_pscript *p, struct pqueue *q, const struct cst_sym_
 	q->prev.loc_known = false;
 	q->prev.pieces = se->pieces;
 	q->prev.npieces = se->npieces;
+	q->prev.epoch = p->sym->spaces_epoch;
 }
 
 /* cs_etm__flush at a discontinuity: the last range's branch to 0. */

@@ -1,0 +1,128 @@
+/* perf script's lines name an address as its process's mappings stand when the
+ * line is made. The lines remember the text they made for an address; that text
+ * must not answer for another process at the same address, nor for a process
+ * whose mappings changed since. Each check is made with only the names printed
+ * (the path where a remembered address is not looked up again) and with source
+ * lines too (where it is).
+ * The binary named is this test program itself (symbols and DWARF). */
+#include "test.h"
+
+#include <link.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cstrace/symbolize.h"
+
+enum { MAPPED = 3, OTHER = 4 };
+
+int here_first(int x);
+int here_second(int x);
+
+__attribute__((noinline)) int here_first(int x)
+{
+	return x * 3 + 1;
+}
+
+__attribute__((noinline)) int here_second(int x)
+{
+	return x * 5 + 2;
+}
+
+struct lines {
+	char text[8][512];
+	int n;
+};
+
+static int keep_line(void *ctx, const char *line, size_t len)
+{
+	struct lines *l = ctx;
+
+	if (l->n < 8)
+		snprintf(l->text[l->n++], sizeof(l->text[0]), "%.*s", (int)len, line);
+	return 0;
+}
+
+static int main_bias(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	*(uint64_t *)ctx = info->dlpi_addr;
+	return 1; /* the first is the program */
+}
+
+/* A range of 2 instructions at @start in process @pid, ending in a taken branch. */
+static void feed(struct cst_symbolizer *sym, struct cst_pscript *p, int32_t pid, uint64_t start)
+{
+	struct cst_elem e = {.type = cst_elem_instr_range, .start = start, .end = start + 8,
+			     .num_insns = 2, .isa = cst_isa_a64, .pid = pid, .tid = pid,
+			     .cpu = 0, .last_class = cst_insn_branch, .last_size = 4,
+			     .last_executed = true};
+
+	CHECK_EQ_INT(cst_symbolizer_feed(sym, &e, cst_pscript_add, p), 0);
+}
+
+/* How many times @needle is in @hay. */
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *s = strstr(hay, needle); s; s = strstr(s + 1, needle))
+		n++;
+	return n;
+}
+
+static void check(const char *exe, uint64_t first, uint64_t second, unsigned fields)
+{
+	struct cst_sym_mapping m = {.pid = MAPPED, .path = exe, .elf_vaddr = true};
+	struct cst_pscript_opts o = {.sz = sizeof(o), .fields = fields, .branches = true};
+	struct cst_symbolizer *sym = NULL;
+	struct cst_pscript *p = NULL;
+	struct lines l = {0};
+
+	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, NULL), 0);
+	if (!sym)
+		return;
+	CHECK_EQ_INT(cst_symbolizer_add_mapping(sym, &m), 0);
+	CHECK_EQ_INT(cst_pscript_alloc(&p, sym, keep_line, &l, &o), 0);
+	if (!p) {
+		cst_symbolizer_free(sym);
+		return;
+	}
+	feed(sym, p, MAPPED, first);
+	feed(sym, p, MAPPED, second);  /* here_first+4 => here_second */
+	feed(sym, p, OTHER, second);   /* here_second+4 => the other's: no map */
+	m.pid = OTHER;                 /* the other process maps the program now */
+	CHECK_EQ_INT(cst_symbolizer_add_mapping(sym, &m), 0);
+	feed(sym, p, OTHER, second);   /* here_second+4 => here_second, the other's */
+	CHECK_EQ_INT(l.n, 3);
+	if (l.n == 3) {
+		CHECK(count(l.text[0], "here_first+0x4") == 1 && count(l.text[0], "here_second+0x0") == 1);
+		CHECK_EQ_INT(count(l.text[1], "here_second"), 1);
+		CHECK_EQ_INT(count(l.text[1], "[unknown]"), 2);
+		CHECK(count(l.text[2], "here_second+0x4") == 1 && count(l.text[2], "here_second+0x0") == 1);
+		CHECK_EQ_INT(count(l.text[2], "[unknown]"), 0);
+	}
+	for (int i = 0; i < l.n; i++)
+		fprintf(stderr, "%s", l.text[i]);
+	cst_pscript_free(p);
+	cst_symbolizer_free(sym);
+}
+
+int main(void)
+{
+	unsigned names = cst_pscript_ip | cst_pscript_sym | cst_pscript_symoff | cst_pscript_dso |
+			 cst_pscript_addr;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	uint64_t bias = 0;
+
+	if (n <= 0)
+		TEST_SKIP("no /proc/self/exe");
+	exe[n] = '\0';
+	dl_iterate_phdr(main_bias, &bias);
+	CHECK_EQ_INT(here_first(1) + here_second(1), 11);
+	check(exe, (uint64_t)(uintptr_t)here_first - bias, (uint64_t)(uintptr_t)here_second - bias,
+	      names);
+	check(exe, (uint64_t)(uintptr_t)here_first - bias, (uint64_t)(uintptr_t)here_second - bias,
+	      names | cst_pscript_srcline);
+	return test_done();
+}
