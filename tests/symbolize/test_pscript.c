@@ -7,11 +7,10 @@
  * The binary named is this test program itself (symbols and DWARF). */
 #include "test.h"
 
-#include <link.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cstrace/symbolize.h"
+#include "self_elf.h"
 
 enum { MAPPED = 3, OTHER = 4 };
 
@@ -40,13 +39,6 @@ static int keep_line(void *ctx, const char *line, size_t len)
 	if (l->n < 8)
 		snprintf(l->text[l->n++], sizeof(l->text[0]), "%.*s", (int)len, line);
 	return 0;
-}
-
-static int main_bias(struct dl_phdr_info *info, size_t size, void *ctx)
-{
-	(void)size;
-	*(uint64_t *)ctx = info->dlpi_addr;
-	return 1; /* the first is the program */
 }
 
 /* A range of 2 instructions at @start in process @pid, ending in a taken branch. */
@@ -112,13 +104,10 @@ int main(void)
 	unsigned names = cst_pscript_ip | cst_pscript_sym | cst_pscript_symoff | cst_pscript_dso |
 			 cst_pscript_addr;
 	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	uint64_t bias = 0;
+	uint64_t bias;
 
-	if (n <= 0)
+	if (!self_elf(exe, sizeof(exe), &bias))
 		TEST_SKIP("no /proc/self/exe");
-	exe[n] = '\0';
-	dl_iterate_phdr(main_bias, &bias);
 	CHECK_EQ_INT(here_first(1) + here_second(1), 11);
 	check(exe, (uint64_t)(uintptr_t)here_first - bias, (uint64_t)(uintptr_t)here_second - bias,
 	      names);

@@ -7,11 +7,10 @@
  * The binary looked up is this test program itself (symbols and DWARF). */
 #include "test.h"
 
-#include <link.h>
 #include <pthread.h>
-#include <unistd.h>
 
 #include "cstrace/symbolize.h"
+#include "self_elf.h"
 
 enum { PID = 3, PER_FUNC = 96, NFUNCS = 6, N = PER_FUNC * NFUNCS, THREADS = 2 };
 
@@ -82,14 +81,6 @@ static void *run(void *arg)
 	return NULL;
 }
 
-/* This program's load bias, to turn its functions' addresses into the ELF's. */
-static int main_bias(struct dl_phdr_info *info, size_t size, void *ctx)
-{
-	(void)size;
-	*(uint64_t *)ctx = info->dlpi_addr;
-	return 1; /* the first is the program */
-}
-
 static struct cst_symbolizer *symbolizer_of(const char *exe)
 {
 	struct cst_sym_mapping m = {.pid = PID, .path = exe, .elf_vaddr = true};
@@ -109,19 +100,16 @@ int main(void)
 	static uint64_t addrs[N];
 	static struct answer want[N], got[THREADS + 1][N];
 	const void *funcs[NFUNCS] = {(void *)ask, (void *)run, (void *)first_piece,
-				     (void *)put, (void *)main_bias, (void *)symbolizer_of};
+				     (void *)put, (void *)self_elf_bias, (void *)symbolizer_of};
 	struct cst_symbolizer *sym, *ref, *readers[THREADS] = {0}, *bad = NULL;
 	struct cst_symbolizer_stats st;
 	struct job jobs[THREADS + 1];
 	pthread_t tid[THREADS];
 	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	uint64_t bias = 0;
+	uint64_t bias;
 
-	if (n <= 0)
+	if (!self_elf(exe, sizeof(exe), &bias))
 		TEST_SKIP("no /proc/self/exe");
-	exe[n] = '\0';
-	dl_iterate_phdr(main_bias, &bias);
 	for (int f = 0; f < NFUNCS; f++)
 		for (int i = 0; i < PER_FUNC; i++)
 			addrs[f * PER_FUNC + i] = (uint64_t)(uintptr_t)funcs[f] - bias + 2u * i;
