@@ -270,7 +270,6 @@ static void branch_sample(struct cst_pscript *p, struct pqueue *q, const struct 
 	const struct cst_elem *e = se->elem;
 	struct psample s = {.branch = true, .pid = e->pid, .tid = e->tid, .cpu = e->cpu,
 			    .time = sample_time(p, se), .period = 1, .flags = q->prev.flags};
-	bool lazy = sym_psc_lazy_locs(p);
 	struct cst_sym_loc to;
 
 	s.ip_loc = s.addr_loc = &no_map;
@@ -278,14 +277,14 @@ static void branch_sample(struct cst_pscript *p, struct pqueue *q, const struct 
 	if (q->prev.kind == pk_range) {
 		s.ip = q->prev.end - q->prev.last_size;
 		s.ip_space = q->prev.pid;
-		s.ip_text = lazy ? sym_psc_memo(p, s.ip, s.ip_space) : NULL;
+		s.ip_text = p->lazy_locs ? sym_psc_memo(p, s.ip, s.ip_space) : NULL;
 		s.ip_loc = s.ip_text ? NULL : last_loc(p, &q->prev);
 		copy_insn(p, &s, q->prev.pid, q->prev.isa);
 	}
 	if (e->type == cst_elem_instr_range) {
 		s.addr = e->start;
 		s.addr_space = se->pid;
-		s.addr_text = lazy ? sym_psc_memo(p, s.addr, s.addr_space) : NULL;
+		s.addr_text = p->lazy_locs ? sym_psc_memo(p, s.addr, s.addr_space) : NULL;
 		/* an ip the memo did not hold goes in first, maybe in the same slot */
 		if (s.addr_text && !s.ip_text && s.ip_space != PSC_NO_SPACE &&
 		    sym_addr_slot(s.ip, PSC_LOC_MEMO_BITS) == sym_addr_slot(s.addr, PSC_LOC_MEMO_BITS))
@@ -323,7 +322,7 @@ static void insn_samples(struct cst_pscript *p, struct pqueue *q, const struct s
 		}
 		s.ip = addr;
 		s.ip_space = at->space;
-		s.ip_text = sym_psc_lazy_locs(p) ? sym_psc_memo(p, addr, at->space) : NULL;
+		s.ip_text = p->lazy_locs ? sym_psc_memo(p, addr, at->space) : NULL;
 		if (!s.ip_text) {
 			loc_in(p, se ? se->pieces : NULL, se ? se->npieces : 0, at->space, addr,
 			       &loc);

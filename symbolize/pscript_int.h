@@ -93,6 +93,9 @@ struct cst_pscript {
 	struct cst_line line;
 	struct psc_loc_memo *memo; /* PSC_LOC_MEMO of them, by address */
 	uint32_t memo_epoch;       /* the latest spaces epoch it met */
+	/* a sample's locations are looked up only where the memo does not hold
+	 * their text: only the text is printed (no source line, no filter by name) */
+	bool lazy_locs;
 	/* a view on another thread: each range's instruction samples go here
 	 * instead (pscript_view.c), NULL: printed */
 	void (*insn_sink)(void *ctx, const struct sym_psc_range *at);
@@ -124,10 +127,6 @@ void sym_psc_count_insns(struct cst_pscript *p, uint8_t id, uint64_t n);
 
 /* pscript_line.c: one sample as perf script prints it. */
 void sym_psc_print(struct cst_pscript *p, const struct psample *s);
-/* Whether a sample's locations are looked up only where the memo does not hold
- * their text: only the text is printed (no source line, no filter by name). */
-bool sym_psc_lazy_locs(const struct cst_pscript *p);
-
 /* The memo's entry for @addr of space @space, if it holds the text as it
  * prints now (else NULL). An epoch that wrapped round empties the memo: an old
  * entry could match. */

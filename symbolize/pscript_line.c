@@ -275,11 +275,6 @@ static void format_at(struct cst_pscript *p, uint64_t addr, const struct cst_sym
 		put_dso(l, loc);
 }
 
-bool sym_psc_lazy_locs(const struct cst_pscript *p)
-{
-	return !(p->o.fields & cst_pscript_srcline) && !cst_sym_filter_by_name(p->filter);
-}
-
 /* format_at, through the memo (the fields stay as they are while @p lives):
  * @text, the memo's entry found already, or @loc. */
 static void put_at(struct cst_pscript *p, uint64_t addr, int32_t space,
@@ -436,7 +431,10 @@ static int setup(struct cst_pscript *p, const struct cst_pscript_opts *opts)
 	if (!p->memo)
 		return -cste_nomem;
 	err = cst_sym_filter_alloc(&p->filter, p->sym, p->o.filter);
-	return err;
+	if (err)
+		return err;
+	p->lazy_locs = !(p->o.fields & cst_pscript_srcline) && !cst_sym_filter_by_name(p->filter);
+	return 0;
 }
 
 int cst_pscript_alloc(struct cst_pscript **out, struct cst_symbolizer *sym,
