@@ -3,7 +3,8 @@
  * must not answer for another process at the same address, nor for a process
  * whose mappings changed since. Each check is made with only the names printed
  * (the path where a remembered address is not looked up again) and with source
- * lines too (where it is).
+ * lines too (where it is). And where a line's two addresses share the memo's
+ * slot, the one looked up and kept first must not take the other's text.
  * The binary named is this test program itself (symbols and DWARF). */
 #include "test.h"
 
@@ -11,6 +12,7 @@
 
 #include "cstrace/symbolize.h"
 #include "self_elf.h"
+#include "../../symbolize/pscript_int.h" /* the memo's slots */
 
 enum { MAPPED = 3, OTHER = 4 };
 
@@ -99,6 +101,54 @@ static void check(const char *exe, uint64_t first, uint64_t second, unsigned fie
 	cst_symbolizer_free(sym);
 }
 
+static size_t slot(uint64_t addr)
+{
+	return sym_addr_slot(addr, PSC_LOC_MEMO_BITS);
+}
+
+/* A line whose ip the memo does not hold and whose addr it does, in one slot:
+ * the ip goes in first and must not leave the addr its own text. */
+static void check_shared_slot(const char *exe, uint64_t a)
+{
+	struct cst_sym_mapping m = {.pid = MAPPED, .path = exe, .elf_vaddr = true};
+	struct cst_pscript_opts o = {.sz = sizeof(o), .branches = true,
+				     .fields = cst_pscript_ip | cst_pscript_sym | cst_pscript_dso |
+					       cst_pscript_addr};
+	struct cst_symbolizer *sym = NULL;
+	struct cst_pscript *p = NULL;
+	struct lines l = {0};
+	char ip[32], to[32];
+	uint64_t y = a + 64, x = y + 4;
+
+	/* x shares y's slot; the other addresses printed before keep out of it */
+	while (slot(x) != slot(y) || slot(x - 4) == slot(y) || slot(y + 4) == slot(y) ||
+	       slot(a + 4) == slot(y))
+		x += 4;
+	CHECK_EQ_INT(cst_symbolizer_alloc(&sym, NULL), 0);
+	if (!sym)
+		return;
+	CHECK_EQ_INT(cst_symbolizer_add_mapping(sym, &m), 0);
+	CHECK_EQ_INT(cst_pscript_alloc(&p, sym, keep_line, &l, &o), 0);
+	if (p) {
+		feed(sym, p, MAPPED, a);
+		feed(sym, p, MAPPED, y);      /* a+4 => y: y's text kept */
+		feed(sym, p, MAPPED, x - 4);  /* y+4 => x-4 */
+		feed(sym, p, MAPPED, y);      /* x => y, in one slot */
+		CHECK_EQ_INT(l.n, 3);
+		snprintf(ip, sizeof(ip), "%16llx ", (unsigned long long)x);
+		snprintf(to, sizeof(to), "=> %16llx ", (unsigned long long)y);
+		if (l.n == 3) {
+			const char *at_ip = strstr(l.text[2], ip), *at_to = strstr(l.text[2], to);
+
+			CHECK(at_ip && at_to && at_ip < at_to);
+		}
+		for (int i = 0; i < l.n; i++)
+			fprintf(stderr, "%s", l.text[i]);
+	}
+	cst_pscript_free(p);
+	cst_symbolizer_free(sym);
+}
+
 int main(void)
 {
 	unsigned names = cst_pscript_ip | cst_pscript_sym | cst_pscript_symoff | cst_pscript_dso |
@@ -114,5 +164,6 @@ int main(void)
 	CHECK_EQ_INT(here_first(1) + here_second(1), 11);
 	check(exe, first, second, names);
 	check(exe, first, second, names | cst_pscript_srcline);
+	check_shared_slot(exe, first);
 	return test_done();
 }
