@@ -1,6 +1,9 @@
 /* threads: four threads running at once; QEMU logs their instructions interleaved (and
  * sometimes in the middle of another thread's strace line). synth traces them as one
  * stream whose thread switches are exceptions: the decode must still be exact.
+ * Each thread waits for the others to start before it works: QEMU gives a new thread
+ * the vCPU index above the highest live one, so a thread that ended before the next
+ * one started would hand its vCPU on, and the run would have fewer than four CPUs.
  * argv[1]: iterations per thread (default 3000; the benchmarks ask for more). */
 #include <pthread.h>
 #include <stdio.h>
@@ -8,10 +11,12 @@
 
 static volatile long acc[4];
 static long iterations = 3000;
+static pthread_barrier_t started;
 
 static void *work(void *p)
 {
 	long k = (long)p;
+	pthread_barrier_wait(&started);
 	for (long i = 0; i < iterations; i++)
 		acc[k] += i ^ k;
 	return NULL;
@@ -22,6 +27,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		iterations = strtol(argv[1], NULL, 0);
 	pthread_t t[3];
+	pthread_barrier_init(&started, NULL, 4);
 	for (long k = 0; k < 3; k++)
 		pthread_create(&t[k], NULL, work, (void *)k);
 	work((void *)3);
