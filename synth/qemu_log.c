@@ -321,9 +321,11 @@ static bool qlog_result(const char *p, unsigned long long *v)
  * leaves a thread ID owed, and the next result that can be a new thread's ID pays
  * it: above the process ID (IDs grow), and not seen before. (QEMU prints the
  * process ID before every thread's calls, so a call names no thread.) */
-uint32_t synth_qlog_ids(const char *log_path, uint32_t *tids, int max, int *ntids)
+uint32_t synth_qlog_ids(const char *log_path, uint32_t *tids, int max, int *ntids,
+			int *nclones)
 {
 	*ntids = 0;
+	*nclones = 0;
 	FILE *f = fopen(log_path, "r");
 	if (!f)
 		return 0;
@@ -343,8 +345,10 @@ uint32_t synth_qlog_ids(const char *log_path, uint32_t *tids, int max, int *ntid
 				continue;
 			if (!pid)
 				pid = (uint32_t)id;
-			if (!strncmp(end + 1, "clone(", 6))
+			if (!strncmp(end + 1, "clone(", 6)) {
 				owed++;
+				(*nclones)++;
+			}
 			res = strstr(end, ") = ");
 			if (res)
 				res += 4;

@@ -137,6 +137,22 @@ static uint32_t standin_tid(struct synth_run *r, int k)
 	return top + (uint32_t)(k - r->ntids);
 }
 
+/* QEMU gives a new thread the vCPU index above the highest live one: a thread
+ * made after the newest one ended takes its vCPU over, and its trace goes out
+ * with the first owner's core, ETM and context ID. Nothing in the log says where
+ * on the vCPU one thread ends and the next begins, so say it. */
+static void warn_shared_vcpus(const struct synth_run *r, int nclones)
+{
+	int nvcpus = 0;
+	for (int k = 0; k < SYNTH_MAX_CPUS; k++)
+		nvcpus += r->cpu[k].used;
+	if (nvcpus && nclones + 1 > nvcpus)
+		cst_logf(r->opts->log, cst_log_warning,
+			 "%d threads ran on %d vCPUs: QEMU gave the vCPU of a thread that had "
+			 "ended to a later thread, whose trace carries the first one's context ID",
+			 nclones + 1, nvcpus);
+}
+
 static int cpu_init(struct synth_run *r, int k)
 {
 	struct synth_cpu *c = &r->cpu[k];
@@ -568,10 +584,13 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 	} else if (!rc) {
 		/* Context IDs are thread IDs (PID_IN_CONTEXTIDR); strace lines name them,
 		 * but only after the first instructions, so take them from a first look. */
-		r->pid = synth_qlog_ids(log_path, r->tids, SYNTH_MAX_CPUS, &r->ntids);
+		int nclones;
+		r->pid = synth_qlog_ids(log_path, r->tids, SYNTH_MAX_CPUS, &r->ntids, &nclones);
 		if (!r->pid)
 			r->pid = 1; /* no strace line at all: any pid will do */
 		rc = synth_qlog_parse(&r->q, log_path, run_insn, r, opts->log);
+		if (!rc)
+			warn_shared_vcpus(r, nclones);
 	}
 	if (!rc && !r->icount) {
 		cst_logf(opts->log, cst_log_error, "%s: QEMU logged no instructions", log_path);

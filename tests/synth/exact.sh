@@ -2,15 +2,22 @@
 # synth exact ground truth: run PROG under QEMU, synthesize a snapshot, decode it with
 # cstrace and with OpenCSD's trc_pkt_lister: both must equal QEMU's instruction stream.
 # Usage: exact.sh ARCH PROG [ARGS...]; SYNTH_OPTS adds synth options (--timestamps is
-# then also checked: timestamps present and never going backwards).
+# then also checked: timestamps present and never going backwards); SYNTH_SAYS is a
+# warning synth must give (without it, synth must not say that threads shared a vCPU).
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 arch=$1; prog=$2; shift 2
 need_synth "$arch" "$prog"
 
 check "synth runs" "$CSTRACE" synth --arch "$arch" ${SYNTH_OPTS:-} -o "$TMP/snap" --truth "$TMP/truth" \
-	--keep-log "$TMP/qemu.log" -- "$prog" "$@"
+	--keep-log "$TMP/qemu.log" -- "$prog" "$@" 2> "$TMP/synth.err"
 [ -s "$TMP/truth" ] || { fail "no ground truth written"; finish; }
+if [ -n "${SYNTH_SAYS:-}" ]; then
+	check "synth says: $SYNTH_SAYS ($(head -c 300 "$TMP/synth.err"))" \
+		grep -qxF "cstrace: warning: $SYNTH_SAYS" "$TMP/synth.err"
+else
+	check "synth says no threads shared a vCPU" bash -c '! grep -q "vCPUs" "$0"' "$TMP/synth.err"
+fi
 check "cstrace decode" sh -c '"$0" decode "$1" --format=jsonl > "$2"' "$CSTRACE" "$TMP/snap" "$TMP/dec.jsonl"
 # cstrace's own decoders (ETMv4, ETMv3) give OpenCSD's elements on every program
 "$CSTRACE" decode "$TMP/snap" --format=jsonl --threads 1 --decoder=opencsd > "$TMP/ocsd.jsonl" 2>&1

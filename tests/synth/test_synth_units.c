@@ -310,22 +310,24 @@ static void test_qlog_ids(void)
 	const char *src = getenv("CSTRACE_SOURCE_DIR");
 	char path[4096];
 	uint32_t tids[8] = {0};
-	int n = -1;
+	int n = -1, nclones = -1;
 
 	if (!src) {
 		printf("SKIP (part): CSTRACE_SOURCE_DIR unset\n");
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/tests/synth/regress/clone_results_interleaved.qlog", src);
-	CHECK_EQ_INT(synth_qlog_ids(path, tids, 8, &n), 24949);
+	CHECK_EQ_INT(synth_qlog_ids(path, tids, 8, &n, &nclones), 24949);
 	CHECK_EQ_INT(n, 3);
+	CHECK_EQ_INT(nclones, 3);
 	CHECK_EQ_INT(tids[0], 24955);
 	CHECK_EQ_INT(tids[1], 24973);
 	CHECK_EQ_INT(tids[2], 24976);
-	/* room for one: the first clone's */
-	n = -1;
-	CHECK_EQ_INT(synth_qlog_ids(path, tids, 1, &n), 24949);
+	/* room for one: the first clone's; the calls are all counted */
+	n = nclones = -1;
+	CHECK_EQ_INT(synth_qlog_ids(path, tids, 1, &n, &nclones), 24949);
 	CHECK_EQ_INT(n, 1);
+	CHECK_EQ_INT(nclones, 3);
 	CHECK_EQ_INT(tids[0], 24955);
 }
 
