@@ -578,6 +578,12 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 		rc = run_plugin(r, argv, log_path);
 		if (!rc)
 			rc = check_log(r, log_path);
+		if (!rc) {
+			uint32_t tids[SYNTH_MAX_CPUS];
+			int ntids, nclones;
+			synth_qlog_ids(log_path, tids, SYNTH_MAX_CPUS, &ntids, &nclones);
+			warn_shared_vcpus(r, nclones);
+		}
 		/* then only the load addresses from the log */
 		if (!rc)
 			rc = synth_qlog_parse(&r->q, log_path, NULL, NULL, opts->log);

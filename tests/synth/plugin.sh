@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # synth TCG plugin: its ground truth must equal the exec log's, instruction for
-# instruction, and its snapshot must decode exactly. Usage: plugin.sh PROG...
+# instruction, and its snapshot must decode exactly; threads that shared a vCPU are
+# said, as without it. Usage: plugin.sh PROG... (the threads program is taken from
+# the first one's directory)
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 command -v qemu-aarch64 >/dev/null || skip "qemu-aarch64 not installed"
@@ -17,4 +19,13 @@ for prog in "$@"; do
 	check "$n: decode equals the plugin's truth" python3 "$here/compare.py" \
 		--truth "$TMP/p-$n.truth" --jsonl "$TMP/p-$n.jsonl"
 done
+# threads made one after another share a vCPU: said with the plugin too
+threads=$(dirname "$1")/threads
+if [ -x "$threads" ]; then
+	check "threads one after another: synth with the plugin" sh -c \
+		'"$0" synth --arch aarch64 --plugin -o "$1" -- "$2" 3000 serial 2> "$3"' \
+		"$CSTRACE" "$TMP/p-serial" "$threads" "$TMP/p-serial.err"
+	check "threads one after another: the plugin run says they shared a vCPU: $(head -c 300 "$TMP/p-serial.err")" \
+		grep -q "^cstrace: warning: 4 threads ran on 2 vCPUs: " "$TMP/p-serial.err"
+fi
 finish
