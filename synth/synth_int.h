@@ -91,14 +91,14 @@ int synth_program_check(const struct cst_synth_opts *opts, const char *prog);
  * (one per guest thread in user mode). */
 typedef int (*synth_qlog_insn_fn)(void *ctx, int cpu, uint64_t pc, bool thumb);
 
-/* Read the whole log: instruction bytes go to q->code, mappings to q->maps,
- * every executed instruction to @fn. Returns 0, @fn's non-zero value, or an error. */
 /* The guest pid named by the first strace line (0 if none), the thread IDs
  * clone() returned, in order (QEMU numbers vCPUs in thread creation order while no
  * thread has ended), at most @max of them, and in @nclones how many clone() calls
  * there were. */
 uint32_t synth_qlog_ids(const char *log_path, uint32_t *tids, int max, int *ntids,
 			int *nclones);
+/* Read the whole log: instruction bytes go to q->code, mappings to q->maps,
+ * every executed instruction to @fn. Returns 0, @fn's non-zero value, or an error. */
 int synth_qlog_parse(struct synth_qlog *q, const char *log_path, synth_qlog_insn_fn fn, void *ctx,
 		     const struct cst_log *log);
 void synth_qlog_fini(struct synth_qlog *q);
