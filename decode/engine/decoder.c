@@ -63,6 +63,7 @@ void dec_stats_count(struct cst_decoder_stats *st, const struct cst_elem *e)
 	uint64_t n = dec_elem_count(e);
 
 	st->elements += n;
+	st->followed += e->followed ? n : 0; /* ETMv3's runs (follow_cfg.runs) */
 	if (e->type != cst_elem_no_sync && e->type != cst_elem_eot && e->type != cst_elem_unknown)
 		st->synced += n;
 	switch (e->type) {
@@ -172,7 +173,7 @@ static int follow_elem(void *ctx, uint32_t index, uint8_t trace_id, struct cst_e
 {
 	struct cst_decoder *dec = ctx;
 
-	dec->stats.followed += dec_elem_count(e); /* ETMv3's runs (follow_cfg.runs) */
+	e->followed = true; /* counted by dec_stats_count, wherever it goes */
 	return deliver(dec, index, trace_id, e);
 }
 

@@ -202,6 +202,9 @@ struct cst_elem {
 	 * decoder had stopped before it, or threw it away); cstrace still does, where
 	 * perf's order would put it. Not worked out in file order. */
 	bool perf_unseen;
+	/* made by cstrace's own decoder, not OpenCSD's (cst_decoder_stats.followed
+	 * counts these) */
+	bool followed;
 
 	/* the OpenCSD element behind this one (for cst_elem_format_ocsd); NULL in
 	 * the elements cst_session_run delivers from other threads */
