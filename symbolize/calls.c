@@ -7,72 +7,10 @@
  * pending until then. An exception keeps the transfer that was pending when it
  * came: a handler may run first, and the transfer completes when the
  * interrupted code resumes. */
-#include "cstrace/symbolize.h"
+#include "calls_int.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define NIDS 128
-/* A stack deeper than this is not followed (runaway recursion, or returns the
- * model never sees): it is emptied as if trace were lost, so memory stays bounded. */
-#define MAX_DEPTH 65536
-
-enum pend {
-	pend_none = 0, /* fell through, or a branch not taken: control went on */
-	pend_call,
-	pend_ret,
-	pend_eret,
-	pend_jump,     /* any other taken direct branch */
-	pend_jump_ind, /* any other taken indirect branch */
-};
-
-/* What a frame hides besides its public part: the transfer pending in the code it
- * interrupted (exception frames only), and the return address of a call it made
- * into code the filter does not trace (0: none). */
-struct stash {
-	enum pend pend;
-	uint64_t pend_ret;
-	uint64_t out_ret;
-};
-
-struct thread {
-	int64_t key;
-	int32_t pid, tid;
-	uint8_t trace_id;          /* where it ran last */
-	uint64_t seen_gaps;        /* gaps[trace_id] when it ran last */
-	struct cst_call_frame *stack;
-	struct stash *stash;
-	size_t cap, scap;
-	uint32_t depth;
-	bool live;                 /* a range arrived since trace (re)started */
-	bool off;                  /* a filter turned tracing off: the stack stands */
-	enum pend pend;
-	uint64_t pend_ret;         /* pend_call: the return address */
-	bool exc;                  /* an exception is waiting to resume */
-	bool exc_ret_valid;
-	uint64_t exc_ret;
-	uint64_t exc_again;        /* the instruction the exception followed (0: none) */
-	uint64_t last_end;         /* end of its latest range */
-	uint64_t last_insn;        /* address of its latest range's last instruction */
-	uint64_t time;             /* of its latest element */
-};
-
-struct cst_calls {
-	cst_call_fn fn;
-	void *ctx;
-	struct thread *threads;
-	size_t cap;
-	uint32_t nthreads;
-	uint32_t *index;           /* open addressing: thread + 1, 0 empty */
-	uint32_t icap;
-	uint64_t icount[NIDS];     /* instructions executed per trace ID */
-	uint64_t gaps[NIDS];       /* gaps seen per trace ID */
-	uint32_t last_thread[NIDS]; /* thread + 1 last seen per trace ID */
-	struct cst_calls_stats st;
-	/* the element being accounted, for the events it causes */
-	const struct cst_elem *elem;
-	uint64_t time;
-};
 
 int cst_calls_alloc(struct cst_calls **out, cst_call_fn fn, void *ctx)
 {
@@ -99,6 +37,7 @@ void cst_calls_free(struct cst_calls *calls)
 	}
 	free(calls->threads);
 	free(calls->index);
+	sym_calls_rel_fini(calls);
 	free(calls);
 }
 
@@ -107,23 +46,37 @@ static uint64_t thread_hash(const void *ctx, uint32_t i)
 	return (uint64_t)((const struct cst_calls *)ctx)->threads[i].key * 0x9e3779b97f4a7c15ull;
 }
 
-/* The thread an element belongs to: its thread ID where the input names one,
- * else the context ID's process (PID_IN_CONTEXTIDR puts the thread's ID there),
- * else one unknown thread per trace ID. */
-static struct thread *thread_of(struct cst_calls *c, const struct cst_sym_elem *se)
+/* The thread an element belongs to (its key): its thread ID where the input
+ * names one, else the context ID's process (PID_IN_CONTEXTIDR puts the thread's
+ * ID there), else one unknown thread per trace ID. */
+int64_t sym_calls_key(const struct cst_sym_elem *se)
 {
 	const struct cst_elem *e = se->elem;
-	int64_t key = e->tid >= 0 ? e->tid : se->pid >= 0 ? se->pid : -1 - (int64_t)e->trace_id;
+
+	return e->tid >= 0 ? e->tid : se->pid >= 0 ? se->pid : -1 - (int64_t)e->trace_id;
+}
+
+struct thread *sym_calls_find(struct cst_calls *c, int64_t key, const struct cst_sym_elem *add)
+{
+	const struct cst_elem *e = add ? add->elem : NULL;
+	const struct cst_sym_elem *se = add;
 	struct thread *t;
 	uint32_t s;
 
+	/* most elements are the thread's of the one before */
+	if (c->memo && c->threads[c->memo - 1].key == key)
+		return &c->threads[c->memo - 1];
 	if (c->nthreads * 2 >= c->icap &&
 	    cst_index_grow(&c->index, &c->icap, 64, c->nthreads, thread_hash, c) < 0)
 		return NULL;
 	for (s = (uint64_t)key * 0x9e3779b97f4a7c15ull & (c->icap - 1); c->index[s];
 	     s = (s + 1) & (c->icap - 1))
-		if (c->threads[c->index[s] - 1].key == key)
+		if (c->threads[c->index[s] - 1].key == key) {
+			c->memo = c->index[s];
 			return &c->threads[c->index[s] - 1];
+		}
+	if (!add)
+		return NULL;
 	if (CST_GROW(c->threads, c->cap, (size_t)c->nthreads + 1) < 0)
 		return NULL;
 	t = &c->threads[c->nthreads];
@@ -166,6 +119,8 @@ static int pop(struct cst_calls *c, struct thread *t, enum cst_call_end end)
 	int ret = emit(c, t, cst_call_exit, end, NULL, 0);
 
 	t->depth--;
+	if (c->rel)
+		sym_calls_rel_moved(c, t);
 	return ret;
 }
 
@@ -182,11 +137,6 @@ static int pop_to(struct cst_calls *c, struct thread *t, uint32_t keep, enum cst
 	return ret;
 }
 
-static bool same_func(const struct cst_call_frame *f, const struct cst_sym_piece *pc)
-{
-	return pc->loc.func ? f->func == pc->loc.func : !f->func && f->dso == pc->loc.dso;
-}
-
 static int reset(struct cst_calls *c, struct thread *t, enum cst_call_end end);
 
 static int push(struct cst_calls *c, struct thread *t, const struct cst_sym_piece *pc,
@@ -195,16 +145,18 @@ static int push(struct cst_calls *c, struct thread *t, const struct cst_sym_piec
 	struct cst_call_frame *f;
 
 	if (t->depth >= MAX_DEPTH) {
-		int ret = reset(c, t, cst_call_end_gap);
+		int ret;
 
+		if (c->rel) /* the caller's model knows how deep it is */
+			return SYM_CALLS_ESCAPE;
+		ret = reset(c, t, cst_call_end_gap);
 		c->st.too_deep++;
 		t->live = true;
 		if (ret)
 			return ret;
 		how = cst_call_how_start;
 	}
-	if (CST_GROW(t->stack, t->cap, (size_t)t->depth + 1) < 0 ||
-	    CST_GROW(t->stash, t->scap, (size_t)t->depth + 1) < 0)
+	if (sym_calls_room(t, (size_t)t->depth + 1) < 0)
 		return -cste_nomem;
 	f = &t->stack[t->depth];
 	memset(f, 0, sizeof(*f));
@@ -216,10 +168,12 @@ static int push(struct cst_calls *c, struct thread *t, const struct cst_sym_piec
 	f->enter_icount = c->icount[t->trace_id & (NIDS - 1)];
 	f->how = how;
 	f->entered = pc->enters_func;
-	t->stash[t->depth] = (struct stash){pend_none, 0, 0};
+	t->stash[t->depth] = (struct stash){pend_none, 0, 0, false};
 	t->depth++;
 	if (t->depth > c->st.max_depth)
 		c->st.max_depth = t->depth;
+	if (c->rel)
+		sym_calls_rel_moved(c, t);
 	return emit(c, t, cst_call_enter, 0, NULL, 0);
 }
 
@@ -242,29 +196,53 @@ static int replace(struct cst_calls *c, struct thread *t, const struct cst_sym_p
 }
 
 /* Lookups from the top of the stack down: the index of the first frame that
- * returns to @addr, resumes at @addr, or runs @pc's function; -1 if none. */
+ * returns to @addr, resumes at @addr, or runs @pc's function; -1 if none, and
+ * CALLS_UNKNOWN where a stretch's model would have to look below what it knows
+ * (the prefix frame's function is known, not the rest of it). */
 static int64_t find_ret(const struct thread *t, uint64_t addr)
 {
-	for (uint32_t i = t->depth; i-- > 0;)
+	for (uint32_t i = t->depth; i-- > 0;) {
+		if (t->stash[i].prefix)
+			return CALLS_UNKNOWN;
 		if (t->stack[i].ret_addr == addr && addr)
 			return i;
+	}
 	return -1;
 }
 
 static int64_t find_resume(const struct thread *t, uint64_t addr)
 {
-	for (uint32_t i = t->depth; i-- > 0;)
+	for (uint32_t i = t->depth; i-- > 0;) {
+		if (t->stash[i].prefix)
+			return CALLS_UNKNOWN;
 		if (t->stack[i].exception && t->stack[i].resume == addr)
 			return i;
+	}
 	return -1;
 }
 
 static int64_t find_func(const struct thread *t, const struct cst_sym_piece *pc)
 {
-	for (uint32_t i = t->depth; i-- > 0;)
-		if (same_func(&t->stack[i], pc))
+	for (uint32_t i = t->depth; i-- > 0;) {
+		if (sym_calls_same_func(&t->stack[i], pc))
 			return i;
+		if (t->stash[i].prefix)
+			return CALLS_UNKNOWN;
+	}
 	return -1;
+}
+
+/* An indirect branch's target, looked up among the return addresses, that is
+ * none of those a stretch's model knows: it takes for granted that no frame
+ * below returns there either (-1), which the caller checks. (A switch jumps
+ * like this all the time; a return that is not marked as one seldom does.) */
+static int64_t no_ret_below(struct cst_calls *c, struct thread *t, int64_t at, uint64_t addr)
+{
+	if (at == CALLS_UNKNOWN) {
+		sym_calls_assume(c, t, addr);
+		at = -1;
+	}
+	return at;
 }
 
 /* Control is in @pc's function without a call: make it the top frame. */
@@ -274,7 +252,7 @@ static int settle(struct cst_calls *c, struct thread *t, const struct cst_sym_pi
 		c->st.unknown_returns++;
 		return push(c, t, pc, cst_call_how_return, 0);
 	}
-	if (same_func(&t->stack[t->depth - 1], pc))
+	if (sym_calls_same_func(&t->stack[t->depth - 1], pc))
 		return 0;
 	return replace(c, t, pc, pc->enters_func ? cst_call_how_tail : cst_call_how_jump);
 }
@@ -289,6 +267,8 @@ static int do_return(struct cst_calls *c, struct thread *t, const struct cst_sym
 
 	if (at >= 0)
 		return pop_to(c, t, (uint32_t)at, cst_call_end_return);
+	if (at == CALLS_UNKNOWN) /* a return below what a stretch's model knows */
+		return SYM_CALLS_ESCAPE;
 	if (!t->depth)
 		return settle(c, t, pc);
 	/* A32 longjmp ends in "bx lr" to the caller of setjmp: a frame further
@@ -296,6 +276,8 @@ static int do_return(struct cst_calls *c, struct thread *t, const struct cst_sym
 	at = find_func(t, pc);
 	if (at >= 0)
 		return pop_to(c, t, (uint32_t)at + 1, cst_call_end_return);
+	if (at == CALLS_UNKNOWN)
+		return SYM_CALLS_ESCAPE;
 	/* no frame returns here: a signal handler returning to its trampoline, or a
 	 * caller the trace never saw */
 	top = t->stack[t->depth - 1];
@@ -303,7 +285,7 @@ static int do_return(struct cst_calls *c, struct thread *t, const struct cst_sym
 	ret = pop(c, t, cst_call_end_return);
 	if (ret)
 		return ret;
-	if (t->depth && same_func(&t->stack[t->depth - 1], pc))
+	if (t->depth && sym_calls_same_func(&t->stack[t->depth - 1], pc))
 		return 0;
 	if (top.exception) {
 		/* the handler's return still belongs to the exception: the
@@ -327,11 +309,13 @@ static int do_jump(struct cst_calls *c, struct thread *t, const struct cst_sym_p
 
 	if (!t->depth)
 		return settle(c, t, pc);
-	if (same_func(&t->stack[t->depth - 1], pc))
+	if (sym_calls_same_func(&t->stack[t->depth - 1], pc))
 		return 0;
 	if (pc->enters_func)
 		return replace(c, t, pc, cst_call_how_tail);
 	at = find_func(t, pc);
+	if (at == CALLS_UNKNOWN) /* maybe into a frame below what a stretch knows */
+		return SYM_CALLS_ESCAPE;
 	if (at >= 0) /* longjmp: back into a frame further down */
 		return pop_to(c, t, (uint32_t)at + 1, cst_call_end_unwind);
 	return replace(c, t, pc, cst_call_how_jump);
@@ -343,6 +327,8 @@ static int arrive(struct cst_calls *c, struct thread *t, const struct cst_sym_pi
 	enum pend pend = t->pend;
 	int ret;
 
+	if (c->rel && t->exc) /* the caller's model follows exceptions */
+		return SYM_CALLS_ESCAPE;
 	t->pend = pend_none;
 	if (t->exc) {
 		int64_t at;
@@ -363,7 +349,7 @@ static int arrive(struct cst_calls *c, struct thread *t, const struct cst_sym_pi
 				ret = push(c, t, pc, cst_call_how_exception, 0);
 				t->stack[t->depth - 1].exception = true;
 				t->stack[t->depth - 1].resume = t->exc_ret;
-				t->stash[t->depth - 1] = (struct stash){pend, t->pend_ret, 0};
+				t->stash[t->depth - 1] = (struct stash){pend, t->pend_ret, 0, false};
 				return ret;
 			}
 			/* back where an earlier exception interrupted */
@@ -386,12 +372,14 @@ static int arrive(struct cst_calls *c, struct thread *t, const struct cst_sym_pi
 			ret = pop_to(c, t, (uint32_t)at, cst_call_end_return);
 			return ret ? ret : settle(c, t, pc);
 		}
+		if (at == CALLS_UNKNOWN) /* most likely back below what a stretch knows */
+			return SYM_CALLS_ESCAPE;
 		return do_jump(c, t, pc);
 	}
 	case pend_jump_ind: {
 		/* an indirect branch that lands where a stacked call returns is that
 		 * return, whatever the decoder calls it (A32 has many ways to return) */
-		int64_t at = find_ret(t, pc->start);
+		int64_t at = no_ret_below(c, t, find_ret(t, pc->start), pc->start);
 
 		if (at >= 0)
 			return pop_to(c, t, (uint32_t)at, cst_call_end_return);
@@ -444,7 +432,7 @@ static int come_back(struct cst_calls *c, struct thread *t, const struct cst_sym
 	at = find_ret(t, pc->start);
 	if (at >= 0)
 		return pop_to(c, t, (uint32_t)at, cst_call_end_return);
-	if (t->depth && same_func(&t->stack[t->depth - 1], pc))
+	if (t->depth && sym_calls_same_func(&t->stack[t->depth - 1], pc))
 		return 0;
 	return push(c, t, pc, pc->enters_func ? cst_call_how_call : cst_call_how_start, 0);
 }
@@ -465,7 +453,7 @@ static int reset(struct cst_calls *c, struct thread *t, enum cst_call_end end)
 	return ret;
 }
 
-static int add_range(struct cst_calls *c, struct thread *t, const struct cst_sym_elem *se)
+int sym_calls_add_range(struct cst_calls *c, struct thread *t, const struct cst_sym_elem *se)
 {
 	const struct cst_elem *e = se->elem;
 	uint64_t *icount = &c->icount[e->trace_id & (NIDS - 1)];
@@ -473,6 +461,8 @@ static int add_range(struct cst_calls *c, struct thread *t, const struct cst_sym
 
 	if (!se->npieces) /* nothing known about the code (no images) */
 		return 0;
+	if (c->rel && (!t->live || t->off))
+		return SYM_CALLS_ESCAPE;
 	if (!t->live) {
 		t->live = true;
 		t->pend = pend_none;
@@ -481,7 +471,13 @@ static int add_range(struct cst_calls *c, struct thread *t, const struct cst_sym
 	} else if (t->off) {
 		ret = come_back(c, t, &se->pieces[0]);
 	} else {
+		enum pend pend = t->pend;
+
 		ret = arrive(c, t, &se->pieces[0]);
+		if (ret == SYM_CALLS_ESCAPE) { /* the caller's model: as it was */
+			t->pend = pend;
+			return ret;
+		}
 	}
 	for (uint32_t i = 0; i < se->npieces && !ret; i++) {
 		const struct cst_sym_piece *pc = &se->pieces[i];
@@ -492,6 +488,12 @@ static int add_range(struct cst_calls *c, struct thread *t, const struct cst_sym
 			ret = emit(c, t, cst_call_insns, 0, pc, pc->num_insns);
 		*icount += pc->num_insns;
 	}
+	sym_calls_end_range(t, e);
+	return ret;
+}
+
+void sym_calls_end_range(struct thread *t, const struct cst_elem *e)
+{
 	t->last_end = e->end;
 	t->last_insn = e->last_size && e->end >= e->last_size ? e->end - e->last_size : 0;
 	if (!cst_elem_taken_branch(e))
@@ -505,7 +507,13 @@ static int add_range(struct cst_calls *c, struct thread *t, const struct cst_sym
 		t->pend = pend_eret;
 	else
 		t->pend = e->last_class == cst_insn_branch_indirect ? pend_jump_ind : pend_jump;
-	return ret;
+}
+
+int sym_calls_room(struct thread *t, size_t n)
+{
+	return CST_GROW(t->stack, t->cap, n) < 0 || CST_GROW(t->stash, t->scap, n) < 0
+		       ? -cste_nomem
+		       : 0;
 }
 
 /* Lost trace on a trace ID: the thread running there resets now; others that
@@ -525,6 +533,11 @@ static bool is_gap(const struct thread *t, const struct cst_elem *e)
 	default:
 		return false;
 	}
+}
+
+bool sym_calls_acts_on(const struct cst_elem *e)
+{
+	return e->type == cst_elem_instr_range || e->type == cst_elem_exception || is_gap(NULL, e);
 }
 
 int cst_calls_add(struct cst_calls *calls, const struct cst_sym_elem *se, uint64_t time)
@@ -560,7 +573,7 @@ int cst_calls_add(struct cst_calls *calls, const struct cst_sym_elem *se, uint64
 		}
 		return ret;
 	}
-	t = thread_of(calls, se);
+	t = sym_calls_find(calls, sym_calls_key(se), se);
 	if (!t)
 		return -cste_nomem;
 	if (t->seen_gaps != calls->gaps[t->trace_id & (NIDS - 1)]) {
@@ -585,7 +598,7 @@ int cst_calls_add(struct cst_calls *calls, const struct cst_sym_elem *se, uint64
 		}
 		return 0;
 	}
-	return add_range(calls, t, se);
+	return sym_calls_add_range(calls, t, se);
 }
 
 int cst_calls_finish(struct cst_calls *calls)

@@ -1,32 +1,10 @@
 /* The call tree: call events summed by distinct stack. Each thread keeps the path
  * of nodes its stack runs through; an enter moves one level down (finding or
  * adding the child), instructions count on the node at the top. */
-#include "cstrace/symbolize.h"
+#include "calltree_int.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-struct path {
-	uint32_t *nodes;           /* node of each stack level */
-	size_t cap;
-};
-
-struct cst_calltree {
-	struct cst_calltree_node *nodes;
-	size_t cap;
-	uint32_t nnodes;
-	uint32_t *index;           /* (parent, func, dso) -> node, open addressing */
-	uint32_t icap;
-	struct path *paths;        /* per model thread */
-	size_t pcap;
-	uint32_t nfuncs;
-	uint32_t *fidx;            /* (func, dso) -> func index + 1 */
-	const void **fkey_func, **fkey_dso;
-	uint32_t ficap;
-	size_t fkcap, fkdcap;
-	uint64_t *fchildren;       /* per func index: perf's "children" */
-	bool dirty;                /* totals and order need recomputing */
-};
 
 int cst_calltree_alloc(struct cst_calltree **out)
 {
@@ -62,6 +40,7 @@ void cst_calltree_free(struct cst_calltree *tree)
 	free(tree->fkey_func);
 	free(tree->fkey_dso);
 	free(tree->fchildren);
+	free(tree->anchors);
 	free(tree);
 }
 
@@ -122,7 +101,7 @@ static int64_t func_index(struct cst_calltree *t, const struct cst_sym_func *fun
 	return t->nfuncs++;
 }
 
-static int64_t child(struct cst_calltree *t, uint32_t parent, const struct cst_call_frame *f)
+int64_t sym_calltree_child(struct cst_calltree *t, uint32_t parent, const struct cst_call_frame *f)
 {
 	const char *dso = key_dso(f);
 	struct cst_calltree_node *n;
@@ -182,7 +161,7 @@ int cst_calltree_add(void *ctx, const struct cst_call_event *ev)
 	t->dirty = true;
 	if (ev->kind == cst_call_enter) {
 		uint32_t parent = ev->depth > 1 ? p->nodes[ev->depth - 2] : 0;
-		int64_t n = child(t, parent, ev->frame);
+		int64_t n = sym_calltree_child(t, parent, ev->frame);
 
 		if (n < 0)
 			return (int)n;
@@ -299,4 +278,24 @@ uint64_t cst_calltree_children(struct cst_calltree *tree, const struct cst_sym_f
 		return 0;
 	fi = func_index(tree, func, func ? NULL : dso, false);
 	return fi < 0 ? 0 : tree->fchildren[fi];
+}
+
+int sym_calltree_path_grow(struct cst_calltree *t, uint32_t thread, size_t n)
+{
+	struct path *p;
+	size_t old;
+
+	if (thread >= t->pcap) {
+		old = t->pcap;
+		if (CST_GROW(t->paths, t->pcap, (size_t)thread + 1) < 0)
+			return -cste_nomem;
+		memset(t->paths + old, 0, (t->pcap - old) * sizeof(*t->paths));
+	}
+	p = &t->paths[thread];
+	old = p->nodes ? p->cap : 0;
+	if (CST_GROW(p->nodes, p->cap, n) < 0)
+		return -cste_nomem;
+	if (p->cap > old)
+		memset(p->nodes + old, 0, (p->cap - old) * sizeof(*p->nodes));
+	return 0;
 }

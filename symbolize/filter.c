@@ -57,7 +57,12 @@ static bool name_in(const char *const *v, uint32_t n, const char *name)
 
 uint64_t cst_sym_filter_time(const struct cst_sym_filter *f, const struct cst_sym_elem *se)
 {
-	uint64_t t = f->last_ts[se->elem->trace_id & 0x7f];
+	return sym_filter_time_of(f, se->elem->trace_id);
+}
+
+uint64_t sym_filter_time_of(const struct cst_sym_filter *f, uint8_t id)
+{
+	uint64_t t = f->last_ts[id & 0x7f];
 
 	return t && f->o.time_conv ? cst_perf_time_from_ticks(f->o.time_conv, t) : t;
 }

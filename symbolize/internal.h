@@ -14,6 +14,14 @@
 
 #include "cstrace/symbolize.h"
 
+/* The process an element ran in: its own pid, else its context ID, else
+ * CST_SYM_PID_GLOBAL (cst_sym_elem's pid). */
+static inline int32_t sym_elem_pid(const struct cst_elem *e)
+{
+	return e->pid >= 0 ? e->pid : e->ctx.ctxid_valid ? (int32_t)e->ctx.context_id
+							 : CST_SYM_PID_GLOBAL;
+}
+
 /* ---- functions and line rows ---- */
 
 struct sym_line_slot {
