@@ -162,6 +162,11 @@ bench_arch() { # arch lua "rounds size" [synth options]
 	row "cstrace decode --format=none --threads 1 --decoder=cstrace" "$insns" - "$w1" "$c" "$r"
 	read -r w c r < <(measure "$CSTRACE" decode --format=none --decoder=cstrace "$data")
 	row "  the same, $(nproc) threads" "$insns" "$w1" "$w" "$c" "$r"
+	# the call graph, whose call model follows each stretch on its worker
+	read -r w1 c r < <(measure "$CSTRACE" report -g --threads 1 "$data")
+	row "cstrace report -g --threads 1" "$insns" - "$w1" "$c" "$r"
+	read -r w c r < <(measure "$CSTRACE" report -g "$data")
+	row "  the same, $(nproc) threads" "$insns" "$w1" "$w" "$c" "$r"
 	if command -v trc_pkt_lister >/dev/null; then
 		read -r pw c r < <(measure trc_pkt_lister -ss_dir "$snap" -decode -logfilename /dev/null)
 		row "trc_pkt_lister -decode (peer, snapshot)" "$insns" - "$pw" "$c" "$r"

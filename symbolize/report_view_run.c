@@ -17,7 +17,16 @@
  * branch (from there on its models are the stream's). Its blocks hand over
  * their counts and the models they leave; an element it defers later, the
  * caller counts from the models as they were before it (its own move on,
- * counting nothing). */
+ * counting nothing).
+ *
+ * The call views (a call graph, folded stacks, a flame graph) follow the call
+ * model there too (calls_rel.c): each thread from a range the caller's model
+ * follows (deferred), from which the stretch knows where it is; each block's
+ * tree (calltree_rel.c) and the frames it made go to the caller's models, which
+ * check what the stretch took for granted about the frames below. A block
+ * they do not fit is refused, and the stream is decoded again on one thread from
+ * there. */
+#include "calls_rel.h"
 #include "report_view.h"
 #include "views_int.h"
 
@@ -39,6 +48,12 @@ struct rview {
 	struct cst_sym_filter *filter; /* the caller's filters, over the reader */
 	bool window;        /* they keep a time window */
 	struct rpart *part; /* since the last block, or NULL */
+	/* the call views': the stretch's call model and the block's tree */
+	struct cst_calls *calls;
+	struct cst_calltree *tree;
+	struct cst_sym_counts held; /* the block's counts before a deferred range */
+	struct sym_counts_mark mark; /* the reader's counts before the range fed */
+	bool escaped;       /* the range fed goes to the caller after all */
 	bool first_range;   /* the stretch's first range went to the caller */
 	bool kept;          /* the filters kept the range last counted */
 	/* a sample profile's: its models (its counts go to each block's part) */
@@ -54,11 +69,27 @@ struct rview {
 /* What a block hands over. */
 struct rview_state {
 	struct rpart *part;
+	struct sym_calls_part *calls; /* the call views' */
+	struct cst_calltree *tree;
+	bool broken;        /* out of memory making them */
 	struct cst_sym_counts counts;
 	bool profile;       /* @afdo holds the models of trace ID @id */
 	uint8_t id;
 	struct sym_afdo_state afdo;
 };
+
+/* The call views' events of a worker: what the caller's calls_filtered gives
+ * its tree, into the block's tree. */
+static int rview_event(void *ctx, const struct cst_call_event *ev)
+{
+	struct rview *v = ctx;
+
+	if (ev->kind == cst_call_insns && !cst_sym_filter_keep_piece(v->filter, ev->piece))
+		return 0;
+	if (!v->tree && cst_calltree_alloc(&v->tree) < 0)
+		return -cste_nomem;
+	return sym_calltree_rel_add(v->tree, ev);
+}
 
 static void rpart_free(struct rpart *p)
 {
@@ -83,6 +114,11 @@ static struct sym_view_worker *rview_make(void *ctx, struct cst_symbolizer *read
 		free(v);
 		return NULL;
 	}
+	if (main->calls && sym_calls_rel_alloc(&v->calls, rview_event, v) < 0) {
+		cst_sym_filter_free(v->filter);
+		free(v);
+		return NULL;
+	}
 	if (main->afdo &&
 	    (cst_afdo_alloc(&v->afdo, reader) < 0 ||
 	     (cst_sym_filter_by_name(v->filter) &&
@@ -101,6 +137,8 @@ static void rview_free(void *ctx, struct sym_view_worker *w)
 
 	(void)ctx;
 	rpart_free(v->part); /* none: every block handed its part over */
+	cst_calltree_free(v->tree);
+	cst_calls_free(v->calls);
 	cst_afdo_free(v->afdo);
 	cst_sym_filter_free(v->filter);
 	free(v);
@@ -117,6 +155,10 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 	sym_filter_clear_ts(v->filter); /* the stretch before's are not this one's */
 	if (v->afdo)
 		sym_afdo_clear(v->afdo);
+	if (v->calls)
+		sym_calls_rel_clear(v->calls);
+	memset(&v->held, 0, sizeof(v->held));
+	v->escaped = false;
 	return v;
 }
 
@@ -131,6 +173,19 @@ static int count_range(void *ctx, const struct cst_sym_elem *se)
 	v->kept = cst_sym_filter_keep(v->filter, se);
 	if (!v->kept)
 		return 0;
+	if (v->calls) {
+		int err = sym_calls_rel_add(v->calls, se);
+
+		if (err == SYM_CALLS_ESCAPE) {
+			/* a jump that may land below what the stretch knows: the
+			 * caller's, which counts it */
+			sym_counts_undo(v->w.reader, &v->mark, se);
+			v->escaped = true;
+			return sym_calls_rel_escaped(v->calls, se, true);
+		}
+		if (err)
+			return err;
+	}
 	v->part->ranges++;
 	if (v->afdo) {
 		int err = cst_afdo_add(v->afdo, se, cst_sym_filter_time(v->filter, se));
@@ -183,6 +238,36 @@ static int profile_defer(struct rview *v, const struct cst_elem *e)
 	return cst_view_defer;
 }
 
+/* A range the call views' caller follows: the stretch's model learns where its
+ * thread is from it (symbolized here too, its counts thrown away). */
+static int escape_range(void *ctx, const struct cst_sym_elem *se)
+{
+	struct rview *v = ctx;
+
+	return sym_calls_rel_escaped(v->calls, se, cst_sym_filter_keep(v->filter, se));
+}
+
+/* An element of the call views that the caller's thread handles. */
+static int calls_defer(struct rview *v, const struct cst_elem *e, bool range, bool untimed)
+{
+	int ret;
+
+	if (!range) {
+		if (sym_calls_acts_on(e)) /* an exception, lost trace, a filter */
+			sym_calls_rel_unsync(v->calls);
+		return cst_view_defer;
+	}
+	v->first_range = true;
+	if (untimed) { /* whether the window keeps it is not known here */
+		sym_calls_rel_unsync(v->calls);
+		return cst_view_defer;
+	}
+	cst_symbolizer_take_counts(v->w.reader, &v->held);
+	ret = cst_symbolizer_feed(v->w.reader, e, escape_range, v);
+	cst_symbolizer_take_counts(v->w.reader, &v->learning);
+	return ret < 0 ? ret : cst_view_defer;
+}
+
 static int view_elem(void *view, const struct cst_elem *e)
 {
 	struct rview *v = view;
@@ -206,6 +291,9 @@ static int view_elem(void *view, const struct cst_elem *e)
 		if (!v->knows || !range || untimed)
 			return profile_defer(v, e);
 		v->before_held = false;
+	} else if (v->calls) {
+		if (!range || untimed || !v->first_range || !sym_calls_rel_follows(v->calls, e))
+			return calls_defer(v, e, range, untimed);
 	} else if (!range || untimed) {
 		return cst_view_defer;
 	} else if (!v->first_range) {
@@ -220,9 +308,16 @@ static int view_elem(void *view, const struct cst_elem *e)
 			return -cste_nomem;
 		}
 	}
+	if (v->calls)
+		sym_counts_mark(v->w.reader, &v->mark);
 	ret = cst_symbolizer_feed(v->w.reader, e, count_range, v);
 	if (ret < 0)
 		return ret;
+	if (v->escaped) {
+		v->escaped = false;
+		v->first_range = true;
+		return cst_view_defer;
+	}
 	/* one the filters drop reaches no model of the caller's, the loss model
 	 * neither */
 	if (v->kept)
@@ -238,9 +333,21 @@ static size_t view_state(void *view, void *buf, size_t size)
 	if (size < sizeof(*st))
 		return 0;
 	memset(st, 0, sizeof(*st));
+	st->counts = v->held;
+	memset(&v->held, 0, sizeof(v->held));
 	cst_symbolizer_take_counts(v->w.reader, &st->counts);
 	st->part = v->part;
 	v->part = NULL;
+	if (v->calls) {
+		if (sym_calls_rel_take(v->calls, &st->calls) < 0) {
+			/* nothing to hand over: the caller refuses the block */
+			sym_calls_part_free(st->calls);
+			st->calls = NULL;
+			st->broken = true;
+		}
+		st->tree = v->tree;
+		v->tree = NULL;
+	}
 	if (v->afdo && v->knows) {
 		st->profile = true;
 		st->id = v->id;
@@ -259,17 +366,48 @@ static void view_close(void *view)
 	(void)view; /* it stays with its worker */
 }
 
-/* The block's table into the caller's; its lost-trace model learns that code
- * ran on these trace IDs. */
+/* The time of trace ID @id's elements here, as the caller's view gives it. */
+static uint64_t time_of(void *ctx, uint8_t id)
+{
+	const struct cst_report_view *main = ctx;
+
+	return sym_filter_time_of(main->filter, id);
+}
+
+static void state_free(const struct rview_state *st)
+{
+	rpart_free(st->part);
+	sym_calls_part_free(st->calls);
+	cst_calltree_free(st->tree);
+}
+
+/* The block's table into the caller's, and its call model's moves and tree once
+ * the caller's model has checked them; its lost-trace model learns that code ran
+ * on these trace IDs. */
 static int view_adopt(void *ctx, const void *state, size_t len)
 {
 	struct cst_report_view *main = ((struct sym_view_pool *)ctx)->ctx;
 	const struct rview_state *st = state;
+	struct sym_calls_place *places = NULL;
+	uint32_t n = sym_calls_part_count(st->calls);
 	struct rpart *p;
 	int err = 0;
 
 	if (len != sizeof(*st))
 		return -cste_invalid;
+	if (st->broken)
+		return cst_view_give_up;
+	/* the call model first: a block it refuses is not taken at all (the
+	 * state is dropped) */
+	if (n) {
+		places = malloc(n * sizeof(*places));
+		if (!places)
+			return -cste_nomem;
+		if (sym_calls_check(main->calls, st->calls, places)) {
+			free(places);
+			return cst_view_give_up;
+		}
+	}
 	p = st->part;
 	cst_symbolizer_add_counts(main->sym, &st->counts);
 	if (p) {
@@ -283,7 +421,12 @@ static int view_adopt(void *ctx, const void *state, size_t len)
 	}
 	if (st->profile && main->afdo)
 		sym_afdo_adopt(main->afdo, st->id, &st->afdo);
-	rpart_free(p);
+	if (!err && n)
+		err = sym_calls_apply(main->calls, st->calls, places, time_of, main);
+	if (!err && st->tree)
+		err = sym_calltree_adopt(main->tree, st->tree, places, n);
+	free(places);
+	state_free(st);
 	return err;
 }
 
@@ -291,15 +434,17 @@ static void view_drop(void *ctx, const void *state, size_t len)
 {
 	(void)ctx;
 	if (len == sizeof(struct rview_state))
-		rpart_free(((const struct rview_state *)state)->part);
+		state_free(state);
 }
 
-/* A table, or a sample profile: no call model (a call stack cannot be learnt
- * from a stretch). The filters keep or drop each range by itself; a time window
+/* A table, a sample profile, or a call tree (the stretches learn where each
+ * thread is from a range the caller follows). Not a timeline (its events carry
+ * times and counts a stretch does not know), nor a call tree and a sample
+ * profile at once. The filters keep or drop each range by itself; a time window
  * reads the last timestamp, which a stretch waits for. */
 static bool viewable(const struct cst_report_view *v)
 {
-	return !v->calls && !v->timeline;
+	return !v->timeline && !(v->calls && v->afdo);
 }
 
 int cst_report_view_run(struct cst_report_view *v, struct cst_session *session,

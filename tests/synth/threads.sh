@@ -9,8 +9,8 @@
 # code it reads would read it) and with corrupt bytes in the fragment (decoder
 # errors: decoded again on one thread, past what went out). perf's branch lines,
 # perf's instruction samples, cstrace's own branch and instruction lines, report's
-# table and sample profiles, made on the decoding threads (and they must have
-# been), are the one thread's too, also where the trace has timestamps; and
+# table, sample profiles and call views, made on the decoding threads (and they
+# must have been), are the one thread's too, also where the trace has timestamps; and
 # decode --stats counts what cstrace's own decoder made on the threads as on one.
 # Usage: threads.sh ARCH PROG COUNT
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
@@ -139,6 +139,10 @@ for v in "script --symbols=step" "report --symbols=step" "script --itrace=b --pi
 	viewed perf-filters "$pd" "$v"
 done
 same perf-64K "$pd" "decode --format=jsonl" "64K"
+# the call views on the threads: a stretch follows each thread's calls from a
+# range the caller's model follows (call_threads.sh has programs with more)
+same perf-calls "$pd" "report -g,report --format=folded,report --children" "1K 4K"
+viewed perf-calls "$pd" "report -g"
 # sample profiles on the threads: their models (the range running on, the
 # branch held, the range before) learnt by each stretch, handed over block by
 # block, and counts added in the stream's order (binaries are listed in the

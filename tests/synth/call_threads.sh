@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The call views on the decoding threads (report -g, folded stacks, --children, a
+# flame graph): each stretch follows the call model from the ranges the caller's
+# model follows, and the caller checks and takes its blocks, or refuses one and
+# decodes the rest on one thread. Programs with recursion, longjmp, signal
+# handlers, calls through the PLT, function pointers, switches, threads and a
+# fault, as perf.data: every thread count and chunk size prints what one thread
+# prints, and the views did run on the decoding threads (but for the threads'
+# recording, which may be one per CPU).
+# Usage: call_threads.sh ARCH PROGDIR
+. "$CSTRACE_SOURCE_DIR/tests/lib.sh"
+. "$CSTRACE_SOURCE_DIR/tests/decode/threads_lib.sh"
+arch=$1 dir=$2
+need_synth "$arch" "$dir/recurse"
+VERBS="report -g,report --format=folded,report --children --sort dso,sym"
+VERBS+=",report --format=flamegraph,report -g --symbols=main"
+for prog in recurse longjmp signal shlib fptr switch threads fault; do
+	pd=$TMP/$prog.data
+	check "synth $prog" sh -c '"$0" synth --arch "$1" --out perf -o "$2" -- "$3" > /dev/null 2>&1' \
+		"$CSTRACE" "$arch" "$pd" "$dir/$prog"
+	same "$prog" "$pd" "$VERBS" "256 1K 4K"
+	# (QEMU may run the threads on vCPUs of their own: a recording per CPU in
+	# time order, whose views run on the caller's thread)
+	[ $prog = threads ] || viewed "$prog" "$pd" "report -g" --chunk-size 1K
+done
+finish
