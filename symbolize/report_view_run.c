@@ -162,6 +162,16 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 	return v;
 }
 
+/* Before a sample profile's element that the caller counts: the models as
+ * they are, which the block hands over. */
+static void hold_models(struct rview *v)
+{
+	if (v->knows && !v->before_held) {
+		sym_afdo_state(v->afdo, v->id, &v->before);
+		v->before_held = true;
+	}
+}
+
 /* A range into the block's table, as cst_report_view_add counts it: what the
  * filters keep of it. */
 static int count_range(void *ctx, const struct cst_sym_elem *se)
@@ -178,9 +188,18 @@ static int count_range(void *ctx, const struct cst_sym_elem *se)
 
 		if (err == SYM_CALLS_ESCAPE) {
 			/* a jump that may land below what the stretch knows: the
-			 * caller's, which counts it */
+			 * caller's, which counts it (a profile's models move on,
+			 * counting nothing, as profile_defer has them) */
 			sym_counts_undo(v->w.reader, &v->mark, se);
 			v->escaped = true;
+			if (v->afdo) {
+				hold_models(v);
+				sym_afdo_mute(v->afdo, true);
+				err = cst_afdo_add(v->afdo, se, cst_sym_filter_time(v->filter, se));
+				sym_afdo_mute(v->afdo, false);
+				if (err)
+					return err;
+			}
 			return sym_calls_rel_escaped(v->calls, se, true);
 		}
 		if (err)
@@ -199,11 +218,32 @@ static int count_range(void *ctx, const struct cst_sym_elem *se)
 
 /* An element the caller's thread counts, into the profile's models as
  * cst_report_view_add gives it, counting nothing. */
+/* An element the caller's call model takes (@se's filters' verdict in
+ * v->kept): the stretch's model learns the thread of a range from it; after
+ * anything else the model acts on, it knows no thread. */
+static int calls_learn(struct rview *v, const struct cst_sym_elem *se)
+{
+	const struct cst_elem *e = se->elem;
+	bool known;
+
+	if (e->type != cst_elem_instr_range) {
+		if (sym_calls_acts_on(e)) /* an exception, lost trace, a filter */
+			sym_calls_rel_unsync(v->calls);
+		return 0;
+	}
+	/* before the stretch has a timestamp, a window's verdict is the caller's */
+	known = !v->window || sym_filter_last_ts(v->filter, e->trace_id & 0x7f);
+	return sym_calls_rel_escaped(v->calls, se, known && v->kept);
+}
+
 static int move_models(void *ctx, const struct cst_sym_elem *se)
 {
 	struct rview *v = ctx;
+	int err;
 
 	v->kept = cst_sym_filter_keep(v->filter, se);
+	if (v->calls && (err = calls_learn(v, se)) < 0)
+		return err;
 	return v->kept ? cst_afdo_add(v->afdo, se, cst_sym_filter_time(v->filter, se)) : 0;
 }
 
@@ -218,12 +258,10 @@ static int profile_defer(struct rview *v, const struct cst_elem *e)
 
 	if (range)
 		v->first_range = true;
-	if (v->knows && !v->before_held) {
-		sym_afdo_state(v->afdo, v->id, &v->before);
-		v->before_held = true;
-	}
+	hold_models(v);
 	v->kept = false;
 	sym_afdo_mute(v->afdo, true);
+	cst_symbolizer_take_counts(v->w.reader, &v->held); /* the block's, kept */
 	ret = cst_symbolizer_feed(v->w.reader, e, move_models, v);
 	sym_afdo_mute(v->afdo, false);
 	/* the caller's thread symbolizes it again, and counts it */
@@ -238,32 +276,25 @@ static int profile_defer(struct rview *v, const struct cst_elem *e)
 	return cst_view_defer;
 }
 
-/* A range the call views' caller follows: the stretch's model learns where its
- * thread is from it (symbolized here too, its counts thrown away). */
-static int escape_range(void *ctx, const struct cst_sym_elem *se)
+static int learn_calls(void *ctx, const struct cst_sym_elem *se)
 {
 	struct rview *v = ctx;
 
-	return sym_calls_rel_escaped(v->calls, se, cst_sym_filter_keep(v->filter, se));
+	v->kept = cst_sym_filter_keep(v->filter, se);
+	return calls_learn(v, se);
 }
 
-/* An element of the call views that the caller's thread handles. */
-static int calls_defer(struct rview *v, const struct cst_elem *e, bool range, bool untimed)
+/* An element of the call views that the caller's thread handles: the
+ * stretch's model learns from it (a range symbolized here too, its counts
+ * thrown away). */
+static int calls_defer(struct rview *v, const struct cst_elem *e)
 {
 	int ret;
 
-	if (!range) {
-		if (sym_calls_acts_on(e)) /* an exception, lost trace, a filter */
-			sym_calls_rel_unsync(v->calls);
-		return cst_view_defer;
-	}
-	v->first_range = true;
-	if (untimed) { /* whether the window keeps it is not known here */
-		sym_calls_rel_unsync(v->calls);
-		return cst_view_defer;
-	}
-	cst_symbolizer_take_counts(v->w.reader, &v->held);
-	ret = cst_symbolizer_feed(v->w.reader, e, escape_range, v);
+	if (e->type == cst_elem_instr_range || e->type == cst_elem_i_range_nopath)
+		v->first_range = true;
+	cst_symbolizer_take_counts(v->w.reader, &v->held); /* the block's, kept */
+	ret = cst_symbolizer_feed(v->w.reader, e, learn_calls, v);
 	cst_symbolizer_take_counts(v->w.reader, &v->learning);
 	return ret < 0 ? ret : cst_view_defer;
 }
@@ -287,13 +318,14 @@ static int view_elem(void *view, const struct cst_elem *e)
 			v->has_id = true;
 		}
 		if (id != v->id) /* another ID's models are the caller's alone */
-			return cst_view_defer;
-		if (!v->knows || !range || untimed)
+			return v->calls ? calls_defer(v, e) : cst_view_defer;
+		if (!v->knows || !range || untimed ||
+		    (v->calls && (!v->first_range || !sym_calls_rel_follows(v->calls, e))))
 			return profile_defer(v, e);
 		v->before_held = false;
 	} else if (v->calls) {
 		if (!range || untimed || !v->first_range || !sym_calls_rel_follows(v->calls, e))
-			return calls_defer(v, e, range, untimed);
+			return calls_defer(v, e);
 	} else if (!range || untimed) {
 		return cst_view_defer;
 	} else if (!v->first_range) {
@@ -437,14 +469,14 @@ static void view_drop(void *ctx, const void *state, size_t len)
 		state_free(state);
 }
 
-/* A table, a sample profile, or a call tree (the stretches learn where each
- * thread is from a range the caller follows). Not a timeline (its events carry
- * times and counts a stretch does not know), nor a call tree and a sample
- * profile at once. The filters keep or drop each range by itself; a time window
- * reads the last timestamp, which a stretch waits for. */
+/* A table, a sample profile, a call tree (the stretches learn where each
+ * thread is from a range the caller follows), or all three. Not a timeline (its
+ * events carry times and counts a stretch does not know). The filters keep or
+ * drop each range by itself; a time window reads the last timestamp, which a
+ * stretch waits for. */
 static bool viewable(const struct cst_report_view *v)
 {
-	return !v->timeline && !(v->calls && v->afdo);
+	return !v->timeline;
 }
 
 int cst_report_view_run(struct cst_report_view *v, struct cst_session *session,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The call views on the decoding threads (report -g, folded stacks, --children, a
-# flame graph): each stretch follows the call model from the ranges the caller's
+# flame graph, the HTML page): each stretch follows the call model from the ranges the caller's
 # model follows, and the caller checks and takes its blocks, or refuses one and
 # decodes the rest on one thread. Programs with recursion, longjmp, signal
 # handlers, calls through the PLT, function pointers, switches, threads and a
@@ -13,7 +13,9 @@
 arch=$1 dir=$2
 need_synth "$arch" "$dir/recurse"
 VERBS="report -g,report --format=folded,report --children --sort dso,sym"
-VERBS+=",report --format=flamegraph,report -g --symbols=main"
+VERBS+=",report --format=flamegraph,report -g --symbols=main,report -g --stats"
+# the page: a call tree and a sample profile (coverage) from the same stretches
+VERBS+=",report --format=html"
 for prog in recurse longjmp signal shlib fptr switch threads fault; do
 	pd=$TMP/$prog.data
 	check "synth $prog" sh -c '"$0" synth --arch "$1" --out perf -o "$2" -- "$3" > /dev/null 2>&1' \

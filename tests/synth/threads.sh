@@ -151,6 +151,9 @@ prog=$(basename "$2")
 PROFILE_VERBS="report --format=autofdo,report --format=profgen --dso $prog,report --format=lcov"
 PROFILE_VERBS+=",report --format=llvm-sample --dso $prog,report --format=coverage"
 PROFILE_VERBS+=",report --format=autofdo --symbols=step,report --format=lcov --pid $pid"
+# with --stats: what the symbolizer counted, deferred elements once (a stretch
+# that learnt from one once threw away the counts of the block before it)
+PROFILE_VERBS+=",report --format=lcov --stats"
 same perf-profiles "$pd" "$PROFILE_VERBS" "1K 4K"
 for v in "report --format=autofdo" "report --format=profgen --dso $prog"; do
 	viewed perf-profiles "$pd" "$v"
