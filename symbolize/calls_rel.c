@@ -60,6 +60,7 @@ struct sym_calls_part {
 };
 
 struct sym_calls_rel {
+	uint32_t follows;              /* thread + 1 sym_calls_rel_follows found */
 	struct sym_calls_part *cur;    /* the block being made */
 	struct sym_calls_part *sealed; /* the block an escape ended, for the view's state */
 };
@@ -222,9 +223,12 @@ bool sym_calls_rel_follows(struct cst_calls *c, const struct cst_elem *e)
 {
 	struct thread *t;
 
+	c->rel->follows = 0;
 	if (e->type != cst_elem_instr_range)
 		return true; /* nothing the model follows */
 	t = thread_of_elem(c, e);
+	if (t) /* sym_calls_rel_add's, next */
+		c->rel->follows = (uint32_t)(t - c->threads) + 1;
 	if (!t || !t->synced || t->trace_id != e->trace_id || !t->live || t->off || t->exc)
 		return false;
 	if (t->pend == pend_call)
@@ -254,7 +258,9 @@ int sym_calls_rel_add(struct cst_calls *c, const struct cst_sym_elem *se)
 
 	if (e->type != cst_elem_instr_range)
 		return 0;
-	t = sym_calls_find(c, sym_calls_key(se), NULL);
+	t = c->rel->follows ? &c->threads[c->rel->follows - 1]
+			    : sym_calls_find(c, sym_calls_key(se), NULL);
+	c->rel->follows = 0;
 	if (!t || !t->synced) /* sym_calls_rel_follows said otherwise */
 		return SYM_CALLS_ESCAPE;
 	s = open_seg(c, t);

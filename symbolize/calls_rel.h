@@ -39,8 +39,9 @@ void sym_calls_rel_clear(struct cst_calls *c);
 void sym_calls_rel_unsync(struct cst_calls *c);
 /* Can the model follow instruction range @e here, or must the caller's? */
 bool sym_calls_rel_follows(struct cst_calls *c, const struct cst_elem *e);
-/* Follow @se, which sym_calls_rel_follows allowed. Returns what the sink
- * returns, an error, or SYM_CALLS_ESCAPE (it could not after all). */
+/* Follow @se, which sym_calls_rel_follows allowed just before (its thread is
+ * the one found there). Returns what the sink returns, an error, or
+ * SYM_CALLS_ESCAPE (it could not after all: the model is as it was). */
 int sym_calls_rel_add(struct cst_calls *c, const struct cst_sym_elem *se);
 /* The range @se goes to the caller's model (@kept: its filters keep it), which
  * the model learns its thread from; the block before it is ended. */

@@ -107,6 +107,8 @@ bool cst_sym_filter_keep_name(void *ctx, const char *dso, const char *func)
 
 bool cst_sym_filter_keep_piece(const struct cst_sym_filter *f, const struct cst_sym_piece *pc)
 {
+	if (!cst_sym_filter_by_name(f)) /* the call views ask for every piece */
+		return true;
 	return cst_sym_filter_keep_name((void *)f, pc->loc.dso,
 					pc->loc.func ? pc->loc.func->name : "[unknown]");
 }
