@@ -9,6 +9,7 @@
 . "$CSTRACE_SOURCE_DIR/tests/decode/threads_lib.sh"
 
 ALL="decode --format=elements,decode --format=jsonl,decode,decode --format=none --stats,dump,script,report"
+ALL+=",report -g" # the call model followed per stretch, its blocks checked by the caller
 sample=$CSTRACE_SOURCE_DIR/testdata/sample/a64-loop
 same a64-loop "$sample" "$ALL" "16 64 256"
 

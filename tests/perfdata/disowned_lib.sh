@@ -67,6 +67,6 @@ disowned() {
 		check "$name: perf 6.1 counts $p, $cmp the $(pcount "$base") it counts unmutated" \
 			[ "$p" "$([ "$cmp" = "<" ] && echo -lt || echo -gt)" "$(pcount "$base")" ]
 	fi
-	same "$name" "$f" "decode --format=none --stats,script --raw --insn,report" "256" --order time
+	same "$name" "$f" "decode --format=none --stats,script --raw --insn,report,report -g" "256" --order time
 	same "$name" "$f" "decode --format=jsonl,script" "256" --order file
 }

@@ -224,5 +224,5 @@ check "perf.data corrupt: the bytes change the decode: $(head -c 300 "$TMP/corru
 [ "$1" = arm ] && check "perf.data corrupt: OpenCSD reports errors: $(head -c 300 "$TMP/corrupt.err")" \
 	grep -q "trace decoder error" "$TMP/corrupt.err"
 same perf-corrupt "$TMP/corrupt.data" \
-	"decode --format=jsonl,decode --format=none --stats,script,report,script --itrace=be" "4K"
+	"decode --format=jsonl,decode --format=none --stats,script,report,script --itrace=be,report -g" "4K"
 finish
