@@ -8,6 +8,7 @@
 struct path {
 	uint32_t *nodes;           /* node of each stack level */
 	size_t cap;
+	uint32_t above;            /* a block's tree: the anchor above level 0, 0 none */
 };
 
 struct cst_calltree {

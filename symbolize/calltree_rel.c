@@ -14,14 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The anchor of @thread's @level, made on first use. */
+/* A new anchor for @thread's @level. */
 static int64_t anchor(struct cst_calltree *t, uint32_t thread, int32_t level)
 {
 	struct cst_calltree_node *n;
 
-	for (uint32_t i = t->nanchors; i-- > 0;)
-		if (t->anchors[i].thread == thread && t->anchors[i].level == level)
-			return t->anchors[i].node;
 	if (CST_GROW(t->anchors, t->acap, (size_t)t->nanchors + 1) < 0 ||
 	    CST_GROW(t->nodes, t->cap, (size_t)t->nnodes + 1) < 0)
 		return -cste_nomem;
@@ -32,16 +29,20 @@ static int64_t anchor(struct cst_calltree *t, uint32_t thread, int32_t level)
 	return t->nnodes++;
 }
 
-/* The node of @thread's @level (-1: above level 0): the path's, else an anchor. */
+/* The node of @thread's @level (-1: above level 0): the path's, else its anchor,
+ * made on first use (a level's anchor goes on the path, so a level the path
+ * has no node for has none yet). */
 static int64_t level_node(struct cst_calltree *t, uint32_t thread, int32_t level)
 {
+	struct path *p = &t->paths[thread];
+	uint32_t *slot = level >= 0 ? &p->nodes[level] : &p->above;
 	int64_t n;
 
-	if (level >= 0 && t->paths[thread].nodes[level])
-		return t->paths[thread].nodes[level];
+	if (*slot)
+		return *slot;
 	n = anchor(t, thread, level);
-	if (n > 0 && level >= 0)
-		t->paths[thread].nodes[level] = (uint32_t)n;
+	if (n > 0)
+		*slot = (uint32_t)n;
 	return n;
 }
 

@@ -8,7 +8,8 @@
  * blocks before them checked and taken, and a block the caller refuses is
  * followed again by the caller's model from its first element. The trees (node
  * by node, in their order) and the models' totals must be the same, and the runs
- * must have taken blocks, refused some, and followed most ranges on the side. */
+ * must have taken blocks, refused some, and followed most ranges on the side.
+ * Then a recursion 20,000 deep made in one block and unwound in the next. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +357,72 @@ static void model_free(struct model *m)
 	cst_calltree_free(m->tree);
 }
 
+/* A range of @n instructions at @start of thread 7, ending as told. */
+static void make_range(struct item *it, uint64_t start, uint32_t n, enum cst_insn_class cls,
+		       enum cst_insn_subclass sub)
+{
+	memset(it, 0, sizeof(*it));
+	it->e.type = cst_elem_instr_range;
+	it->e.trace_id = 0x10;
+	it->e.pid = it->e.tid = 7;
+	it->e.isa = cst_isa_a64;
+	it->e.start = start;
+	it->e.end = start + 4ull * n;
+	it->e.num_insns = n;
+	it->e.last_size = 4;
+	it->e.last_executed = true;
+	it->e.last_class = cls;
+	it->e.last_subclass = sub;
+	piece(it, it->e.start, it->e.end);
+}
+
+/* A recursion 20,000 deep that one block makes and the next unwinds: every
+ * level the second block returns to is an anchor of its tree, each made once. */
+static void test_deep(struct side *s)
+{
+	enum { deep = 20000 };
+	int n = 2 * deep + 2;
+	struct item *items = calloc((size_t)n, sizeof(*items));
+	struct model one, many;
+	int i = 0, taken = s->taken;
+
+	make_range(&items[i++], 0x1000, 4, cst_insn_branch, cst_insn_sub_link);
+	for (int k = 0; k < deep; k++) /* B calls itself */
+		make_range(&items[i++], 0x2000, 4, cst_insn_branch, cst_insn_sub_link);
+	for (int k = 0; k < deep; k++) /* each returns after its call */
+		make_range(&items[i++], 0x2010, 2, cst_insn_branch_indirect, cst_insn_sub_ret);
+	make_range(&items[i++], 0x1010, 1, cst_insn_other, cst_insn_sub_none);
+	model_init(&one);
+	model_init(&many);
+	for (i = 0; i < n; i++)
+		feed(&one, &items[i]);
+	/* the first range to the caller, then all on the side, a block at the
+	 * deepest point */
+	sym_calls_rel_clear(s->calls);
+	feed(&many, &items[0]);
+	{
+		struct cst_sym_elem se = sym_of(&items[0]);
+
+		CHECK_EQ_INT(sym_calls_rel_escaped(s->calls, &se, true), 0);
+	}
+	for (i = 1; i < n; i++) {
+		struct cst_sym_elem se = sym_of(&items[i]);
+
+		CHECK(sym_calls_rel_follows(s->calls, &items[i].e));
+		CHECK_EQ_INT(sym_calls_rel_add(s->calls, &se), 0);
+		if (i == deep)
+			CHECK(!hand_over(s, &many, items, 1, deep + 1));
+	}
+	CHECK(!hand_over(s, &many, items, deep + 1, n));
+	CHECK_EQ_INT(s->taken, taken + 2);
+	CHECK_EQ_INT(cst_calls_finish(one.calls), 0);
+	CHECK_EQ_INT(cst_calls_finish(many.calls), 0);
+	same_trees(&one, &many);
+	model_free(&one);
+	model_free(&many);
+	free(items);
+}
+
 int main(void)
 {
 	struct side s = {0};
@@ -380,6 +447,7 @@ int main(void)
 		free(items);
 		runs++;
 	}
+	test_deep(&s);
 	/* the runs did what they are here for */
 	CHECK(runs == 300);
 	CHECK(s.taken > 1000);
