@@ -3,8 +3,9 @@
 # a snapshot with QEMU's executed addresses, then check `report --call-graph
 # --format=json`, `--format=folded`, `--format=perfetto` and `script --call-trace`
 # against the stacks QEMU's run implies (calls_vs_qemu.py): self and call counts per stack, totals,
-# recursion depth, no stale frame after longjmp / siglongjmp / signal return; and a
-# PIE calling its shared library through the PLT (perf.data, four binaries).
+# recursion depth, no stale frame after longjmp / siglongjmp / signal return, also
+# where the call graph is made on the decoding threads; and a PIE calling its
+# shared library through the PLT (perf.data, four binaries).
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 progs=$CSTRACE_BUILD_DIR/testdata
@@ -31,6 +32,17 @@ calls() {
     --readelf $t-readelf --objdump $t-objdump --binary "$bin" --truth "$TMP/$name.truth" \
     --graph "$TMP/$name.json" --folded "$TMP/$name.folded" \
     --perfetto "$TMP/$name.perfetto.json" --call-trace "$TMP/$name.calls" "$@"
+  # the call views made on the decoding threads, 256-byte stretches: each
+  # follows the call model from what the caller's model gives it
+  local t4=(--threads 4 --chunk-size 256)
+  check "$name: call graph on threads" quiet "$CSTRACE" report -g --format=json "${t4[@]}" \
+    -o "$TMP/$name.t.json" "${o[@]}"
+  check "$name: folded on threads" quiet "$CSTRACE" report --format=folded "${t4[@]}" \
+    -o "$TMP/$name.t.folded" "${o[@]}"
+  check "$name: on threads, stacks, calls and depths equal QEMU's" \
+    python3 "$here/calls_vs_qemu.py" --readelf $t-readelf --objdump $t-objdump \
+    --binary "$bin" --truth "$TMP/$name.truth" --graph "$TMP/$name.t.json" \
+    --folded "$TMP/$name.t.folded" "$@"
 }
 
 A64=(aarch64 aarch64-linux-gnu cortex-a53)
@@ -58,6 +70,9 @@ if [ -x "$progs/aarch64/shlib" ] && command -v qemu-aarch64 >/dev/null && perf_o
   check "A64-shlib: synth perf.data" quiet "$CSTRACE" synth --arch aarch64 --out perf \
     --buffer-size 64M -o "$TMP/shlib.data" --truth "$TMP/shlib.truth" -- "$progs/aarch64/shlib"
   check "A64-shlib: call graph" quiet "$CSTRACE" report -g --format=json -o "$TMP/shlib.json" "$TMP/shlib.data"
+  check "A64-shlib: call graph on threads, 1K stretches: the same" sh -c \
+    '"$0" report -g --format=json --threads 4 --chunk-size 1K "$1" | cmp -s - "$2"' \
+    "$CSTRACE" "$TMP/shlib.data" "$TMP/shlib.json"
   check "A64-shlib: perfetto" quiet "$CSTRACE" report --format=perfetto -o "$TMP/shlib.pf.json" "$TMP/shlib.data"
   bins=$(HOME=$TMP perf script -i "$TMP/shlib.data" --show-mmap-events --itrace= 2>/dev/null |
     sed -n 's/.*MMAP2 [0-9/]*: \[\(0x[0-9a-f]*\)(0x[0-9a-f]*) @ \(0x[0-9a-f]*\|0\) .*\]: r-xp \(.*\)$/--binary \3@\1/p')
