@@ -314,8 +314,13 @@ static int do_jump(struct cst_calls *c, struct thread *t, const struct cst_sym_p
 	if (pc->enters_func)
 		return replace(c, t, pc, cst_call_how_tail);
 	at = find_func(t, pc);
-	if (at == CALLS_UNKNOWN) /* maybe into a frame below what a stretch knows */
-		return SYM_CALLS_ESCAPE;
+	if (at == CALLS_UNKNOWN) {
+		/* into the middle of a function on none of the frames a stretch
+		 * knows: it takes for granted that none below runs it either (a
+		 * jump into another function's code is common, a longjmp rare) */
+		sym_calls_assume_func(c, t, pc);
+		at = -1;
+	}
 	if (at >= 0) /* longjmp: back into a frame further down */
 		return pop_to(c, t, (uint32_t)at + 1, cst_call_end_unwind);
 	return replace(c, t, pc, cst_call_how_jump);

@@ -84,6 +84,8 @@ struct cst_calls {
  * to @addr (calls_rel.c: the caller checks; a block that cannot hold what it
  * takes for granted is refused). */
 void sym_calls_assume(struct cst_calls *c, struct thread *t, uint64_t addr);
+/* ... and that no frame below the prefix frame runs @pc's function. */
+void sym_calls_assume_func(struct cst_calls *c, struct thread *t, const struct cst_sym_piece *pc);
 /* Does the frame run @pc's function (unknown code: of the same binary)? */
 static inline bool sym_calls_same_func(const struct cst_call_frame *f, const struct cst_sym_piece *pc)
 {

@@ -5,11 +5,12 @@
  * top frame runs the function the range ended in, and the transfer pending is
  * how the range ended. Below that frame (the prefix frame) nothing is known. From
  * there the thread's ranges are followed here, with calls.c's rules, as long as
- * they move only frames pushed here: a return below them, an exception, lost
- * trace or a filter going off is the caller's again, and so is a jump that may
- * land in a function further down (longjmp). An indirect branch whose target
- * is no return address it knows takes for granted that none below returns
- * there either, and says so.
+ * they move only frames pushed here: a return or an exception return below
+ * them, an exception, lost trace or a filter going off is the caller's again.
+ * Lookups that go on below what is known take for granted that nothing there
+ * matches, and say so: an indirect branch whose target is no return address
+ * it knows (a switch), a jump into the middle of a function none of its frames
+ * runs (a cold part; a longjmp would be the exception).
  *
  * A block hands over, per thread it moved, what it took for granted (the thread's
  * state where it began, the prefix frame's function, the lookups) and what it
@@ -48,6 +49,12 @@ struct seg {
 	uint64_t *no_ret;          /* no frame below returns to these: a set (open
 				      addressing, 0 empty) of @nrcap slots */
 	uint32_t nnr, nrcap;
+	struct nofunc {            /* no frame below the prefix frame runs these */
+		const struct cst_sym_func *func;
+		const char *dso;
+	} *no_func;
+	uint32_t nnf;
+	size_t nfcap;
 	bool overflow;             /* more than MAX_ASSUME of them */
 };
 
@@ -87,6 +94,7 @@ void sym_calls_part_free(struct sym_calls_part *p)
 	for (uint32_t i = 0; i < p->nsegs; i++) {
 		free(p->segs[i].frames);
 		free(p->segs[i].no_ret);
+		free(p->segs[i].no_func);
 	}
 	free(p->segs);
 	free(p);
@@ -209,6 +217,23 @@ void sym_calls_assume(struct cst_calls *c, struct thread *t, uint64_t addr)
 	}
 	s->no_ret[set_slot(s->no_ret, s->nrcap, addr)] = addr;
 	s->nnr++;
+}
+
+void sym_calls_assume_func(struct cst_calls *c, struct thread *t, const struct cst_sym_piece *pc)
+{
+	struct seg *s = t->seg ? seg_of(c, t) : NULL;
+
+	if (!s)
+		return;
+	/* few functions are jumped into mid-way */
+	for (uint32_t i = s->nnf; i-- > 0;)
+		if (s->no_func[i].func == pc->loc.func && s->no_func[i].dso == pc->loc.dso)
+			return;
+	if (s->nnf >= MAX_ASSUME || CST_GROW(s->no_func, s->nfcap, (size_t)s->nnf + 1) < 0) {
+		s->overflow = true;
+		return;
+	}
+	s->no_func[s->nnf++] = (struct nofunc){pc->loc.func, pc->loc.dso};
 }
 
 /* The thread @e belongs to, as the caller's model keys it (NULL: none yet). */
@@ -379,6 +404,10 @@ static bool holds(const struct cst_calls *c, const struct thread *t, uint32_t ba
 		if (ret && s->no_ret[set_slot(s->no_ret, s->nrcap, ret)] == ret)
 			return false;
 	}
+	for (uint32_t k = 0; k < s->nnf; k++)
+		for (uint32_t i = 0; i < base; i++)
+			if (same_frame(&t->stack[i], s->no_func[k].func, s->no_func[k].dso))
+				return false;
 	return true;
 }
 

@@ -1,7 +1,6 @@
 /* Symbolizing executed ranges: split a range where it crosses functions, count
  * instructions per piece and per source line, and cache the result per range. */
 #include "internal.h"
-#include "views_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -591,29 +590,4 @@ int cst_symbolizer_feed(struct cst_symbolizer *sym, const struct cst_elem *elem,
 	}
 	se.lost = sym->nlost ? sym_lost_take(sym, elem) : NULL;
 	return fn(ctx, &se);
-}
-
-void sym_counts_mark(const struct cst_symbolizer *reader, struct sym_counts_mark *m)
-{
-	m->stats = reader->own.counts.stats;
-	m->ndsos = reader->own.counts.ndsos;
-}
-
-void sym_counts_undo(struct cst_symbolizer *reader, const struct sym_counts_mark *m,
-		     const struct cst_sym_elem *se)
-{
-	struct cst_sym_counts *c = &reader->own.counts;
-
-	/* binaries the element counted first go; the others give its counts back
-	 * (unsigned arithmetic: adding the negation takes away) */
-	for (uint32_t i = 0; i < se->npieces; i++) {
-		const struct cst_sym_piece *pc = &se->pieces[i];
-
-		count_dso(c, pc->loc.dso, -(uint64_t)pc->num_insns,
-			  pc->loc.func ? 0 : -(uint64_t)pc->num_insns);
-	}
-	if (c->ndsos > m->ndsos)
-		memset(&c->dsos[m->ndsos], 0, (c->ndsos - m->ndsos) * sizeof(c->dsos[0]));
-	c->ndsos = m->ndsos;
-	c->stats = m->stats;
 }

@@ -52,8 +52,7 @@ struct rview {
 	struct cst_calls *calls;
 	struct cst_calltree *tree;
 	struct cst_sym_counts held; /* the block's counts before a deferred range */
-	struct sym_counts_mark mark; /* the reader's counts before the range fed */
-	bool escaped;       /* the range fed goes to the caller after all */
+	bool lost_track;    /* the call model could not follow a range it said it would */
 	bool first_range;   /* the stretch's first range went to the caller */
 	bool kept;          /* the filters kept the range last counted */
 	/* a sample profile's: its models (its counts go to each block's part) */
@@ -158,18 +157,8 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 	if (v->calls)
 		sym_calls_rel_clear(v->calls);
 	memset(&v->held, 0, sizeof(v->held));
-	v->escaped = false;
+	v->lost_track = false;
 	return v;
-}
-
-/* Before a sample profile's element that the caller counts: the models as
- * they are, which the block hands over. */
-static void hold_models(struct rview *v)
-{
-	if (v->knows && !v->before_held) {
-		sym_afdo_state(v->afdo, v->id, &v->before);
-		v->before_held = true;
-	}
 }
 
 /* A range into the block's table, as cst_report_view_add counts it: what the
@@ -186,21 +175,9 @@ static int count_range(void *ctx, const struct cst_sym_elem *se)
 	if (v->calls) {
 		int err = sym_calls_rel_add(v->calls, se);
 
-		if (err == SYM_CALLS_ESCAPE) {
-			/* a jump that may land below what the stretch knows: the
-			 * caller's, which counts it (a profile's models move on,
-			 * counting nothing, as profile_defer has them) */
-			sym_counts_undo(v->w.reader, &v->mark, se);
-			v->escaped = true;
-			if (v->afdo) {
-				hold_models(v);
-				sym_afdo_mute(v->afdo, true);
-				err = cst_afdo_add(v->afdo, se, cst_sym_filter_time(v->filter, se));
-				sym_afdo_mute(v->afdo, false);
-				if (err)
-					return err;
-			}
-			return sym_calls_rel_escaped(v->calls, se, true);
+		if (err == SYM_CALLS_ESCAPE) { /* sym_calls_rel_follows said otherwise */
+			v->lost_track = true;
+			return 0;
 		}
 		if (err)
 			return err;
@@ -258,7 +235,10 @@ static int profile_defer(struct rview *v, const struct cst_elem *e)
 
 	if (range)
 		v->first_range = true;
-	hold_models(v);
+	if (v->knows && !v->before_held) {
+		sym_afdo_state(v->afdo, v->id, &v->before);
+		v->before_held = true;
+	}
 	v->kept = false;
 	sym_afdo_mute(v->afdo, true);
 	cst_symbolizer_take_counts(v->w.reader, &v->held); /* the block's, kept */
@@ -340,16 +320,11 @@ static int view_elem(void *view, const struct cst_elem *e)
 			return -cste_nomem;
 		}
 	}
-	if (v->calls)
-		sym_counts_mark(v->w.reader, &v->mark);
 	ret = cst_symbolizer_feed(v->w.reader, e, count_range, v);
 	if (ret < 0)
 		return ret;
-	if (v->escaped) {
-		v->escaped = false;
-		v->first_range = true;
-		return cst_view_defer;
-	}
+	if (v->lost_track) /* the stream goes to one thread from here */
+		return cst_view_give_up;
 	/* one the filters drop reaches no model of the caller's, the loss model
 	 * neither */
 	if (v->kept)

@@ -45,16 +45,6 @@ int sym_view_pool_run(struct cst_symbolizer *sym, struct cst_session *session,
 uint64_t sym_filter_last_ts(const struct cst_sym_filter *f, uint8_t id);
 void sym_filter_set_last_ts(struct cst_sym_filter *f, uint8_t id, uint64_t ts);
 void sym_filter_clear_ts(struct cst_sym_filter *f);
-/* A reader's counts before an element (range.c), to take back what feeding it
- * counted when the element goes to the caller's thread after all. */
-struct sym_counts_mark {
-	struct cst_symbolizer_stats stats;
-	uint32_t ndsos;
-};
-void sym_counts_mark(const struct cst_symbolizer *reader, struct sym_counts_mark *m);
-/* Take back what feeding @se counted since @m (within its callback). */
-void sym_counts_undo(struct cst_symbolizer *reader, const struct sym_counts_mark *m,
-		     const struct cst_sym_elem *se);
 /* The time a range of trace ID @id gets here (cst_sym_filter_time's). */
 uint64_t sym_filter_time_of(const struct cst_sym_filter *f, uint8_t id);
 
