@@ -87,7 +87,8 @@ void sym_calls_assume(struct cst_calls *c, struct thread *t, uint64_t addr);
 /* ... and that no frame below the prefix frame runs @pc's function. */
 void sym_calls_assume_func(struct cst_calls *c, struct thread *t, const struct cst_sym_piece *pc);
 /* Does the frame run @pc's function (unknown code: of the same binary)? */
-static inline bool sym_calls_same_func(const struct cst_call_frame *f, const struct cst_sym_piece *pc)
+static inline bool sym_calls_same_func(const struct cst_call_frame *f,
+				       const struct cst_sym_piece *pc)
 {
 	return pc->loc.func ? f->func == pc->loc.func : !f->func && f->dso == pc->loc.dso;
 }

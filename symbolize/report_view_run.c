@@ -19,13 +19,13 @@
  * caller counts from the models as they were before it (its own move on,
  * counting nothing).
  *
- * The call views (a call graph, folded stacks, a flame graph) follow the call
- * model there too (calls_rel.c): each thread from a range the caller's model
- * follows (deferred), from which the stretch knows where it is; each block's
- * tree (calltree_rel.c) and the frames it made go to the caller's models, which
- * check what the stretch took for granted about the frames below. A block
- * they do not fit is refused, and the stream is decoded again on one thread from
- * there. */
+ * The call views (a call graph, folded stacks, a flame graph, the page) follow
+ * the call model there too (calls_rel.c): each thread from a range the caller's
+ * model follows (deferred), from which the stretch knows where it is; each
+ * block's tree (calltree_rel.c) and the frames it made go to the caller's
+ * models, which check what the stretch took for granted about the frames below.
+ * A block they do not fit is refused, and the stream is decoded again on one
+ * thread from there. */
 #include "calls_rel.h"
 #include "report_view.h"
 #include "views_int.h"
@@ -51,7 +51,7 @@ struct rview {
 	/* the call views': the stretch's call model and the block's tree */
 	struct cst_calls *calls;
 	struct cst_calltree *tree;
-	struct cst_sym_counts held; /* the block's counts before a deferred range */
+	struct cst_sym_counts held; /* the block's counts before a deferred element */
 	bool lost_track;    /* the call model could not follow a range it said it would */
 	bool first_range;   /* the stretch's first range went to the caller */
 	bool kept;          /* the filters kept the range last counted */
@@ -193,8 +193,6 @@ static int count_range(void *ctx, const struct cst_sym_elem *se)
 	return kept ? cst_report_add(v->part->rep, kept) : 0;
 }
 
-/* An element the caller's thread counts, into the profile's models as
- * cst_report_view_add gives it, counting nothing. */
 /* An element the caller's call model takes (@se's filters' verdict in
  * v->kept): the stretch's model learns the thread of a range from it; after
  * anything else the model acts on, it knows no thread. */
@@ -213,6 +211,9 @@ static int calls_learn(struct rview *v, const struct cst_sym_elem *se)
 	return sym_calls_rel_escaped(v->calls, se, known && v->kept);
 }
 
+/* An element the caller's thread counts, into the profile's models as
+ * cst_report_view_add gives it, counting nothing (and into the call model's
+ * learning). */
 static int move_models(void *ctx, const struct cst_sym_elem *se)
 {
 	struct rview *v = ctx;
