@@ -1075,6 +1075,10 @@ const struct cst_calls *cst_report_view_calls(const struct cst_report_view *v);
 int cst_report_view_loss(const struct cst_report_view *v, struct cst_loss_totals *t);
 /** Instructions the filters kept (the table's total). */
 uint64_t cst_report_view_kept(const struct cst_report_view *v);
+/** Blocks of the call model made on the decoding threads that the run took, and
+ *  that it refused (their buffer decoded again on one thread from there). */
+void cst_report_view_blocks(const struct cst_report_view *v, uint64_t *taken,
+			    uint64_t *refused);
 /** The timeline the view wrote; NULL when its format is none. */
 const struct cst_perfetto *cst_report_view_timeline(const struct cst_report_view *v);
 
