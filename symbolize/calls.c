@@ -199,7 +199,7 @@ static int replace(struct cst_calls *c, struct thread *t, const struct cst_sym_p
  * returns to @addr, resumes at @addr, or runs @pc's function; -1 if none, and
  * CALLS_UNKNOWN where a stretch's model would have to look below what it knows
  * (the prefix frame's function is known, not the rest of it). */
-static int64_t find_ret(const struct thread *t, uint64_t addr)
+int64_t sym_calls_find_ret(const struct thread *t, uint64_t addr)
 {
 	for (uint32_t i = t->depth; i-- > 0;) {
 		if (t->stash[i].prefix)
@@ -210,7 +210,7 @@ static int64_t find_ret(const struct thread *t, uint64_t addr)
 	return -1;
 }
 
-static int64_t find_resume(const struct thread *t, uint64_t addr)
+int64_t sym_calls_find_resume(const struct thread *t, uint64_t addr)
 {
 	for (uint32_t i = t->depth; i-- > 0;) {
 		if (t->stash[i].prefix)
@@ -260,7 +260,7 @@ static int settle(struct cst_calls *c, struct thread *t, const struct cst_sym_pi
 /* A return landed at @pc. */
 static int do_return(struct cst_calls *c, struct thread *t, const struct cst_sym_piece *pc)
 {
-	int64_t at = find_ret(t, pc->start);
+	int64_t at = sym_calls_find_ret(t, pc->start);
 	struct cst_call_frame top;
 	struct stash st;
 	int ret;
@@ -348,7 +348,7 @@ static int arrive(struct cst_calls *c, struct thread *t, const struct cst_sym_pi
 			return settle(c, t, pc);
 		}
 		if (!t->exc_ret_valid || pc->start != t->exc_ret) {
-			at = find_resume(t, pc->start);
+			at = sym_calls_find_resume(t, pc->start);
 			if (at < 0) {
 				/* a handler runs first: the interrupted transfer waits */
 				ret = push(c, t, pc, cst_call_how_exception, 0);
@@ -371,7 +371,7 @@ static int arrive(struct cst_calls *c, struct thread *t, const struct cst_sym_pi
 	case pend_ret:
 		return do_return(c, t, pc);
 	case pend_eret: {
-		int64_t at = find_resume(t, pc->start);
+		int64_t at = sym_calls_find_resume(t, pc->start);
 
 		if (at >= 0) {
 			ret = pop_to(c, t, (uint32_t)at, cst_call_end_return);
@@ -384,7 +384,7 @@ static int arrive(struct cst_calls *c, struct thread *t, const struct cst_sym_pi
 	case pend_jump_ind: {
 		/* an indirect branch that lands where a stacked call returns is that
 		 * return, whatever the decoder calls it (A32 has many ways to return) */
-		int64_t at = no_ret_below(c, t, find_ret(t, pc->start), pc->start);
+		int64_t at = no_ret_below(c, t, sym_calls_find_ret(t, pc->start), pc->start);
 
 		if (at >= 0)
 			return pop_to(c, t, (uint32_t)at, cst_call_end_return);
@@ -434,7 +434,7 @@ static int come_back(struct cst_calls *c, struct thread *t, const struct cst_sym
 		t->stash[at].out_ret = 0;
 		return pop_to(c, t, (uint32_t)at + 1, cst_call_end_return);
 	}
-	at = find_ret(t, pc->start);
+	at = sym_calls_find_ret(t, pc->start);
 	if (at >= 0)
 		return pop_to(c, t, (uint32_t)at, cst_call_end_return);
 	if (t->depth && sym_calls_same_func(&t->stack[t->depth - 1], pc))

@@ -86,12 +86,23 @@ struct cst_calls {
 void sym_calls_assume(struct cst_calls *c, struct thread *t, uint64_t addr);
 /* ... and that no frame below the prefix frame runs @pc's function. */
 void sym_calls_assume_func(struct cst_calls *c, struct thread *t, const struct cst_sym_piece *pc);
-/* Does the frame run @pc's function (unknown code: of the same binary)? */
+/* Does the frame run @func (NULL: unknown code, then of binary @dso)? */
+static inline bool sym_calls_runs(const struct cst_call_frame *f, const struct cst_sym_func *func,
+				  const char *dso)
+{
+	return func ? f->func == func : !f->func && f->dso == dso;
+}
+/* Does the frame run @pc's function? */
 static inline bool sym_calls_same_func(const struct cst_call_frame *f,
 				       const struct cst_sym_piece *pc)
 {
-	return pc->loc.func ? f->func == pc->loc.func : !f->func && f->dso == pc->loc.dso;
+	return sym_calls_runs(f, pc->loc.func, pc->loc.dso);
 }
+/* calls.c: the index of the topmost frame that returns to @addr, or that an
+ * exception made and resumes at @addr; -1 if none, CALLS_UNKNOWN where a
+ * stretch's model would have to look below what it knows. */
+int64_t sym_calls_find_ret(const struct thread *t, uint64_t addr);
+int64_t sym_calls_find_resume(const struct thread *t, uint64_t addr);
 /* calls.c: the key of @se's thread, and the thread of a key: NULL if none (with
  * @add, a new one for element @add; NULL then only when out of memory). */
 int64_t sym_calls_key(const struct cst_sym_elem *se);

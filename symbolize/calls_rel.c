@@ -260,17 +260,10 @@ bool sym_calls_rel_follows(struct cst_calls *c, const struct cst_elem *e)
 		return t->depth < MAX_DEPTH;
 	/* a return that lands on no frame pushed here goes below them, and so does
 	 * an exception return that resumes none of them */
-	if ((t->pend == pend_ret || t->pend == pend_eret) && e->end > e->start) {
-		for (uint32_t i = t->depth; i-- > 0;) {
-			const struct cst_call_frame *f = &t->stack[i];
-
-			if (t->stash[i].prefix)
-				return false;
-			if (t->pend == pend_ret ? f->ret_addr == e->start && e->start
-						: f->exception && f->resume == e->start)
-				return true;
-		}
-	}
+	if (t->pend == pend_ret && e->end > e->start)
+		return sym_calls_find_ret(t, e->start) != CALLS_UNKNOWN;
+	if (t->pend == pend_eret && e->end > e->start)
+		return sym_calls_find_resume(t, e->start) != CALLS_UNKNOWN;
 	return true;
 }
 
@@ -378,12 +371,6 @@ int sym_calls_rel_take(struct cst_calls *c, struct sym_calls_part **out)
 
 /* ---- on the caller's thread ---- */
 
-static bool same_frame(const struct cst_call_frame *f, const struct cst_sym_func *func,
-		       const char *dso)
-{
-	return func ? f->func == func : !f->func && f->dso == dso;
-}
-
 /* Does the caller's thread @t, with the block's prefix frame at @base, hold
  * what the block took for granted? */
 static bool holds(const struct cst_calls *c, const struct thread *t, uint32_t base,
@@ -395,7 +382,7 @@ static bool holds(const struct cst_calls *c, const struct thread *t, uint32_t ba
 	    (t->pend == pend_call && t->pend_ret != st->pend_ret) ||
 	    t->last_end != st->last_end || t->last_insn != st->last_insn ||
 	    t->seen_gaps != c->gaps[t->trace_id & (NIDS - 1)] ||
-	    !same_frame(&t->stack[base], st->func, st->dso) ||
+	    !sym_calls_runs(&t->stack[base], st->func, st->dso) ||
 	    (uint64_t)base + s->max >= MAX_DEPTH || s->overflow)
 		return false;
 	for (uint32_t i = 0; s->nnr && i <= base; i++) {
@@ -406,7 +393,7 @@ static bool holds(const struct cst_calls *c, const struct thread *t, uint32_t ba
 	}
 	for (uint32_t k = 0; k < s->nnf; k++)
 		for (uint32_t i = 0; i < base; i++)
-			if (same_frame(&t->stack[i], s->no_func[k].func, s->no_func[k].dso))
+			if (sym_calls_runs(&t->stack[i], s->no_func[k].func, s->no_func[k].dso))
 				return false;
 	return true;
 }

@@ -148,16 +148,11 @@ int cst_calltree_add(void *ctx, const struct cst_call_event *ev)
 		return -cste_invalid;
 	if (ev->kind != cst_call_enter && ev->kind != cst_call_insns)
 		return 0;
-	if (ev->thread >= t->pcap) {
-		size_t old = t->pcap;
-
-		if (CST_GROW(t->paths, t->pcap, (size_t)ev->thread + 1) < 0)
-			return -cste_nomem;
-		memset(t->paths + old, 0, (t->pcap - old) * sizeof(*t->paths));
-	}
+	if (!ev->depth)
+		return 0;
+	if (sym_calltree_path_room(t, ev->thread, ev->depth) < 0)
+		return -cste_nomem;
 	p = &t->paths[ev->thread];
-	if (!ev->depth || CST_GROW(p->nodes, p->cap, ev->depth) < 0)
-		return ev->depth ? -cste_nomem : 0;
 	t->dirty = true;
 	if (ev->kind == cst_call_enter) {
 		uint32_t parent = ev->depth > 1 ? p->nodes[ev->depth - 2] : 0;
