@@ -193,6 +193,13 @@ static int count_range(void *ctx, const struct cst_sym_elem *se)
 	return kept ? cst_report_add(v->part->rep, kept) : 0;
 }
 
+/* A time window keeps a range of trace ID @id by the ID's last timestamp, which
+ * the stretch may not have seen yet (the caller sees them all). */
+static bool window_unknown(const struct rview *v, uint8_t id)
+{
+	return v->window && !sym_filter_last_ts(v->filter, id);
+}
+
 /* An element the caller's call model takes (@se's filters' verdict in
  * v->kept): the stretch's model learns the thread of a range from it; after
  * anything else the model acts on, it knows no thread. */
@@ -207,7 +214,7 @@ static int calls_learn(struct rview *v, const struct cst_sym_elem *se)
 		return 0;
 	}
 	/* before the stretch has a timestamp, a window's verdict is the caller's */
-	known = !v->window || sym_filter_last_ts(v->filter, e->trace_id & 0x7f);
+	known = !window_unknown(v, e->trace_id & 0x7f);
 	return sym_calls_rel_escaped(v->calls, se, known && v->kept);
 }
 
@@ -292,7 +299,7 @@ static int view_elem(void *view, const struct cst_elem *e)
 	 * stretch knows once it has seen one (the caller sees them all) */
 	if (e->type == cst_elem_timestamp)
 		sym_filter_set_last_ts(v->filter, id, e->timestamp);
-	untimed = v->window && range && !sym_filter_last_ts(v->filter, id);
+	untimed = range && window_unknown(v, id);
 	if (v->afdo) {
 		if (!v->has_id) {
 			v->id = id;
