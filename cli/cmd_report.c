@@ -381,15 +381,7 @@ int cmd_report(int argc, char **argv)
 	err = symcli_run_report(session, view);
 	if (err >= 0)
 		err = cst_report_view_finish(view);
-	if (cst_report_view_calls(view)) {
-		uint64_t taken, refused;
-
-		/* (for tests: what the call model's stretches took for granted held) */
-		cst_report_view_blocks(view, &taken, &refused);
-		cst_logf(&cli_log, cst_log_debug,
-			 "call views: %" PRIu64 " blocks from the decoding threads taken, %" PRIu64
-			 " refused", taken, refused);
-	}
+	symcli_say_call_blocks(cst_report_view_calls(view));
 	if (!symcli_done(trace, session, err))
 		goto out; /* a timeline begun while decoding is dropped */
 	if (!stream && cli_out_open(&out, args.output, trace, false) < 0)

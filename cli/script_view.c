@@ -357,6 +357,7 @@ int script_view_run(int argc, char **argv)
 	err = perf ? symcli_run_pscript(session, pview, write_line, &sink)
 		   : symcli_run_script(session, view, write_line, &sink);
 	fin = perf ? cst_pscript_finish(pview) : cst_script_finish(view);
+	symcli_say_call_blocks(cst_script_call_model(view));
 	if (err >= 0 && fin < 0)
 		err = fin;
 	if (!cli_flush_output(sink.f, args.output, sink.io_errno))

@@ -299,6 +299,16 @@ int symcli_run_script(struct cst_session *session, struct cst_script *s,
 	return run_done(cst_script_run(s, session, counted_elem, &c, counted_block, &b));
 }
 
+void symcli_say_call_blocks(const struct cst_calls *calls)
+{
+	struct cst_calls_stats st;
+
+	if (calls && cst_calls_get_stats(calls, &st) == 0)
+		cst_logf(&cli_log, cst_log_debug,
+			 "call views: %" PRIu64 " blocks from the decoding threads taken, %" PRIu64
+			 " refused", st.blocks_taken, st.blocks_refused);
+}
+
 int symcli_run_report(struct cst_session *session, struct cst_report_view *v)
 {
 	struct counted c = {cst_report_view_add, v, run_cli};

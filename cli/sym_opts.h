@@ -85,6 +85,10 @@ int symcli_run_script(struct cst_session *session, struct cst_script *s,
 /** symcli_run into the report view @v, whose table may be counted on the
  *  decoding threads too (cst_report_view_run). */
 int symcli_run_report(struct cst_session *session, struct cst_report_view *v);
+/** With CSTRACE_DEBUG: how many blocks of call model @calls (NULL: none ran)
+ *  made on the decoding threads the run took and refused (for the tests: what
+ *  the stretches took for granted held). */
+void symcli_say_call_blocks(const struct cst_calls *calls);
 /** Open @path as a session and a symbolizer over it, with the --elf files, and
  *  fill c->filter with the filters (the time window in the trace's clock). */
 int symcli_open(struct symcli *c, const char *path, struct cst_session **session,

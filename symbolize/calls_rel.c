@@ -267,7 +267,7 @@ bool sym_calls_rel_follows(struct cst_calls *c, const struct cst_elem *e)
 	return true;
 }
 
-int sym_calls_rel_add(struct cst_calls *c, const struct cst_sym_elem *se)
+int sym_calls_rel_add(struct cst_calls *c, const struct cst_sym_elem *se, uint64_t time)
 {
 	const struct cst_elem *e = se->elem;
 	struct thread *t;
@@ -284,6 +284,9 @@ int sym_calls_rel_add(struct cst_calls *c, const struct cst_sym_elem *se)
 	s = open_seg(c, t);
 	if (!s)
 		return -cste_nomem;
+	/* for its events, as cst_calls_add gives them */
+	c->elem = e;
+	c->time = time;
 	ret = sym_calls_add_range(c, t, se);
 	c->rel->cur->last_seg[e->trace_id & (NIDS - 1)] = t->seg;
 	return ret;
@@ -406,14 +409,15 @@ int sym_calls_check(struct cst_calls *c, const struct sym_calls_part *p,
 		struct thread *t = sym_calls_find(c, s->key, NULL);
 		uint32_t base;
 
-		if (!t || !s->w0 || t->depth < s->w0)
+		if (!t || !s->w0 || t->depth < s->w0 || !holds(c, t, t->depth - s->w0, s)) {
+			c->st.blocks_refused++;
 			return SYM_CALLS_REFUSE;
+		}
 		base = t->depth - s->w0;
-		if (!holds(c, t, base, s))
-			return SYM_CALLS_REFUSE;
 		places[i] = (struct sym_calls_place){s->wthread, (uint32_t)(t - c->threads), base,
 						     s->lw, s->depth};
 	}
+	c->st.blocks_taken++;
 	return 0;
 }
 

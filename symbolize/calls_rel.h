@@ -39,10 +39,10 @@ void sym_calls_rel_clear(struct cst_calls *c);
 void sym_calls_rel_unsync(struct cst_calls *c);
 /* Can the model follow instruction range @e here, or must the caller's? */
 bool sym_calls_rel_follows(struct cst_calls *c, const struct cst_elem *e);
-/* Follow @se, which sym_calls_rel_follows allowed just before (its thread is
- * the one found there). Returns what the sink returns, an error, or
- * SYM_CALLS_ESCAPE (it could not after all: the model is as it was). */
-int sym_calls_rel_add(struct cst_calls *c, const struct cst_sym_elem *se);
+/* Follow @se, seen at @time, which sym_calls_rel_follows allowed just before
+ * (its thread is the one found there). Returns what the sink returns, an error,
+ * or SYM_CALLS_ESCAPE (it could not after all: the model is as it was). */
+int sym_calls_rel_add(struct cst_calls *c, const struct cst_sym_elem *se, uint64_t time);
 /* The range @se goes to the caller's model (@kept: its filters keep it), which
  * the model learns its thread from; the block before it is ended. */
 int sym_calls_rel_escaped(struct cst_calls *c, const struct cst_sym_elem *se, bool kept);
@@ -54,7 +54,7 @@ uint32_t sym_calls_part_count(const struct sym_calls_part *p);
 
 /* On the caller's thread, in stream order: does block @p fit the caller's model
  * @c? 0 with @places filled (sym_calls_part_count of them), or SYM_CALLS_REFUSE.
- * Changes nothing. */
+ * Changes nothing but the count of blocks taken or refused (its stats). */
 int sym_calls_check(struct cst_calls *c, const struct sym_calls_part *p,
 		    struct sym_calls_place *places);
 /* The time of trace ID @id's elements at this point of the stream. */

@@ -21,7 +21,6 @@ struct cst_report_view {
 	int (*calls_sink)(void *ctx, const struct cst_call_event *ev); /* tree or timeline */
 	void *calls_ctx;
 	uint64_t ranges;              /* instruction ranges kept */
-	uint64_t blocks_taken, blocks_refused; /* the call views' from the workers */
 	/* after cst_report_view_write began: the table, in its order */
 	const struct cst_report_row *rows;
 	int nrows;

@@ -173,7 +173,7 @@ static int count_range(void *ctx, const struct cst_sym_elem *se)
 	if (!v->kept)
 		return 0;
 	if (v->calls) {
-		int err = sym_calls_rel_add(v->calls, se);
+		int err = sym_calls_rel_add(v->calls, se, cst_sym_filter_time(v->filter, se));
 
 		if (err == SYM_CALLS_ESCAPE) { /* sym_calls_rel_follows said otherwise */
 			v->lost_track = true;
@@ -420,10 +420,8 @@ static int view_adopt(void *ctx, const void *state, size_t len)
 			return -cste_nomem;
 		if (sym_calls_check(main->calls, st->calls, places)) {
 			free(places);
-			main->blocks_refused++;
 			return cst_view_give_up;
 		}
-		main->blocks_taken++;
 	}
 	p = st->part;
 	cst_symbolizer_add_counts(main->sym, &st->counts);
@@ -462,12 +460,6 @@ static void view_drop(void *ctx, const void *state, size_t len)
 static bool viewable(const struct cst_report_view *v)
 {
 	return !v->timeline;
-}
-
-void cst_report_view_blocks(const struct cst_report_view *v, uint64_t *taken, uint64_t *refused)
-{
-	*taken = v ? v->blocks_taken : 0;
-	*refused = v ? v->blocks_refused : 0;
 }
 
 int cst_report_view_run(struct cst_report_view *v, struct cst_session *session,

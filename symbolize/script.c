@@ -1,6 +1,7 @@
 /* The script view: what each element of the filtered stream prints, one line per
  * taken branch (from the flow model), per executed instruction with disassembly,
  * or per function entered (the call trace, from the call model). */
+#include "calls_rel.h"
 #include "script_int.h"
 
 #include <stdlib.h>
@@ -130,14 +131,23 @@ static void put_how(struct cst_line *l, const struct cst_call_frame *fr)
 	cst_line_char(l, ')');
 }
 
+/* Two spaces per level, or where they go, for a stretch's view. */
+static void indent(struct cst_script *s, const struct cst_call_event *ev, uint32_t levels)
+{
+	if (s->indent)
+		s->indent(s->indent_ctx, ev, levels, s->line.n);
+	else
+		cst_line_str(&s->line, "", (int)levels * 2);
+}
+
 static int call_event(void *ctx, const struct cst_call_event *ev)
 {
 	struct cst_script *s = ctx;
 	const struct cst_call_frame *fr = ev->frame;
 	const struct cst_elem *e = ev->elem;
 
-	if (!e || (ev->kind != cst_call_enter && ev->kind != cst_call_gap &&
-		   ev->kind != cst_call_off))
+	if (!e || s->mute ||
+	    (ev->kind != cst_call_enter && ev->kind != cst_call_gap && ev->kind != cst_call_off))
 		return 0;
 	/* a place of loss has its line already (put_loss) */
 	if (ev->kind == cst_call_gap && s->at_loss)
@@ -145,7 +155,7 @@ static int call_event(void *ctx, const struct cst_call_event *ev)
 	sym_script_head(s, e, ev->pid, ev->time);
 	if (ev->kind == cst_call_off) {
 		/* an address filter: the stack stands, nothing was lost */
-		cst_line_str(&s->line, "", (int)ev->depth * 2);
+		indent(s, ev, ev->depth);
 		cst_line_str(&s->line, "[trace off: filter]", 0);
 	} else if (ev->kind == cst_call_gap && e->type == cst_elem_trace_on &&
 		   (e->gap == cst_gap_filter || e->gap == cst_gap_debug)) {
@@ -161,7 +171,7 @@ static int call_event(void *ctx, const struct cst_call_event *ev)
 		cst_line_str(&s->line, cst_elem_type_name(e->type), 0);
 		cst_line_char(&s->line, ']');
 	} else {
-		cst_line_str(&s->line, "", (int)(ev->depth - 1) * 2);
+		indent(s, ev, ev->depth - 1);
 		cst_line_str(&s->line, cst_call_frame_name(fr), 0);
 		if (!fr->func) {
 			cst_line_char(&s->line, ' ');
@@ -215,6 +225,19 @@ static int setup(struct cst_script *s, const struct cst_script_opts *opts)
 					     : cst_flow_alloc(&s->flow, flow_event, s);
 }
 
+int sym_script_stretch(struct cst_script *s,
+		       void (*note)(void *ctx, const struct cst_call_event *ev, uint32_t levels,
+				    size_t at),
+		       void *ctx)
+{
+	cst_calls_free(s->calls);
+	s->calls = NULL;
+	s->stretch = true;
+	s->indent = note;
+	s->indent_ctx = ctx;
+	return sym_calls_rel_alloc(&s->calls, call_event, s);
+}
+
 int cst_script_alloc(struct cst_script **out, struct cst_symbolizer *sym,
 		     cst_script_write_fn write, void *ctx, const struct cst_script_opts *opts)
 {
@@ -255,7 +278,8 @@ int cst_script_add(void *ctx, const struct cst_sym_elem *se)
 		if (gap)
 			put_loss(s, se, gap);
 		s->at_loss = gap != NULL;
-		err = cst_calls_add(s->calls, se, time);
+		err = s->stretch ? sym_calls_rel_add(s->calls, se, time)
+				 : cst_calls_add(s->calls, se, time);
 		s->at_loss = false;
 		return err ? err : s->failed ? -cste_io : 0;
 	}
@@ -294,6 +318,11 @@ int cst_script_finish(struct cst_script *s)
 		put_loss(s, &(struct cst_sym_elem){.elem = &e, .pid = -1}, gap);
 	}
 	return err ? err : s->failed ? -cste_io : 0;
+}
+
+const struct cst_calls *cst_script_call_model(const struct cst_script *s)
+{
+	return s ? s->calls : NULL;
 }
 
 void cst_script_free(struct cst_script *s)

@@ -47,6 +47,13 @@ struct cst_script {
 	struct cst_calls *calls;   /* the call trace */
 	struct cst_loss *loss;     /* where trace was lost: a line in place */
 	bool at_loss;              /* the element being added is a place of loss */
+	/* a view on a decoding thread (script_calls_view.c): its call model is a
+	 * stretch's (calls_rel.h), and where a call trace's line is indented it
+	 * says so to @indent, with the levels (from the stretch's first frame) and
+	 * where in the line, rather than padding (the caller knows the depth) */
+	bool stretch;
+	void (*indent)(void *ctx, const struct cst_call_event *ev, uint32_t levels, size_t at);
+	void *indent_ctx;
 	/* lengths of the symbolizer's names by where they are (they stay put and
 	 * unchanged while it lives): each line prints a few, most of them again */
 	struct {
@@ -65,5 +72,37 @@ void sym_script_head(struct cst_script *s, const struct cst_elem *e, int32_t pid
 void sym_script_loc(struct cst_script *s, uint64_t addr, const struct cst_sym_loc *loc);
 /* The line is complete: to the sink, then start the next. */
 void sym_script_end_line(struct cst_script *s);
+
+/* script.c: the call trace @s (its mode) made a stretch's view: its model a
+ * stretch's, its indents told to @indent. Returns 0 or -cste_nomem. */
+int sym_script_stretch(struct cst_script *s,
+		       void (*indent)(void *ctx, const struct cst_call_event *ev, uint32_t levels,
+				      size_t at),
+		       void *ctx);
+/* Whether @s's lines depend on the last timestamp: they print times, or a time
+ * window keeps them (the views on the decoding threads learn it first). */
+static inline bool sym_script_timed(const struct cst_script *s)
+{
+	return (s->o.fields & cst_script_time) || (s->o.filter && s->o.filter->window);
+}
+
+/* ... and whether a stretch's lines of @e's source wait for a timestamp (a
+ * source whose programming has timestamps off sends none: its times are 0). */
+static inline bool sym_script_needs_ts(const struct cst_script *s, const struct cst_trace *trace,
+				       const struct cst_elem *e)
+{
+	const struct cst_source_cfg *src = cst_trace_elem_source(trace, e);
+
+	return sym_script_timed(s) && (!src || cst_source_timestamps(src));
+}
+
+/* script_calls_view.c: line @line (@len bytes, its '\n' last, as a stretch's
+ * view wrote it without its indent) into @b with @spaces of indent after its
+ * first @head bytes, cut where one thread's line would be (CST_LINE_MAX). */
+void sym_script_put_indented(struct cst_buf *b, const char *line, size_t len, size_t head,
+			     uint64_t spaces);
+/* script_calls_view.c: cst_script_run for the call trace. */
+int sym_script_calls_run(struct cst_script *s, struct cst_session *session, cst_sym_elem_fn fn,
+			 void *ctx, cst_lines_fn write, void *write_ctx);
 
 #endif

@@ -7,8 +7,9 @@
  * first (the caller may join that one with the range before the stretch), after
  * a timestamp where lines print times or keep a time window. From then on it
  * prints, and hands over after each block of its bytes what it knows of the
- * trace ID. Branch and instruction lines only: the call trace's stack cannot be
- * learnt from a stretch. */
+ * trace ID. Branch and instruction lines (the call trace's are
+ * script_calls_view.c's). The filters need nothing from before a stretch but
+ * the last timestamp, which the view learns. */
 #include "script_int.h"
 #include "views_int.h"
 
@@ -88,24 +89,15 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 	return v;
 }
 
-/* Whether @s's output depends on the last timestamp: it prints times, or keeps
- * a time window. */
-static bool timed(const struct cst_script *s)
-{
-	return (s->o.fields & cst_script_time) || (s->o.filter && s->o.filter->window);
-}
-
 /* The first element of the stretch's trace ID: which it is, and whether its
  * lines wait for a timestamp (a source whose programming has timestamps off
  * sends none: its times are 0 all along; should one come all the same, the
  * caller's view refuses what was printed before it was known, view_adopt). */
 static void take_id(struct sview *v, const struct cst_elem *e)
 {
-	const struct cst_source_cfg *src = cst_trace_elem_source(v->run->trace, e);
-
 	v->id = e->trace_id & 0x7f;
 	v->has_id = true;
-	v->need_ts = timed(v->s) && (!src || cst_source_timestamps(src));
+	v->need_ts = sym_script_needs_ts(v->s, v->run->trace, e);
 }
 
 /* cst_script_add while learning: whether the filters kept the element too (one
@@ -130,7 +122,7 @@ static int learn(struct sview *v, const struct cst_elem *e, bool first)
 	struct learning l = {v->s, false};
 	int ret;
 
-	if (e->type == cst_elem_timestamp && timed(v->s) && !v->need_ts) {
+	if (e->type == cst_elem_timestamp && sym_script_timed(v->s) && !v->need_ts) {
 		v->need_ts = true; /* its source timestamps after all: wait for it */
 		v->knows = false;
 	}
@@ -227,7 +219,7 @@ static int view_adopt(void *ctx, const void *state, size_t len)
 	/* lines whose times took no timestamp to be before them, where one was (a
 	 * source that timestamps with its programming saying it does not): not
 	 * taken, one thread symbolizes and prints them (and counts them) */
-	if (st->known && timed(main) &&
+	if (st->known && sym_script_timed(main) &&
 	    sym_filter_last_ts(main->filter, st->id) != st->ts_before)
 		return cst_view_give_up;
 	cst_symbolizer_add_counts(main->sym, &st->counts);
@@ -241,14 +233,6 @@ static int view_adopt(void *ctx, const void *state, size_t len)
 	if (st->last_ts)
 		sym_filter_set_last_ts(main->filter, st->id, st->last_ts);
 	return 0;
-}
-
-/* Lines that can be made apart: branches or instructions (the call trace's stack
- * runs through the whole stream). The filters need nothing from before a
- * stretch but the last timestamp, which the view learns. */
-static bool viewable(const struct cst_script *s)
-{
-	return s->o.mode != cst_script_calls;
 }
 
 int cst_script_run(struct cst_script *s, struct cst_session *session, cst_sym_elem_fn fn,
@@ -265,8 +249,9 @@ int cst_script_run(struct cst_script *s, struct cst_session *session, cst_sym_el
 
 	if (!s || !session || !fn || !write)
 		return -cste_invalid;
-	if (!viewable(s))
-		return cst_symbolizer_run(s->sym, session, fn, ctx);
+	/* the call trace's stack runs through the whole stream: its own views */
+	if (s->o.mode == cst_script_calls)
+		return sym_script_calls_run(s, session, fn, ctx, write, write_ctx);
 	run = (struct sview_run){s, cst_session_trace(session)};
 	return sym_view_pool_run(s->sym, session, &kind, &run, fn, ctx, write, write_ctx);
 }

@@ -609,6 +609,9 @@ struct cst_calls_stats {
 	uint64_t unknown_returns;  /* returns that landed in a function not on the stack */
 	uint64_t too_deep;         /* stacks emptied at 65536 frames (counted in gaps too) */
 	uint64_t filtered;         /* times an address filter turned tracing off (not gaps) */
+	/* blocks of the model made on the decoding threads that it took, and that
+	 * it refused (their buffer decoded again on one thread from there) */
+	uint64_t blocks_taken, blocks_refused;
 };
 
 /** Copy the totals so far into @st. Errors: -cste_invalid. */
@@ -1075,10 +1078,6 @@ const struct cst_calls *cst_report_view_calls(const struct cst_report_view *v);
 int cst_report_view_loss(const struct cst_report_view *v, struct cst_loss_totals *t);
 /** Instructions the filters kept (the table's total). */
 uint64_t cst_report_view_kept(const struct cst_report_view *v);
-/** Blocks of the call model made on the decoding threads that the run took, and
- *  that it refused (their buffer decoded again on one thread from there). */
-void cst_report_view_blocks(const struct cst_report_view *v, uint64_t *taken,
-			    uint64_t *refused);
 /** The timeline the view wrote; NULL when its format is none. */
 const struct cst_perfetto *cst_report_view_timeline(const struct cst_report_view *v);
 
@@ -1145,15 +1144,16 @@ void cst_script_free(struct cst_script *s);
 int cst_script_add(void *s, const struct cst_sym_elem *se);
 /** Run @session into @s: as cst_symbolizer_run(sym, session, fn, ctx), where @fn
  *  passes each element on to cst_script_add(@s). Where the session decodes on
- *  several threads and the view allows it (branch or instruction lines, not
- *  the call trace), the lines of what those threads decode are made there too, and
- *  their bytes go to @write in stream order (cst_symbolizer_run_views), each
+ *  several threads, the lines of what those threads decode are made there too,
+ *  and their bytes go to @write in stream order (cst_symbolizer_run_views), each
  *  block counting the elements it stands for. The output is the same. */
 int cst_script_run(struct cst_script *s, struct cst_session *session, cst_sym_elem_fn fn,
 		   void *ctx, cst_lines_fn write, void *write_ctx);
 /** End the stream: the last range of each trace ID, the frames still open.
  *  Errors as cst_script_add. */
 int cst_script_finish(struct cst_script *s);
+/** The call model of the call trace, for its totals; NULL in the other modes. */
+const struct cst_calls *cst_script_call_model(const struct cst_script *s);
 
 /* ------------------------------------------------------------------------
  * perf script's own output (`cstrace script -F ...` / `--itrace=...`): the

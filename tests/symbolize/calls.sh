@@ -4,7 +4,7 @@
 # --format=json`, `--format=folded`, `--format=perfetto` and `script --call-trace`
 # against the stacks QEMU's run implies (calls_vs_qemu.py): self and call counts per stack, totals,
 # recursion depth, no stale frame after longjmp / siglongjmp / signal return, also
-# where the call graph is made on the decoding threads; and a PIE calling its
+# where the call graph and the call trace are made on the decoding threads; and a PIE calling its
 # shared library through the PLT (perf.data, four binaries).
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +27,7 @@ calls() {
   check "$name: call graph" quiet "$CSTRACE" report -g --format=json -o "$TMP/$name.json" "${o[@]}"
   check "$name: folded" quiet "$CSTRACE" report --format=folded -o "$TMP/$name.folded" "${o[@]}"
   check "$name: perfetto" quiet "$CSTRACE" report --format=perfetto -o "$TMP/$name.perfetto.json" "${o[@]}"
-  check "$name: call trace" quiet "$CSTRACE" script --call-trace -F tid -o "$TMP/$name.calls" "${o[@]}"
+  check "$name: call trace" quiet "$CSTRACE" script --call-trace -F tid,cpu -o "$TMP/$name.calls" "${o[@]}"
   check "$name: stacks, calls and depths equal QEMU's" python3 "$here/calls_vs_qemu.py" \
     --readelf $t-readelf --objdump $t-objdump --binary "$bin" --truth "$TMP/$name.truth" \
     --graph "$TMP/$name.json" --folded "$TMP/$name.folded" \
@@ -39,10 +39,12 @@ calls() {
     -o "$TMP/$name.t.json" "${o[@]}"
   check "$name: folded on threads" quiet "$CSTRACE" report --format=folded "${t4[@]}" \
     -o "$TMP/$name.t.folded" "${o[@]}"
+  check "$name: call trace on threads" quiet "$CSTRACE" script --call-trace -F tid,cpu "${t4[@]}" \
+    -o "$TMP/$name.t.calls" "${o[@]}"
   check "$name: on threads, stacks, calls and depths equal QEMU's" \
     python3 "$here/calls_vs_qemu.py" --readelf $t-readelf --objdump $t-objdump \
     --binary "$bin" --truth "$TMP/$name.truth" --graph "$TMP/$name.t.json" \
-    --folded "$TMP/$name.t.folded" "$@"
+    --folded "$TMP/$name.t.folded" --call-trace "$TMP/$name.t.calls" "$@"
 }
 
 A64=(aarch64 aarch64-linux-gnu cortex-a53)

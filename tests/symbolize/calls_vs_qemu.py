@@ -403,7 +403,8 @@ if args.perfetto:
         if want_calls[f] != calls[f]:
             fail(f"perfetto: {names[f]} called {calls[f]} times, QEMU {want_calls[f]}")
 
-# ---- script --call-trace: one unmarked (or tail call / exception) line per call
+# ---- script --call-trace: one unmarked (or tail call / exception) line per call,
+# each indented by its depth in QEMU's stack
 if args.call_trace:
     by_sym = collections.Counter()
 
@@ -415,14 +416,56 @@ if args.call_trace:
     for r in g["roots"]:
         sym_calls(r)
     lines = collections.Counter()
+    # each line's depth is its indent (two spaces a level, after the head: -F
+    # tid,cpu): the stack it implies, per thread (its tid, or where none is
+    # known, a snapshot's, its CPU: its trace ID), by names
+    parsed = []
     for line in open(args.call_trace):
-        body = line.rstrip("\n").split(None, 1)[1].strip() if len(line.split()) > 1 else ""
+        h = re.match(r"(\S+) +(\[\d+\])( +)(.*)$", line.rstrip("\n"))
+        if not h:
+            continue
+        body = h.group(4)
         m = re.match(r"(.*?)(?: (/\S+|\S+\.bin) at 0x[0-9a-f]+)?(?: \((tail call|exception|jump|returned to|already running)\))?$", body)
-        if m and m.group(3) in (None, "tail call", "exception") and not re.match(r"\[trace (lost|gap|off)", body):
-            lines[m.group(1)] += 1
+        if not m or re.match(r"\[trace (lost|gap|off)", body):
+            continue
+        key = h.group(1) if h.group(1) != "-" else h.group(2)
+        parsed.append((key, len(h.group(3)), m.group(1), m.group(3)))
+    sep = {}
+    for tid, ind, _, _ in parsed:
+        sep[tid] = min(sep.get(tid, ind), ind)
+    stacks = collections.defaultdict(list)
+    paths = collections.Counter()
+    for tid, ind, name, how in parsed:
+        if (ind - sep[tid]) % 2:
+            fail(f"call trace: an indent of {ind - sep[tid]} spaces is no depth")
+        d = (ind - sep[tid]) // 2 + 1
+        st = stacks[tid]
+        if d > len(st) + 1:
+            fail(f"call trace: {name} at depth {d} under {len(st)} frames")
+        del st[d - 1:]
+        st.append(name)
+        if how in (None, "tail call", "exception"):
+            lines[name] += 1
+            paths[tuple(st)] += 1
     for name in set(by_sym) | set(lines):
         if by_sym[name] != lines[name]:
             fail(f"call trace: {name} entered {lines[name]} times, call graph {by_sym[name]}")
+    # the call graph's stacks, checked against QEMU's above (in its names:
+    # the reference names one alias of each address, cstrace another)
+    want_paths = collections.Counter()
+
+    def graph_paths(n, path):
+        p = path + (n["sym"],)
+        want_paths[p] += n["calls"]
+        for c in n["children"]:
+            graph_paths(c, p)
+
+    for r in g["roots"]:
+        graph_paths(r, ())
+    for p in sorted(set(want_paths) | set(paths)):
+        if want_paths[p] != paths[p]:
+            fail(f"call trace: {';'.join(p)} entered {paths[p]} times at that depth, "
+                 f"QEMU's stack {want_paths[p]} times")
 
 fail.finish(f"{len(want)} stacks, {total} instructions, deepest recursion "
             f"{max(deepest.values())}: as QEMU ran them")

@@ -308,7 +308,7 @@ static void run_split(struct model *m, struct side *s, struct item *items, int n
 		}
 		if (range && sym_calls_rel_follows(s->calls, &items[i].e) && rnd(50)) {
 			/* (the views give up where it could not after all) */
-			CHECK_EQ_INT(sym_calls_rel_add(s->calls, &se), 0);
+			CHECK_EQ_INT(sym_calls_rel_add(s->calls, &se, 0), 0);
 			s->followed++;
 			if (!rnd(200)) { /* a block that is full */
 				serial = hand_over(s, m, items, from, i + 1);
@@ -411,7 +411,7 @@ static void test_deep(struct side *s)
 		struct cst_sym_elem se = sym_of(&items[i]);
 
 		CHECK(sym_calls_rel_follows(s->calls, &items[i].e));
-		CHECK_EQ_INT(sym_calls_rel_add(s->calls, &se), 0);
+		CHECK_EQ_INT(sym_calls_rel_add(s->calls, &se, 0), 0);
 		if (i == deep)
 			CHECK(!hand_over(s, &many, items, 1, deep + 1));
 	}
@@ -428,7 +428,7 @@ static void test_deep(struct side *s)
 int main(void)
 {
 	struct side s = {0};
-	int n = 3000, runs = 0;
+	int n = 3000, runs = 0, taken = 0, refused = 0;
 
 	CHECK_EQ_INT(sym_calls_rel_alloc(&s.calls, to_block, &s), 0);
 	for (uint64_t seed = 1; seed <= 300; seed++) {
@@ -444,6 +444,14 @@ int main(void)
 		run_split(&many, &s, items, n, (int)rnd(200), 50 + (int)rnd(2000));
 		CHECK_EQ_INT(cst_calls_finish(many.calls), 0);
 		same_trees(&one, &many);
+		/* the caller's model counts what it took and refused */
+		struct cst_calls_stats st;
+
+		CHECK_EQ_INT(cst_calls_get_stats(many.calls, &st), 0);
+		CHECK_EQ_INT(st.blocks_taken, (uint64_t)(s.taken - taken));
+		CHECK_EQ_INT(st.blocks_refused, (uint64_t)(s.refused - refused));
+		taken = s.taken;
+		refused = s.refused;
 		model_free(&one);
 		model_free(&many);
 		free(items);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The call views on the decoding threads (report -g, folded stacks, --children, a
-# flame graph, the HTML page): each stretch follows the call model from the ranges the caller's
+# flame graph, the HTML page, script's call trace): each stretch follows the call
+# model from the ranges the caller's
 # model follows, and the caller checks and takes its blocks, or refuses one and
 # decodes the rest on one thread. Programs with recursion, longjmp, signal
 # handlers, calls through the PLT, function pointers, switches, threads and a
@@ -16,6 +17,8 @@ VERBS="report -g,report --format=folded,report --children --sort dso,sym"
 VERBS+=",report --format=flamegraph,report -g --symbols=main,report -g --stats"
 # the page: a call tree and a sample profile (coverage) from the same stretches
 VERBS+=",report --format=html"
+# the call trace: each line indented by the depth the caller's model knows
+VERBS+=",script --call-trace,script --call-trace -F tid,time,sym,dso --ns"
 for prog in recurse longjmp signal shlib fptr switch threads fault; do
 	pd=$TMP/$prog.data
 	check "synth $prog" sh -c '"$0" synth --arch "$1" --out perf -o "$2" -- "$3" > /dev/null 2>&1' \
@@ -24,17 +27,20 @@ for prog in recurse longjmp signal shlib fptr switch threads fault; do
 	# (QEMU may run the threads on vCPUs of their own: a recording per CPU in
 	# time order, whose views run on the caller's thread)
 	[ $prog = threads ] && continue
-	viewed "$prog" "$pd" "report -g" --chunk-size 1K
-	# and what the stretches took for granted held: a refused block sends the
-	# rest of its buffer to one thread. But for one block on fault, whose
-	# siglongjmp does land in a frame below what its stretch knew, and on shlib,
-	# where ld.so's code has no symbols: a jump into it matches the thread's
-	# first frame, in ld.so too.
-	said=$(CSTRACE_DEBUG=1 "$CSTRACE" report -g --threads 2 --chunk-size 1K "$pd" 2>&1 \
-		>/dev/null | grep "call views:")
-	case $prog in fault | shlib) refused="[01]" ;; *) refused=0 ;; esac
-	check "$prog: blocks of the call model taken, $refused refused: ${said:-(none said)}" \
-		grep -q "call views: [1-9][0-9]* blocks from the decoding threads taken, $refused refused" \
-		<<< "$said"
+	for verb in "report -g" "script --call-trace"; do
+		viewed "$prog" "$pd" "$verb" --chunk-size 1K
+		# and what the stretches took for granted held: a refused block sends
+		# the rest of its buffer to one thread. But for one block on fault,
+		# whose siglongjmp does land in a frame below what its stretch knew,
+		# and on shlib, where ld.so's code has no symbols: a jump into it
+		# matches the thread's first frame, in ld.so too.
+		# shellcheck disable=SC2086 # verb holds its options
+		said=$(CSTRACE_DEBUG=1 "$CSTRACE" $verb --threads 2 --chunk-size 1K "$pd" 2>&1 \
+			>/dev/null | grep "call views:")
+		case $prog in fault | shlib) refused="[01]" ;; *) refused=0 ;; esac
+		check "$prog: $verb: blocks of the call model taken, $refused refused: ${said:-(none said)}" \
+			grep -q "call views: [1-9][0-9]* blocks from the decoding threads taken, $refused refused" \
+			<<< "$said"
+	done
 done
 finish
