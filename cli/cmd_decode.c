@@ -64,7 +64,9 @@ static int print_elem(void *ctx, const struct cst_elem *e, char *buf, size_t siz
 	}
 	if (m < 0)
 		return 0;
-	n = (int)strlen(buf);
+	/* text and JSON return the length they wrote; OpenCSD's may say more than
+	 * fits */
+	n = o->format == out_elements ? (int)strlen(buf) : m;
 	buf[n++] = '\n';
 	return n;
 }
