@@ -148,6 +148,34 @@ static void chain_queues(struct cst_perf_input *in)
 	}
 }
 
+/* The merge, its queues decoded ahead on threads: this thread decodes nothing,
+ * and the lines cst_session_run_lines asks for are printed beside it
+ * (print_pool.c; most of the time of `decode` is printing). A decoder's crash
+ * on a worker stops the merge before its next element, and what went out is
+ * printed and written before this returns. */
+static int run_order_beside(struct cst_perf_input *in)
+{
+	cst_elem_fn fn = in->user_elem_fn;
+	void *ctx = in->user_ctx;
+	struct dec_print_pool *pool = NULL;
+	int ret, fin;
+
+	if (in->print && in->write && !in->user_sb_fn &&
+	    (ret = dec_print_pool_start(&pool, in->nworkers - 1, in->print, in->print_ctx,
+					in->write, in->write_ctx, true)) < 0)
+		return ret;
+	if (!pool)
+		return dec_perf_order_run(in->order);
+	in->user_elem_fn = dec_print_pool_elem;
+	in->user_ctx = pool;
+	ret = dec_perf_order_run(in->order);
+	fin = dec_print_pool_finish(pool);
+	dec_print_pool_free(pool);
+	in->user_elem_fn = fn;
+	in->user_ctx = ctx;
+	return ret ? ret : fin;
+}
+
 /* Set up the merge of the queued fragments and run it, decoding ahead on threads
  * when @ahead. */
 static int run_merge(struct cst_perf_input *in, bool ahead)
@@ -183,7 +211,7 @@ static int run_merge(struct cst_perf_input *in, bool ahead)
 		in->elem_ctx = in;
 		if (ahead && (ret = dec_pi_ahead_start(in)))
 			return ret;
-		ret = dec_perf_order_run(in->order);
+		ret = in->queues_ahead ? run_order_beside(in) : dec_perf_order_run(in->order);
 		dec_pi_ahead_stop(in);
 	}
 	if (!ret)

@@ -67,11 +67,12 @@ sys.exit(0 if j == len(p) else "perf branch line %d not found in order: %s" % (j
 ' "$TMP/p.br" "$TMP/c.br" "$(sed -n 's/.* \([0-9]*\) AUX records.*/\1/p' "$TMP/perf.data.stats")"
 fi
 
-# --threads: the queues are decoded ahead of the merge on threads; every verb must
-# print what one thread prints, and the runs must really have decoded ahead.
+# --threads: the queues are decoded ahead of the merge on threads (and decode's
+# lines printed beside it, in batches); every verb must print what one thread
+# prints, and the runs must really have decoded ahead.
 . "$CSTRACE_SOURCE_DIR/tests/decode/threads_lib.sh"
 same time-order "$TMP/perf.data" \
-	"decode --format=elements,decode --format=none --stats,script,script --raw --insn,report,report -g" "4K"
+	"decode,decode --format=elements,decode --format=jsonl,decode --format=none --stats,script,script --raw --insn,report,report -g" "4K"
 check "decode --threads 2: the queues were decoded ahead" sh -c \
 	'"$0" decode --format=none --stats --threads 2 "$1" 2>&1 | grep -q "queues decoded ahead of the time order$"' \
 	"$CSTRACE" "$TMP/perf.data"
@@ -93,7 +94,7 @@ if grep -q "trace decoder error" "$TMP/corrupt.err"; then
 elif [ "$arch" = arm ]; then
 	fail "corrupt: no decoder error to fall back on: $(head -c 300 "$TMP/corrupt.err")"
 fi
-same time-order-corrupt "$TMP/corrupt.data" "decode --format=elements,decode --format=none --stats,script,report" "4K"
+same time-order-corrupt "$TMP/corrupt.data" "decode,decode --format=elements,decode --format=none --stats,script,report" "4K"
 # ETMv3 exceptions that cancel an instruction (set_cancel.py sets the bit of every
 # SVC): OpenCSD gives the exception out with the packet after the cancel, which
 # the time order can see, so cstrace's decoder declines there and the queue is
