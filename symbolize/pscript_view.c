@@ -65,7 +65,6 @@ struct pview {
 	bool ready;     /* the queue (and timestamp) is known: the next element prints */
 	bool committed; /* printing: never deferring again */
 	unsigned learned; /* elements deferred while learning */
-	struct cst_sym_counts learning; /* their counts, thrown away */
 };
 
 /* The lines depend on the trace's timestamps: a time printed from them (in the
@@ -148,6 +147,7 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 	sym_psc_clear(v->p);
 	v->has_id = v->ready = v->committed = false;
 	v->learned = 0;
+	memset(&v->w.held, 0, sizeof(v->w.held)); /* a stretch left off keeps none */
 	return v;
 }
 
@@ -166,11 +166,9 @@ static int view_elem(void *view, const struct cst_elem *e)
 	if (!v->committed && !v->ready) {
 		if (v->learned++ >= PVIEW_PATIENCE)
 			return cst_view_defer; /* the rest of the stretch, as it is */
-		ret = cst_symbolizer_feed(v->w.reader, e, cst_pscript_add, v->p);
+		ret = sym_view_learn(&v->w, e, cst_pscript_add, v->p);
 		if (ret < 0)
 			return ret;
-		/* the caller's thread symbolizes it again, and counts it */
-		cst_symbolizer_take_counts(v->w.reader, &v->learning);
 		v->ready = sym_psc_knows(v->p, id) &&
 			   (!v->need_ts || sym_filter_last_ts(v->p->filter, id));
 		return cst_view_defer;
@@ -199,8 +197,7 @@ static size_t view_state(void *view, void *buf, size_t size)
 
 	if (size < sizeof(*st))
 		return 0;
-	memset(&st->counts, 0, sizeof(st->counts));
-	cst_symbolizer_take_counts(v->w.reader, &st->counts);
+	sym_view_block_counts(&v->w, &st->counts);
 	st->queue_len = v->committed ? sym_psc_state(v->p, v->id, st->queue, sizeof(st->queue)) : 0;
 	/* the next block's bytes start anew */
 	st->ranges = v->ranges;

@@ -51,7 +51,6 @@ struct rview {
 	/* the call views': the stretch's call model and the block's tree */
 	struct cst_calls *calls;
 	struct cst_calltree *tree;
-	struct cst_sym_counts held; /* the block's counts before a deferred element */
 	bool lost_track;    /* the call model could not follow a range it said it would */
 	bool first_range;   /* the stretch's first range went to the caller */
 	bool kept;          /* the filters kept the range last counted */
@@ -62,7 +61,6 @@ struct rview {
 	bool knows;         /* the models of @id are the stream's */
 	bool before_held;   /* @before holds them as they were before a deferred element */
 	struct sym_afdo_state before;
-	struct cst_sym_counts learning; /* counts of what it learnt from, thrown away */
 };
 
 /* What a block hands over. */
@@ -156,7 +154,7 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 		sym_afdo_clear(v->afdo);
 	if (v->calls)
 		sym_calls_rel_clear(v->calls);
-	memset(&v->held, 0, sizeof(v->held));
+	memset(&v->w.held, 0, sizeof(v->w.held));
 	v->lost_track = false;
 	return v;
 }
@@ -249,11 +247,8 @@ static int profile_defer(struct rview *v, const struct cst_elem *e)
 	}
 	v->kept = false;
 	sym_afdo_mute(v->afdo, true);
-	cst_symbolizer_take_counts(v->w.reader, &v->held); /* the block's, kept */
-	ret = cst_symbolizer_feed(v->w.reader, e, move_models, v);
+	ret = sym_view_learn(&v->w, e, move_models, v);
 	sym_afdo_mute(v->afdo, false);
-	/* the caller's thread symbolizes it again, and counts it */
-	cst_symbolizer_take_counts(v->w.reader, &v->learning);
 	if (ret < 0)
 		return ret;
 	/* the range before it may be joined with the stretch's first on the
@@ -281,9 +276,7 @@ static int calls_defer(struct rview *v, const struct cst_elem *e)
 
 	if (e->type == cst_elem_instr_range || e->type == cst_elem_i_range_nopath)
 		v->first_range = true;
-	cst_symbolizer_take_counts(v->w.reader, &v->held); /* the block's, kept */
-	ret = cst_symbolizer_feed(v->w.reader, e, learn_calls, v);
-	cst_symbolizer_take_counts(v->w.reader, &v->learning);
+	ret = sym_view_learn(&v->w, e, learn_calls, v);
 	return ret < 0 ? ret : cst_view_defer;
 }
 
@@ -348,9 +341,7 @@ static size_t view_state(void *view, void *buf, size_t size)
 	if (size < sizeof(*st))
 		return 0;
 	memset(st, 0, sizeof(*st));
-	st->counts = v->held;
-	memset(&v->held, 0, sizeof(v->held));
-	cst_symbolizer_take_counts(v->w.reader, &st->counts);
+	sym_view_block_counts(&v->w, &st->counts);
 	st->part = v->part;
 	v->part = NULL;
 	if (v->calls) {

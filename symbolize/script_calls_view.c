@@ -88,8 +88,6 @@ struct cview {
 	struct id_state before;
 	uint64_t handed_ts;       /* the ID's last timestamp when it last handed over */
 	unsigned learned;         /* kept elements deferred while learning */
-	struct cst_sym_counts held;     /* the block's counts before a deferred element */
-	struct cst_sym_counts learning; /* counts of what it learnt from, thrown away */
 };
 
 /* The script's lines into the block, counted: where the next line starts. */
@@ -171,7 +169,7 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 	v->has_id = v->seen = v->knows = v->committed = v->printed = false;
 	v->before_held = v->lost_track = false;
 	v->learned = 0;
-	memset(&v->held, 0, sizeof(v->held));
+	memset(&v->w.held, 0, sizeof(v->w.held));
 	return v;
 }
 
@@ -233,10 +231,7 @@ static int defer(struct cview *v, const struct cst_elem *e, bool first)
 		v->knows = false;
 	}
 	v->s->mute = true;
-	cst_symbolizer_take_counts(v->w.reader, &v->held); /* the block's, kept */
-	ret = cst_symbolizer_feed(v->w.reader, e, learn_add, v);
-	/* the caller's thread symbolizes it again, and counts it */
-	cst_symbolizer_take_counts(v->w.reader, &v->learning);
+	ret = sym_view_learn(&v->w, e, learn_add, v);
 	if (ret < 0)
 		return ret;
 	if (mine && !v->knows) {
@@ -322,9 +317,7 @@ static size_t view_state(void *view, void *buf, size_t size)
 	if (size < sizeof(*st))
 		return 0;
 	memset(st, 0, sizeof(*st));
-	st->counts = v->held;
-	memset(&v->held, 0, sizeof(v->held));
-	cst_symbolizer_take_counts(v->w.reader, &st->counts);
+	sym_view_block_counts(&v->w, &st->counts);
 	if (sym_calls_rel_take(v->s->calls, &st->calls) < 0)
 		st->broken = true; /* the caller refuses the block */
 	st->marks = v->marks;

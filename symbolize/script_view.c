@@ -43,7 +43,6 @@ struct sview {
 	bool committed;   /* printing: never deferring again */
 	uint64_t handed_ts; /* its last timestamp when it last handed over */
 	unsigned learned; /* kept elements deferred while learning */
-	struct cst_sym_counts learning; /* their counts, thrown away */
 };
 
 /* A worker's view (sym_view_pool's make): a script view of its own over @reader. */
@@ -86,6 +85,7 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 	sym_filter_clear_ts(s->filter);
 	v->has_id = v->seen = v->knows = v->committed = false;
 	v->learned = 0;
+	memset(&v->w.held, 0, sizeof(v->w.held)); /* a stretch left off keeps none */
 	return v;
 }
 
@@ -126,9 +126,7 @@ static int learn(struct sview *v, const struct cst_elem *e, bool first)
 		v->need_ts = true; /* its source timestamps after all: wait for it */
 		v->knows = false;
 	}
-	ret = cst_symbolizer_feed(v->w.reader, e, learn_add, &l);
-	/* the caller's thread symbolizes it again, and counts it */
-	cst_symbolizer_take_counts(v->w.reader, &v->learning);
+	ret = sym_view_learn(&v->w, e, learn_add, &l);
 	if (ret < 0)
 		return ret;
 	v->learned += l.kept;
@@ -190,7 +188,7 @@ static size_t view_state(void *view, void *buf, size_t size)
 	if (size < sizeof(*st))
 		return 0;
 	memset(st, 0, sizeof(*st));
-	cst_symbolizer_take_counts(v->w.reader, &st->counts);
+	sym_view_block_counts(&v->w, &st->counts);
 	if (!v->committed)
 		return sizeof(*st);
 	st->known = true;

@@ -5,6 +5,26 @@
 
 #include <stdlib.h>
 
+#include <string.h>
+
+int sym_view_learn(struct sym_view_worker *w, const struct cst_elem *e, cst_sym_elem_fn fn,
+		   void *ctx)
+{
+	int ret;
+
+	cst_symbolizer_take_counts(w->reader, &w->held);
+	ret = cst_symbolizer_feed(w->reader, e, fn, ctx);
+	cst_symbolizer_take_counts(w->reader, &w->learning);
+	return ret;
+}
+
+void sym_view_block_counts(struct sym_view_worker *w, struct cst_sym_counts *out)
+{
+	*out = w->held;
+	memset(&w->held, 0, sizeof(w->held));
+	cst_symbolizer_take_counts(w->reader, out);
+}
+
 /* A new view over a reader of its own, or NULL. */
 static struct sym_view_worker *make_one(struct sym_view_pool *pool)
 {

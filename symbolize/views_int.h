@@ -17,6 +17,8 @@
 struct sym_view_worker {
 	struct sym_view_worker *next_idle, *next;
 	struct cst_symbolizer *reader;
+	struct cst_sym_counts held;     /* the block's counts before a deferred element */
+	struct cst_sym_counts learning; /* counts of what the view learnt from, thrown away */
 };
 struct sym_view_pool {
 	pthread_mutex_t lock;
@@ -31,6 +33,14 @@ struct sym_view_kind {
 	struct sym_view_worker *(*make)(void *ctx, struct cst_symbolizer *reader);
 	void (*free_view)(void *ctx, struct sym_view_worker *w);
 };
+/* A view defers @e and learns from it (@fn over what its reader makes of it):
+ * the block's counts so far are kept aside, and what symbolizing @e counted is
+ * thrown away (the caller's thread counts it). Returns what the feed returns. */
+int sym_view_learn(struct sym_view_worker *w, const struct cst_elem *e, cst_sym_elem_fn fn,
+		   void *ctx);
+/* The counts of the block that ends: those kept aside and those since, into
+ * @out (overwritten). */
+void sym_view_block_counts(struct sym_view_worker *w, struct cst_sym_counts *out);
 void *sym_view_pool_open(void *pool);
 void sym_view_pool_close(void *pool, void *worker);
 /* cst_symbolizer_run_views over @sym with views of @kind, made with @ctx, in a
