@@ -249,19 +249,31 @@ int cst_elem_format_text(const struct cst_elem *e, char *buf, size_t size)
  * ones) came out negative. Every value is a number, a boolean or a name from
  * cstrace's own tables, none of which needs escaping; keys in the order the
  * jansson version wrote them. */
+static void jw_key(struct text_line *l, const char *key)
+{
+	tl_put(l, ",\"", 2);
+	tl_str(l, key);
+	tl_put(l, "\":", 2);
+}
+
 static void jw_u64(struct text_line *l, const char *key, uint64_t v)
 {
-	tl_printf(l, ",\"%s\":%" PRIu64, key, v);
+	jw_key(l, key);
+	tl_num(l, v, 10, 0, ' ');
 }
 
 static void jw_str(struct text_line *l, const char *key, const char *v)
 {
-	tl_printf(l, ",\"%s\":\"%s\"", key, v);
+	jw_key(l, key);
+	tl_put(l, "\"", 1);
+	tl_str(l, v);
+	tl_put(l, "\"", 1);
 }
 
 static void jw_bool(struct text_line *l, const char *key, bool v)
 {
-	tl_printf(l, ",\"%s\":%s", key, v ? "true" : "false");
+	jw_key(l, key);
+	tl_str(l, v ? "true" : "false");
 }
 
 int cst_elem_format_json(const struct cst_elem *e, char *buf, size_t size)
@@ -271,7 +283,9 @@ int cst_elem_format_json(const struct cst_elem *e, char *buf, size_t size)
 	if (!e || !buf || !size)
 		return -cste_invalid;
 	buf[0] = '\0';
-	tl_printf(&l, "{\"type\":\"%s\"", cst_elem_type_name(e->type));
+	tl_str(&l, "{\"type\":\"");
+	tl_str(&l, cst_elem_type_name(e->type));
+	tl_put(&l, "\"", 1);
 	jw_u64(&l, "offset", e->offset);
 	jw_u64(&l, "trace_id", e->trace_id);
 	if (e->cpu >= 0)
@@ -334,7 +348,7 @@ int cst_elem_format_json(const struct cst_elem *e, char *buf, size_t size)
 		jw_str(&l, "gap", cst_gap_reason_name(e->gap));
 	if (e->has_cycle_count)
 		jw_u64(&l, "cycles", e->cycle_count);
-	tl_printf(&l, "}");
+	tl_put(&l, "}", 1);
 	/* the one '}' is the last character only when nothing was clipped */
 	if (!l.len || buf[l.len - 1] != '}')
 		return -cste_nomem;
