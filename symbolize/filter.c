@@ -141,6 +141,11 @@ const struct cst_sym_elem *cst_sym_filter_pieces(struct cst_sym_filter *f,
 	return copy;
 }
 
+bool sym_filter_window_unknown(const struct cst_sym_filter *f, uint8_t id)
+{
+	return f->o.window && !f->last_ts[id & 0x7f];
+}
+
 uint64_t sym_filter_last_ts(const struct cst_sym_filter *f, uint8_t id)
 {
 	return f->last_ts[id & 0x7f];

@@ -46,7 +46,6 @@ struct rview {
 	struct sym_view_worker w; /* first: the pool's */
 	unsigned keys;
 	struct cst_sym_filter *filter; /* the caller's filters, over the reader */
-	bool window;        /* they keep a time window */
 	struct rpart *part; /* since the last block, or NULL */
 	/* the call views': the stretch's call model and the block's tree */
 	struct cst_calls *calls;
@@ -106,7 +105,6 @@ static struct sym_view_worker *rview_make(void *ctx, struct cst_symbolizer *read
 	if (!v)
 		return NULL;
 	v->keys = main->o.keys;
-	v->window = main->o.filter && main->o.filter->window;
 	if (cst_sym_filter_alloc(&v->filter, reader, main->o.filter) < 0) {
 		free(v);
 		return NULL;
@@ -191,13 +189,6 @@ static int count_range(void *ctx, const struct cst_sym_elem *se)
 	return kept ? cst_report_add(v->part->rep, kept) : 0;
 }
 
-/* A time window keeps a range of trace ID @id by the ID's last timestamp, which
- * the stretch may not have seen yet (the caller sees them all). */
-static bool window_unknown(const struct rview *v, uint8_t id)
-{
-	return v->window && !sym_filter_last_ts(v->filter, id);
-}
-
 /* An element the caller's call model takes (@se's filters' verdict in
  * v->kept): the stretch's model learns the thread of a range from it; after
  * anything else the model acts on, it knows no thread. */
@@ -212,7 +203,7 @@ static int calls_learn(struct rview *v, const struct cst_sym_elem *se)
 		return 0;
 	}
 	/* before the stretch has a timestamp, a window's verdict is the caller's */
-	known = !window_unknown(v, e->trace_id & 0x7f);
+	known = !sym_filter_window_unknown(v->filter, e->trace_id);
 	return sym_calls_rel_escaped(v->calls, se, known && v->kept);
 }
 
@@ -292,7 +283,7 @@ static int view_elem(void *view, const struct cst_elem *e)
 	 * stretch knows once it has seen one (the caller sees them all) */
 	if (e->type == cst_elem_timestamp)
 		sym_filter_set_last_ts(v->filter, id, e->timestamp);
-	untimed = range && window_unknown(v, id);
+	untimed = range && sym_filter_window_unknown(v->filter, id);
 	if (v->afdo) {
 		if (!v->has_id) {
 			v->id = id;

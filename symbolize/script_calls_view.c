@@ -173,15 +173,6 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 	return v;
 }
 
-/* A time window keeps a range of trace ID @id by the ID's last timestamp, which
- * the stretch may not have seen yet. */
-static bool window_unknown(const struct cview *v, uint8_t id)
-{
-	const struct cst_sym_filter_opts *f = v->s->o.filter;
-
-	return f && f->window && !sym_filter_last_ts(v->s->filter, id);
-}
-
 /* An element the caller's view takes (cst_script_add there): the filters, the
  * loss model (whose totals are the caller's to count) and the time learn from
  * it; the stretch's model learns the thread of a range from it, and after
@@ -204,8 +195,8 @@ static int learn_add(void *ctx, const struct cst_sym_elem *se)
 			return err;
 	}
 	if (e->type == cst_elem_instr_range)
-		return sym_calls_rel_escaped(s->calls, se,
-					     v->kept && !window_unknown(v, e->trace_id & 0x7f));
+		return sym_calls_rel_escaped(
+			s->calls, se, v->kept && !sym_filter_window_unknown(s->filter, e->trace_id));
 	if (sym_calls_acts_on(e))
 		sym_calls_rel_unsync(s->calls);
 	return 0;

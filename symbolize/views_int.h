@@ -53,6 +53,9 @@ int sym_view_pool_run(struct cst_symbolizer *sym, struct cst_session *session,
  * which a view on another thread hands over (pscript_view.c, script_view.c);
  * sym_filter_clear_ts forgets every ID's. */
 uint64_t sym_filter_last_ts(const struct cst_sym_filter *f, uint8_t id);
+/* A time window keeps an element of trace ID @id by the ID's last timestamp,
+ * which a stretch may not have seen yet (the caller's thread sees them all). */
+bool sym_filter_window_unknown(const struct cst_sym_filter *f, uint8_t id);
 void sym_filter_set_last_ts(struct cst_sym_filter *f, uint8_t id, uint64_t ts);
 void sym_filter_clear_ts(struct cst_sym_filter *f);
 /* The time a range of trace ID @id gets here (cst_sym_filter_time's). */

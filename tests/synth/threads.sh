@@ -57,13 +57,16 @@ viewed snap-ts "$TMP/tsnap" "script"
 check "snapshot with timestamps: the window keeps some lines, not all: $(wc -l < "$TMP/window")" \
 	sh -c '[ -s "$0" ] && [ "$(wc -l < "$0")" -lt 200000 ]' "$TMP/window"
 same snap-ts-window "$TMP/tsnap" \
-	"script --time 100000t,300000t,script --insn --time 100000t,300000t" "4K 64K"
+	"script --time 100000t,300000t,script --insn --time 100000t,300000t,script --call-trace --time 100000t,300000t" "4K 64K"
 viewed snap-ts-window "$TMP/tsnap" "script --time 100000t,300000t"
 # report's views keep a window once their stretch has seen a timestamp of the
 # range's trace ID (a worker's views go from stretch to stretch: what the one
 # before saw is not this one's)
 REPORT_WINDOWS="report --time 100000t,300000t,report --format=csv --time 250000t,1200000t"
 REPORT_WINDOWS+=",report --time 0t,150000t --sort srcline"
+# (and the call views: a stretch learns a thread from a range only where it
+# knows the window's verdict)
+REPORT_WINDOWS+=",report -g --time 100000t,300000t"
 same snap-ts-window-report "$TMP/tsnap" "$REPORT_WINDOWS" "1K 4K 16K"
 viewed snap-ts-window "$TMP/tsnap" "report --time 100000t,300000t"
 # windows that end at every tenth timestamp of the trace: a stretch that took
