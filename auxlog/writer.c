@@ -160,13 +160,8 @@ int cst_auxlog_write(struct cst_auxlog_writer *w, const struct cst_auxlog_event 
 		w->flushed_at = now_ns();
 		return 0;
 	}
-	{
-		uint8_t *p = cst_buf_room(&w->pending, w->buf.len);
-
-		if (!p)
-			return fail(w, -cste_nomem);
-		memcpy(p, w->buf.p, w->buf.len);
-	}
+	if (!cst_buf_put(&w->pending, w->buf.p, w->buf.len))
+		return fail(w, -cste_nomem);
 	if (w->pending.len >= FLUSH_BYTES || now_ns() - w->flushed_at >= FLUSH_NS)
 		return flush(w);
 	return 0;

@@ -258,10 +258,7 @@ int cst_recapture_run(const char *perf, const struct cst_replay_opts *opts,
 			free(tmp);
 		} else if (rec.type < cst_perf_rec_header_attr) {
 			/* what the kernel wrote into the data area, as it came */
-			uint8_t *p = cst_buf_room(&q.round, rec.size);
-
-			if (p)
-				memcpy(p, rec.raw, rec.size);
+			cst_buf_put(&q.round, rec.raw, rec.size);
 		}
 		res->events++;
 	}

@@ -32,6 +32,15 @@ uint8_t *cst_buf_room(struct cst_buf *b, size_t n)
 	return b->p + b->len - n;
 }
 
+bool cst_buf_put(struct cst_buf *b, const void *bytes, size_t n)
+{
+	uint8_t *p = n ? cst_buf_room(b, n) : NULL;
+
+	if (p)
+		memcpy(p, bytes, n);
+	return !b->failed;
+}
+
 uint8_t *cst_buf_zeros(struct cst_buf *b, size_t n)
 {
 	uint8_t *p = cst_buf_room(b, n);

@@ -235,19 +235,9 @@ static void view_drop(void *ctx, const void *state, size_t len)
 		ranges_free(((const struct pview_state *)state)->ranges);
 }
 
-/* Append @len bytes to @b: false once out of memory (@b->failed stays set). */
-static bool put(struct cst_buf *b, const char *bytes, size_t len)
-{
-	uint8_t *at = len ? cst_buf_room(b, len) : NULL;
-
-	if (at)
-		memcpy(at, bytes, len);
-	return at || !len;
-}
-
 static int into_buf(void *ctx, const char *bytes, size_t len)
 {
-	return put(ctx, bytes, len) ? 0 : -cste_nomem;
+	return cst_buf_put(ctx, bytes, len) ? 0 : -cste_nomem;
 }
 
 /* A block's bytes, with the instruction samples that fall in its ranges printed
@@ -283,14 +273,14 @@ static int run_write(void *ctx, const char *bytes, size_t len, uint64_t nelems,
 	for (; i < rs->n && !run->buf.failed; i++) {
 		const struct pview_range *r = &rs->v[i];
 
-		put(&run->buf, bytes + from, r->at - from);
+		cst_buf_put(&run->buf, bytes + from, r->at - from);
 		from = r->at;
 		sym_psc_insn_samples(p, rs->id, &r->r);
 	}
 	p->write = write;
 	p->write_ctx = write_ctx;
 	ranges_free(rs);
-	if (!put(&run->buf, bytes + from, len - from) || run->buf.failed)
+	if (!cst_buf_put(&run->buf, bytes + from, len - from))
 		return -cste_nomem;
 	return run->write(run->write_ctx, (const char *)run->buf.p, run->buf.len, nelems, offset,
 			  has_offset);

@@ -427,16 +427,6 @@ static void view_drop(void *ctx, const void *state, size_t len)
 		state_free(state);
 }
 
-/* Append @len bytes to @b: false once out of memory. */
-static bool put(struct cst_buf *b, const char *bytes, size_t len)
-{
-	uint8_t *at = len ? cst_buf_room(b, len) : NULL;
-
-	if (at)
-		memcpy(at, bytes, len);
-	return at || !len;
-}
-
 void sym_script_put_indented(struct cst_buf *b, const char *line, size_t len, size_t head,
 			     uint64_t spaces)
 {
@@ -449,11 +439,11 @@ void sym_script_put_indented(struct cst_buf *b, const char *line, size_t len, si
 	room = CST_LINE_MAX - 1 - head; /* the head is whole */
 	pad = spaces < room ? (size_t)spaces : room;
 	rest = text - head < room - pad ? text - head : room - pad;
-	put(b, line, head);
+	cst_buf_put(b, line, head);
 	if (pad && (at = cst_buf_room(b, pad)))
 		memset(at, ' ', pad);
-	put(b, line + head, rest);
-	put(b, "\n", 1);
+	cst_buf_put(b, line + head, rest);
+	cst_buf_put(b, "\n", 1);
 }
 
 /* A block's bytes with the indents of its marked lines. */
@@ -472,12 +462,12 @@ static int run_write(void *ctx, const char *bytes, size_t len, uint64_t nelems,
 	for (size_t i = 0; i < m->n; i++) {
 		const struct cmark *k = &m->v[i];
 
-		put(b, bytes + from, k->start - from);
+		cst_buf_put(b, bytes + from, k->start - from);
 		sym_script_put_indented(b, bytes + k->start, k->len, k->head, k->spaces);
 		from = k->start + k->len;
 	}
 	marks_free(m);
-	if (!put(b, bytes + from, len - from) || b->failed)
+	if (!cst_buf_put(b, bytes + from, len - from))
 		return -cste_nomem;
 	return run->write(run->write_ctx, (const char *)b->p, b->len, nelems, offset, has_offset);
 }

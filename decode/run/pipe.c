@@ -245,12 +245,8 @@ static struct item *next_item(struct dec_pipe *p, int *err)
 static size_t keep(struct batch *b, const void *bytes, size_t n)
 {
 	size_t at = b->text.len;
-	uint8_t *d = cst_buf_room(&b->text, n);
 
-	if (!d)
-		return SIZE_MAX;
-	memcpy(d, bytes, n);
-	return at;
+	return cst_buf_put(&b->text, bytes, n) ? at : SIZE_MAX;
 }
 
 static void range_from(struct range_item *r, const struct cst_elem *e)

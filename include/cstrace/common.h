@@ -135,6 +135,8 @@ struct cst_buf {
 };
 /** Append @n bytes, left as they are; NULL once @failed. */
 uint8_t *cst_buf_room(struct cst_buf *b, size_t n);
+/** Append a copy of @n bytes at @bytes; false once @failed. */
+bool cst_buf_put(struct cst_buf *b, const void *bytes, size_t n);
 /** Append @n zero bytes; NULL once @failed. */
 uint8_t *cst_buf_zeros(struct cst_buf *b, size_t n);
 void cst_buf_put_le32(struct cst_buf *b, uint32_t v);
