@@ -4,7 +4,6 @@
 #include "views_int.h"
 
 #include <stdlib.h>
-
 #include <string.h>
 
 int sym_view_learn(struct sym_view_worker *w, const struct cst_elem *e, cst_sym_elem_fn fn,
