@@ -57,39 +57,48 @@ struct lane {
 	 * at each fragment end was quadratic) */
 	size_t marked; /* held.v[0..marked) are all perf_unseen */
 	size_t nseen;  /* held elements perf reports (perf_unseen false) */
-	/* held before held.v[head]: in the spill file, all perf_unseen */
+	/* held before held.v[head]: in the spill file, all perf_unseen; sp[sp_head]
+	 * is the oldest not yet read back */
 	struct spilled *sp;
-	size_t nsp, sp_cap;
+	size_t sp_head, nsp, sp_cap;
 };
 
+/* A flush of lanes under way: begun, and paused by @emit (PERF_ORDER_PAUSE). */
+enum flush { flush_none, flush_lane, flush_all, flush_unseen };
+
+/* One queue's model: everything it touches is its own (see order.h). */
 struct queue {
+	struct perf_order *o;     /* read only: its settings */
+	unsigned index;
+	perf_order_fill_fn fill;
+	cst_elem_fn emit;
+	void *ctx;
 	struct vec in;            /* decoded, not yet walked by the model */
 	struct lane *lanes[NIDS]; /* by trace ID, made on first use */
 	bool exhausted;
 	enum source pushing; /* what pushes are now (dec_perf_order_last_bytes, _end_data) */
 	bool perf_stopped;   /* perf's decoder is done with this fragment */
+	bool started;        /* its first chunk went out (perf's first timestamp search) */
+	bool waiting;        /* its chunk ended with an estimate of lane @wait_id */
+	uint8_t wait_id;
+	enum flush flushing;
+	unsigned flush_id;   /* the lane flushed, or the next ID to look at */
+	/* holding: elements in lanes' memory, the limit, and the file past it */
+	size_t held_n, hold_limit;
+	struct cst_spill spill;
+	size_t spill_live; /* segments in lanes, not yet read back */
+	struct held *readback;
 };
 
 struct heap_item {
 	uint64_t key;
 	uint32_t queue;
-	uint8_t id;
 };
 
 struct perf_order {
 	unsigned nqueues;
 	struct queue *q;
 	enum perf_order_ctx ctx_kind;
-	perf_order_fill_fn fill;
-	cst_elem_fn emit;
-	void *ctx;
-	struct heap_item *heap;
-	unsigned nheap;
-	/* holding: elements in lanes' memory, the limit, and the file past it */
-	size_t held_n, hold_limit;
-	struct cst_spill spill;
-	size_t spill_live; /* segments in lanes, not yet read back */
-	struct held *readback;
 	bool drop_ocsd; /* dec_perf_order_keep_ocsd(false) */
 };
 
@@ -107,24 +116,25 @@ struct perf_order *dec_perf_order_alloc(unsigned nqueues, enum perf_order_ctx ct
 	if (!o)
 		return NULL;
 	o->q = calloc(nqueues, sizeof(*o->q));
-	o->heap = calloc(nqueues, sizeof(*o->heap));
-	if (!o->q || !o->heap) {
-		dec_perf_order_free(o);
+	if (!o->q) {
+		free(o);
 		return NULL;
 	}
 	o->nqueues = nqueues;
 	o->ctx_kind = ctx_kind;
-	o->fill = fill;
-	o->emit = emit;
-	o->ctx = ctx;
-	o->hold_limit = HOLD_LIMIT_DEFAULT;
+	for (unsigned i = 0; i < nqueues; i++) {
+		o->q[i].o = o;
+		o->q[i].index = i;
+		dec_perf_order_queue_fns(o, i, fill, emit, ctx);
+	}
+	dec_perf_order_set_hold_limit(o, HOLD_LIMIT_DEFAULT);
 	return o;
 }
 
 void dec_perf_order_set_hold_limit(struct perf_order *o, size_t bytes)
 {
-	if (o)
-		o->hold_limit = bytes;
+	for (unsigned i = 0; o && i < o->nqueues; i++)
+		o->q[i].hold_limit = bytes / o->nqueues;
 }
 
 void dec_perf_order_keep_ocsd(struct perf_order *o, bool keep)
@@ -133,24 +143,35 @@ void dec_perf_order_keep_ocsd(struct perf_order *o, bool keep)
 		o->drop_ocsd = !keep;
 }
 
+void dec_perf_order_queue_fns(struct perf_order *o, unsigned queue, perf_order_fill_fn fill,
+			      cst_elem_fn emit, void *ctx)
+{
+	if (!o || queue >= o->nqueues)
+		return;
+	o->q[queue].fill = fill;
+	o->q[queue].emit = emit;
+	o->q[queue].ctx = ctx;
+}
+
 void dec_perf_order_free(struct perf_order *o)
 {
 	if (!o)
 		return;
 	for (unsigned i = 0; o->q && i < o->nqueues; i++) {
-		free(o->q[i].in.v);
+		struct queue *q = &o->q[i];
+
+		free(q->in.v);
 		for (unsigned id = 0; id < NIDS; id++) {
-			if (o->q[i].lanes[id]) {
-				free(o->q[i].lanes[id]->held.v);
-				free(o->q[i].lanes[id]->sp);
+			if (q->lanes[id]) {
+				free(q->lanes[id]->held.v);
+				free(q->lanes[id]->sp);
 			}
-			free(o->q[i].lanes[id]);
+			free(q->lanes[id]);
 		}
+		free(q->readback);
+		cst_spill_close(&q->spill);
 	}
 	free(o->q);
-	free(o->heap);
-	free(o->readback);
-	cst_spill_close(&o->spill);
 	free(o);
 }
 
@@ -173,20 +194,23 @@ static struct held *vec_add(struct vec *v)
 	return &v->v[v->n++];
 }
 
-int dec_perf_order_push(struct perf_order *o, unsigned queue, const struct cst_elem *e)
+struct cst_elem *dec_perf_order_push(struct perf_order *o, unsigned queue,
+				     const struct cst_elem *e)
 {
+	struct queue *q;
 	struct held *h;
 
 	if (!o || queue >= o->nqueues || !e)
-		return -cste_invalid;
-	h = vec_add(&o->q[queue].in);
+		return NULL;
+	q = &o->q[queue];
+	h = vec_add(&q->in);
 	if (!h)
-		return -cste_nomem;
+		return NULL;
 	dec_held_keep(&h->d, e, !o->drop_ocsd);
 	h->end = false;
 	h->d.e.perf_unseen = false;
-	h->src = o->q[queue].pushing;
-	return 0;
+	h->src = q->pushing;
+	return &h->d.e;
 }
 
 static int set_source(struct perf_order *o, unsigned queue, enum source src)
@@ -221,90 +245,116 @@ int dec_perf_order_end_fragment(struct perf_order *o, unsigned queue)
 	return 0;
 }
 
-static struct lane *lane_of(struct perf_order *o, unsigned queue, uint8_t id)
+static struct lane *lane_of(struct queue *q, uint8_t id)
 {
-	struct lane **l = &o->q[queue].lanes[id & (NIDS - 1)];
+	struct lane **l = &q->lanes[id & (NIDS - 1)];
 
 	if (!*l)
 		*l = calloc(1, sizeof(**l));
 	return *l;
 }
 
-static int emit_held(struct perf_order *o, struct held *h)
+static int emit_held(struct queue *q, struct held *h)
 {
-	return o->emit(o->ctx, dec_held_elem(&h->d));
+	return q->emit(q->ctx, dec_held_elem(&h->d));
 }
 
-/* The lane's spilled elements, read back in order, go out. */
-static int lane_flush_spilled(struct perf_order *o, struct lane *l)
+/* The lane's spilled elements, read back in order, go out. Each goes from the
+ * file's segment as it goes out, so that a pause goes on with the next. */
+static int lane_flush_spilled(struct queue *q, struct lane *l)
 {
 	int ret = 0;
 
-	if (l->nsp && !o->readback && !(o->readback = malloc(SPILL_READ * sizeof(struct held))))
+	if (l->nsp > l->sp_head && !q->readback &&
+	    !(q->readback = malloc(SPILL_READ * sizeof(struct held))))
 		return -cste_nomem;
-	for (size_t s = 0; s < l->nsp && !ret; s++) {
-		for (size_t done = 0; done < l->sp[s].n && !ret;) {
-			size_t k = l->sp[s].n - done < SPILL_READ ? l->sp[s].n - done : SPILL_READ;
+	while (l->sp_head < l->nsp) {
+		struct spilled *sp = &l->sp[l->sp_head];
 
-			ret = cst_spill_read(&o->spill, l->sp[s].off + done * sizeof(struct held),
-					     o->readback, k * sizeof(struct held));
-			for (size_t i = 0; i < k && !ret; i++)
-				ret = emit_held(o, &o->readback[i]);
-			done += k;
+		while (sp->n) {
+			size_t k = sp->n < SPILL_READ ? sp->n : SPILL_READ;
+
+			ret = cst_spill_read(&q->spill, sp->off, q->readback, k * sizeof(struct held));
+			for (size_t i = 0; i < k && !ret; i++) {
+				sp->off += sizeof(struct held);
+				sp->n--;
+				ret = emit_held(q, &q->readback[i]);
+			}
+			if (ret)
+				return ret;
 		}
+		l->sp_head++;
+		q->spill_live--;
 	}
-	o->spill_live -= l->nsp;
-	l->nsp = 0;
-	if (!o->spill_live)
-		cst_spill_reset(&o->spill); /* every segment is read: the space goes back */
-	return ret;
+	l->sp_head = l->nsp = 0;
+	if (!q->spill_live)
+		cst_spill_reset(&q->spill); /* every segment is read: the space goes back */
+	return 0;
 }
 
 /* perf processes a lane's packet queue: its samples go out now. */
-static int lane_flush(struct perf_order *o, struct lane *l)
+static int lane_flush(struct queue *q, struct lane *l)
 {
-	int ret = lane_flush_spilled(o, l);
+	int ret = lane_flush_spilled(q, l);
 
-	for (size_t i = l->held.head; i < l->held.n && !ret; i++)
-		ret = emit_held(o, &l->held.v[i]);
-	o->held_n -= l->held.n - l->held.head;
+	while (!ret && l->held.head < l->held.n) {
+		q->held_n--;
+		ret = emit_held(q, &l->held.v[l->held.head++]);
+	}
+	if (ret)
+		return ret; /* paused (or stopped): the rest stays for the next call */
 	l->held.head = l->held.n = 0;
 	l->marked = l->nseen = 0;
 	l->packets = 0;
-	return ret;
+	return 0;
 }
 
-/* cs_etm__clear_all_traceid_queues: every lane of the queue, by trace ID. */
-static int queue_flush(struct perf_order *o, unsigned queue)
+/* Go on with the flush under way: a lane (perf processes the packet queue the
+ * merge popped), every lane of the queue by trace ID (cs_etm__clear_all_traceid_queues),
+ * or those holding nothing perf has (see queue_flush_unseen). */
+static int flush_go(struct queue *q)
 {
 	int ret = 0;
 
-	for (unsigned id = 0; id < NIDS && !ret; id++)
-		if (o->q[queue].lanes[id])
-			ret = lane_flush(o, o->q[queue].lanes[id]);
+	if (q->flushing == flush_lane) {
+		ret = lane_flush(q, q->lanes[q->flush_id]);
+	} else {
+		for (; q->flush_id < NIDS && !ret; q->flush_id += !ret) {
+			struct lane *l = q->lanes[q->flush_id];
+
+			if (l && (q->flushing == flush_all || !l->nseen))
+				ret = lane_flush(q, l);
+		}
+	}
+	if (!ret)
+		q->flushing = flush_none;
 	return ret;
+}
+
+static int flush(struct queue *q, enum flush kind, unsigned id)
+{
+	q->flushing = kind;
+	q->flush_id = id;
+	return flush_go(q);
+}
+
+static int queue_flush(struct queue *q)
+{
+	return flush(q, flush_all, 0);
 }
 
 /* perf's decoder stopped on the fragment's last bytes and perf goes on to the next
  * fragment without processing any packet queue (cs_etm__get_data_block resets
  * the decoder, nothing more). What only cstrace has goes out now, with the chunk
  * before it, unless a lane still holds packets perf has: then after them. */
-static int queue_flush_unseen(struct perf_order *o, unsigned queue)
+static int queue_flush_unseen(struct queue *q)
 {
-	int ret = 0;
-
-	for (unsigned id = 0; id < NIDS && !ret; id++) {
-		struct lane *l = o->q[queue].lanes[id];
-
-		if (l && !l->nseen)
-			ret = lane_flush(o, l);
-	}
-	return ret;
+	return flush(q, flush_unseen, 0);
 }
 
 /* Move what @l holds in memory (all marked perf_unseen: nothing will change it)
- * to the end of the spill file. */
-static int lane_spill(struct perf_order *o, struct lane *l)
+ * to the end of the queue's spill file. */
+static int lane_spill(struct queue *q, struct lane *l)
 {
 	size_t n = l->held.n - l->held.head;
 	uint64_t off;
@@ -314,30 +364,30 @@ static int lane_spill(struct perf_order *o, struct lane *l)
 		return 0;
 	if (CST_GROW(l->sp, l->sp_cap, l->nsp + 1) < 0)
 		return -cste_nomem;
-	ret = cst_spill_write(&o->spill, &l->held.v[l->held.head], n * sizeof(struct held), &off);
+	ret = cst_spill_write(&q->spill, &l->held.v[l->held.head], n * sizeof(struct held), &off);
 	if (ret)
 		return ret;
 	if (l->nsp && l->sp[l->nsp - 1].off + l->sp[l->nsp - 1].n * sizeof(struct held) == off) {
 		l->sp[l->nsp - 1].n += n; /* right after the lane's last segment */
 	} else {
 		l->sp[l->nsp++] = (struct spilled){off, n};
-		o->spill_live++;
+		q->spill_live++;
 	}
-	o->held_n -= n;
+	q->held_n -= n;
 	l->held.head = l->held.n = 0;
 	l->marked = 0;
 	return 0;
 }
 
-/* Every element @queue holds is one perf will not report. They stay held (until
- * the lane's first chunk goes out, or the queue ends), in the spill file once all
+/* Every element the queue holds is one perf will not report. They stay held (until
+ * the lane's first chunk goes out, or the queue ends), in the spill file once its
  * lanes hold more than the limit. */
-static int queue_mark_unseen(struct perf_order *o, unsigned queue)
+static int queue_mark_unseen(struct queue *q)
 {
 	int ret = 0;
 
 	for (unsigned id = 0; id < NIDS && !ret; id++) {
-		struct lane *l = o->q[queue].lanes[id];
+		struct lane *l = q->lanes[id];
 
 		if (!l)
 			continue;
@@ -348,8 +398,8 @@ static int queue_mark_unseen(struct perf_order *o, unsigned queue)
 			l->held.v[i].d.e.perf_unseen = true;
 		}
 		l->marked = l->held.n;
-		if (o->held_n > o->hold_limit / sizeof(struct held))
-			ret = lane_spill(o, l);
+		if (q->held_n > q->hold_limit / sizeof(struct held))
+			ret = lane_spill(q, l);
 	}
 	return ret;
 }
@@ -357,12 +407,12 @@ static int queue_mark_unseen(struct perf_order *o, unsigned queue)
 /* cs_etm__clear_all_packet_queues: perf throws the packets away before a queue's
  * first timestamp. cstrace keeps them (they go out with the lane's first chunk,
  * marked perf_unseen) but counts as perf counts. */
-static int queue_forget_packets(struct perf_order *o, unsigned queue)
+static int queue_forget_packets(struct queue *q)
 {
 	for (unsigned id = 0; id < NIDS; id++)
-		if (o->q[queue].lanes[id])
-			o->q[queue].lanes[id]->packets = 0;
-	return queue_mark_unseen(o, queue);
+		if (q->lanes[id])
+			q->lanes[id]->packets = 0;
+	return queue_mark_unseen(q);
 }
 
 /* ------------------------------------------------------------- the model */
@@ -378,7 +428,7 @@ static enum step packet(struct lane *l)
 }
 
 /* What perf's cs_etm_decoder__gen_trace_elem_printer answers for @e. */
-static enum step step(struct perf_order *o, struct lane *l, const struct cst_elem *e,
+static enum step step(const struct perf_order *o, struct lane *l, const struct cst_elem *e,
 		      uint64_t *key)
 {
 	switch (e->type) {
@@ -431,62 +481,12 @@ static enum step step(struct perf_order *o, struct lane *l, const struct cst_ele
 	}
 }
 
-/* ------------------------------------------------------------- the heap */
-
-/* auxtrace_heap__add / auxtrace_heap__pop, ties broken as there: the same keys
- * must come out in the same order as in perf. */
-static void heap_place(struct perf_order *o, unsigned pos, struct heap_item it)
-{
-	while (pos) {
-		unsigned parent = (pos - 1) >> 1;
-
-		if (o->heap[parent].key <= it.key)
-			break;
-		o->heap[pos] = o->heap[parent];
-		pos = parent;
-	}
-	o->heap[pos] = it;
-}
-
-static void heap_add(struct perf_order *o, unsigned queue, uint8_t id, uint64_t key)
-{
-	/* a queue waits in the heap at most once: it stops decoding until popped */
-	heap_place(o, o->nheap++, (struct heap_item){key, queue, id});
-}
-
-static void heap_pop(struct perf_order *o)
-{
-	unsigned pos = 0, cnt = o->nheap;
-
-	o->nheap--;
-	for (;;) {
-		unsigned left = (pos << 1) + 1, right = left + 1;
-
-		if (left >= cnt)
-			break;
-		if (right >= cnt) {
-			o->heap[pos] = o->heap[left];
-			return;
-		}
-		if (o->heap[left].key < o->heap[right].key) {
-			o->heap[pos] = o->heap[left];
-			pos = left;
-		} else {
-			o->heap[pos] = o->heap[right];
-			pos = right;
-		}
-	}
-	heap_place(o, pos, o->heap[cnt - 1]);
-}
-
 /* ------------------------------------------------------------- running */
 
-/* The next held input of @queue, decoding more when none is left; NULL at its end
+/* The next held input of @q, decoding more when none is left; NULL at its end
  * (*err says whether that is an error). */
-static struct held *next_in(struct perf_order *o, unsigned queue, int *err)
+static struct held *next_in(struct queue *q, int *err)
 {
-	struct queue *q = &o->q[queue];
-
 	*err = 0;
 	while (q->in.head == q->in.n) {
 		int ret;
@@ -494,7 +494,7 @@ static struct held *next_in(struct perf_order *o, unsigned queue, int *err)
 		if (q->exhausted)
 			return NULL;
 		q->in.head = q->in.n = 0;
-		ret = o->fill(o->ctx, queue);
+		ret = q->fill(q->ctx, q->index);
 		if (ret == 1) {
 			q->exhausted = true;
 		} else if (ret) {
@@ -505,81 +505,165 @@ static struct held *next_in(struct perf_order *o, unsigned queue, int *err)
 	return &q->in.v[q->in.head++];
 }
 
-/* Decode @queue until perf would stop it with a time estimate (the queue then
- * waits in the heap) or until it ends. @first: cs_etm__queue_first_cs_timestamp,
- * before the queue's first estimate. */
-static int run_queue(struct perf_order *o, unsigned queue, bool first)
+/* Decode @q until perf would stop it with a time estimate (the queue then waits
+ * in the merge, 0 with @key) or until it ends (1). @first:
+ * cs_etm__queue_first_cs_timestamp, before the queue's first estimate. A flush
+ * paused ends the call; the next goes on with it, then with the next input. */
+static int run_queue(struct queue *q, bool first, uint64_t *key)
 {
 	for (;;) {
 		struct held *h, *dst;
 		struct lane *l;
-		uint64_t key = 0;
 		enum step s;
 		int err;
 
-		h = next_in(o, queue, &err);
+		h = next_in(q, &err);
 		if (!h && err)
 			return err;
 		if (!h) {
 			/* perf is done with the queue (cs_etm__end_block processes no
 			 * packet queue): what is still held, it never reports */
-			return queue_mark_unseen(o, queue) ?: queue_flush(o, queue);
+			return queue_mark_unseen(q) ?: queue_flush(q) ?: 1;
 		}
 		if (h->end) {
-			bool stopped = o->q[queue].perf_stopped;
+			bool stopped = q->perf_stopped;
 
-			o->q[queue].perf_stopped = false;
+			q->perf_stopped = false;
 			if (first)
-				err = queue_forget_packets(o, queue);
+				err = queue_forget_packets(q);
 			else
-				err = stopped ? queue_flush_unseen(o, queue) : queue_flush(o, queue);
+				err = stopped ? queue_flush_unseen(q) : queue_flush(q);
 			if (err)
 				return err; /* else: used up with no estimate pending */
 			continue;
 		}
-		l = lane_of(o, queue, h->d.e.trace_id);
+		l = lane_of(q, h->d.e.trace_id);
 		if (!l || !(dst = vec_add(&l->held)))
 			return -cste_nomem;
 		held_copy(dst, h);
-		o->held_n++;
-		if (h->src == from_end_of_trace || o->q[queue].perf_stopped) {
+		q->held_n++;
+		if (h->src == from_end_of_trace || q->perf_stopped) {
 			dst->d.e.perf_unseen = true; /* no packet, no estimate */
 			continue;
 		}
 		if (!dst->d.e.perf_unseen)
 			l->nseen++;
-		s = step(o, l, &dst->d.e, &key);
+		s = step(q->o, l, &dst->d.e, key);
 		if (s != step_cont && h->src == from_last_bytes)
-			o->q[queue].perf_stopped = true; /* and never resumes (see .h) */
+			q->perf_stopped = true; /* and never resumes (see .h) */
 		if (s == step_wait_time) {
-			heap_add(o, queue, dst->d.e.trace_id & (NIDS - 1), key);
+			q->waiting = true;
+			q->wait_id = dst->d.e.trace_id & (NIDS - 1);
 			return 0;
 		}
 		if (s == step_wait) {
 			/* a full packet queue, or a timestamp that gave no estimate */
-			err = first ? queue_forget_packets(o, queue) : queue_flush(o, queue);
+			err = first ? queue_forget_packets(q) : queue_flush(q);
 			if (err)
 				return err;
 		}
 	}
 }
 
-int dec_perf_order_run(struct perf_order *o)
+int dec_perf_order_next(struct perf_order *o, unsigned queue, uint64_t *key)
 {
+	struct queue *q;
+	int ret;
+
+	if (!o || queue >= o->nqueues)
+		return -cste_invalid;
+	q = &o->q[queue];
+	if (q->waiting) {
+		/* the merge popped it: perf processes the lane that gave the estimate */
+		q->waiting = false;
+		q->flushing = flush_lane;
+		q->flush_id = q->wait_id;
+	}
+	if (q->flushing && (ret = flush_go(q)))
+		return ret;
+	ret = run_queue(q, !q->started, key);
+	if (ret == 0 || ret == 1)
+		q->started = true;
+	return ret;
+}
+
+/* ------------------------------------------------------------- the merge */
+
+/* auxtrace_heap__add / auxtrace_heap__pop, ties broken as there: the same keys
+ * must come out in the same order as in perf. */
+static void heap_place(struct heap_item *heap, unsigned pos, struct heap_item it)
+{
+	while (pos) {
+		unsigned parent = (pos - 1) >> 1;
+
+		if (heap[parent].key <= it.key)
+			break;
+		heap[pos] = heap[parent];
+		pos = parent;
+	}
+	heap[pos] = it;
+}
+
+static void heap_pop(struct heap_item *heap, unsigned *n)
+{
+	unsigned pos = 0, cnt = *n;
+
+	(*n)--;
+	for (;;) {
+		unsigned left = (pos << 1) + 1, right = left + 1;
+
+		if (left >= cnt)
+			break;
+		if (right >= cnt) {
+			heap[pos] = heap[left];
+			return;
+		}
+		if (heap[left].key < heap[right].key) {
+			heap[pos] = heap[left];
+			pos = left;
+		} else {
+			heap[pos] = heap[right];
+			pos = right;
+		}
+	}
+	heap_place(heap, pos, heap[cnt - 1]);
+}
+
+int dec_perf_order_merge(unsigned nqueues, perf_order_chunk_fn chunk, void *ctx)
+{
+	/* a queue waits in the heap at most once: it stops decoding until popped */
+	struct heap_item *heap = calloc(nqueues ? nqueues : 1, sizeof(*heap));
+	unsigned nheap = 0;
+	uint64_t key = 0;
 	int ret = 0;
 
+	if (!heap)
+		return -cste_nomem;
+	for (unsigned i = 0; i < nqueues && (ret == 0 || ret == 1); i++) {
+		ret = chunk(ctx, i, &key);
+		if (!ret)
+			heap_place(heap, nheap++, (struct heap_item){key, i});
+	}
+	while ((ret == 0 || ret == 1) && nheap) {
+		uint32_t top = heap[0].queue;
+
+		heap_pop(heap, &nheap);
+		ret = chunk(ctx, top, &key);
+		if (!ret)
+			heap_place(heap, nheap++, (struct heap_item){key, top});
+	}
+	free(heap);
+	return ret == 1 ? 0 : ret;
+}
+
+static int next_chunk(void *ctx, unsigned queue, uint64_t *key)
+{
+	return dec_perf_order_next(ctx, queue, key);
+}
+
+int dec_perf_order_run(struct perf_order *o)
+{
 	if (!o)
 		return -cste_invalid;
-	for (unsigned i = 0; i < o->nqueues && !ret; i++)
-		ret = run_queue(o, i, true);
-	while (!ret && o->nheap) {
-		struct heap_item top = o->heap[0];
-		struct lane *l = o->q[top.queue].lanes[top.id];
-
-		heap_pop(o);
-		ret = lane_flush(o, l);
-		if (!ret)
-			ret = run_queue(o, top.queue, false);
-	}
-	return ret;
+	return dec_perf_order_merge(o->nqueues, next_chunk, o);
 }

@@ -116,16 +116,17 @@ struct worker_mem {
 	uint32_t fragment;
 };
 /* Time order: what decoding a piece of a queue makes besides its elements, told
- * to the merge (dec_pi_timed_apply) at once, or recorded for it when decoded ahead. */
+ * to the merge (dec_pi_queue_apply) at once, or recorded for it when decoded ahead
+ * with what the queue's chunks hand on. */
 enum qev {
-	qev_elem = 1,     /* an element (recorded only) */
+	qev_elem = 1,     /* (recorded) an element of a chunk */
 	qev_last_bytes,   /* dec_perf_order_last_bytes */
 	qev_end_data,     /* dec_perf_order_end_data */
 	qev_end_fragment, /* dec_perf_order_end_fragment */
 	qev_no_decoder,   /* warning: fragment at record offset a, raw b, skipped */
 	qev_short,        /* warning: trace at offset a ends b bytes early */
 	qev_progress,     /* a bytes decoded */
-	qev_piece_end,    /* (recorded) one fill of the merge ends here */
+	qev_chunk_end,    /* (recorded) a chunk ends: the queue waits with estimate a */
 	qev_queue_end,    /* (recorded) the queue has nothing left */
 	qev_stop,         /* (recorded) decoding stopped with the value a */
 	qev_fallback,     /* (recorded) a decoder had something to say: take the run again
@@ -427,10 +428,13 @@ int dec_pi_ahead_start(struct cst_perf_input *in);
 /* Stop the threads (the merge ended); dec_pi_ahead_free frees the rest. */
 void dec_pi_ahead_stop(struct cst_perf_input *in);
 void dec_pi_ahead_free(struct cst_perf_input *in);
-/* perf_order_fill_fn's work when decoding ahead: replay one piece of queue @q. */
-int dec_pi_ahead_fill(struct cst_perf_input *in, unsigned q);
+/* perf_order_chunk_fn of the merge when decoding ahead (@ctx the input): replay
+ * queue @q's next chunk. */
+int dec_pi_ahead_chunk(void *ctx, unsigned q, uint64_t *key);
 
 /* timed.c: the time-ordered merge */
+/* An element of the merge goes out (the queues' perf_order emit on its thread). */
+int dec_pi_emit_timed(void *ctx, const struct cst_elem *e);
 int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
 		     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx);
 void dec_pi_free_timed(struct cst_perf_input *in);

@@ -46,9 +46,9 @@ static int trail_sideband(struct cst_perf_input *in, uint64_t upto)
 	return ret;
 }
 
-/* perf_order: an element of the merge goes out, after the sideband before it
+/* An element of the merge goes out, after the sideband before it
  * and its own AUX record's loss. */
-static int emit_timed(void *ctx, const struct cst_elem *e)
+int dec_pi_emit_timed(void *ctx, const struct cst_elem *e)
 {
 	struct cst_perf_input *in = ctx;
 	int ret = 0;
@@ -70,7 +70,7 @@ static int hold_timed(void *ctx, const struct cst_elem *e)
 {
 	struct cst_perf_input *in = ctx;
 
-	return dec_perf_order_push(in->order, in->cur_queue, e);
+	return dec_perf_order_push(in->order, in->cur_queue, e) ? 0 : -cste_nomem;
 }
 
 /* On the merge's thread, a queue's decoder is a serial run's, and what its
@@ -88,16 +88,22 @@ static int merge_event(struct qrun *r, enum qev kind, uint64_t a, uint64_t b)
 
 static const struct qrun_ops merge_ops = {merge_decoder, merge_event};
 
-/* perf_order_fill_fn: decode the next piece of queue @q's trace, or take what
- * was decoded ahead. */
+/* perf_order_fill_fn on the merge's thread: decode the next piece of queue @q's
+ * trace. */
 static int fill_timed(void *ctx, unsigned q)
 {
 	struct cst_perf_input *in = ctx;
 	struct qrun r = {.in = in, .q = q, .ops = &merge_ops};
 
-	if (in->ahead)
-		return dec_pi_ahead_fill(in, q);
 	return dec_pi_queue_piece(&r);
+}
+
+/* The merge: of the chunks run ahead on threads, or of the queues run here. */
+static int merge(struct cst_perf_input *in)
+{
+	if (in->ahead)
+		return dec_perf_order_merge(in->ntq, dec_pi_ahead_chunk, in);
+	return dec_perf_order_run(in->order);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -165,10 +171,10 @@ static int run_order_beside(struct cst_perf_input *in)
 					in->write, in->write_ctx, true)) < 0)
 		return ret;
 	if (!pool)
-		return dec_perf_order_run(in->order);
+		return merge(in);
 	in->user_elem_fn = dec_print_pool_elem;
 	in->user_ctx = pool;
-	ret = dec_perf_order_run(in->order);
+	ret = merge(in);
 	fin = dec_print_pool_finish(pool);
 	dec_print_pool_free(pool);
 	in->user_elem_fn = fn;
@@ -203,7 +209,7 @@ static int run_merge(struct cst_perf_input *in, bool ahead)
 	if (ret)
 		return ret;
 	if (ntq) {
-		in->order = dec_perf_order_alloc(ntq, kind, fill_timed, emit_timed, in);
+		in->order = dec_perf_order_alloc(ntq, kind, fill_timed, dec_pi_emit_timed, in);
 		if (!in->order)
 			return -cste_nomem;
 		dec_perf_order_keep_ocsd(in->order, !in->apart); /* the pipe drops it */
@@ -211,7 +217,9 @@ static int run_merge(struct cst_perf_input *in, bool ahead)
 		in->elem_ctx = in;
 		if (ahead && (ret = dec_pi_ahead_start(in)))
 			return ret;
-		ret = in->queues_ahead ? run_order_beside(in) : dec_perf_order_run(in->order);
+		/* in->queues_ahead counts what a first run did: a run taken again
+		 * decodes on this thread */
+		ret = in->ahead ? run_order_beside(in) : merge(in);
 		dec_pi_ahead_stop(in);
 	}
 	if (!ret)

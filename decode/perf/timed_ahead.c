@@ -1,13 +1,14 @@
-/* perf.data in time order, its queues decoded ahead of the merge on threads.
+/* perf.data in time order, its queues run ahead of the merge on threads.
  *
- * The merge (timed.c, order.c) asks for one queue's next piece at a
- * time, in an order only it knows. A queue's pieces do not depend on the other
- * queues': its decoder, attribution and code memory are its own, and the maps and
- * threads stand still once the walk has applied the sideband. So workers decode
- * queues ahead, a block of pieces at a time, recording what each piece makes
- * (elements, the merge's events, warnings, progress); the merge replays one piece
- * per fill, where a serial run would have decoded it. Output, messages and their
- * order are the serial run's.
+ * The merge (timed.c, order.c) asks for one queue's next chunk at a time, in an
+ * order only it knows. A queue's chunks do not depend on the other queues': its
+ * decoder, attribution, code memory and its model of perf's packet queues and
+ * time estimates are its own, and the maps and threads stand still once the walk
+ * has applied the sideband. So workers run queues ahead, a block at a time,
+ * decoding their pieces and recording what each chunk hands on (elements, the end
+ * of the chunk with its estimate, warnings, progress); the merge replays one
+ * chunk per turn of the queue, where a serial run would have decoded and modelled
+ * it. Output, messages and their order are the serial run's.
  *
  * OpenCSD 1.3.3 keeps decoder errors in one process-wide logger that is not safe
  * across threads: it is silenced while the workers run, and a message from a
@@ -44,8 +45,9 @@ struct qitem {
 	struct dec_held h; /* qev_elem, and the OpenCSD element behind it */
 };
 
-/* Recorded pieces of one queue, each ended by a qev_piece_end item; @end says
- * how the recording goes on after the last (0: in the next block). */
+/* Recorded chunks of one queue, each ended by a qev_chunk_end item; @end says
+ * how the recording goes on after the last (0: in the next block, which may go
+ * on with the same chunk). */
 struct qblock {
 	struct qblock *next;
 	size_t n, cap;
@@ -114,11 +116,19 @@ static struct qitem *new_item(struct qahead *qa)
 	return &b->v[b->n++];
 }
 
-/* qrun_ops.event on a worker: recorded for the merge. */
+/* A recording ends: a decoder on the worker had something to say (see the top). */
+#define AHEAD_FALLBACK 0x5046
+
+/* qrun_ops.event on a worker: the model's own events applied here (the queue's
+ * model is this thread's while it runs the queue), the rest recorded for the
+ * merge. */
 static int ahead_record(struct qrun *r, enum qev kind, uint64_t a, uint64_t b)
 {
-	struct qitem *it = new_item(r->ahead);
+	struct qitem *it;
 
+	if (kind == qev_last_bytes || kind == qev_end_data || kind == qev_end_fragment)
+		return dec_pi_queue_apply(r->in, r->q, kind, a, b);
+	it = new_item(r->ahead);
 	if (!it)
 		return -cste_nomem;
 	it->kind = kind;
@@ -127,19 +137,16 @@ static int ahead_record(struct qrun *r, enum qev kind, uint64_t a, uint64_t b)
 	return 0;
 }
 
-/* cst_elem_fn of a worker's decoder: the element with the queue's attribution. */
+/* cst_elem_fn of a worker's decoder: the element, with the queue's attribution,
+ * to the queue's model. */
 static int ahead_elem(void *ctx, const struct cst_elem *elem)
 {
 	struct qrun *r = ctx;
-	struct qitem *it = new_item(r->ahead);
+	struct cst_elem *held = dec_perf_order_push(r->in->order, r->q, elem);
 
-	if (!it)
+	if (!held)
 		return -cste_nomem;
-	it->kind = qev_elem;
-	/* behind the pipe (apart) no element carries OpenCSD's: copying it
-	 * costs a third of each item */
-	dec_held_keep(&it->h, elem, !r->in->apart);
-	dec_pi_worker_elem(&r->wm, &it->h.e);
+	dec_pi_worker_elem(&r->wm, held);
 	return 0;
 }
 
@@ -171,33 +178,81 @@ static struct cst_decoder *ahead_decoder(struct qrun *r, struct cst_decoder **sl
 
 static const struct qrun_ops ahead_ops = {ahead_decoder, ahead_record};
 
-/* Record pieces of @qa's queue into @b until it holds AHEAD_ITEMS items or the
+/* The block being recorded is full, or the merge ended: the recording pauses. */
+static bool ahead_full(const struct qahead *qa)
+{
+	return qa->fill->n >= AHEAD_ITEMS || __atomic_load_n(&qa->ah->stop, __ATOMIC_RELAXED);
+}
+
+/* perf_order_fill_fn of a queue's model on a worker: its next piece, decoded
+ * here. Nothing of a piece a decoder had something to say in stays recorded: the
+ * serial run takes it again from there. */
+static int ahead_fill(void *ctx, unsigned q)
+{
+	struct qahead *qa = ctx;
+	size_t piece_at = qa->fill->n;
+	int ret = dec_pi_queue_piece(&qa->run);
+
+	(void)q;
+	if (qa->tainted) {
+		qa->fill->n = piece_at;
+		return AHEAD_FALLBACK;
+	}
+	if (!ret && qa->err)
+		return qa->err;
+	/* a queue waiting for its first timestamp hands nothing on for long: what
+	 * its pieces record (progress) fills blocks too */
+	if (!ret && ahead_full(qa))
+		return PERF_ORDER_PAUSE;
+	return ret;
+}
+
+/* cst_elem_fn of a queue's model on a worker: an element of the chunk, recorded
+ * for the merge; the recording pauses once the block is full (or the run ends). */
+static int ahead_emit(void *ctx, const struct cst_elem *e)
+{
+	struct qahead *qa = ctx;
+	struct qitem *it = new_item(qa);
+
+	if (!it)
+		return -cste_nomem;
+	it->kind = qev_elem;
+	dec_held_keep(&it->h, e, true); /* the model kept OpenCSD's element or not */
+	return ahead_full(qa) ? PERF_ORDER_PAUSE : 0;
+}
+
+/* Record chunks of @qa's queue into @b until it holds AHEAD_ITEMS items or the
  * recording ends (then @b->end says how). */
 static void record_block(struct qahead *qa, struct qblock *b)
 {
+	struct cst_perf_input *in = qa->run.in;
+
 	qa->fill = b;
 	for (;;) {
-		size_t piece_at = b->n;
-		int ret = dec_pi_queue_piece(&qa->run);
+		uint64_t key = 0;
+		int ret = dec_perf_order_next(in->order, qa->run.q, &key);
 
-		if (qa->tainted) {
-			b->n = piece_at; /* the serial run takes it again from here */
-			b->end = qev_fallback;
+		if (ret == PERF_ORDER_PAUSE)
 			break;
+		if (!ret) {
+			if (ahead_record(&qa->run, qev_chunk_end, key, 0)) {
+				b->end = qev_stop;
+				b->end_value = -cste_nomem;
+				break;
+			}
+			if (ahead_full(qa))
+				break;
+			continue;
 		}
-		if (!ret && qa->err)
-			ret = qa->err;
 		if (ret == 1) {
 			b->end = qev_queue_end;
-			break;
-		}
-		if (ret || ahead_record(&qa->run, qev_piece_end, 0, 0)) {
+		} else if (ret == AHEAD_FALLBACK) {
+			b->end = qev_fallback;
+		} else {
 			b->end = qev_stop;
-			b->end_value = ret ? ret : -cste_nomem;
-			break;
+			b->end_value = ret;
 		}
-		if (b->n >= AHEAD_ITEMS || __atomic_load_n(&qa->ah->stop, __ATOMIC_RELAXED))
-			break;
+		break;
 	}
 	qa->fill = NULL;
 }
@@ -328,8 +383,9 @@ static int fall_back(struct cst_perf_input *in)
 	return 2;
 }
 
-int dec_pi_ahead_fill(struct cst_perf_input *in, unsigned q)
+int dec_pi_ahead_chunk(void *ctx, unsigned q, uint64_t *key)
 {
+	struct cst_perf_input *in = ctx;
 	struct ahead *ah = in->ahead;
 	struct qahead *qa = &ah->qa[q];
 
@@ -351,13 +407,14 @@ int dec_pi_ahead_fill(struct cst_perf_input *in, unsigned q)
 			struct qitem *it = &b->v[qa->at++];
 			int ret;
 
-			if (it->kind == qev_piece_end)
+			if (it->kind == qev_chunk_end) {
+				*key = it->a;
 				return 0;
-			if (it->kind == qev_elem) {
-				ret = dec_perf_order_push(in->order, q, dec_held_elem(&it->h));
-			} else {
-				ret = dec_pi_queue_apply(in, q, it->kind, it->a, it->b);
 			}
+			if (it->kind == qev_elem)
+				ret = dec_pi_emit_timed(in, dec_held_elem(&it->h));
+			else
+				ret = dec_pi_queue_apply(in, q, it->kind, it->a, it->b);
 			if (ret)
 				return ret;
 		}
@@ -413,9 +470,14 @@ int dec_pi_ahead_start(struct cst_perf_input *in)
 		threads = nq;
 	if (threads > AHEAD_THREADS)
 		threads = AHEAD_THREADS;
+	/* the workers wait for the lock until every queue's model is theirs */
+	pthread_mutex_lock(&ah->lock);
 	for (unsigned i = 0; i < threads; i++)
 		if (pthread_create(&ah->tid[ah->nthreads], NULL, worker, ah) == 0)
 			ah->nthreads++;
+	for (unsigned q = 0; q < nq && ah->nthreads; q++)
+		dec_perf_order_queue_fns(in->order, q, ahead_fill, ahead_emit, &ah->qa[q]);
+	pthread_mutex_unlock(&ah->lock);
 	if (!ah->nthreads) {
 		dec_ocsd_log_quiet(false);
 		dec_pi_ahead_free(in); /* decoded on this thread, as without threads */

@@ -4,6 +4,7 @@
  * time estimates per range, heap ties, a full packet queue, a timestamp that would
  * underflow. The whole-run check against perf itself is tests/synth/time_order.sh. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "perf/order.h"
@@ -29,6 +30,7 @@ struct script {
 	int last_q, run; /* the run of elements of one queue being counted */
 	int unseen;      /* elements marked perf_unseen */
 	uint64_t hash;   /* of every element's queue, type, size and mark, in order */
+	int nelems;
 };
 
 /* Each fill pushes a whole fragment: decoding ahead must not change the order. */
@@ -62,7 +64,7 @@ static int fill(void *ctx, unsigned q)
 		case 'R': e.type = cst_elem_instr_range; e.num_insns = (uint32_t)v->n; break;
 		case 'C': e.type = cst_elem_pe_context; e.ctx.ctxid_valid = true; break;
 		}
-		if (dec_perf_order_push(s->o, q, &e))
+		if (!dec_perf_order_push(s->o, q, &e))
 			return -1;
 	}
 	return 0;
@@ -87,23 +89,134 @@ static int emit(void *ctx, const struct cst_elem *e)
 	s->last_q = e->cpu;
 	s->run++;
 	s->unseen += e->perf_unseen;
+	s->nelems++;
 	s->hash = (s->hash ^ ((uint64_t)e->cpu << 56 | (uint64_t)e->type << 48 |
 			      (uint64_t)e->perf_unseen << 40 | e->num_insns | e->timestamp << 20)) *
 		  0x100000001b3ull;
 	return 0;
 }
 
+/* A queue run ahead of the merge, as decode/perf/timed_ahead.c runs it: every
+ * chunk it hands on recorded (its elements, then its estimate or its end),
+ * pausing after every element, to be replayed when the merge asks. */
+struct rec {
+	struct cst_elem e;
+	int what; /* 0 an element, 1 a chunk's end with @key, 2 the queue's end */
+	uint64_t key;
+};
+struct ahead {
+	struct script *s;
+	struct rec *r[2];
+	size_t n[2], at[2];
+	unsigned pauses, fill_pauses;
+	int recording;
+};
+
+static struct rec *rec_add(struct ahead *a, unsigned q)
+{
+	static const size_t cap = 4096;
+
+	if (!a->r[q])
+		a->r[q] = calloc(cap, sizeof(struct rec));
+	CHECK(a->r[q] != NULL && a->n[q] < cap);
+	return &a->r[q][a->n[q]++];
+}
+
+static int record(void *ctx, const struct cst_elem *e)
+{
+	struct ahead *a = ctx;
+	struct rec *r = rec_add(a, (unsigned)a->recording);
+
+	r->e = *e;
+	r->e.ocsd = NULL;
+	r->what = 0;
+	a->pauses++;
+	return PERF_ORDER_PAUSE;
+}
+
+/* A fill that pushed something pauses too (the recording's block is full). */
+static int fill_ahead(void *ctx, unsigned q)
+{
+	struct ahead *a = ctx;
+	int ret = fill(a->s, q);
+
+	if (ret)
+		return ret;
+	a->fill_pauses++;
+	return PERF_ORDER_PAUSE;
+}
+
+/* The merge's turn of queue @q: its next recorded chunk goes out. */
+static int replay(void *ctx, unsigned q, uint64_t *key)
+{
+	struct ahead *a = ctx;
+
+	while (a->at[q] < a->n[q]) {
+		struct rec *r = &a->r[q][a->at[q]++];
+
+		if (r->what == 1)
+			*key = r->key;
+		if (r->what)
+			return r->what == 1 ? 0 : 1;
+		emit(a->s, &r->e);
+	}
+	return -1; /* the recording ended early */
+}
+
+/* Record both queues to their ends, one after the other, then merge. */
+static int run_ahead(struct script *s, unsigned *pauses)
+{
+	struct ahead a = {.s = s};
+	int ret = 0;
+
+	for (unsigned q = 0; q < 2; q++)
+		dec_perf_order_queue_fns(s->o, q, fill_ahead, record, &a);
+	for (unsigned q = 0; q < 2 && !ret; q++) {
+		a.recording = (int)q;
+		for (;;) {
+			uint64_t key = 0;
+			struct rec *r;
+
+			ret = dec_perf_order_next(s->o, q, &key);
+			if (ret == PERF_ORDER_PAUSE) {
+				ret = 0;
+				continue;
+			}
+			if (ret != 0 && ret != 1)
+				break;
+			r = rec_add(&a, q);
+			r->what = ret ? 2 : 1;
+			r->key = key;
+			if (ret) {
+				ret = 0;
+				break;
+			}
+		}
+	}
+	if (!ret)
+		ret = dec_perf_order_merge(2, replay, &a);
+	*pauses = a.pauses;
+	CHECK(a.fill_pauses > 0);
+	free(a.r[0]);
+	free(a.r[1]);
+	return ret;
+}
+
 /* @want: the runs of queues in perf's order; @unseen: how many elements of them
- * perf itself would not report. Each case runs twice: holding in memory, and with
- * everything held long going through the temporary file (a hold limit of 0),
- * which must give the same elements in the same order. */
+ * perf itself would not report. Each case runs four times: holding in memory,
+ * and with everything held long going through the temporary file (a hold limit
+ * of 0), which must give the same elements in the same order; each on this
+ * thread, and with the queues run ahead of the merge, paused after each element. */
 static void run(const char *name, const struct ev *q0, size_t n0, const struct ev *q1,
 		size_t n1, const char *want, int unseen)
 {
 	struct script s;
 	uint64_t hash = 0;
 
-	for (int spill = 0; spill < 2; spill++) {
+	for (int pass = 0; pass < 4; pass++) {
+		bool spill = pass & 1, ahead = pass & 2;
+		unsigned pauses = 0;
+
 		memset(&s, 0, sizeof(s));
 		s.q[0] = q0;
 		s.q[1] = q1;
@@ -113,17 +226,20 @@ static void run(const char *name, const struct ev *q0, size_t n0, const struct e
 		CHECK(s.o != NULL);
 		if (spill)
 			dec_perf_order_set_hold_limit(s.o, 0);
-		CHECK_EQ_INT(dec_perf_order_run(s.o), 0);
+		CHECK_EQ_INT(ahead ? run_ahead(&s, &pauses) : dec_perf_order_run(s.o), 0);
 		put_run(&s);
 		if (strcmp(s.out, want))
-			fprintf(stderr, "%s%s: got \"%s\"\n", name, spill ? " (spilled)" : "", s.out);
+			fprintf(stderr, "%s%s%s: got \"%s\"\n", name, spill ? " (spilled)" : "",
+				ahead ? " (ahead)" : "", s.out);
 		CHECK_EQ_STR(s.out, want);
 		if (s.unseen != unseen)
 			fprintf(stderr, "%s: %d elements perf_unseen\n", name, s.unseen);
 		CHECK_EQ_INT(s.unseen, unseen);
-		if (spill && s.hash != hash)
-			fprintf(stderr, "%s: other elements when spilled\n", name);
-		CHECK(!spill || s.hash == hash);
+		if (pass && s.hash != hash)
+			fprintf(stderr, "%s: other elements in pass %d\n", name, pass);
+		CHECK(!pass || s.hash == hash);
+		/* every element went out of a paused chunk */
+		CHECK(!ahead || (int)pauses == s.nelems);
 		hash = s.hash;
 		dec_perf_order_free(s.o);
 	}
