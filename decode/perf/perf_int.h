@@ -120,6 +120,7 @@ struct worker_mem {
  * with what the queue's chunks hand on. */
 enum qev {
 	qev_elem = 1,     /* (recorded) an element of a chunk */
+	qev_line,         /* (recorded) an element of a chunk, printed */
 	qev_last_bytes,   /* dec_perf_order_last_bytes */
 	qev_end_data,     /* dec_perf_order_end_data */
 	qev_end_fragment, /* dec_perf_order_end_fragment */
@@ -284,6 +285,11 @@ struct cst_perf_input {
 	uint64_t queues_ahead, fallbacks; /* for cst_decoder_stats */
 	struct timed_counts told, redo;
 	uint64_t progress_quiet_to; /* progress is told again from here */
+	/* lines printed on the workers, gathered for the writer in order: how
+	 * many, and the offset of the last that has one */
+	struct cst_buf lines;
+	uint64_t lines_n, lines_offset;
+	bool lines_has_offset;
 };
 
 /* say.c */
@@ -435,6 +441,10 @@ int dec_pi_ahead_chunk(void *ctx, unsigned q, uint64_t *key);
 /* timed.c: the time-ordered merge */
 /* An element of the merge goes out (the queues' perf_order emit on its thread). */
 int dec_pi_emit_timed(void *ctx, const struct cst_elem *e);
+/* The same for an element printed on a worker: its line (@len bytes; @offset
+ * UINT64_MAX for none), of AUX fragment @fragment. */
+int dec_pi_line_timed(struct cst_perf_input *in, uint32_t fragment, const char *line, size_t len,
+		      uint64_t offset);
 int dec_pi_run_timed(struct cst_perf_input *in, const struct cst_trace *trace,
 		     cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx);
 void dec_pi_free_timed(struct cst_perf_input *in);

@@ -46,23 +46,68 @@ static int trail_sideband(struct cst_perf_input *in, uint64_t upto)
 	return ret;
 }
 
-/* An element of the merge goes out, after the sideband before it
- * and its own AUX record's loss. */
-int dec_pi_emit_timed(void *ctx, const struct cst_elem *e)
+/* An element of AUX fragment @fragment is about to go out: the sideband before
+ * it and its own AUX record's loss first. 0, or 1 when it went out before the
+ * run went to one thread, or a stop value. */
+static int before_elem(struct cst_perf_input *in, uint32_t fragment)
 {
-	struct cst_perf_input *in = ctx;
 	int ret = 0;
 
-	if (e->fragment && e->fragment <= in->nfrags)
-		ret = trail_sideband(in, in->frags[e->fragment - 1].rec_off + 1);
+	if (fragment && fragment <= in->nfrags)
+		ret = trail_sideband(in, in->frags[fragment - 1].rec_off + 1);
 	if (ret)
 		return ret;
 	if (in->redo.elements) {
 		in->redo.elements--; /* delivered before the run went to one thread */
-		return 0;
+		return 1;
 	}
 	in->told.elements++;
+	return 0;
+}
+
+int dec_pi_emit_timed(void *ctx, const struct cst_elem *e)
+{
+	struct cst_perf_input *in = ctx;
+	int ret = before_elem(in, e->fragment);
+
+	if (ret)
+		return ret == 1 ? 0 : ret;
 	return in->user_elem_fn ? in->user_elem_fn(in->user_ctx, e) : 0;
+}
+
+/* The lines gathered go to the writer. */
+static int write_lines(struct cst_perf_input *in)
+{
+	int ret = 0;
+
+	if (in->lines.failed)
+		ret = -cste_nomem;
+	else if (in->lines_n)
+		ret = in->write(in->write_ctx, (const char *)in->lines.p, in->lines.len,
+				in->lines_n, in->lines_offset, in->lines_has_offset);
+	in->lines.len = 0;
+	in->lines_n = 0;
+	in->lines_has_offset = false;
+	return ret;
+}
+
+/* Bytes of lines gathered before they go to the writer at once. */
+#define LINES_OUT (64u * 1024u)
+
+int dec_pi_line_timed(struct cst_perf_input *in, uint32_t fragment, const char *line, size_t len,
+		      uint64_t offset)
+{
+	int ret = before_elem(in, fragment);
+
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	cst_buf_put(&in->lines, line, len);
+	in->lines_n++;
+	if (offset != UINT64_MAX) {
+		in->lines_offset = offset;
+		in->lines_has_offset = true;
+	}
+	return in->lines.len >= LINES_OUT ? write_lines(in) : 0;
 }
 
 /* dec_pi_on_elem, in time order: hold the element in its queue. */
@@ -98,12 +143,22 @@ static int fill_timed(void *ctx, unsigned q)
 	return dec_pi_queue_piece(&r);
 }
 
-/* The merge: of the chunks run ahead on threads, or of the queues run here. */
+/* The merge: of the chunks run ahead on threads, or of the queues run here
+ * (in->queues_ahead counts what a first run did: a run taken again decodes
+ * here). Where cst_session_run_lines prints, the workers print the chunks'
+ * elements and this thread writes their lines in order; what went out is
+ * written before this returns (a worker's crash stops the merge before its next
+ * element). */
 static int merge(struct cst_perf_input *in)
 {
-	if (in->ahead)
-		return dec_perf_order_merge(in->ntq, dec_pi_ahead_chunk, in);
-	return dec_perf_order_run(in->order);
+	int ret, fin;
+
+	if (!in->ahead)
+		return dec_perf_order_run(in->order);
+	ret = dec_perf_order_merge(in->ntq, dec_pi_ahead_chunk, in);
+	fin = write_lines(in);
+	cst_buf_fini(&in->lines);
+	return ret ? ret : fin;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -154,34 +209,6 @@ static void chain_queues(struct cst_perf_input *in)
 	}
 }
 
-/* The merge, its queues decoded ahead on threads: this thread decodes nothing,
- * and the lines cst_session_run_lines asks for are printed beside it
- * (print_pool.c; most of the time of `decode` is printing). A decoder's crash
- * on a worker stops the merge before its next element, and what went out is
- * printed and written before this returns. */
-static int run_order_beside(struct cst_perf_input *in)
-{
-	cst_elem_fn fn = in->user_elem_fn;
-	void *ctx = in->user_ctx;
-	struct dec_print_pool *pool = NULL;
-	int ret, fin;
-
-	if (in->print && in->write && !in->user_sb_fn &&
-	    (ret = dec_print_pool_start(&pool, in->nworkers - 1, in->print, in->print_ctx,
-					in->write, in->write_ctx, true)) < 0)
-		return ret;
-	if (!pool)
-		return merge(in);
-	in->user_elem_fn = dec_print_pool_elem;
-	in->user_ctx = pool;
-	ret = merge(in);
-	fin = dec_print_pool_finish(pool);
-	dec_print_pool_free(pool);
-	in->user_elem_fn = fn;
-	in->user_ctx = ctx;
-	return ret ? ret : fin;
-}
-
 /* Set up the merge of the queued fragments and run it, decoding ahead on threads
  * when @ahead. */
 static int run_merge(struct cst_perf_input *in, bool ahead)
@@ -217,9 +244,7 @@ static int run_merge(struct cst_perf_input *in, bool ahead)
 		in->elem_ctx = in;
 		if (ahead && (ret = dec_pi_ahead_start(in)))
 			return ret;
-		/* in->queues_ahead counts what a first run did: a run taken again
-		 * decodes on this thread */
-		ret = in->ahead ? run_order_beside(in) : merge(in);
+		ret = merge(in);
 		dec_pi_ahead_stop(in);
 	}
 	if (!ret)

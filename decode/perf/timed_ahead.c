@@ -24,6 +24,8 @@
 /* items a block is filled to before it is handed to the merge: each hand-over
  * costs the lock and often a wake-up */
 #define AHEAD_ITEMS 1024
+/* bytes of printed lines a block is filled to, past which it is handed over */
+#define AHEAD_TEXT (128u * 1024u)
 #define AHEAD_ITEM_CAP (AHEAD_ITEMS + AHEAD_ITEMS / 2)
 /* what all queues may hold ready together (each queue at least two blocks): an
  * item is an element copy with OpenCSD's (288 bytes on LP64), a block about
@@ -40,8 +42,10 @@
 #define AHEAD_THREADS 16
 
 struct qitem {
-	uint32_t kind; /* enum qev */
-	uint64_t a, b;
+	uint32_t kind;     /* enum qev */
+	uint32_t fragment; /* qev_line: the element's */
+	uint64_t a, b, c;  /* qev_line: the element's offset (UINT64_MAX: none), and
+			    * where its line is in the block's text and how long */
 	struct dec_held h; /* qev_elem, and the OpenCSD element behind it */
 };
 
@@ -52,6 +56,7 @@ struct qblock {
 	struct qblock *next;
 	size_t n, cap;
 	struct qitem *v;
+	struct cst_buf text; /* its elements' lines, when printed here */
 	enum qev end;      /* 0, qev_queue_end, qev_stop or qev_fallback */
 	int end_value;     /* qev_stop's */
 };
@@ -76,6 +81,10 @@ struct qahead {
 };
 
 struct ahead {
+	/* cst_session_run_lines with no sideband callback: the chunks' elements are
+	 * printed on the workers, and only their lines reach the merge */
+	cst_elem_print_fn print;
+	void *print_ctx;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct qahead *qa;
@@ -181,7 +190,8 @@ static const struct qrun_ops ahead_ops = {ahead_decoder, ahead_record};
 /* The block being recorded is full, or the merge ended: the recording pauses. */
 static bool ahead_full(const struct qahead *qa)
 {
-	return qa->fill->n >= AHEAD_ITEMS || __atomic_load_n(&qa->ah->stop, __ATOMIC_RELAXED);
+	return qa->fill->n >= AHEAD_ITEMS || qa->fill->text.len >= AHEAD_TEXT ||
+	       __atomic_load_n(&qa->ah->stop, __ATOMIC_RELAXED);
 }
 
 /* perf_order_fill_fn of a queue's model on a worker: its next piece, decoded
@@ -216,8 +226,25 @@ static int ahead_emit(void *ctx, const struct cst_elem *e)
 
 	if (!it)
 		return -cste_nomem;
-	it->kind = qev_elem;
-	dec_held_keep(&it->h, e, true); /* the model kept OpenCSD's element or not */
+	if (qa->ah->print) {
+		struct cst_buf *t = &qa->fill->text;
+		char *at = (char *)cst_buf_room(t, SPLIT_LINE);
+		int n;
+
+		if (!at)
+			return -cste_nomem;
+		n = qa->ah->print(qa->ah->print_ctx, e, at, SPLIT_LINE);
+		n = n < 0 ? 0 : n < SPLIT_LINE ? n : SPLIT_LINE;
+		t->len -= SPLIT_LINE - (size_t)n;
+		it->kind = qev_line;
+		it->fragment = e->fragment;
+		it->a = e->type != cst_elem_eot ? e->offset : UINT64_MAX;
+		it->b = t->len - (size_t)n;
+		it->c = (size_t)n;
+	} else {
+		it->kind = qev_elem;
+		dec_held_keep(&it->h, e, true); /* the model kept OpenCSD's element or not */
+	}
 	return ahead_full(qa) ? PERF_ORDER_PAUSE : 0;
 }
 
@@ -290,6 +317,8 @@ static struct qblock *take_spare(struct ahead *ah)
 	ah->spare = b->next;
 	b->next = NULL;
 	b->n = 0;
+	b->text.len = 0;
+	b->text.failed = false;
 	b->end = 0;
 	b->end_value = 0;
 	return b;
@@ -411,7 +440,10 @@ int dec_pi_ahead_chunk(void *ctx, unsigned q, uint64_t *key)
 				*key = it->a;
 				return 0;
 			}
-			if (it->kind == qev_elem)
+			if (it->kind == qev_line)
+				ret = dec_pi_line_timed(in, it->fragment, (char *)b->text.p + it->b,
+							it->c, it->a);
+			else if (it->kind == qev_elem)
 				ret = dec_pi_emit_timed(in, dec_held_elem(&it->h));
 			else
 				ret = dec_pi_queue_apply(in, q, it->kind, it->a, it->b);
@@ -451,6 +483,10 @@ int dec_pi_ahead_start(struct cst_perf_input *in)
 	pthread_cond_init(&ah->cond, NULL);
 	ah->nq = nq;
 	ah->wanted = -1;
+	if (in->print && in->write && !in->user_sb_fn) {
+		ah->print = in->print;
+		ah->print_ctx = in->print_ctx;
+	}
 	ah->max_ready = (unsigned)(AHEAD_BLOCKS / nq);
 	if (ah->max_ready < AHEAD_MIN_READY)
 		ah->max_ready = AHEAD_MIN_READY;
@@ -509,6 +545,7 @@ static void free_blocks(struct qblock *b)
 		struct qblock *next = b->next;
 
 		free(b->v);
+		cst_buf_fini(&b->text);
 		free(b);
 		b = next;
 	}

@@ -32,26 +32,6 @@ int dec_merge_sb(void *merge, const struct cst_sideband *sb);
 /* The input ended: deliver the run held. Returns 0 or @elem_fn's value. */
 int dec_merge_end(struct dec_merge *m);
 
-/* ------------------------------------------------------------- printing beside */
-
-/* Elements printed on @printers threads beside a thread that hands them over
- * in order (print_pool.c): cst_session_run_lines's printing where that thread
- * only merges what others decode (perf.data in time order, decode/perf/timed.c;
- * not where it decodes: a crash in OpenCSD there would lose what the pool
- * holds). Pass dec_print_pool_elem as the cst_elem_fn, then
- * dec_print_pool_finish. The bytes reach @write in order, on the caller's
- * thread, in batches. *@out is NULL when no
- * thread could start (print on the caller's thread then). @keep_ocsd: @print
- * reads OpenCSD's element. */
-struct dec_print_pool;
-int dec_print_pool_start(struct dec_print_pool **out, unsigned printers, cst_elem_print_fn print,
-			 void *print_ctx, cst_lines_fn write, void *write_ctx, bool keep_ocsd);
-int dec_print_pool_elem(void *pool, const struct cst_elem *e);
-/* Write everything held. Returns 0, or the first error or non-zero value of
- * @write (after which nothing more was written). */
-int dec_print_pool_finish(struct dec_print_pool *p);
-void dec_print_pool_free(struct dec_print_pool *p);
-
 /* ------------------------------------------------------------- a split buffer */
 
 #define SPLIT_CHUNK (64u * 1024u) /* chunk size when none is asked for */
