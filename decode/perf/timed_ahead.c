@@ -28,13 +28,13 @@
 #define AHEAD_TEXT (128u * 1024u)
 #define AHEAD_ITEM_CAP (AHEAD_ITEMS + AHEAD_ITEMS / 2)
 /* what all queues may hold ready together (each queue at least two blocks): an
- * item is an element copy with OpenCSD's (288 bytes on LP64), a block about
- * 430 KiB. The merge often drains one
+ * item is an element copy with OpenCSD's (about 300 bytes on LP64), a block
+ * about 450 KiB, and 132 KiB more of lines where they are printed here
+ * (block_bytes). The merge often drains one
  * queue for a long stretch (a CPU's run between timestamps that come far apart:
  * 85,000 branches at a time on QEMU's four-CPU runs); what a worker decodes of the
  * other queues meanwhile is all that runs beside it. */
 #define AHEAD_HELD_BYTES (24u * 1024u * 1024u)
-#define AHEAD_BLOCKS (AHEAD_HELD_BYTES / (AHEAD_ITEM_CAP * sizeof(struct qitem)))
 #define AHEAD_MIN_READY 2
 /* more queues than this decode on the merge's thread (what they would hold:
  * AHEAD_MIN_READY blocks each, a block being filled and one replayed) */
@@ -44,8 +44,9 @@
 struct qitem {
 	uint32_t kind;     /* enum qev */
 	uint32_t fragment; /* qev_line: the element's */
-	uint64_t a, b, c;  /* qev_line: the element's offset (UINT64_MAX: none), and
-			    * where its line is in the block's text and how long */
+	uint64_t a, b;     /* qev_line: the element's offset (UINT64_MAX: none) and
+			    * its line's length (the lines follow each other in the
+			    * block's text in the items' order) */
 	struct dec_held h; /* qev_elem, and the OpenCSD element behind it */
 };
 
@@ -76,7 +77,7 @@ struct qahead {
 	/* the merge's: the block it replays and where, and whether it has told the
 	 * merge that the queue has nothing left */
 	struct qblock *taking;
-	size_t at;
+	size_t at, text_at;          /* its next item, and that item's line */
 	bool ended;
 };
 
@@ -239,8 +240,7 @@ static int ahead_emit(void *ctx, const struct cst_elem *e)
 		it->kind = qev_line;
 		it->fragment = e->fragment;
 		it->a = e->type != cst_elem_eot ? e->offset : UINT64_MAX;
-		it->b = t->len - (size_t)n;
-		it->c = (size_t)n;
+		it->b = (size_t)n;
 	} else {
 		it->kind = qev_elem;
 		dec_held_keep(&it->h, e, true); /* the model kept OpenCSD's element or not */
@@ -430,7 +430,7 @@ int dec_pi_ahead_chunk(void *ctx, unsigned q, uint64_t *key)
 			if (!b)
 				return qa->err ? qa->err : fall_back(in);
 			qa->taking = b;
-			qa->at = 0;
+			qa->at = qa->text_at = 0;
 		}
 		while (qa->at < b->n) {
 			struct qitem *it = &b->v[qa->at++];
@@ -440,10 +440,11 @@ int dec_pi_ahead_chunk(void *ctx, unsigned q, uint64_t *key)
 				*key = it->a;
 				return 0;
 			}
-			if (it->kind == qev_line)
-				ret = dec_pi_line_timed(in, it->fragment, (char *)b->text.p + it->b,
-							it->c, it->a);
-			else if (it->kind == qev_elem)
+			if (it->kind == qev_line) {
+				ret = dec_pi_line_timed(in, it->fragment,
+							(char *)b->text.p + qa->text_at, it->b, it->a);
+				qa->text_at += it->b;
+			} else if (it->kind == qev_elem)
 				ret = dec_pi_emit_timed(in, dec_held_elem(&it->h));
 			else
 				ret = dec_pi_queue_apply(in, q, it->kind, it->a, it->b);
@@ -467,6 +468,13 @@ int dec_pi_ahead_chunk(void *ctx, unsigned q, uint64_t *key)
 
 /* ------------------------------------------------------------- start, stop */
 
+/* What a block may hold: its items, and its lines where they are printed here
+ * (a line begun just under AHEAD_TEXT may take SPLIT_LINE more). */
+static size_t block_bytes(const struct ahead *ah)
+{
+	return AHEAD_ITEM_CAP * sizeof(struct qitem) + (ah->print ? AHEAD_TEXT + SPLIT_LINE : 0);
+}
+
 int dec_pi_ahead_start(struct cst_perf_input *in)
 {
 	unsigned nq = in->ntq, threads = in->nworkers;
@@ -487,7 +495,7 @@ int dec_pi_ahead_start(struct cst_perf_input *in)
 		ah->print = in->print;
 		ah->print_ctx = in->print_ctx;
 	}
-	ah->max_ready = (unsigned)(AHEAD_BLOCKS / nq);
+	ah->max_ready = (unsigned)(AHEAD_HELD_BYTES / block_bytes(ah) / nq);
 	if (ah->max_ready < AHEAD_MIN_READY)
 		ah->max_ready = AHEAD_MIN_READY;
 	in->ahead = ah;
