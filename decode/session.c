@@ -370,10 +370,9 @@ struct lines {
 static int print_elem(void *ctx, const struct cst_elem *e)
 {
 	struct lines *l = ctx;
-	int n = l->print(l->print_ctx, e, l->line, sizeof(l->line));
+	size_t n = dec_print_line(l->print, l->print_ctx, e, l->line);
 
-	return l->write(l->write_ctx, l->line, n > 0 ? (size_t)n : 0, 1, e->offset,
-			e->type != cst_elem_eot);
+	return l->write(l->write_ctx, l->line, n, 1, e->offset, e->type != cst_elem_eot);
 }
 
 /* Decode buffer @b into @elem_fn (elements) or @pkt_fn (packets), on threads when

@@ -37,6 +37,17 @@ int dec_merge_end(struct dec_merge *m);
 #define SPLIT_CHUNK (64u * 1024u) /* chunk size when none is asked for */
 #define SPLIT_LINE 4096 /* the longest a print function may make of one element */
 
+/* Print @e with @print into @at, which has SPLIT_LINE bytes: the length made,
+ * nothing for an element the print function skips (0 or negative), and never
+ * more than the room whatever the function returns. */
+static inline size_t dec_print_line(cst_elem_print_fn print, void *ctx, const struct cst_elem *e,
+				    char *at)
+{
+	int n = print(ctx, e, at, SPLIT_LINE);
+
+	return n <= 0 ? 0 : n < SPLIT_LINE ? (size_t)n : SPLIT_LINE;
+}
+
 /* What the replay of a split decode hands the caller: elements to @fn, or
  * printed bytes to @write. */
 struct split_out {

@@ -107,7 +107,6 @@ int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block
 		     const struct cst_elem *e)
 {
 	struct split_block *b = *cur;
-	int n;
 
 	if (b && (sp->print ? SPLIT_BYTES - b->len < SPLIT_LINE : b->n == SPLIT_BLOCK))
 		dec_split_flush(sp, c, cur);
@@ -121,9 +120,7 @@ int dec_split_append(struct split *sp, struct split_chunk *c, struct split_block
 		copy_in(b, e);
 		return 0;
 	}
-	n = sp->print(sp->print_ctx, e, b->bytes + b->len, SPLIT_LINE);
-	if (n > 0)
-		b->len += (size_t)n < SPLIT_LINE ? (size_t)n : SPLIT_LINE;
+	b->len += dec_print_line(sp->print, sp->print_ctx, e, b->bytes + b->len);
 	b->n++;
 	count_in(b, e);
 	return 0;
