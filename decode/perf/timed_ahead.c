@@ -27,10 +27,10 @@
 /* bytes of printed lines a block is filled to, past which it is handed over */
 #define AHEAD_TEXT (128u * 1024u)
 #define AHEAD_ITEM_CAP (AHEAD_ITEMS + AHEAD_ITEMS / 2)
-/* what all queues may hold ready together (each queue at least two blocks): an
- * item is an element copy with OpenCSD's (about 300 bytes on LP64), a block
- * about 450 KiB, and 132 KiB more of lines where they are printed here
- * (block_bytes). The merge often drains one
+/* what all queues may hold ready together (each queue at least two blocks): a
+ * block's element copies with OpenCSD's (about 300 bytes each on LP64, about
+ * 450 KiB a block), or its lines where they are printed here (132 KiB), and its
+ * items (24 bytes each) (block_bytes). The merge often drains one
  * queue for a long stretch (a CPU's run between timestamps that come far apart:
  * 85,000 branches at a time on QEMU's four-CPU runs); what a worker decodes of the
  * other queues meanwhile is all that runs beside it. */
@@ -41,13 +41,14 @@
 #define AHEAD_MAX_QUEUES 64
 #define AHEAD_THREADS 16
 
+/* What a chunk handed on, in order. Elements and lines are kept apart from the
+ * items, each in the order of its items: a printed line is all most items
+ * carry, and an element copy is ten times an item. */
 struct qitem {
 	uint32_t kind;     /* enum qev */
 	uint32_t fragment; /* qev_line: the element's */
 	uint64_t a, b;     /* qev_line: the element's offset (UINT64_MAX: none) and
-			    * its line's length (the lines follow each other in the
-			    * block's text in the items' order) */
-	struct dec_held h; /* qev_elem, and the OpenCSD element behind it */
+			    * its line's length; else the event's values */
 };
 
 /* Recorded chunks of one queue, each ended by a qev_chunk_end item; @end says
@@ -57,7 +58,9 @@ struct qblock {
 	struct qblock *next;
 	size_t n, cap;
 	struct qitem *v;
-	struct cst_buf text; /* its elements' lines, when printed here */
+	size_t nheld, cap_held;
+	struct dec_held *held; /* its qev_elem items' elements, and OpenCSD's behind them */
+	struct cst_buf text;   /* its qev_line items' lines, when printed here */
 	enum qev end;      /* 0, qev_queue_end, qev_stop or qev_fallback */
 	int end_value;     /* qev_stop's */
 };
@@ -77,7 +80,7 @@ struct qahead {
 	/* the merge's: the block it replays and where, and whether it has told the
 	 * merge that the queue has nothing left */
 	struct qblock *taking;
-	size_t at, text_at;          /* its next item, and that item's line */
+	size_t at, held_at, text_at; /* its next item, element and line */
 	bool ended;
 };
 
@@ -111,15 +114,23 @@ bool dec_pi_ahead_wanted(struct cst_perf_input *in)
 
 /* ------------------------------------------------------------- recording */
 
+/* Room for one more in a block's array *@arrp of @n: a piece seldom makes more
+ * than a few hundred items, so room for them past AHEAD_ITEMS at first, where
+ * doubling would double what blocks hold. */
+static int block_room(void *arrp, size_t *cap, size_t n, size_t size)
+{
+	void **arr = arrp;
+
+	if (!*arr && (*arr = malloc(AHEAD_ITEM_CAP * size)))
+		*cap = AHEAD_ITEM_CAP;
+	return *arr && n < *cap ? 0 : cst_grow(arrp, cap, n + 1, size);
+}
+
 static struct qitem *new_item(struct qahead *qa)
 {
 	struct qblock *b = qa->fill;
 
-	/* a piece seldom makes more than a few hundred items: room for them past
-	 * AHEAD_ITEMS, where doubling would double what blocks hold */
-	if (!b->v && (b->v = malloc(AHEAD_ITEM_CAP * sizeof(*b->v))))
-		b->cap = AHEAD_ITEM_CAP;
-	if (CST_GROW(b->v, b->cap, b->n + 1) < 0) {
+	if (block_room(&b->v, &b->cap, b->n, sizeof(*b->v)) < 0) {
 		qa->err = -cste_nomem;
 		return NULL;
 	}
@@ -201,12 +212,15 @@ static bool ahead_full(const struct qahead *qa)
 static int ahead_fill(void *ctx, unsigned q)
 {
 	struct qahead *qa = ctx;
-	size_t piece_at = qa->fill->n;
+	struct qblock *b = qa->fill;
+	size_t piece_at = b->n, held_at = b->nheld, text_at = b->text.len;
 	int ret = dec_pi_queue_piece(&qa->run);
 
 	(void)q;
 	if (qa->tainted) {
-		qa->fill->n = piece_at;
+		b->n = piece_at;
+		b->nheld = held_at;
+		b->text.len = text_at;
 		return AHEAD_FALLBACK;
 	}
 	if (!ret && qa->err)
@@ -223,27 +237,29 @@ static int ahead_fill(void *ctx, unsigned q)
 static int ahead_emit(void *ctx, const struct cst_elem *e)
 {
 	struct qahead *qa = ctx;
-	struct qitem *it = new_item(qa);
+	struct qblock *b = qa->fill;
+	struct qitem *it;
 
-	if (!it)
-		return -cste_nomem;
+	/* the line's or the element's room first: an item is never left half made */
 	if (qa->ah->print) {
-		struct cst_buf *t = &qa->fill->text;
-		char *at = (char *)cst_buf_room(t, SPLIT_LINE);
-		int n;
+		char *at = (char *)cst_buf_room(&b->text, SPLIT_LINE);
+		size_t n;
 
-		if (!at)
+		if (!at || !(it = new_item(qa)))
 			return -cste_nomem;
-		n = qa->ah->print(qa->ah->print_ctx, e, at, SPLIT_LINE);
-		n = n < 0 ? 0 : n < SPLIT_LINE ? n : SPLIT_LINE;
-		t->len -= SPLIT_LINE - (size_t)n;
+		n = dec_print_line(qa->ah->print, qa->ah->print_ctx, e, at);
+		b->text.len -= SPLIT_LINE - n;
 		it->kind = qev_line;
 		it->fragment = e->fragment;
 		it->a = e->type != cst_elem_eot ? e->offset : UINT64_MAX;
-		it->b = (size_t)n;
+		it->b = n;
 	} else {
+		if (block_room(&b->held, &b->cap_held, b->nheld, sizeof(*b->held)) < 0 ||
+		    !(it = new_item(qa)))
+			return -cste_nomem;
 		it->kind = qev_elem;
-		dec_held_keep(&it->h, e, true); /* the model kept OpenCSD's element or not */
+		/* the model kept OpenCSD's element or not */
+		dec_held_keep(&b->held[b->nheld++], e, true);
 	}
 	return ahead_full(qa) ? PERF_ORDER_PAUSE : 0;
 }
@@ -316,7 +332,7 @@ static struct qblock *take_spare(struct ahead *ah)
 		return calloc(1, sizeof(*b));
 	ah->spare = b->next;
 	b->next = NULL;
-	b->n = 0;
+	b->n = b->nheld = 0;
 	b->text.len = 0;
 	b->text.failed = false;
 	b->end = 0;
@@ -430,7 +446,7 @@ int dec_pi_ahead_chunk(void *ctx, unsigned q, uint64_t *key)
 			if (!b)
 				return qa->err ? qa->err : fall_back(in);
 			qa->taking = b;
-			qa->at = qa->text_at = 0;
+			qa->at = qa->held_at = qa->text_at = 0;
 		}
 		while (qa->at < b->n) {
 			struct qitem *it = &b->v[qa->at++];
@@ -445,7 +461,7 @@ int dec_pi_ahead_chunk(void *ctx, unsigned q, uint64_t *key)
 							(char *)b->text.p + qa->text_at, it->b, it->a);
 				qa->text_at += it->b;
 			} else if (it->kind == qev_elem)
-				ret = dec_pi_emit_timed(in, dec_held_elem(&it->h));
+				ret = dec_pi_emit_timed(in, dec_held_elem(&b->held[qa->held_at++]));
 			else
 				ret = dec_pi_queue_apply(in, q, it->kind, it->a, it->b);
 			if (ret)
@@ -469,10 +485,12 @@ int dec_pi_ahead_chunk(void *ctx, unsigned q, uint64_t *key)
 /* ------------------------------------------------------------- start, stop */
 
 /* What a block may hold: its items, and its lines where they are printed here
- * (a line begun just under AHEAD_TEXT may take SPLIT_LINE more). */
+ * (a line begun just under AHEAD_TEXT may take SPLIT_LINE more), else its
+ * elements. */
 static size_t block_bytes(const struct ahead *ah)
 {
-	return AHEAD_ITEM_CAP * sizeof(struct qitem) + (ah->print ? AHEAD_TEXT + SPLIT_LINE : 0);
+	return AHEAD_ITEM_CAP * sizeof(struct qitem) +
+	       (ah->print ? AHEAD_TEXT + SPLIT_LINE : AHEAD_ITEM_CAP * sizeof(struct dec_held));
 }
 
 int dec_pi_ahead_start(struct cst_perf_input *in)
@@ -553,6 +571,7 @@ static void free_blocks(struct qblock *b)
 		struct qblock *next = b->next;
 
 		free(b->v);
+		free(b->held);
 		cst_buf_fini(&b->text);
 		free(b);
 		b = next;
