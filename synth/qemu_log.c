@@ -314,53 +314,92 @@ static bool qlog_result(const char *p, unsigned long long *v)
 	return end != p;
 }
 
+/* Whether the clone() whose arguments start at @args makes a thread (CLONE_THREAD)
+ * rather than a process (fork, vfork, which QEMU's user mode runs as a fork). QEMU
+ * prints the flags by name, with what it has no name for in hex: "CLONE_VM|...|0x11". */
+static bool clone_is_thread(const char *args)
+{
+	size_t len = strcspn(args, ",)");
+	unsigned long long bits = 0;
+
+	for (const char *p = args; p < args + len; p++) {
+		if (!strncmp(p, "CLONE_THREAD", 12) && (p[12] == '|' || p[12] == ',' || p[12] == ')'))
+			return true;
+		if (p[0] == '0' && p[1] == 'x' && (p == args || p[-1] == '|' || p[-1] == '('))
+			bits |= strtoull(p, NULL, 16);
+	}
+	return (bits & 0x10000) != 0; /* CLONE_THREAD */
+}
+
 /* QEMU's -strace prints a call ("PID name(args)") and its result (" = N") in two
  * writes, and its threads write between them: a clone's result may end another
  * thread's line ("PID rt_sigprocmask(...) = TID") while that call's own result
  * ends the clone's line. So results are not matched to calls by place: each clone
  * leaves a thread ID owed, and the next result that can be a new thread's ID pays
  * it: above the process ID (IDs grow), and not seen before. (QEMU prints the
- * process ID before every thread's calls, so a call names no thread.) */
-uint32_t synth_qlog_ids(const char *log_path, uint32_t *tids, int max, int *ntids,
-			int *nclones)
+ * process ID before every thread's calls, so a call names no thread.) A forked
+ * child's QEMU writes to the same log with its own process ID: its lines make no
+ * thread of the traced process and pay none, and the fork's own result (the
+ * child's ID) pays none either. */
+uint32_t synth_qlog_ids(const char *log_path, struct synth_qlog_ids *ids)
 {
-	*ntids = 0;
-	*nclones = 0;
 	FILE *f = fopen(log_path, "r");
-	if (!f)
-		return 0;
 	char *line = NULL;
 	size_t cap = 0;
-	uint32_t pid = 0;
-	int owed = 0;
+	uint32_t pid = 0, children[64];
+	int owed = 0, nchildren = 0;
+
+	ids->ntids = ids->nclones = ids->nforks = 0;
+	if (!f)
+		return 0;
 	while (getline(&line, &cap, f) > 0) {
 		char *end;
 		const char *res = NULL;
 		unsigned long long v;
+
 		if (line[0] == 'T' || line[0] == '0')
 			continue; /* exec and in_asm lines: the bulk of the log */
 		if (isdigit((unsigned char)line[0])) {
 			unsigned long id = strtoul(line, &end, 10);
+
 			if (*end != ' ' || !isalpha((unsigned char)end[1]) || !strchr(end, '('))
 				continue;
 			if (!pid)
 				pid = (uint32_t)id;
-			if (!strncmp(end + 1, "clone(", 6)) {
-				owed++;
-				(*nclones)++;
+			if (id != pid) { /* a forked child's: its ID is no thread's */
+				bool known = false;
+
+				for (int i = 0; i < nchildren; i++)
+					known |= children[i] == id;
+				if (!known && nchildren < 64)
+					children[nchildren++] = (uint32_t)id;
+				continue;
 			}
 			res = strstr(end, ") = ");
 			if (res)
 				res += 4;
+			if (!strncmp(end + 1, "clone(", 6)) {
+				if (clone_is_thread(end + 7)) {
+					owed++;
+					ids->nclones++;
+				} else {
+					ids->nforks++;
+					res = NULL;
+				}
+			}
 		} else if (!strncmp(line, " = ", 3)) {
 			res = line + 3;
 		}
-		if (owed && *ntids < max && qlog_result(res, &v) && v > pid && v <= UINT32_MAX) {
+		if (owed && ids->ntids < SYNTH_MAX_CPUS && qlog_result(res, &v) && v > pid &&
+		    v <= UINT32_MAX) {
 			bool seen = false;
-			for (int i = 0; i < *ntids; i++)
-				seen |= tids[i] == v;
+
+			for (int i = 0; i < ids->ntids; i++)
+				seen |= ids->tids[i] == v;
+			for (int i = 0; i < nchildren; i++)
+				seen |= children[i] == v;
 			if (!seen) {
-				tids[(*ntids)++] = (uint32_t)v;
+				ids->tids[ids->ntids++] = (uint32_t)v;
 				owed--;
 			}
 		}

@@ -77,8 +77,7 @@ struct synth_run {
 	struct synth_cpu cpu[SYNTH_MAX_CPUS];
 	int ncpus;
 	uint32_t pid;
-	uint32_t tids[SYNTH_MAX_CPUS];
-	int ntids;
+	struct synth_qlog_ids ids; /* its threads (vCPU N: ids.tids[N - 1]) and children */
 	uint64_t capacity;
 	int (*step)(struct synth_enc *, const struct synth_step *);
 	int (*stop)(struct synth_enc *);
@@ -129,12 +128,12 @@ static uint32_t standin_tid(struct synth_run *r, int k)
 {
 	uint32_t top = r->pid;
 
-	for (int i = 0; i < r->ntids; i++)
-		top = r->tids[i] > top ? r->tids[i] : top;
+	for (int i = 0; i < r->ids.ntids; i++)
+		top = r->ids.tids[i] > top ? r->ids.tids[i] : top;
 	cst_logf(r->opts->log, cst_log_warning,
 		 "vCPU %d: no thread ID is known for it; its context ID is %u", k,
-		 top + (uint32_t)(k - r->ntids));
-	return top + (uint32_t)(k - r->ntids);
+		 top + (uint32_t)(k - r->ids.ntids));
+	return top + (uint32_t)(k - r->ids.ntids);
 }
 
 /* QEMU gives a new thread the vCPU index above the highest live one: a thread
@@ -153,6 +152,25 @@ static void warn_shared_vcpus(const struct synth_run *r, int nclones)
 			 nclones + 1, nvcpus);
 }
 
+/* A forked child's QEMU writes its exec log to its parent's file, in the same
+ * form (the vCPU numbers start again at 0), whole buffers at a time: the log
+ * cannot tell whose instructions a line holds, and a trace made from it would
+ * give the child's to the parent. The plugin stops tracing in a child. */
+static int refuse_forks(const struct synth_run *r)
+{
+	const char *from = r->opts->from_log; /* else QEMU's log is a temporary */
+
+	if (!r->ids.nforks)
+		return 0;
+	cst_logf(r->opts->log, cst_log_error,
+		 "%s%s%s forked (%d clone() call%s without CLONE_THREAD): a child's "
+		 "instructions are mixed into its parent's in QEMU's exec log, and cannot be "
+		 "told apart (--plugin, AArch64 only, traces the parent alone)",
+		 from ? from : "", from ? ": " : "", r->prog_path, r->ids.nforks,
+		 r->ids.nforks == 1 ? "" : "s");
+	return -cste_unsupported;
+}
+
 static int cpu_init(struct synth_run *r, int k)
 {
 	struct synth_cpu *c = &r->cpu[k];
@@ -164,7 +182,7 @@ static int cpu_init(struct synth_run *r, int k)
 	c->ss_started = !r->filt.starts; /* stopped until a start point, if there is one */
 	/* vCPU 0 is the main thread; vCPU N the Nth clone() (PID_IN_CONTEXTIDR
 	 * puts the thread's ID in the context ID) */
-	c->tid = k == 0 ? r->pid : k - 1 < r->ntids ? r->tids[k - 1] : standin_tid(r, k);
+	c->tid = k == 0 ? r->pid : k - 1 < r->ids.ntids ? r->ids.tids[k - 1] : standin_tid(r, k);
 	struct synth_enc_cfg ec = {
 		.context_id = c->tid,
 		.timestamps = o->timestamps,
@@ -579,10 +597,16 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 		if (!rc)
 			rc = check_log(r, log_path);
 		if (!rc) {
-			uint32_t tids[SYNTH_MAX_CPUS];
-			int ntids, nclones;
-			synth_qlog_ids(log_path, tids, SYNTH_MAX_CPUS, &ntids, &nclones);
-			warn_shared_vcpus(r, nclones);
+			struct synth_qlog_ids ids;
+
+			synth_qlog_ids(log_path, &ids);
+			warn_shared_vcpus(r, ids.nclones);
+			if (ids.nforks)
+				cst_logf(opts->log, cst_log_warning,
+					 "%s forked %d time%s: QEMU runs each child in a process of "
+					 "its own, which the plugin leaves untraced; the trace is the "
+					 "parent's alone",
+					 r->prog_path, ids.nforks, ids.nforks == 1 ? "" : "s");
 		}
 		/* then only the load addresses from the log */
 		if (!rc)
@@ -590,13 +614,14 @@ int cst_synth_run(const char *out, char *const argv[], const struct cst_synth_op
 	} else if (!rc) {
 		/* Context IDs are thread IDs (PID_IN_CONTEXTIDR); strace lines name them,
 		 * but only after the first instructions, so take them from a first look. */
-		int nclones;
-		r->pid = synth_qlog_ids(log_path, r->tids, SYNTH_MAX_CPUS, &r->ntids, &nclones);
+		r->pid = synth_qlog_ids(log_path, &r->ids);
 		if (!r->pid)
 			r->pid = 1; /* no strace line at all: any pid will do */
-		rc = synth_qlog_parse(&r->q, log_path, run_insn, r, opts->log);
+		rc = refuse_forks(r);
 		if (!rc)
-			warn_shared_vcpus(r, nclones);
+			rc = synth_qlog_parse(&r->q, log_path, run_insn, r, opts->log);
+		if (!rc)
+			warn_shared_vcpus(r, r->ids.nclones);
 	}
 	if (!rc && !r->icount) {
 		cst_logf(opts->log, cst_log_error, "%s: QEMU logged no instructions", log_path);

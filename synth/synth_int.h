@@ -91,12 +91,21 @@ int synth_program_check(const struct cst_synth_opts *opts, const char *prog);
  * (one per guest thread in user mode). */
 typedef int (*synth_qlog_insn_fn)(void *ctx, int cpu, uint64_t pc, bool thumb);
 
-/* The guest pid named by the first strace line (0 if none), the thread IDs
- * clone() returned, in order (QEMU numbers vCPUs in thread creation order while no
- * thread has ended), at most @max of them, and in @nclones how many clone() calls
- * there were. */
-uint32_t synth_qlog_ids(const char *log_path, uint32_t *tids, int max, int *ntids,
-			int *nclones);
+/* guest threads traced, one vCPU each */
+#define SYNTH_MAX_CPUS 8
+
+/* What QEMU's -strace lines say of the traced process's threads and children. */
+struct synth_qlog_ids {
+	/* the thread IDs clone() returned, in order (QEMU numbers vCPUs in thread
+	 * creation order while no thread has ended), at most SYNTH_MAX_CPUS */
+	uint32_t tids[SYNTH_MAX_CPUS];
+	int ntids;
+	int nclones; /* clone() calls that made a thread */
+	int nforks;  /* and that made a process (fork, vfork) */
+};
+
+/* The guest pid named by the first strace line (0 if none), and @ids. */
+uint32_t synth_qlog_ids(const char *log_path, struct synth_qlog_ids *ids);
 /* Read the whole log: instruction bytes go to q->code, mappings to q->maps,
  * every executed instruction to @fn. Returns 0, @fn's non-zero value, or an error. */
 int synth_qlog_parse(struct synth_qlog *q, const char *log_path, synth_qlog_insn_fn fn, void *ctx,
@@ -322,8 +331,6 @@ bool synth_filter_traced(const struct synth_filter *sf, bool *started, uint64_t 
 bool synth_filter_trigger(struct synth_filter *sf, uint64_t pc);
 
 /* ---- perf.data output -------------------------------------------------- */
-
-#define SYNTH_MAX_CPUS 8
 
 struct synth_perf_out {
 	const struct cst_synth_opts *opts;

@@ -49,9 +49,38 @@ static void put32(uint32_t v)
 	buf[buf_len++] = (uint8_t)(v >> 24);
 }
 
+/* A guest fork() forks QEMU: the child would go on writing this stream, with
+ * IDs the parent hands out too and what the parent had not written yet. The
+ * stream is the parent's: it is written out before the fork, and the child
+ * writes nothing (synth says that the children went untraced). */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&out_lock);
+	if (out_fd >= 0)
+		flush_out();
+}
+
+static void after_fork_parent(void)
+{
+	pthread_mutex_unlock(&out_lock);
+}
+
+static void after_fork_child(void)
+{
+	if (out_fd >= 0)
+		close(out_fd);
+	out_fd = -1;
+	buf_len = 0;
+	pthread_mutex_unlock(&out_lock);
+}
+
 static void on_exec(unsigned int vcpu, void *udata)
 {
 	pthread_mutex_lock(&out_lock);
+	if (out_fd < 0) { /* a forked child */
+		pthread_mutex_unlock(&out_lock);
+		return;
+	}
 	if (vcpu != last_vcpu) {
 		put32(CPU_MARK);
 		put32(vcpu);
@@ -65,6 +94,10 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	pthread_mutex_lock(&out_lock);
+	if (out_fd < 0) { /* a forked child: nothing is traced (before_fork) */
+		pthread_mutex_unlock(&out_lock);
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t va = qemu_plugin_insn_vaddr(insn);
@@ -91,9 +124,11 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 static void on_exit_cb(qemu_plugin_id_t id, void *p)
 {
 	pthread_mutex_lock(&out_lock);
-	flush_out();
-	close(out_fd);
-	out_fd = -1;
+	if (out_fd >= 0) {
+		flush_out();
+		close(out_fd);
+		out_fd = -1;
+	}
 	pthread_mutex_unlock(&out_lock);
 }
 
@@ -109,6 +144,8 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
 		return -1;
 	out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600); /* executed addresses: private */
 	if (out_fd < 0)
+		return -1;
+	if (pthread_atfork(before_fork, after_fork_parent, after_fork_child))
 		return -1;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_trans);
 	qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);

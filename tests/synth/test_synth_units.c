@@ -304,31 +304,35 @@ static void test_formatter_ids(void)
 /* Thread IDs from QEMU's -strace lines, where threads wrote between a call and its
  * result: a clone's result ended another thread's rt_sigprocmask line, and that
  * call's " = 0" ended the next clone's line (a run of the threads program that
- * gave two threads one ID). */
+ * gave two threads one ID). And a fork before a thread (testdata/src/forker.c):
+ * the child's " = 0" ends the fork's line, the parent's " = PID" comes alone
+ * later, and the child's QEMU writes lines of its own; the fork is no thread. */
 static void test_qlog_ids(void)
 {
 	const char *src = getenv("CSTRACE_SOURCE_DIR");
 	char path[4096];
-	uint32_t tids[8] = {0};
-	int n = -1, nclones = -1;
+	struct synth_qlog_ids ids;
 
 	if (!src) {
 		printf("SKIP (part): CSTRACE_SOURCE_DIR unset\n");
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/tests/synth/regress/clone_results_interleaved.qlog", src);
-	CHECK_EQ_INT(synth_qlog_ids(path, tids, 8, &n, &nclones), 24949);
-	CHECK_EQ_INT(n, 3);
-	CHECK_EQ_INT(nclones, 3);
-	CHECK_EQ_INT(tids[0], 24955);
-	CHECK_EQ_INT(tids[1], 24973);
-	CHECK_EQ_INT(tids[2], 24976);
-	/* room for one: the first clone's; the calls are all counted */
-	n = nclones = -1;
-	CHECK_EQ_INT(synth_qlog_ids(path, tids, 1, &n, &nclones), 24949);
-	CHECK_EQ_INT(n, 1);
-	CHECK_EQ_INT(nclones, 3);
-	CHECK_EQ_INT(tids[0], 24955);
+	memset(&ids, 0xff, sizeof(ids));
+	CHECK_EQ_INT(synth_qlog_ids(path, &ids), 24949);
+	CHECK_EQ_INT(ids.ntids, 3);
+	CHECK_EQ_INT(ids.nclones, 3);
+	CHECK_EQ_INT(ids.nforks, 0);
+	CHECK_EQ_INT(ids.tids[0], 24955);
+	CHECK_EQ_INT(ids.tids[1], 24973);
+	CHECK_EQ_INT(ids.tids[2], 24976);
+	snprintf(path, sizeof(path), "%s/tests/synth/regress/fork_then_thread.qlog", src);
+	memset(&ids, 0xff, sizeof(ids));
+	CHECK_EQ_INT(synth_qlog_ids(path, &ids), 14265);
+	CHECK_EQ_INT(ids.ntids, 1);
+	CHECK_EQ_INT(ids.nclones, 1);
+	CHECK_EQ_INT(ids.nforks, 1);
+	CHECK_EQ_INT(ids.tids[0], 14270);
 }
 
 int main(void)
