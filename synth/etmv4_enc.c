@@ -241,7 +241,11 @@ int synth_etm4_step(struct synth_enc *e, const struct synth_step *s)
 		/* the next instruction must still be the sequential one */
 		__attribute__((fallthrough));
 	case synth_i_other:
-		if (!s->last && s->next_pc != seq) {
+		/* A signal came after it; or, as the run's last, ended the thread
+		 * (a fault the program did not handle, a kill): its instructions
+		 * since the last waypoint are then in the exception's address, as
+		 * a crash's last steps are in a real trace (docs/synth.md). */
+		if (s->last ? in->cls == synth_i_other : s->next_pc != seq) {
 			e4_exception(e, ETM4_EXC_IRQ, seq, s);
 			return e->err;
 		}

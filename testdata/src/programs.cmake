@@ -8,7 +8,7 @@ set(CST_SYNTH_PROG_DIR ${CMAKE_BINARY_DIR}/testdata)
 # Recursions must stay calls; -g lets symbolize and perf name what they see.
 set(CST_SYNTH_CFLAGS -O2 -g -fno-optimize-sibling-calls -Wl,--build-id)
 set(CST_SYNTH_STATIC loop recurse fptr switch longjmp signal bigloop threads fault inline
-  lossy forker)
+  lossy forker crash)
 set(CST_SYNTH_OUTPUTS)
 
 function(cst_synth_programs arch cc)
