@@ -38,7 +38,7 @@ int synth_program_check(const struct cst_synth_opts *o, const char *prog)
 }
 
 int synth_qemu_spawn(const struct cst_synth_opts *opts, char *const argv[], const char *log_path,
-		     const char *plugin, const char *plugin_out)
+		     const char *plugin, const char *plugin_args)
 {
 	const char *qemu = opts->qemu;
 	const char *sysroot = opts->sysroot;
@@ -59,7 +59,7 @@ int synth_qemu_spawn(const struct cst_synth_opts *opts, char *const argv[], cons
 	if (plugin) {
 		/* The plugin sees every instruction itself: normal blocks, and the log
 		 * only for load addresses. */
-		snprintf(plugin_arg, sizeof(plugin_arg), "%s,out=%s", plugin, plugin_out);
+		snprintf(plugin_arg, sizeof(plugin_arg), "%s,%s", plugin, plugin_args);
 		pre[npre++] = "-plugin";
 		pre[npre++] = plugin_arg;
 		pre[npre++] = "-d";

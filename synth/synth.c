@@ -371,10 +371,12 @@ static int run_plugin(struct synth_run *r, char *const argv[], const char *log_p
 	synth_tmp_name(dir, sizeof(dir), "plugin");
 	if (!mkdtemp(dir))
 		return -cste_io;
-	char fifo[4200];
+	char fifo[4200], tail[4200], args[8500];
 	snprintf(fifo, sizeof(fifo), "%s/stream", dir);
+	snprintf(tail, sizeof(tail), "%s/tail", dir);
+	snprintf(args, sizeof(args), "out=%s,tail=%s", fifo, tail);
 	int rc = mkfifo(fifo, 0600) == 0 ? 0 : -cste_io;
-	int pid = rc ? rc : synth_qemu_spawn(r->opts, argv, log_path, plugin, fifo);
+	int pid = rc ? rc : synth_qemu_spawn(r->opts, argv, log_path, plugin, args);
 	if (pid < 0)
 		rc = pid;
 	int fd = rc ? -1 : plugin_open_fifo(r, fifo, pid);
@@ -384,7 +386,7 @@ static int run_plugin(struct synth_run *r, char *const argv[], const char *log_p
 	}
 	if (!rc) {
 		r->pid = (uint32_t)pid;
-		rc = synth_plugin_read(fd, fifo, r->q.code, run_insn, r, r->opts->log);
+		rc = synth_plugin_read(fd, fifo, tail, r->q.code, run_insn, r, r->opts->log);
 		/* a signal cuts the stream short: that is no run to encode */
 		if (r->opts->stop && *r->opts->stop)
 			rc = -cste_interrupted;
@@ -399,6 +401,7 @@ static int run_plugin(struct synth_run *r, char *const argv[], const char *log_p
 			cst_logf(r->opts->log, cst_log_info, "the program exited with status %d", st);
 	}
 	unlink(fifo);
+	unlink(tail);
 	rmdir(dir);
 	return rc;
 }

@@ -77,11 +77,12 @@ struct synth_qlog {
  * Returns the guest's exit status (>= 0) or a negative error. */
 int synth_qemu_run(const struct cst_synth_opts *opts, char *const argv[], const char *log_path);
 
-/* Start QEMU (as synth_qemu_run) without waiting; with @plugin_out, the TCG plugin
- * @plugin streams the executed instructions there and the exec log is not asked for.
+/* Start QEMU (as synth_qemu_run) without waiting; with @plugin, the TCG plugin
+ * streams the executed instructions as @plugin_args say ("out=FIFO,tail=FILE") and
+ * the exec log is not asked for.
  * Returns the child's pid or a negative error. */
 int synth_qemu_spawn(const struct cst_synth_opts *opts, char *const argv[], const char *log_path,
-		     const char *plugin, const char *plugin_out);
+		     const char *plugin, const char *plugin_args);
 /* Wait for a spawned QEMU: its exit status (>= 0) or a negative error. */
 int synth_qemu_wait(const struct cst_synth_opts *opts, int pid);
 /* @prog exists and can be run, or the error is logged: -cste_not_found. */
@@ -113,8 +114,10 @@ int synth_qlog_parse(struct synth_qlog *q, const char *log_path, synth_qlog_insn
 void synth_qlog_fini(struct synth_qlog *q);
 
 /* Read the plugin's stream from @fd (the FIFO @path, open while QEMU runs; closed
- * here): bytes of each translated instruction to @code, each executed PC to @fn. */
-int synth_plugin_read(int fd, const char *path, struct synth_codemap *code,
+ * here), then what its tail file @tail_path (NULL: none) holds past what the FIFO
+ * brought, where QEMU ended without the plugin's exit callback (synth_plugin.c):
+ * bytes of each translated instruction to @code, each executed PC to @fn. */
+int synth_plugin_read(int fd, const char *path, const char *tail_path, struct synth_codemap *code,
 		      synth_qlog_insn_fn fn, void *ctx, const struct cst_log *log);
 
 /* ---- instruction classes --------------------------------------------- */

@@ -2,8 +2,10 @@
  * the -d exec log) as 4-byte IDs, each ID defined once with the instruction's bytes. */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "qemu_plugin_api.h"
@@ -17,36 +19,58 @@
 
 __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 
+/* What the stream holds that the FIFO has not had yet. QEMU 7.2 ends on a guest's
+ * fatal signal (a crash, abort()) without calling the plugin's exit callback:
+ * what sat in this process's memory alone would be lost, and it is the end of the
+ * run, where the crash is. So it sits in a file synth names (tail=), mapped
+ * shared: the kernel keeps what was stored there whatever becomes of QEMU, and
+ * synth takes from it, after the FIFO's end, what the FIFO did not bring
+ * (synth/plugin_reader.c reads this layout). */
+#define TAIL_MAGIC 0x4c49415448545953ull /* "SYTHTAIL" */
+struct tail {
+	uint64_t magic;
+	uint64_t start; /* the stream offset of data[0] */
+	uint64_t len;   /* bytes of data not yet written to the FIFO */
+	uint8_t data[1 << 20];
+};
+
 /* One plugin instance per QEMU process: the output state has to live somewhere the
  * C callbacks reach, and QEMU passes no context to the exec callbacks but userdata. */
 static int out_fd = -1;
-static uint8_t buf[1 << 20];
-static size_t buf_len;
+static struct tail *tail;
 static uint32_t next_id;
 static unsigned int last_vcpu;
 /* Guest threads run in parallel host threads: one stream, so one lock. */
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Whatever point QEMU dies at, synth finds each byte in the FIFO or past what
+ * the FIFO brought in the tail: start moves only after the write. */
 static void flush_out(void)
 {
-	size_t off = 0;
-	while (off < buf_len) {
-		ssize_t n = write(out_fd, buf + off, buf_len - off);
+	uint64_t off = 0, len = tail->len;
+
+	while (off < len) {
+		ssize_t n = write(out_fd, tail->data + off, len - off);
 		if (n <= 0)
 			_exit(120); /* the reader is gone: nothing useful left to do */
-		off += (size_t)n;
+		off += (uint64_t)n;
 	}
-	buf_len = 0;
+	tail->start += len;
+	tail->len = 0;
 }
 
 static void put32(uint32_t v)
 {
-	if (buf_len + 4 > sizeof(buf))
+	uint8_t *p;
+
+	if (tail->len + 4 > sizeof(tail->data))
 		flush_out();
-	buf[buf_len++] = (uint8_t)v;
-	buf[buf_len++] = (uint8_t)(v >> 8);
-	buf[buf_len++] = (uint8_t)(v >> 16);
-	buf[buf_len++] = (uint8_t)(v >> 24);
+	p = tail->data + tail->len;
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+	tail->len += 4;
 }
 
 /* A guest fork() forks QEMU: the child would go on writing this stream, with
@@ -69,8 +93,7 @@ static void after_fork_child(void)
 {
 	if (out_fd >= 0)
 		close(out_fd);
-	out_fd = -1;
-	buf_len = 0;
+	out_fd = -1; /* the tail is the parent's: the child never touches it */
 	pthread_mutex_unlock(&out_lock);
 }
 
@@ -136,15 +159,35 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
 							       const qemu_info_t *info, int argc,
 							       char **argv)
 {
-	const char *path = NULL;
-	for (int i = 0; i < argc; i++)
+	const char *path = NULL, *tail_path = NULL;
+	for (int i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4))
 			path = argv[i] + 4;
+		if (!strncmp(argv[i], "tail=", 5))
+			tail_path = argv[i] + 5;
+	}
 	if (!path)
 		return -1;
 	out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600); /* executed addresses: private */
 	if (out_fd < 0)
 		return -1;
+	if (tail_path) {
+		int fd = open(tail_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || ftruncate(fd, sizeof(*tail)) != 0)
+			return -1;
+		tail = mmap(NULL, sizeof(*tail), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+		if (tail == MAP_FAILED)
+			return -1;
+	} else {
+		/* no one to take a tail: a private one */
+		tail = mmap(NULL, sizeof(*tail), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			    -1, 0);
+		if (tail == MAP_FAILED)
+			return -1;
+	}
+	tail->start = tail->len = 0;
+	tail->magic = TAIL_MAGIC;
 	if (pthread_atfork(before_fork, after_fork_parent, after_fork_child))
 		return -1;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_trans);

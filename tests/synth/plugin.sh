@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # synth TCG plugin: its ground truth must equal the exec log's, instruction for
 # instruction, and its snapshot must decode exactly; threads that shared a vCPU are
-# said, as without it. Usage: plugin.sh PROG... (the threads program is taken from
-# the first one's directory)
+# said, as without it; a program that dies of a signal keeps its trace's end.
+# Usage: plugin.sh PROG... (the threads and crash programs are taken from the
+# first one's directory)
 . "$CSTRACE_SOURCE_DIR/tests/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 command -v qemu-aarch64 >/dev/null || skip "qemu-aarch64 not installed"
@@ -19,6 +20,23 @@ for prog in "$@"; do
 	check "$n: decode equals the plugin's truth" python3 "$here/compare.py" \
 		--truth "$TMP/p-$n.truth" --jsonl "$TMP/p-$n.jsonl"
 done
+# a crash after more than the plugin holds (its stream several MiB): the FIFO
+# brought most of it, the tail file the rest, and together they are the exec
+# log's run, instruction for instruction
+crash=$(dirname "$1")/crash
+if [ -x "$crash" ]; then
+	check "crash after 100000 calls: synth with the plugin" sh -c \
+		'"$0" synth --arch aarch64 --plugin -o "$1" --truth "$2" -- "$3" 100000 2> "$4"' \
+		"$CSTRACE" "$TMP/p-crash-long" "$TMP/p-crash-long.truth" "$crash" "$TMP/p-crash-long.err"
+	check "crash after 100000 calls: the end came from the tail: $(head -c 300 "$TMP/p-crash-long.err")" \
+		grep -q "came from its tail file" "$TMP/p-crash-long.err"
+	# the same way as the plugin's run: the environment shapes the instructions
+	check "crash after 100000 calls: synth with the exec log" sh -c \
+		'"$0" synth --arch aarch64 -o "$1" --truth "$2" -- "$3" 100000 2> "$4"' \
+		"$CSTRACE" "$TMP/e-crash-long" "$TMP/e-crash-long.truth" "$crash" "$TMP/e-crash-long.err"
+	check "crash after 100000 calls: plugin and exec log agree" \
+		cmp "$TMP/p-crash-long.truth" "$TMP/e-crash-long.truth"
+fi
 # threads made one after another share a vCPU: said with the plugin too
 threads=$(dirname "$1")/threads
 if [ -x "$threads" ]; then
