@@ -173,9 +173,11 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
 		return -1;
 	if (tail_path) {
 		int fd = open(tail_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || ftruncate(fd, sizeof(*tail)) != 0)
+		if (fd < 0)
 			return -1;
-		tail = mmap(NULL, sizeof(*tail), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		tail = ftruncate(fd, sizeof(*tail)) != 0
+			       ? MAP_FAILED
+			       : mmap(NULL, sizeof(*tail), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		close(fd);
 		if (tail == MAP_FAILED)
 			return -1;
