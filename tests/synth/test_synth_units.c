@@ -309,30 +309,34 @@ static void test_formatter_ids(void)
  * later, and the child's QEMU writes lines of its own; the fork is no thread. */
 static void test_qlog_ids(void)
 {
+	static const struct {
+		const char *log;
+		uint32_t pid;
+		int ntids, nclones, nforks;
+		uint32_t tids[3];
+	} cases[] = {
+		{"clone_results_interleaved.qlog", 24949, 3, 3, 0, {24955, 24973, 24976}},
+		{"fork_then_thread.qlog", 14265, 1, 1, 1, {14270}},
+	};
 	const char *src = getenv("CSTRACE_SOURCE_DIR");
-	char path[4096];
-	struct synth_qlog_ids ids;
 
 	if (!src) {
 		printf("SKIP (part): CSTRACE_SOURCE_DIR unset\n");
 		return;
 	}
-	snprintf(path, sizeof(path), "%s/tests/synth/regress/clone_results_interleaved.qlog", src);
-	memset(&ids, 0xff, sizeof(ids));
-	CHECK_EQ_INT(synth_qlog_ids(path, &ids), 24949);
-	CHECK_EQ_INT(ids.ntids, 3);
-	CHECK_EQ_INT(ids.nclones, 3);
-	CHECK_EQ_INT(ids.nforks, 0);
-	CHECK_EQ_INT(ids.tids[0], 24955);
-	CHECK_EQ_INT(ids.tids[1], 24973);
-	CHECK_EQ_INT(ids.tids[2], 24976);
-	snprintf(path, sizeof(path), "%s/tests/synth/regress/fork_then_thread.qlog", src);
-	memset(&ids, 0xff, sizeof(ids));
-	CHECK_EQ_INT(synth_qlog_ids(path, &ids), 14265);
-	CHECK_EQ_INT(ids.ntids, 1);
-	CHECK_EQ_INT(ids.nclones, 1);
-	CHECK_EQ_INT(ids.nforks, 1);
-	CHECK_EQ_INT(ids.tids[0], 14270);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct synth_qlog_ids ids;
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/tests/synth/regress/%s", src, cases[c].log);
+		memset(&ids, 0xff, sizeof(ids));
+		CHECK_EQ_INT(synth_qlog_ids(path, &ids), cases[c].pid);
+		CHECK_EQ_INT(ids.ntids, cases[c].ntids);
+		CHECK_EQ_INT(ids.nclones, cases[c].nclones);
+		CHECK_EQ_INT(ids.nforks, cases[c].nforks);
+		for (int i = 0; i < cases[c].ntids; i++)
+			CHECK_EQ_INT(ids.tids[i], cases[c].tids[i]);
+	}
 }
 
 int main(void)
