@@ -10,6 +10,7 @@
 
 #define DEF_MARK 0xffffffffu
 #define CPU_MARK 0xfffffffeu
+#define THREAD_MARK 0xfffffffdu
 
 /* The plugin's tail file (synth_plugin.c): three native 64-bit words (the same
  * host wrote them), then the bytes. */
@@ -114,8 +115,8 @@ static bool pr_more(struct pr_state *s, uint32_t *v)
 }
 
 int synth_plugin_read(int fd, const char *path, const char *tail_path,
-		      struct synth_codemap *code, synth_qlog_insn_fn fn, void *ctx,
-		      const struct cst_log *log)
+		      struct synth_codemap *code, synth_qlog_insn_fn fn,
+		      synth_plugin_thread_fn thread_fn, void *ctx, const struct cst_log *log)
 {
 	struct pr_state *s = calloc(1, sizeof(*s));
 	if (!s) {
@@ -146,6 +147,14 @@ int synth_plugin_read(int fd, const char *path, const char *tail_path,
 				break;
 			}
 			cpu = (int)v;
+			continue;
+		}
+		if (v == THREAD_MARK) {
+			if (!pr_more(s, &v)) {
+				rc = -cste_format;
+				break;
+			}
+			rc = thread_fn ? thread_fn(ctx, cpu, v) : 0;
 			continue;
 		}
 		if (v != DEF_MARK) {

@@ -78,6 +78,7 @@ struct synth_run {
 	int ncpus;
 	uint32_t pid;
 	struct synth_qlog_ids ids; /* its threads (vCPU N: ids.tids[N - 1]) and children */
+	uint32_t plugin_tid[SYNTH_MAX_CPUS]; /* each vCPU's first thread, as the plugin says */
 	uint64_t capacity;
 	int (*step)(struct synth_enc *, const struct synth_step *);
 	int (*stop)(struct synth_enc *);
@@ -182,7 +183,10 @@ static int cpu_init(struct synth_run *r, int k)
 	c->ss_started = !r->filt.starts; /* stopped until a start point, if there is one */
 	/* vCPU 0 is the main thread; vCPU N the Nth clone() (PID_IN_CONTEXTIDR
 	 * puts the thread's ID in the context ID) */
-	c->tid = k == 0 ? r->pid : k - 1 < r->ids.ntids ? r->ids.tids[k - 1] : standin_tid(r, k);
+	c->tid = r->plugin_tid[k]     ? r->plugin_tid[k]
+		 : k == 0             ? r->pid
+		 : k - 1 < r->ids.ntids ? r->ids.tids[k - 1]
+					: standin_tid(r, k);
 	struct synth_enc_cfg ec = {
 		.context_id = c->tid,
 		.timestamps = o->timestamps,
@@ -335,6 +339,19 @@ static void synth_tmp_name(char *buf, size_t size, const char *what)
 
 /* Wait until QEMU opens the plugin's FIFO for writing (or dies first: a plain
  * blocking open would then hang), and return it opened for reading. */
+/* synth_plugin_thread_fn: a vCPU's thread, known before its first instruction
+ * (its context ID then is the thread's own). A later thread that takes the vCPU
+ * over keeps the first one's context ID, as without the plugin
+ * (warn_shared_vcpus). */
+static int run_thread(void *ctx, int cpu, uint32_t tid)
+{
+	struct synth_run *r = ctx;
+
+	if (cpu >= 0 && cpu < SYNTH_MAX_CPUS && !r->cpu[cpu].used && !r->plugin_tid[cpu])
+		r->plugin_tid[cpu] = tid;
+	return 0;
+}
+
 static int plugin_open_fifo(struct synth_run *r, const char *fifo, int pid)
 {
 	int fd = open(fifo, O_RDONLY | O_NONBLOCK);
@@ -386,7 +403,8 @@ static int run_plugin(struct synth_run *r, char *const argv[], const char *log_p
 	}
 	if (!rc) {
 		r->pid = (uint32_t)pid;
-		rc = synth_plugin_read(fd, fifo, tail, r->q.code, run_insn, r, r->opts->log);
+		rc = synth_plugin_read(fd, fifo, tail, r->q.code, run_insn, run_thread, r,
+				       r->opts->log);
 		/* a signal cuts the stream short: that is no run to encode */
 		if (r->opts->stop && *r->opts->stop)
 			rc = -cste_interrupted;

@@ -113,12 +113,19 @@ int synth_qlog_parse(struct synth_qlog *q, const char *log_path, synth_qlog_insn
 		     const struct cst_log *log);
 void synth_qlog_fini(struct synth_qlog *q);
 
+/* The thread vCPU @cpu runs from here on: a guest thread ID, which the plugin
+ * says before the vCPU's first instruction and when a later thread takes the vCPU
+ * over. Returns 0 or an error. */
+typedef int (*synth_plugin_thread_fn)(void *ctx, int cpu, uint32_t tid);
+
 /* Read the plugin's stream from @fd (the FIFO @path, open while QEMU runs; closed
  * here), then what its tail file @tail_path (NULL: none) holds past what the FIFO
  * brought, where QEMU ended without the plugin's exit callback (synth_plugin.c):
- * bytes of each translated instruction to @code, each executed PC to @fn. */
+ * bytes of each translated instruction to @code, each executed PC to @fn, each
+ * vCPU's thread to @thread_fn. */
 int synth_plugin_read(int fd, const char *path, const char *tail_path, struct synth_codemap *code,
-		      synth_qlog_insn_fn fn, void *ctx, const struct cst_log *log);
+		      synth_qlog_insn_fn fn, synth_plugin_thread_fn thread_fn, void *ctx,
+		      const struct cst_log *log);
 
 /* ---- instruction classes --------------------------------------------- */
 

@@ -6,16 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "qemu_plugin_api.h"
 
 /* The stream (little-endian u32 words): an executed instruction is its ID (< 2^31);
  * a definition is 0xffffffff, ID, vaddr low, vaddr high, size, then the bytes padded
- * to 4; 0xfffffffe, N says that vCPU N (guest thread N) executes what follows.
- * Definitions come before the first execution of their ID. */
+ * to 4; 0xfffffffe, N says that vCPU N (guest thread N) executes what follows;
+ * 0xfffffffd, T that the vCPU's thread is T (said before its first instruction,
+ * and again when a later thread takes the vCPU over). Definitions come before the
+ * first execution of their ID. */
 #define DEF_MARK 0xffffffffu
 #define CPU_MARK 0xfffffffeu
+#define THREAD_MARK 0xfffffffdu
+#define MAX_VCPUS 64
 
 __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 
@@ -40,6 +45,10 @@ static int out_fd = -1;
 static struct tail *tail;
 static uint32_t next_id;
 static unsigned int last_vcpu;
+/* each vCPU's thread as last said; a guest thread is a host thread in QEMU's
+ * user mode, with the same ID */
+static uint32_t vcpu_tid[MAX_VCPUS];
+static __thread uint32_t my_tid;
 /* Guest threads run in parallel host threads: one stream, so one lock. */
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -108,6 +117,13 @@ static void on_exec(unsigned int vcpu, void *udata)
 		put32(CPU_MARK);
 		put32(vcpu);
 		last_vcpu = vcpu;
+	}
+	if (!my_tid)
+		my_tid = (uint32_t)syscall(SYS_gettid);
+	if (vcpu < MAX_VCPUS && vcpu_tid[vcpu] != my_tid) {
+		put32(THREAD_MARK);
+		put32(my_tid);
+		vcpu_tid[vcpu] = my_tid;
 	}
 	put32((uint32_t)(uintptr_t)udata);
 	pthread_mutex_unlock(&out_lock);

@@ -1,10 +1,13 @@
 /* A process that forks, then starts a thread: the child calls child_work, the
  * thread thread_work and the parent parent_work, each a known number of times.
  * Under QEMU's user mode the child runs in a QEMU process of its own; synth
- * traces the parent (its two threads) alone, and the fork made no thread.
+ * traces the parent (its two threads) alone, and the fork made no thread. It
+ * prints its process and thread IDs, which the trace's context IDs must be.
  * Usage: forker [CHILD THREAD PARENT] (calls of each; default 300 200 100). */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,10 +29,12 @@ __attribute__((noinline)) static void parent_work(unsigned i)
 }
 
 static unsigned nthread = 200;
+static long thread_id;
 
 static void *thread_main(void *arg)
 {
 	(void)arg;
+	thread_id = syscall(SYS_gettid);
 	for (unsigned i = 0; i < nthread; i++)
 		thread_work(i);
 	return NULL;
@@ -59,5 +64,6 @@ int main(int argc, char **argv)
 	pthread_join(t, NULL);
 	for (unsigned i = 0; i < nparent; i++)
 		parent_work(i);
+	printf("forker: process %ld thread %ld\n", (long)getpid(), thread_id);
 	return 0;
 }

@@ -19,8 +19,8 @@ addr() { nm "$prog" | awk -v f="$1" '$3 == f {print "0x" $1}' | python3 -c 'impo
 entries() { python3 -c 'import sys; a = int(sys.argv[2], 16); print(sum(1 for l in open(sys.argv[1]) if l.strip() and int(l.split()[0], 16) == a))' "$1" "$(addr "$2")"; }
 
 if [ "$arch" = aarch64 ]; then
-	check "plugin: synth runs" sh -c '"$0" synth --arch aarch64 --plugin -o "$1" --truth "$2" -- "$3" 2> "$4"' \
-		"$CSTRACE" "$TMP/p.snap" "$TMP/truth" "$prog" "$TMP/p.err"
+	check "plugin: synth runs" sh -c '"$0" synth --arch aarch64 --plugin -o "$1" --truth "$2" -- "$3" 2> "$4" > "$5"' \
+		"$CSTRACE" "$TMP/p.snap" "$TMP/truth" "$prog" "$TMP/p.err" "$TMP/p.out"
 	check "plugin: says the child went untraced: $(head -c 300 "$TMP/p.err")" \
 		grep -q "^cstrace: warning: .*forker forked 1 time: .*the trace is the parent's alone" "$TMP/p.err"
 	check "plugin: the fork made no thread (no vCPU shared): $(head -c 300 "$TMP/p.err")" \
@@ -38,6 +38,21 @@ if [ "$arch" = aarch64 ]; then
 		--jsonl "$TMP/p.jsonl" --snapshot "$TMP/p.snap" --trace-id 0x10
 	check "plugin: decode equals the truth (vCPU 1)" python3 "$here/compare.py" --truth "$TMP/truth.1" \
 		--jsonl "$TMP/p.jsonl" --snapshot "$TMP/p.snap" --trace-id 0x12
+	# the plugin names each vCPU's thread: the context IDs are the program's own
+	# IDs (before, the thread got a stand-in, with a warning)
+	check "plugin: no stand-in thread ID: $(head -c 300 "$TMP/p.err")" \
+		bash -c '! grep -q "no thread ID is known" "$0"' "$TMP/p.err"
+	ids=$(python3 -c '
+import json, sys
+ids = {}
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["type"] == "pe_context" and "context_id" in e:
+        ids.setdefault(e["trace_id"], set()).add(e["context_id"])
+print(" ".join("%d" % min(ids.get(t, {0})) if len(ids.get(t, ())) == 1 else "?" for t in (0x10, 0x12)))' "$TMP/p.jsonl")
+	said=$(sed -n 's/^forker: process \([0-9]*\) thread \([0-9]*\)$/\1 \2/p' "$TMP/p.out")
+	check "plugin: context IDs ($ids) are the process's and its thread's ($said)" \
+		[ -n "$said" -a "$ids" = "$said" ]
 fi
 
 "$CSTRACE" synth --arch "$arch" -o "$TMP/e.snap" --keep-log "$TMP/e.log" -- "$prog" 2> "$TMP/e.err"
