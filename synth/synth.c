@@ -181,12 +181,16 @@ static int cpu_init(struct synth_run *r, int k)
 	c->used = true;
 	c->trace_id = (uint8_t)(0x10 + 2 * k); /* the kernel's legacy IDs */
 	c->ss_started = !r->filt.starts; /* stopped until a start point, if there is one */
-	/* vCPU 0 is the main thread; vCPU N the Nth clone() (PID_IN_CONTEXTIDR
-	 * puts the thread's ID in the context ID) */
-	c->tid = r->plugin_tid[k]     ? r->plugin_tid[k]
-		 : k == 0             ? r->pid
-		 : k - 1 < r->ids.ntids ? r->ids.tids[k - 1]
-					: standin_tid(r, k);
+	/* the thread the plugin named; else vCPU 0 is the main thread and vCPU N
+	 * the Nth clone() (PID_IN_CONTEXTIDR puts the thread's ID in the context ID) */
+	if (r->plugin_tid[k])
+		c->tid = r->plugin_tid[k];
+	else if (k == 0)
+		c->tid = r->pid;
+	else if (k - 1 < r->ids.ntids)
+		c->tid = r->ids.tids[k - 1];
+	else
+		c->tid = standin_tid(r, k);
 	struct synth_enc_cfg ec = {
 		.context_id = c->tid,
 		.timestamps = o->timestamps,
@@ -337,8 +341,6 @@ static void synth_tmp_name(char *buf, size_t size, const char *what)
 	snprintf(buf, size, "%s/cstrace-%s-XXXXXX", dir && *dir ? dir : "/tmp", what);
 }
 
-/* Wait until QEMU opens the plugin's FIFO for writing (or dies first: a plain
- * blocking open would then hang), and return it opened for reading. */
 /* synth_plugin_thread_fn: a vCPU's thread, known before its first instruction
  * (its context ID then is the thread's own). A later thread that takes the vCPU
  * over keeps the first one's context ID, as without the plugin
@@ -352,6 +354,8 @@ static int run_thread(void *ctx, int cpu, uint32_t tid)
 	return 0;
 }
 
+/* Wait until QEMU opens the plugin's FIFO for writing (or dies first: a plain
+ * blocking open would then hang), and return it opened for reading. */
 static int plugin_open_fifo(struct synth_run *r, const char *fifo, int pid)
 {
 	int fd = open(fifo, O_RDONLY | O_NONBLOCK);
