@@ -77,6 +77,11 @@ void dec_perf_order_queue_fns(struct perf_order *o, unsigned queue, perf_order_f
  *  returns it, and goes on from there when called again. */
 #define PERF_ORDER_PAUSE 0x5041
 
+/** What @emit returns for a stop value of its own caller's (kept aside by it):
+ *  passed on as any stop value is, but never 1, which says a queue ended, nor
+ *  PERF_ORDER_PAUSE. */
+#define PERF_ORDER_STOP 0x5053
+
 /** Hand on queue @queue's next chunk: what perf delivers between two turns of the
  *  queue in the merge. Returns 0 with the time estimate the queue then waits in the
  *  merge with (@key), 1 when the queue has ended, PERF_ORDER_PAUSE, or the first

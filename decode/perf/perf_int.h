@@ -285,6 +285,9 @@ struct cst_perf_input {
 	uint64_t queues_ahead, fallbacks; /* for cst_decoder_stats */
 	struct timed_counts told, redo;
 	uint64_t progress_quiet_to; /* progress is told again from here */
+	/* a stop value of the caller's callbacks, while the merge passes it on as
+	 * PERF_ORDER_STOP (its own 1 says that a queue ended) */
+	int user_stop;
 	/* lines printed on the workers, gathered for the writer in order: how
 	 * many, and the offset of the last that has one */
 	struct cst_buf lines;

@@ -47,32 +47,46 @@ static int trail_sideband(struct cst_perf_input *in, uint64_t upto)
 }
 
 /* An element of AUX fragment @fragment is about to go out: the sideband before
- * it and its own AUX record's loss first. 0, or 1 when it went out before the
- * run went to one thread, or a stop value. */
-static int before_elem(struct cst_perf_input *in, uint32_t fragment)
+ * it and its own AUX record's loss first. 0 or the sideband callback's stop
+ * value; *@passed when the element went out before the run went to one thread
+ * (a stop value of its own, which the callback may return, cannot say that). */
+static int before_elem(struct cst_perf_input *in, uint32_t fragment, bool *passed)
 {
 	int ret = 0;
 
+	*passed = false;
 	if (fragment && fragment <= in->nfrags)
 		ret = trail_sideband(in, in->frags[fragment - 1].rec_off + 1);
 	if (ret)
 		return ret;
 	if (in->redo.elements) {
 		in->redo.elements--; /* delivered before the run went to one thread */
-		return 1;
+		*passed = true;
+		return 0;
 	}
 	in->told.elements++;
 	return 0;
 }
 
+/* A callback's value, as the merge passes it on: a stop value kept aside (the
+ * merge's own 1 says that a queue ended), an error as it is. */
+static int to_merge(struct cst_perf_input *in, int ret)
+{
+	if (ret <= 0)
+		return ret;
+	in->user_stop = ret;
+	return PERF_ORDER_STOP;
+}
+
 int dec_pi_emit_timed(void *ctx, const struct cst_elem *e)
 {
 	struct cst_perf_input *in = ctx;
-	int ret = before_elem(in, e->fragment);
+	bool passed;
+	int ret = before_elem(in, e->fragment, &passed);
 
-	if (ret)
-		return ret == 1 ? 0 : ret;
-	return in->user_elem_fn ? in->user_elem_fn(in->user_ctx, e) : 0;
+	if (ret || passed)
+		return to_merge(in, ret);
+	return to_merge(in, in->user_elem_fn ? in->user_elem_fn(in->user_ctx, e) : 0);
 }
 
 /* The lines gathered go to the writer. */
@@ -97,17 +111,18 @@ static int write_lines(struct cst_perf_input *in)
 int dec_pi_line_timed(struct cst_perf_input *in, uint32_t fragment, const char *line, size_t len,
 		      uint64_t offset)
 {
-	int ret = before_elem(in, fragment);
+	bool passed;
+	int ret = before_elem(in, fragment, &passed);
 
-	if (ret)
-		return ret == 1 ? 0 : ret;
+	if (ret || passed)
+		return to_merge(in, ret);
 	cst_buf_put(&in->lines, line, len);
 	in->lines_n++;
 	if (offset != UINT64_MAX) {
 		in->lines_offset = offset;
 		in->lines_has_offset = true;
 	}
-	return in->lines.len >= LINES_OUT ? write_lines(in) : 0;
+	return to_merge(in, in->lines.len >= LINES_OUT ? write_lines(in) : 0);
 }
 
 /* dec_pi_on_elem, in time order: hold the element in its queue. */
@@ -151,13 +166,17 @@ static int fill_timed(void *ctx, unsigned q)
  * element). */
 static int merge(struct cst_perf_input *in)
 {
-	int ret, fin;
+	int ret, fin = 0;
 
-	if (!in->ahead)
-		return dec_perf_order_run(in->order);
-	ret = dec_perf_order_merge(in->ntq, dec_pi_ahead_chunk, in);
-	fin = write_lines(in);
-	cst_buf_fini(&in->lines);
+	if (!in->ahead) {
+		ret = dec_perf_order_run(in->order);
+	} else {
+		ret = dec_perf_order_merge(in->ntq, dec_pi_ahead_chunk, in);
+		fin = write_lines(in);
+		cst_buf_fini(&in->lines);
+	}
+	if (ret == PERF_ORDER_STOP)
+		ret = in->user_stop;
 	return ret ? ret : fin;
 }
 
