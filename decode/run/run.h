@@ -86,6 +86,44 @@ struct dec_views {
 	void *write_ctx;
 };
 
+/* ------------------------------------------------------------- a stream in stretches */
+
+/* Views over an element stream that comes in its order, not cut before it is
+ * decoded (stretch.c): what a merge of many decoders makes (perf.data in time
+ * order), or a perf.data whose fragments are too small to split, as the caller's
+ * thread gets it. It is cut into stretches of one trace ID each; workers run a
+ * view over each, and the caller's thread takes them back in order as split
+ * runs are (split_out.view): deferred elements to @fn, bytes and states to
+ * @views. A stretch whose view gives up, or whose state the caller's view
+ * refuses from some point, goes to @fn from there. Sideband goes to @sb_fn once
+ * everything before it went out, and the element a loss goes to (the next of
+ * its CPU) to @fn, so that the caller's symbolizer alone changes and reads
+ * what sideband says. */
+struct dec_stretches;
+
+struct dec_stretch_stats {
+	uint64_t stretches;  /* handed to the workers */
+	uint64_t viewed;     /* elements their views printed */
+	uint64_t deferred;   /* elements their views deferred */
+	uint64_t serial;     /* elements of stretches given up or refused */
+	uint64_t refused;    /* states the caller's view refused */
+	uint64_t direct;     /* elements that took a loss */
+};
+
+/* @threads workers (at most 16). 0 or a negative error. */
+int dec_stretches_open(struct dec_stretches **out, const struct dec_views *views,
+		       unsigned threads, cst_elem_fn fn, cst_sideband_fn sb_fn, void *ctx);
+/* The next element (a cst_elem_fn): copied into the stretch being filled. 0,
+ * or a stop value or error from what was taken back meanwhile. */
+int dec_stretches_elem(void *stretches, const struct cst_elem *e);
+/* The next sideband record (a cst_sideband_fn). */
+int dec_stretches_sb(void *stretches, const struct cst_sideband *sb);
+/* Everything handed in goes out, in order. */
+int dec_stretches_drain(struct dec_stretches *ss);
+void dec_stretches_get_stats(const struct dec_stretches *ss, struct dec_stretch_stats *st);
+/* Ends the workers; what was not drained is dropped. */
+void dec_stretches_close(struct dec_stretches *ss);
+
 enum split_outcome {
 	split_unsplittable, /* not one source in frames or unformatted: @dec0 untouched */
 	split_done,         /* decoded (or failed) on threads: @dec0 freed */

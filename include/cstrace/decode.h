@@ -775,6 +775,12 @@ struct cst_view_ops {
 	 * decoded again elsewhere), for what it holds; may be NULL */
 	void (*drop)(void *ctx, const void *state, size_t len);
 	size_t state_size;
+	/* before a stretch's first element, where the stretch is cut from a stream
+	 * already in order (a merge in time order): the last few elements of the
+	 * stretch's trace ID before it, and its last timestamp, which went out
+	 * already. Learn from each as from an element deferred while learning;
+	 * print nothing, count nothing. 0 or a negative error; may be NULL. */
+	int (*learn)(void *view, const struct cst_elem *e);
 };
 
 /** Decode everything as cst_session_run does, with @ops's views printing on the
