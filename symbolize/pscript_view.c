@@ -181,6 +181,28 @@ static int view_elem(void *view, const struct cst_elem *e)
 	return ret < 0 ? ret : cst_view_printed;
 }
 
+/* An element of the stretch's trace ID that went out before the stretch: the
+ * queue learns from it as from one deferred while learning. */
+static int view_learn(void *view, const struct cst_elem *e)
+{
+	struct pview *v = view;
+	uint8_t id = e->trace_id & 0x7f;
+	int ret;
+
+	if (!v->has_id) {
+		v->id = id;
+		v->has_id = true;
+	}
+	if (id != v->id || v->committed)
+		return 0;
+	ret = sym_view_learn(&v->w, e, cst_pscript_add, v->p);
+	if (ret < 0)
+		return ret;
+	v->ready = sym_psc_knows(v->p, id) &&
+		   (!v->need_ts || sym_filter_last_ts(v->p->filter, id));
+	return 0;
+}
+
 /* What a block of a view's lines hands over: the queue it left (when it printed)
  * and the counts of the elements it symbolized for them. */
 struct pview_state {
@@ -305,7 +327,7 @@ int cst_pscript_run(struct cst_pscript *p, struct cst_session *session, cst_sym_
 		.sz = sizeof(ops), .worker_open = sym_view_pool_open,
 		.worker_close = sym_view_pool_close, .open = view_open, .elem = view_elem,
 		.state = view_state, .close = view_close, .adopt = view_adopt, .drop = view_drop,
-		.state_size = sizeof(struct pview_state),
+		.state_size = sizeof(struct pview_state), .learn = view_learn,
 	};
 	static const struct sym_view_kind kind = {&ops, pview_make, pview_free};
 	struct pview_run run = {.main = p, .write = write, .write_ctx = write_ctx};

@@ -271,6 +271,32 @@ static int calls_defer(struct rview *v, const struct cst_elem *e)
 	return ret < 0 ? ret : cst_view_defer;
 }
 
+/* An element of the stretch's trace ID that went out before the stretch, as
+ * the caller's view saw it (no range of the stretch joins one before it). The
+ * call views learn from it as from a deferred one, the thread of its ranges
+ * too; a time window learns its timestamp. A sample profile learns nothing:
+ * its models defer as in a split run. */
+static int view_learn(void *view, const struct cst_elem *e)
+{
+	struct rview *v = view;
+	uint8_t id = e->trace_id & 0x7f;
+
+	if (!v->has_id) {
+		v->id = id;
+		v->has_id = true;
+	}
+	if (id != v->id || v->part || v->afdo)
+		return 0;
+	if (e->type == cst_elem_timestamp)
+		sym_filter_set_last_ts(v->filter, id, e->timestamp);
+	if (v->calls) {
+		int ret = calls_defer(v, e);
+
+		return ret < 0 ? ret : 0;
+	}
+	return 0;
+}
+
 static int view_elem(void *view, const struct cst_elem *e)
 {
 	struct rview *v = view;
@@ -451,7 +477,7 @@ int cst_report_view_run(struct cst_report_view *v, struct cst_session *session,
 		.sz = sizeof(ops), .worker_open = sym_view_pool_open,
 		.worker_close = sym_view_pool_close, .open = view_open, .elem = view_elem,
 		.state = view_state, .close = view_close, .adopt = view_adopt, .drop = view_drop,
-		.state_size = sizeof(struct rview_state),
+		.state_size = sizeof(struct rview_state), .learn = view_learn,
 	};
 	static const struct sym_view_kind kind = {&ops, rview_make, rview_free};
 

@@ -285,6 +285,29 @@ static int view_elem(void *view, const struct cst_elem *e)
 	return v->lost_track ? cst_view_give_up : cst_view_printed;
 }
 
+/* An element of the stretch's trace ID that went out before the stretch, as
+ * the caller's view saw it (no range of the stretch joins one before it): the
+ * models learn from it as from a deferred one, the thread of its ranges too.
+ * It does not count against the view's patience. */
+static int view_learn(void *view, const struct cst_elem *e)
+{
+	struct cview *v = view;
+	unsigned learned;
+	int ret;
+
+	if (!v->has_id) {
+		v->id = e->trace_id & 0x7f;
+		v->has_id = true;
+		v->need_ts = sym_script_needs_ts(v->s, v->run->trace, e);
+	}
+	if ((e->trace_id & 0x7f) != v->id || v->committed || v->printed)
+		return 0;
+	learned = v->learned;
+	ret = defer(v, e, false);
+	v->learned = learned;
+	return ret < 0 ? ret : 0;
+}
+
 /* What a block hands over: its call model's moves, the lines it indents, what
  * it knows of its trace ID (once it printed), the losses it counted and the
  * counts of what it symbolized. */
@@ -479,7 +502,7 @@ int sym_script_calls_run(struct cst_script *s, struct cst_session *session, cst_
 		.sz = sizeof(ops), .worker_open = sym_view_pool_open,
 		.worker_close = sym_view_pool_close, .open = view_open, .elem = view_elem,
 		.state = view_state, .close = view_close, .adopt = view_adopt, .drop = view_drop,
-		.state_size = sizeof(struct cview_state),
+		.state_size = sizeof(struct cview_state), .learn = view_learn,
 	};
 	static const struct sym_view_kind kind = {&ops, cview_make, cview_free};
 	struct cview_run run = {s, cst_session_trace(session), write, write_ctx, NULL, {0}};

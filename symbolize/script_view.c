@@ -167,6 +167,26 @@ static int view_elem(void *view, const struct cst_elem *e)
 	return ret < 0 ? ret : cst_view_printed;
 }
 
+/* An element of the stretch's trace ID that went out before the stretch, as
+ * the caller's view saw it (where stretches are cut after the decode, no range
+ * of the stretch joins one before it): the models learn from it. It does not
+ * count against the view's patience. */
+static int view_learn(void *view, const struct cst_elem *e)
+{
+	struct sview *v = view;
+	unsigned learned;
+	int ret;
+
+	if (!v->has_id)
+		take_id(v, e);
+	if ((e->trace_id & 0x7f) != v->id || v->committed)
+		return 0;
+	learned = v->learned;
+	ret = learn(v, e, false);
+	v->learned = learned;
+	return ret < 0 ? ret : 0;
+}
+
 /* What a block of a view's lines hands over: what it knows of its trace ID (when
  * it printed), the losses it counted and the counts of what it symbolized. */
 struct sview_state {
@@ -240,7 +260,7 @@ int cst_script_run(struct cst_script *s, struct cst_session *session, cst_sym_el
 		.sz = sizeof(ops), .worker_open = sym_view_pool_open,
 		.worker_close = sym_view_pool_close, .open = view_open, .elem = view_elem,
 		.state = view_state, .close = view_close, .adopt = view_adopt,
-		.state_size = sizeof(struct sview_state),
+		.state_size = sizeof(struct sview_state), .learn = view_learn,
 	};
 	static const struct sym_view_kind kind = {&ops, sview_make, sview_free};
 	struct sview_run run;
