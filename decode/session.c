@@ -581,6 +581,27 @@ static int said_nacc(struct cst_session *s, int ret)
 	return ret;
 }
 
+/* The decode on a thread of its own, handing its elements over in order
+ * (pipe.c); *@started false when no thread could start (nothing was done). */
+static int run_piped(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn,
+		     void *ctx, bool *started)
+{
+	struct dec_pipe_run r = {.produce = run_perf, .produce_ctx = s,
+				 .elem_fn = elem_fn, .sb_fn = sb_fn, .ctx = ctx,
+				 .log = &s->user_log, .progress = s->user_progress,
+				 .progress_ctx = s->user_progress_ctx,
+				 .crash = s->crash};
+
+	return dec_pipe_run(&r, &s->pipe, started);
+}
+
+/* Whether a perf.data decodes on threads beside the caller's: split runs
+ * replayed here (dec_perf_input_splits), or the pipe. */
+static bool piped(const struct cst_session *s)
+{
+	return s->kind == cst_input_perf && s->opts.pipe && s->opts.threads > 1;
+}
+
 int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx)
 {
 	int ret;
@@ -588,17 +609,12 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 	if (!s)
 		return -cste_invalid;
 	memset(&s->stats, 0, sizeof(s->stats));
-	if (s->kind == cst_input_perf && s->opts.pipe && s->opts.threads > 1) {
-		if (dec_perf_input_splits(s->perf))
-			return said_nacc(s, run_merging(s, run_replayed, elem_fn, sb_fn, ctx));
-		struct dec_pipe_run r = {.produce = run_perf, .produce_ctx = s,
-					 .elem_fn = elem_fn, .sb_fn = sb_fn, .ctx = ctx,
-					 .log = &s->user_log, .progress = s->user_progress,
-					 .progress_ctx = s->user_progress_ctx,
-					 .crash = s->crash};
+	if (piped(s)) {
 		bool started;
 
-		ret = dec_pipe_run(&r, &s->pipe, &started);
+		if (dec_perf_input_splits(s->perf))
+			return said_nacc(s, run_merging(s, run_replayed, elem_fn, sb_fn, ctx));
+		ret = run_piped(s, elem_fn, sb_fn, ctx, &started);
 		if (started)
 			return said_nacc(s, ret);
 		memset(&s->stats, 0, sizeof(s->stats)); /* no thread: decode here */
@@ -606,26 +622,79 @@ int cst_session_run(struct cst_session *s, cst_elem_fn elem_fn, cst_sideband_fn 
 	return said_nacc(s, run_merging(s, run_here, elem_fn, sb_fn, ctx));
 }
 
+/* Views over the pipe's stream: the decode on a thread of its own (a merge in
+ * time order, or fragments too small to split), its stream cut into stretches
+ * for views on other threads (run.h). */
+static int run_stretched(struct cst_session *s, struct views *v, cst_elem_fn elem_fn,
+			 cst_sideband_fn sb_fn, void *ctx)
+{
+	struct dec_stretches *ss;
+	struct dec_stretch_stats st;
+	bool started;
+	int ret;
+
+	/* one thread fewer than asked: the pipe's and the queues' threads decode
+	 * beside them */
+	ret = dec_stretches_open(&ss, &v->d, s->opts.threads - 1, elem_fn, sb_fn, ctx);
+	if (ret)
+		return ret;
+	ret = run_piped(s, dec_stretches_elem, dec_stretches_sb, ss, &started);
+	/* what went out before a crash is delivered */
+	if (!ret || ret == -cste_crashed) {
+		int end = dec_stretches_drain(ss);
+
+		ret = ret ? ret : end;
+	}
+	dec_stretches_get_stats(ss, &st);
+	dec_stretches_close(ss);
+	if (!started) {
+		memset(&s->stats, 0, sizeof(s->stats)); /* no thread: decode here */
+		return run_merging(s, run_here, elem_fn, sb_fn, ctx);
+	}
+	cst_logf(&s->user_log, cst_log_debug,
+		 "stretches: %" PRIu64 " to the views on the workers, %" PRIu64 " elements "
+		 "printed there, %" PRIu64 " deferred, %" PRIu64 " given up or refused (%" PRIu64
+		 " states refused), %" PRIu64 " taking a loss",
+		 st.stretches, st.viewed, st.deferred, st.serial, st.refused, st.direct);
+	return ret;
+}
+
+/* From this many threads on, the views run on workers over the pipe's stream.
+ * Below, the pipe's thread and the queues' workers keep the cores busy already,
+ * and the copies into stretches cost more than the views gain: on two cores,
+ * script took 3-5% longer with them on two threads and 12-16% on three. The
+ * caller's thread symbolizing bounds the run from four cores on (docs/performance.md). */
+#define STRETCH_MIN_THREADS 4
+
 int cst_session_run_views(struct cst_session *s, const struct cst_view_ops *ops, void *ops_ctx,
 			  cst_elem_fn elem_fn, cst_sideband_fn sb_fn, void *ctx,
 			  cst_lines_fn write, void *write_ctx)
 {
 	struct views v = {{ops, ops_ctx, views_write, &v}, write, write_ctx, NULL, 0};
+	bool stretched;
 	int ret;
 
 	if (!s || !ops || ops->sz < sizeof(*ops) || !ops->worker_open || !ops->worker_close ||
 	    !ops->open || !ops->elem || !ops->state || !ops->close || !ops->adopt || !write)
 		return -cste_invalid;
 	/* the stretches workers decode: a perf.data's large fragments in file order,
-	 * or a snapshot's buffers; anything else decodes as cst_session_run does */
-	if (s->opts.threads < 2 || (s->kind == cst_input_perf &&
-				    (!s->opts.pipe || !dec_perf_input_splits(s->perf))))
+	 * or a snapshot's buffers; else the stream of the pipe's thread, cut after
+	 * it is decoded */
+	if (s->opts.threads < 2 || (s->kind == cst_input_perf && !s->opts.pipe))
+		return cst_session_run(s, elem_fn, sb_fn, ctx);
+	stretched = piped(s) && !dec_perf_input_splits(s->perf);
+	if (stretched && s->opts.threads < STRETCH_MIN_THREADS)
 		return cst_session_run(s, elem_fn, sb_fn, ctx);
 	memset(&s->stats, 0, sizeof(s->stats));
-	s->views = &v;
-	ret = run_merging(s, s->kind == cst_input_perf ? run_viewed : run_here, elem_fn, sb_fn,
-			  ctx);
-	s->views = NULL;
+	if (stretched) {
+		/* (the pipe's thread joins the runs of ranges: none is held here) */
+		ret = run_stretched(s, &v, elem_fn, sb_fn, ctx);
+	} else {
+		s->views = &v;
+		ret = run_merging(s, s->kind == cst_input_perf ? run_viewed : run_here, elem_fn,
+				  sb_fn, ctx);
+		s->views = NULL;
+	}
 	/* (for tests: that the views did print there) */
 	cst_logf(&s->user_log, cst_log_debug, "views: %" PRIu64 " elements handled on the decoding "
 		 "threads", v.viewed);

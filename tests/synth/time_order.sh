@@ -72,7 +72,26 @@ fi
 # prints, and the runs must really have decoded ahead.
 . "$CSTRACE_SOURCE_DIR/tests/decode/threads_lib.sh"
 same time-order "$TMP/perf.data" \
-	"decode,decode --format=elements,decode --format=jsonl,decode --format=none --stats,script,script --raw --insn,report,report -g" "4K"
+	"decode,decode --format=elements,decode --format=jsonl,decode --format=none --stats,script,script --raw --insn,report,report -g,script -F ip,addr,sym,script --call-trace,report --format=folded" "4K"
+# from four threads on, the views ran on the workers, in stretches of the
+# merge's stream (on fewer, the caller's thread runs them)
+for verb in script report "report -g" "script --call-trace" "script -F ip,addr,sym"; do
+	viewed time-order "$TMP/perf.data" "$verb" --threads 4
+	# shellcheck disable=SC2086 # verb holds its options
+	check "time order: $verb: stretches went to the views on the workers" sh -c \
+		'CSTRACE_DEBUG=1 "$0" $1 --threads 4 "$2" 2>&1 >/dev/null | grep -q "stretches: [1-9][0-9]* to the views"' \
+		"$CSTRACE" "$verb" "$TMP/perf.data"
+done
+# and perf's lines and cstrace's learnt each stretch's trace ID from the
+# elements before it: a time-ordered merge leaves a CPU after its timestamp,
+# and without them the view would defer its stretch up to the next one
+for verb in script "script -F ip,addr,sym"; do
+	# shellcheck disable=SC2086 # verb holds its options
+	said=$(CSTRACE_DEBUG=1 "$CSTRACE" $verb --threads 4 "$TMP/perf.data" 2>&1 >/dev/null | grep "stretches:")
+	printed=$(sed -n 's/.*, \([0-9]*\) elements printed there, \([0-9]*\) deferred.*/\1 \2/p' <<< "$said")
+	check "time order: $verb: views learnt what came before their stretches ($said)" \
+		test "${printed% *}" -gt $((${printed#* } * 20))
+done
 check "decode --threads 2: the queues were decoded ahead" sh -c \
 	'"$0" decode --format=none --stats --threads 2 "$1" 2>&1 | grep -q "queues decoded ahead of the time order$"' \
 	"$CSTRACE" "$TMP/perf.data"
