@@ -151,27 +151,43 @@ static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 	return v;
 }
 
-static int view_elem(void *view, const struct cst_elem *e)
+/* The stretch's trace ID: its first element's, or the first it learns from. */
+static uint8_t take_id(struct pview *v, const struct cst_elem *e)
 {
-	struct pview *v = view;
 	uint8_t id = e->trace_id & 0x7f;
-	int ret;
 
 	if (!v->has_id) {
 		v->id = id;
 		v->has_id = true;
 	}
-	if (id != v->id) /* one source per stretch: a second cannot be handed over */
+	return id;
+}
+
+/* Learn from @e, an element of the stretch's ID the caller's view takes: is
+ * the queue (and the time, where lines print it) known now? */
+static int learn(struct pview *v, const struct cst_elem *e)
+{
+	int ret = sym_view_learn(&v->w, e, cst_pscript_add, v->p);
+
+	if (ret < 0)
+		return ret;
+	v->ready = sym_psc_knows(v->p, v->id) &&
+		   (!v->need_ts || sym_filter_last_ts(v->p->filter, v->id));
+	return 0;
+}
+
+static int view_elem(void *view, const struct cst_elem *e)
+{
+	struct pview *v = view;
+	int ret;
+
+	if (take_id(v, e) != v->id) /* one source per stretch: a second cannot be handed over */
 		return v->committed ? cst_view_give_up : cst_view_defer;
 	if (!v->committed && !v->ready) {
 		if (v->learned++ >= PVIEW_PATIENCE)
 			return cst_view_defer; /* the rest of the stretch, as it is */
-		ret = sym_view_learn(&v->w, e, cst_pscript_add, v->p);
-		if (ret < 0)
-			return ret;
-		v->ready = sym_psc_knows(v->p, id) &&
-			   (!v->need_ts || sym_filter_last_ts(v->p->filter, id));
-		return cst_view_defer;
+		ret = learn(v, e);
+		return ret < 0 ? ret : cst_view_defer;
 	}
 	v->committed = true;
 	v->p->mute = false;
@@ -186,21 +202,10 @@ static int view_elem(void *view, const struct cst_elem *e)
 static int view_learn(void *view, const struct cst_elem *e)
 {
 	struct pview *v = view;
-	uint8_t id = e->trace_id & 0x7f;
-	int ret;
 
-	if (!v->has_id) {
-		v->id = id;
-		v->has_id = true;
-	}
-	if (id != v->id || v->committed)
+	if (take_id(v, e) != v->id || v->committed)
 		return 0;
-	ret = sym_view_learn(&v->w, e, cst_pscript_add, v->p);
-	if (ret < 0)
-		return ret;
-	v->ready = sym_psc_knows(v->p, id) &&
-		   (!v->need_ts || sym_filter_last_ts(v->p->filter, id));
-	return 0;
+	return learn(v, e);
 }
 
 /* What a block of a view's lines hands over: the queue it left (when it printed)

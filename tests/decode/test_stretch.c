@@ -12,25 +12,9 @@
 
 #include "run/run.h"
 #include "test.h"
+#include "views_fake.h"
 
 #define NELEMS 60000u
-
-struct text {
-	char *b;
-	size_t n, cap;
-};
-
-static void put(struct text *t, const char *s, size_t n)
-{
-	if (t->n + n > t->cap) {
-		t->cap = (t->n + n) * 2;
-		t->b = realloc(t->b, t->cap);
-		if (!t->b)
-			abort();
-	}
-	memcpy(t->b + t->n, s, n);
-	t->n += n;
-}
 
 /* The stream: element i, and whether sideband (a loss every third) comes
  * before it. */
@@ -132,8 +116,7 @@ static int on_write(void *ctx, const char *bytes, size_t len, uint64_t nelems, u
  * printed here if it were let), gives up at an element whose index is a
  * multiple of 4999 once it has printed. */
 struct view {
-	cst_view_write_fn write;
-	void *write_ctx;
+	struct fake_view f; /* first */
 	bool seen;
 	uint64_t last;
 	unsigned ctx[16], nctx; /* the indexes it learnt from */
@@ -175,27 +158,10 @@ static void check_context(const struct view *v, const struct cst_elem *first)
 	count(&contexts);
 }
 
-static void *worker_open(void *ctx)
-{
-	return ctx;
-}
-
-static void worker_close(void *ctx, void *worker)
-{
-	(void)ctx;
-	(void)worker;
-}
-
 static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 {
-	struct view *v = calloc(1, sizeof(*v));
-
 	(void)worker;
-	if (v) {
-		v->write = write;
-		v->write_ctx = write_ctx;
-	}
-	return v;
+	return fake_view_new(sizeof(struct view), write, write_ctx);
 }
 
 static int view_elem(void *view, const struct cst_elem *e)
@@ -215,7 +181,7 @@ static int view_elem(void *view, const struct cst_elem *e)
 	if ((e->offset / 16) % 4999 == 0)
 		return cst_view_give_up;
 	line(e, false, &t);
-	ret = v->write(v->write_ctx, t.b, t.n);
+	ret = v->f.write(v->f.write_ctx, t.b, t.n);
 	free(t.b);
 	v->last = e->offset;
 	return ret < 0 ? ret : cst_view_printed;
@@ -240,11 +206,6 @@ static size_t view_state(void *view, void *buf, size_t size)
 	return sizeof(v->last);
 }
 
-static void view_close(void *view)
-{
-	free(view);
-}
-
 static int view_adopt(void *ctx, const void *state, size_t len)
 {
 	struct caller *c = ctx;
@@ -259,14 +220,14 @@ static int view_adopt(void *ctx, const void *state, size_t len)
 }
 
 static const struct cst_view_ops ops = {
-	.sz = sizeof(ops), .worker_open = worker_open, .worker_close = worker_close,
-	.open = view_open, .elem = view_elem, .state = view_state, .close = view_close,
+	.sz = sizeof(ops), .worker_open = fake_worker_open, .worker_close = fake_worker_close,
+	.open = view_open, .elem = view_elem, .state = view_state, .close = fake_view_close,
 	.adopt = view_adopt, .state_size = sizeof(uint64_t),
 };
 /* and one that learns from the elements before its stretch */
 static const struct cst_view_ops learning_ops = {
-	.sz = sizeof(ops), .worker_open = worker_open, .worker_close = worker_close,
-	.open = view_open, .elem = view_elem, .state = view_state, .close = view_close,
+	.sz = sizeof(ops), .worker_open = fake_worker_open, .worker_close = fake_worker_close,
+	.open = view_open, .elem = view_elem, .state = view_state, .close = fake_view_close,
 	.adopt = view_adopt, .state_size = sizeof(uint64_t), .learn = view_learn,
 };
 

@@ -11,23 +11,7 @@
 
 #include "cstrace/decode.h"
 #include "test.h"
-
-struct text {
-	char *b;
-	size_t n, cap;
-};
-
-static void put(struct text *t, const char *s, size_t n)
-{
-	if (t->n + n > t->cap) {
-		t->cap = (t->n + n) * 2;
-		t->b = realloc(t->b, t->cap);
-		if (!t->b)
-			abort();
-	}
-	memcpy(t->b + t->n, s, n);
-	t->n += n;
-}
+#include "views_fake.h"
 
 /* One line per element, the same on any thread; long, so that a worker's bytes
  * fill many blocks (each hands its state over). */
@@ -75,33 +59,15 @@ static int on_write(void *ctx, const char *bytes, size_t len, uint64_t nelems, u
 
 /* A worker's view of one stretch. */
 struct view {
-	cst_view_write_fn write;
-	void *write_ctx;
+	struct fake_view f; /* first */
 	bool seen;
 	uint64_t printed;
 };
 
-static void *worker_open(void *ctx)
-{
-	return ctx;
-}
-
-static void worker_close(void *ctx, void *worker)
-{
-	(void)ctx;
-	(void)worker;
-}
-
 static void *view_open(void *worker, cst_view_write_fn write, void *write_ctx)
 {
-	struct view *v = calloc(1, sizeof(*v));
-
 	(void)worker;
-	if (v) {
-		v->write = write;
-		v->write_ctx = write_ctx;
-	}
-	return v;
+	return fake_view_new(sizeof(struct view), write, write_ctx);
 }
 
 static int view_elem(void *view, const struct cst_elem *e)
@@ -114,7 +80,7 @@ static int view_elem(void *view, const struct cst_elem *e)
 		return cst_view_defer;
 	}
 	v->printed++;
-	return v->write(v->write_ctx, buf, line(e, buf, sizeof(buf))) < 0 ? -cste_nomem
+	return v->f.write(v->f.write_ctx, buf, line(e, buf, sizeof(buf))) < 0 ? -cste_nomem
 									   : cst_view_printed;
 }
 
@@ -126,11 +92,6 @@ static size_t view_state(void *view, void *buf, size_t size)
 		return 0;
 	memcpy(buf, &v->printed, sizeof(v->printed));
 	return sizeof(v->printed);
-}
-
-static void view_close(void *view)
-{
-	free(view);
 }
 
 static int view_adopt(void *ctx, const void *state, size_t len)
@@ -148,8 +109,8 @@ static int view_adopt(void *ctx, const void *state, size_t len)
 }
 
 static const struct cst_view_ops ops = {
-	.sz = sizeof(ops), .worker_open = worker_open, .worker_close = worker_close,
-	.open = view_open, .elem = view_elem, .state = view_state, .close = view_close,
+	.sz = sizeof(ops), .worker_open = fake_worker_open, .worker_close = fake_worker_close,
+	.open = view_open, .elem = view_elem, .state = view_state, .close = fake_view_close,
 	.adopt = view_adopt, .state_size = sizeof(uint64_t),
 };
 
