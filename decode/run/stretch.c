@@ -233,7 +233,7 @@ static void *stretch_worker(void *arg)
 
 /* ------------------------------------------------------------- the caller */
 
-/* States of @s's parts from @from on that no view will adopt. */
+/* States of @s's parts from @from on that no view adopted, nor will. */
 static void drop_states(const struct dec_stretches *ss, struct stretch *s, unsigned from)
 {
 	for (unsigned k = from; k < s->nparts; k++)
@@ -259,7 +259,7 @@ static int serially(struct dec_stretches *ss, struct stretch *s, unsigned first)
  * its view takes on the state, then the bytes (run.h's split_out.view). */
 static int take_printed(struct dec_stretches *ss, struct stretch *s, unsigned k, bool *refused)
 {
-	const struct part *p = &s->parts[k];
+	struct part *p = &s->parts[k];
 	const struct dec_views *v = &ss->views;
 	int ret;
 
@@ -269,11 +269,12 @@ static int take_printed(struct dec_stretches *ss, struct stretch *s, unsigned k,
 			return ret;
 		ret = v->ops->adopt(v->ctx, s->states.p + p->state_at, p->state_len);
 		if (ret == cst_view_give_up) {
-			*refused = true;
+			*refused = true; /* and the state is still to drop */
 			return 0;
 		}
 		if (ret)
 			return ret;
+		p->state_len = 0; /* the caller's view's own now */
 	}
 	ss->stats.viewed += p->count;
 	return p->count ? v->write(v->write_ctx, (const char *)s->bytes.p + p->bytes_at,
@@ -305,7 +306,7 @@ static int take_back(struct dec_stretches *ss, struct stretch *s)
 			/* what the worker's view made from here stood on what the
 			 * caller's does not know: its own thread does it again */
 			ss->stats.refused++;
-			drop_states(ss, s, k + 1);
+			drop_states(ss, s, k);
 			return serially(ss, s, p->first);
 		}
 	}

@@ -53,6 +53,7 @@ struct caller {
 	unsigned refused;
 	uint64_t viewed, order_errors;
 	unsigned sb_seen, stop_at_sb; /* stop (7) at this sideband record (1-based) */
+	unsigned writes, stop_at_write; /* and at this write of bytes */
 };
 
 static void line(const struct cst_elem *e, bool loss, struct text *t)
@@ -103,6 +104,8 @@ static int on_write(void *ctx, const char *bytes, size_t len, uint64_t nelems, u
 
 	if (!len && !nelems)
 		return 0; /* what the caller holds goes out first: nothing here */
+	if (++c->writes == c->stop_at_write)
+		return 7;
 	if (!has_offset || offset <= c->last)
 		c->order_errors++;
 	c->last = offset;
@@ -196,39 +199,73 @@ static int view_learn(void *view, const struct cst_elem *e)
 	return 0;
 }
 
+/* A state holds memory of its own, as perf's lines' do (the ranges of a
+ * block): the caller's view frees an adopted one, drop any other, so that the
+ * sanitizers see a state lost or freed twice. */
+struct state {
+	uint64_t last;
+	uint64_t *owned;
+};
+
+static unsigned states_made, states_freed;
+
 static size_t view_state(void *view, void *buf, size_t size)
 {
 	struct view *v = view;
+	struct state st = {v->last, malloc(sizeof(uint64_t))};
 
-	if (size < sizeof(v->last))
+	if (size < sizeof(st) || !st.owned) {
+		free(st.owned);
 		return 0;
-	memcpy(buf, &v->last, sizeof(v->last));
-	return sizeof(v->last);
+	}
+	*st.owned = v->last;
+	memcpy(buf, &st, sizeof(st));
+	count(&states_made);
+	return sizeof(st);
+}
+
+static void view_drop(void *ctx, const void *state, size_t len)
+{
+	struct state st;
+
+	(void)ctx;
+	if (len != sizeof(st))
+		return;
+	memcpy(&st, state, sizeof(st));
+	free(st.owned);
+	states_freed++;
 }
 
 static int view_adopt(void *ctx, const void *state, size_t len)
 {
 	struct caller *c = ctx;
+	struct state st;
 
-	if (len != sizeof(uint64_t))
+	if (len != sizeof(st))
 		return -cste_invalid;
 	if (c->refuse_every && ++c->adopted % c->refuse_every == 0) {
 		c->refused++;
 		return cst_view_give_up;
 	}
+	memcpy(&st, state, sizeof(st));
+	if (*st.owned != st.last)
+		c->order_errors++;
+	free(st.owned);
+	states_freed++;
 	return 0;
 }
 
 static const struct cst_view_ops ops = {
 	.sz = sizeof(ops), .worker_open = fake_worker_open, .worker_close = fake_worker_close,
 	.open = view_open, .elem = view_elem, .state = view_state, .close = fake_view_close,
-	.adopt = view_adopt, .state_size = sizeof(uint64_t),
+	.adopt = view_adopt, .drop = view_drop, .state_size = sizeof(struct state),
 };
 /* and one that learns from the elements before its stretch */
 static const struct cst_view_ops learning_ops = {
 	.sz = sizeof(ops), .worker_open = fake_worker_open, .worker_close = fake_worker_close,
 	.open = view_open, .elem = view_elem, .state = view_state, .close = fake_view_close,
-	.adopt = view_adopt, .state_size = sizeof(uint64_t), .learn = view_learn,
+	.adopt = view_adopt, .drop = view_drop, .state_size = sizeof(struct state),
+	.learn = view_learn,
 };
 
 static int feed(cst_elem_fn fn, cst_sideband_fn sb_fn, void *ctx)
@@ -290,6 +327,8 @@ int main(void)
 	/* the learning views were told the elements before their stretches */
 	CHECK(contexts > 0);
 	CHECK_EQ_INT(context_errors, 0);
+	/* every state was adopted or dropped once (and, with a stop, after it) */
+	CHECK(states_made > 0);
 
 	/* a stop value from the caller's sideband callback: what went before it
 	 * is out, and nothing after */
@@ -310,5 +349,23 @@ int main(void)
 		free(many.out.b);
 	}
 	free(upto.out.b);
+
+	/* a stop value from the writer, in the middle of a stretch taken back:
+	 * the states adopted before it are the caller's, the others dropped */
+	for (unsigned threads = 1; threads <= 2; threads++) {
+		struct caller many = {.last = UINT64_MAX, .stop_at_write = 20};
+		struct dec_views v = {&learning_ops, &many, on_write, &many};
+		struct dec_stretches *ss;
+		int ret;
+
+		CHECK_EQ_INT(dec_stretches_open(&ss, &v, threads, on_elem, on_sb, &many), 0);
+		if (!ss)
+			continue;
+		ret = feed(dec_stretches_elem, dec_stretches_sb, ss);
+		CHECK_EQ_INT(ret ? ret : dec_stretches_drain(ss), 7);
+		dec_stretches_close(ss);
+		free(many.out.b);
+	}
+	CHECK_EQ_INT(states_freed, states_made);
 	return test_done();
 }
