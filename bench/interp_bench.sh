@@ -202,6 +202,34 @@ bench_timed() { # "rounds size"
 	row "cstrace decode --format=none --threads 1" "$insns" - "$pw" "$c" "$r"
 	read -r w c r < <(measure "$CSTRACE" decode --format=none "$data")
 	row "cstrace decode --format=none ($(nproc) threads)" "$insns" "$pw" "$w" "$c" "$r"
+	busiest_table "$data"
+}
+
+# busiest_table DATA: how the CPU of script and report on DATA is shared among
+# their threads (bench/busiest.py), on two threads and on four: with as many
+# cores as threads, the busiest thread bounds the run. Best of RUNS.
+busiest_table() {
+	local t verb b c best
+	echo
+	echo "Per thread: the busiest thread's CPU, which bounds a run on as many cores as threads"
+	echo
+	echo "| command | busiest thread | all threads | share |"
+	echo "|---|---|---|---|"
+	for t in 2 4; do
+		for verb in report "script -F ip,addr,sym"; do
+			best=""
+			for _ in $(seq "$RUNS"); do
+				# shellcheck disable=SC2086 # verb holds its options
+				read -r b c _ < <(python3 "$here/bench/busiest.py" "$CSTRACE" $verb \
+					--threads $t "$1")
+				if [ -z "$best" ] || awk "BEGIN{exit !($b < ${best%% *})}"; then
+					best="$b $c"
+				fi
+			done
+			awk -v l="cstrace $verb --threads $t" -v b="${best%% *}" -v c="${best#* }" \
+				'BEGIN { printf "| %-44s | %6.2f s | %6.2f s | %3.0f%% |\n", l, b, c, 100 * b / c }'
+		done
+	done
 }
 
 echo "interp_bench: $(nproc) CPUs, $(date -u +%Y-%m-%d), best wall of $RUNS run(s)"
