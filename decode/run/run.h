@@ -1,9 +1,11 @@
 /* The door of decode/run/: running the engine (engine/engine.h) on several
  * threads with the output of one, and what sits between a decode and its
- * caller. Three ways: a buffer cut into chunks decoded side by side and joined
+ * caller. Four ways: a buffer cut into chunks decoded side by side and joined
  * (split.c, split_join.c); a whole decode on a thread of its own, handed over in
- * order (pipe.c); and runs of ranges joined into one element (merge.c). Where
- * threads run beside the caller's, a crash of one can be contained (crash.h). */
+ * order (pipe.c); the views over what such a decode hands over, cut into
+ * stretches afterwards (stretch.c); and runs of ranges joined into one element
+ * (merge.c). Where threads run beside the caller's, a crash of one can be
+ * contained (crash.h). */
 #ifndef CSTRACE_DECODE_RUN_RUN_H
 #define CSTRACE_DECODE_RUN_RUN_H
 
@@ -98,7 +100,8 @@ struct dec_views {
  * refuses from some point, goes to @fn from there. Sideband goes to @sb_fn once
  * everything before it went out, and the element a loss goes to (the next of
  * its CPU) to @fn, so that the caller's symbolizer alone changes and reads
- * what sideband says. */
+ * what sideband says. A view with cst_view_ops.learn is first told the last
+ * elements of its stretch's trace ID and its last timestamp. */
 struct dec_stretches;
 
 struct dec_stretch_stats {
