@@ -36,8 +36,6 @@ struct part {
 	bool has_offset;
 };
 
-enum stretch_state { st_filling, st_queued, st_running, st_done };
-
 /* What a trace ID's view learns from before its next stretch: its last
  * elements and its last timestamp, numbered in stream order. */
 struct context {
@@ -56,7 +54,9 @@ struct stretch {
 	/* the context its view learns from first, oldest first */
 	struct cst_elem ctx[STRETCH_CONTEXT + 1];
 	unsigned nctx;
-	enum stretch_state state;
+	/* its worker is through with it (under the lock); whether it waits for
+	 * one or is being filled, the ring's counts say */
+	bool done;
 	/* the worker's: */
 	struct part *parts;
 	unsigned nparts;
@@ -220,11 +220,10 @@ static void *stretch_worker(void *arg)
 		if (ss->stop)
 			break;
 		s = &ss->ring[ss->next_run++ % ss->nring];
-		s->state = st_running;
 		pthread_mutex_unlock(&ss->lock);
 		run_stretch(ss, s);
 		pthread_mutex_lock(&ss->lock);
-		s->state = st_done;
+		s->done = true;
 		pthread_cond_broadcast(&ss->done);
 	}
 	pthread_mutex_unlock(&ss->lock);
@@ -323,12 +322,12 @@ static int take_oldest(struct dec_stretches *ss)
 	int ret;
 
 	pthread_mutex_lock(&ss->lock);
-	while (s->state != st_done)
+	while (!s->done)
 		pthread_cond_wait(&ss->done, &ss->lock);
 	pthread_mutex_unlock(&ss->lock);
 	ret = take_back(ss, s);
 	s->n = 0;
-	s->state = st_filling;
+	s->done = false;
 	ss->head++;
 	if (ret)
 		ss->ended = ret;
@@ -400,7 +399,6 @@ static int submit(struct dec_stretches *ss)
 			remember(ss, &s->v[i], ss->seq - s->n + i);
 	}
 	pthread_mutex_lock(&ss->lock);
-	s->state = st_queued;
 	ss->tail++;
 	pthread_cond_signal(&ss->work);
 	pthread_mutex_unlock(&ss->lock);
@@ -411,7 +409,7 @@ static int submit(struct dec_stretches *ss)
 		bool done;
 
 		pthread_mutex_lock(&ss->lock);
-		done = o->state == st_done;
+		done = o->done;
 		pthread_mutex_unlock(&ss->lock);
 		if (!done && ss->tail - ss->head < ss->nring)
 			break;
@@ -584,7 +582,7 @@ void dec_stretches_close(struct dec_stretches *ss)
 	for (unsigned i = 0; ss->ring && i < ss->nring; i++) {
 		struct stretch *s = &ss->ring[i];
 
-		if (s->state == st_done)
+		if (s->done)
 			drop_states(ss, s, 0);
 		free(s->v);
 		free(s->parts);
