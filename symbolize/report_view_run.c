@@ -271,6 +271,19 @@ static int calls_defer(struct rview *v, const struct cst_elem *e)
 	return ret < 0 ? ret : cst_view_defer;
 }
 
+/* @e's trace ID; the stretch's too, when it has none yet (its first element,
+ * or the first it learns from). */
+static uint8_t take_id(struct rview *v, const struct cst_elem *e)
+{
+	uint8_t id = e->trace_id & 0x7f;
+
+	if (!v->has_id) {
+		v->id = id;
+		v->has_id = true;
+	}
+	return id;
+}
+
 /* An element of the stretch's trace ID that went out before the stretch, as
  * the caller's view saw it (no range of the stretch joins one before it). The
  * call views learn from it as from a deferred one, the thread of its ranges
@@ -279,12 +292,8 @@ static int calls_defer(struct rview *v, const struct cst_elem *e)
 static int view_learn(void *view, const struct cst_elem *e)
 {
 	struct rview *v = view;
-	uint8_t id = e->trace_id & 0x7f;
+	uint8_t id = take_id(v, e);
 
-	if (!v->has_id) {
-		v->id = id;
-		v->has_id = true;
-	}
 	if (id != v->id || v->part || v->afdo)
 		return 0;
 	if (e->type == cst_elem_timestamp)
@@ -311,10 +320,7 @@ static int view_elem(void *view, const struct cst_elem *e)
 		sym_filter_set_last_ts(v->filter, id, e->timestamp);
 	untimed = range && sym_filter_window_unknown(v->filter, id);
 	if (v->afdo) {
-		if (!v->has_id) {
-			v->id = id;
-			v->has_id = true;
-		}
+		take_id(v, e);
 		if (id != v->id) /* another ID's models are the caller's alone */
 			return v->calls ? calls_defer(v, e) : cst_view_defer;
 		if (!v->knows || !range || untimed ||

@@ -202,6 +202,17 @@ static int learn_add(void *ctx, const struct cst_sym_elem *se)
 	return 0;
 }
 
+/* The stretch's trace ID, and whether its lines wait for a timestamp: from its
+ * first element, or the first it learns from. */
+static void take_id(struct cview *v, const struct cst_elem *e)
+{
+	if (v->has_id)
+		return;
+	v->id = e->trace_id & 0x7f;
+	v->has_id = true;
+	v->need_ts = sym_script_needs_ts(v->s, v->run->trace, e);
+}
+
 /* Defer @e (@first: the stretch's first element), learning from it as the
  * caller's view will take it. */
 static int defer(struct cview *v, const struct cst_elem *e, bool first)
@@ -256,11 +267,7 @@ static int view_elem(void *view, const struct cst_elem *e)
 	int ret;
 
 	v->seen = true;
-	if (!v->has_id) {
-		v->id = e->trace_id & 0x7f;
-		v->has_id = true;
-		v->need_ts = sym_script_needs_ts(v->s, v->run->trace, e);
-	}
+	take_id(v, e);
 	if ((e->trace_id & 0x7f) != v->id)
 		return defer(v, e, first); /* its loss and time are not handed over */
 	if (!v->knows) {
@@ -295,11 +302,7 @@ static int view_learn(void *view, const struct cst_elem *e)
 	unsigned learned;
 	int ret;
 
-	if (!v->has_id) {
-		v->id = e->trace_id & 0x7f;
-		v->has_id = true;
-		v->need_ts = sym_script_needs_ts(v->s, v->run->trace, e);
-	}
+	take_id(v, e);
 	if ((e->trace_id & 0x7f) != v->id || v->committed || v->printed)
 		return 0;
 	learned = v->learned;
