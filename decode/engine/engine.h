@@ -165,6 +165,68 @@ static inline const struct cst_elem *dec_held_elem(struct dec_held *h)
 	h->e.ocsd = h->has_o ? &h->o : NULL;
 	return &h->e;
 }
+
+/* An element whose other fields are those of the element before it
+ * (cst_elem_same_context): what changes from one instruction range to the
+ * next. Elements handed from thread to thread travel so where they can, in a
+ * third of the bytes: each cache line a thread reads that another wrote is a
+ * miss. */
+struct dec_range {
+	uint64_t offset, start, end, timestamp;
+	uint32_t num_insns, cycle_count, joined;
+	uint8_t type, isa, last_class, last_subclass, last_size;
+	bool last_executed, has_cycle_count, perf_unseen, followed;
+};
+
+/* The fields struct dec_range carries, and cst_elem_same_context() compares,
+ * are all of struct cst_elem's but its OpenCSD element: a field added to it
+ * must be added to one of them. (Its size on LP64 hosts and on 32-bit Arm,
+ * where pointers take 4 bytes.) */
+_Static_assert(sizeof(struct cst_elem) == (sizeof(void *) == 8 ? 184 : 176),
+	       "struct cst_elem changed: see struct dec_range");
+
+static inline void dec_range_from(struct dec_range *r, const struct cst_elem *e)
+{
+	r->offset = e->offset;
+	r->start = e->start;
+	r->end = e->end;
+	r->timestamp = e->timestamp;
+	r->num_insns = e->num_insns;
+	r->cycle_count = e->cycle_count;
+	r->joined = e->joined;
+	r->type = (uint8_t)e->type;
+	r->isa = (uint8_t)e->isa;
+	r->last_class = (uint8_t)e->last_class;
+	r->last_subclass = (uint8_t)e->last_subclass;
+	r->last_size = e->last_size;
+	r->last_executed = e->last_executed;
+	r->has_cycle_count = e->has_cycle_count;
+	r->perf_unseen = e->perf_unseen;
+	r->followed = e->followed;
+}
+
+/* @e, the element before, becomes the one @r stands for. */
+static inline void dec_range_into(struct cst_elem *e, const struct dec_range *r)
+{
+	e->offset = r->offset;
+	e->start = r->start;
+	e->end = r->end;
+	e->timestamp = r->timestamp;
+	e->num_insns = r->num_insns;
+	e->cycle_count = r->cycle_count;
+	e->joined = r->joined;
+	e->type = (enum cst_elem_type)r->type;
+	e->isa = (enum cst_isa)r->isa;
+	e->last_class = (enum cst_insn_class)r->last_class;
+	e->last_subclass = (enum cst_insn_subclass)r->last_subclass;
+	e->last_size = r->last_size;
+	e->last_executed = r->last_executed;
+	e->has_cycle_count = r->has_cycle_count;
+	e->perf_unseen = r->perf_unseen;
+	e->followed = r->followed;
+	e->ocsd = NULL; /* the element before's, if any, is not this one's */
+}
+
 /* Whether @h and @e are the same (every field a view can print, OpenCSD's text
  * included). */
 bool dec_held_same(const struct dec_held *h, const struct cst_elem *e);

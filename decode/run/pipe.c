@@ -22,20 +22,9 @@
 
 enum item_kind { item_range, item_elem, item_sb, item_log, item_progress };
 
-/* An element whose other fields are those of the element before it: what changes
- * from one instruction range to the next. Most elements travel so, in a third of
- * the bytes of a whole one: the copies into the batch and the reads out of it, on
- * two cores, were 8 % of script's time. */
-struct range_item {
-	uint64_t offset, start, end, timestamp;
-	uint32_t num_insns, cycle_count, joined;
-	uint8_t type, isa, last_class, last_subclass, last_size;
-	bool last_executed, has_cycle_count, perf_unseen;
-};
-
 struct item {
 	union {
-		struct range_item range;
+		struct dec_range range; /* as most elements travel */
 		size_t elem; /* a whole element, at this offset into the batch's text */
 		struct {
 			size_t sb; /* the record, at this offset into the text */
@@ -51,12 +40,6 @@ struct item {
 	} u;
 	uint8_t kind; /* enum item_kind */
 };
-
-/* The fields struct range_item carries, and cst_elem_same_context() compares,
- * are all of struct cst_elem's: a field added to it must be added to one of them.
- * (Its size on LP64 hosts and on 32-bit Arm, where pointers take 4 bytes.) */
-_Static_assert(sizeof(struct cst_elem) == (sizeof(void *) == 8 ? 184 : 176),
-	       "struct cst_elem changed: see range_item");
 
 struct batch {
 	struct batch *next;
@@ -86,11 +69,12 @@ struct dec_pipe {
 	int ret;
 	int stop;                   /* the consumer's stop value: the producer ends
 				     * (written under the lock, read without it) */
-	/* The element the consumer last delivered, as each side knows it: a range
-	 * item changes only its own fields. */
-	struct cst_elem sent; /* the producer's */
+	/* The producer's last whole element, whose context a range item is in,
+	 * and the element the consumer last delivered, of which a range item
+	 * changes only its own fields. */
+	struct cst_elem sent;
 	bool sent_any;
-	struct cst_elem cur_elem; /* the consumer's */
+	struct cst_elem cur_elem;
 };
 
 static bool crashed(const struct dec_pipe *p)
@@ -249,44 +233,6 @@ static size_t keep(struct batch *b, const void *bytes, size_t n)
 	return cst_buf_put(&b->text, bytes, n) ? at : SIZE_MAX;
 }
 
-static void range_from(struct range_item *r, const struct cst_elem *e)
-{
-	r->offset = e->offset;
-	r->start = e->start;
-	r->end = e->end;
-	r->timestamp = e->timestamp;
-	r->num_insns = e->num_insns;
-	r->cycle_count = e->cycle_count;
-	r->joined = e->joined;
-	r->type = (uint8_t)e->type;
-	r->isa = (uint8_t)e->isa;
-	r->last_class = (uint8_t)e->last_class;
-	r->last_subclass = (uint8_t)e->last_subclass;
-	r->last_size = e->last_size;
-	r->last_executed = e->last_executed;
-	r->has_cycle_count = e->has_cycle_count;
-	r->perf_unseen = e->perf_unseen;
-}
-
-static void range_into(struct cst_elem *e, const struct range_item *r)
-{
-	e->offset = r->offset;
-	e->start = r->start;
-	e->end = r->end;
-	e->timestamp = r->timestamp;
-	e->num_insns = r->num_insns;
-	e->cycle_count = r->cycle_count;
-	e->joined = r->joined;
-	e->type = (enum cst_elem_type)r->type;
-	e->isa = (enum cst_isa)r->isa;
-	e->last_class = (enum cst_insn_class)r->last_class;
-	e->last_subclass = (enum cst_insn_subclass)r->last_subclass;
-	e->last_size = r->last_size;
-	e->last_executed = r->last_executed;
-	e->has_cycle_count = r->has_cycle_count;
-	e->perf_unseen = r->perf_unseen;
-}
-
 static int add_elem(struct dec_pipe *p, const struct cst_elem *e)
 {
 	struct item *it;
@@ -296,8 +242,7 @@ static int add_elem(struct dec_pipe *p, const struct cst_elem *e)
 		return err;
 	if (p->sent_any && cst_elem_same_context(e, &p->sent)) {
 		it->kind = item_range;
-		range_from(&it->u.range, e);
-		range_into(&p->sent, &it->u.range);
+		dec_range_from(&it->u.range, e);
 		return 0;
 	}
 	it->kind = item_elem;
@@ -453,7 +398,7 @@ static void deliver(struct dec_pipe *p, struct batch *b, int *stop)
 		case item_range:
 			/* made in order, so the element before is always delivered first,
 			 * even after a stop */
-			range_into(&p->cur_elem, &it->u.range);
+			dec_range_into(&p->cur_elem, &it->u.range);
 			if (!*stop && r->elem_fn)
 				ret = r->elem_fn(r->ctx, &p->cur_elem);
 			break;
