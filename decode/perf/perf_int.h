@@ -120,6 +120,8 @@ struct worker_mem {
  * with what the queue's chunks hand on. */
 enum qev {
 	qev_elem = 1,     /* (recorded) an element of a chunk */
+	qev_range,        /* (recorded) an element of a chunk, in the context of
+			     the one recorded before it */
 	qev_line,         /* (recorded) an element of a chunk, printed */
 	qev_last_bytes,   /* dec_perf_order_last_bytes */
 	qev_end_data,     /* dec_perf_order_end_data */

@@ -29,11 +29,12 @@
 #define AHEAD_ITEM_CAP (AHEAD_ITEMS + AHEAD_ITEMS / 2)
 /* what all queues may hold ready together (each queue at least two blocks): a
  * block's element copies with OpenCSD's (about 300 bytes each on LP64, about
- * 450 KiB a block), or its lines where they are printed here (132 KiB), and its
- * items (24 bytes each) (block_bytes). The merge often drains one
- * queue for a long stretch (a CPU's run between timestamps that come far apart:
- * 85,000 branches at a time on QEMU's four-CPU runs); what a worker decodes of the
- * other queues meanwhile is all that runs beside it. */
+ * 450 KiB a block) and its ranges (56 bytes each), or its lines where they are
+ * printed here (132 KiB), and its items (24 bytes each) (block_bytes). The
+ * merge often drains one queue for a long stretch (a CPU's run between
+ * timestamps that come far apart: 85,000 branches at a time on QEMU's four-CPU
+ * runs); what a worker decodes of the other queues meanwhile is all that runs
+ * beside it. */
 #define AHEAD_HELD_BYTES (24u * 1024u * 1024u)
 #define AHEAD_MIN_READY 2
 /* more queues than this decode on the merge's thread (what they would hold:
@@ -43,7 +44,9 @@
 
 /* What a chunk handed on, in order. Elements and lines are kept apart from the
  * items, each in the order of its items: a printed line is all most items
- * carry, and an element copy is ten times an item. */
+ * carry, and an element copy is ten times an item. An element in the context of
+ * the one before it in its block is kept as a struct dec_range: the merge's
+ * thread reads what a worker wrote, a cache miss per line. */
 struct qitem {
 	uint32_t kind;     /* enum qev */
 	uint32_t fragment; /* qev_line: the element's */
@@ -60,6 +63,8 @@ struct qblock {
 	struct qitem *v;
 	size_t nheld, cap_held;
 	struct dec_held *held; /* its qev_elem items' elements, and OpenCSD's behind them */
+	size_t nranges, cap_ranges;
+	struct dec_range *ranges; /* its qev_range items' */
 	struct cst_buf text;   /* its qev_line items' lines, when printed here */
 	enum qev end;      /* 0, qev_queue_end, qev_stop or qev_fallback */
 	int end_value;     /* qev_stop's */
@@ -72,6 +77,10 @@ struct qahead {
 	bool tainted;                /* a decoder of it had something to say */
 	int err;                     /* recording failed (no memory) */
 	struct qblock *fill;         /* the block its worker records into */
+	/* the context of the last element recorded into @fill, which a qev_range
+	 * is in */
+	struct cst_elem recorded;
+	bool has_recorded;
 	/* under the lock: */
 	struct qblock *first, *last; /* ready for the merge, oldest first */
 	unsigned nready;
@@ -80,7 +89,8 @@ struct qahead {
 	/* the merge's: the block it replays and where, and whether it has told the
 	 * merge that the queue has nothing left */
 	struct qblock *taking;
-	size_t at, held_at, text_at; /* its next item, element and line */
+	size_t at, held_at, range_at, text_at; /* its next item, element, range and line */
+	struct cst_elem replayed; /* the element it replayed last, for a qev_range */
 	bool ended;
 };
 
@@ -213,14 +223,16 @@ static int ahead_fill(void *ctx, unsigned q)
 {
 	struct qahead *qa = ctx;
 	struct qblock *b = qa->fill;
-	size_t piece_at = b->n, held_at = b->nheld, text_at = b->text.len;
+	size_t piece_at = b->n, held_at = b->nheld, ranges_at = b->nranges, text_at = b->text.len;
 	int ret = dec_pi_queue_piece(&qa->run);
 
 	(void)q;
 	if (qa->tainted) {
 		b->n = piece_at;
 		b->nheld = held_at;
+		b->nranges = ranges_at;
 		b->text.len = text_at;
+		qa->has_recorded = false; /* (the recording ends here) */
 		return AHEAD_FALLBACK;
 	}
 	if (!ret && qa->err)
@@ -253,6 +265,13 @@ static int ahead_emit(void *ctx, const struct cst_elem *e)
 		it->fragment = e->fragment;
 		it->a = e->type != cst_elem_eot ? e->offset : UINT64_MAX;
 		it->b = n;
+	} else if (qa->has_recorded && !e->ocsd && cst_elem_same_context(e, &qa->recorded)) {
+		if (block_room(&b->ranges, &b->cap_ranges, b->nranges, sizeof(*b->ranges)) < 0 ||
+		    !(it = new_item(qa)))
+			return -cste_nomem;
+		it->kind = qev_range;
+		/* (@recorded's context is @e's already: what it is compared on) */
+		dec_range_from(&b->ranges[b->nranges++], e);
 	} else {
 		if (block_room(&b->held, &b->cap_held, b->nheld, sizeof(*b->held)) < 0 ||
 		    !(it = new_item(qa)))
@@ -260,6 +279,8 @@ static int ahead_emit(void *ctx, const struct cst_elem *e)
 		it->kind = qev_elem;
 		/* the model kept OpenCSD's element or not */
 		dec_held_keep(&b->held[b->nheld++], e, true);
+		qa->recorded = b->held[b->nheld - 1].e;
+		qa->has_recorded = true;
 	}
 	return ahead_full(qa) ? PERF_ORDER_PAUSE : 0;
 }
@@ -271,6 +292,7 @@ static void record_block(struct qahead *qa, struct qblock *b)
 	struct cst_perf_input *in = qa->run.in;
 
 	qa->fill = b;
+	qa->has_recorded = false; /* a block's first element is whole */
 	for (;;) {
 		uint64_t key = 0;
 		int ret = dec_perf_order_next(in->order, qa->run.q, &key);
@@ -332,7 +354,7 @@ static struct qblock *take_spare(struct ahead *ah)
 		return calloc(1, sizeof(*b));
 	ah->spare = b->next;
 	b->next = NULL;
-	b->n = b->nheld = 0;
+	b->n = b->nheld = b->nranges = 0;
 	b->text.len = 0;
 	b->text.failed = false;
 	b->end = 0;
@@ -446,7 +468,7 @@ int dec_pi_ahead_chunk(void *ctx, unsigned q, uint64_t *key)
 			if (!b)
 				return qa->err ? qa->err : fall_back(in);
 			qa->taking = b;
-			qa->at = qa->held_at = qa->text_at = 0;
+			qa->at = qa->held_at = qa->range_at = qa->text_at = 0;
 		}
 		while (qa->at < b->n) {
 			struct qitem *it = &b->v[qa->at++];
@@ -460,9 +482,15 @@ int dec_pi_ahead_chunk(void *ctx, unsigned q, uint64_t *key)
 				ret = dec_pi_line_timed(in, it->fragment,
 							(char *)b->text.p + qa->text_at, it->b, it->a);
 				qa->text_at += it->b;
-			} else if (it->kind == qev_elem)
-				ret = dec_pi_emit_timed(in, dec_held_elem(&b->held[qa->held_at++]));
-			else
+			} else if (it->kind == qev_range) {
+				dec_range_into(&qa->replayed, &b->ranges[qa->range_at++]);
+				ret = dec_pi_emit_timed(in, &qa->replayed);
+			} else if (it->kind == qev_elem) {
+				struct dec_held *h = &b->held[qa->held_at++];
+
+				qa->replayed = h->e;
+				ret = dec_pi_emit_timed(in, dec_held_elem(h));
+			} else
 				ret = dec_pi_queue_apply(in, q, it->kind, it->a, it->b);
 			if (ret)
 				return ret;
@@ -486,11 +514,12 @@ int dec_pi_ahead_chunk(void *ctx, unsigned q, uint64_t *key)
 
 /* What a block may hold: its items, and its lines where they are printed here
  * (a line begun just under AHEAD_TEXT may take SPLIT_LINE more), else its
- * elements. */
+ * elements, whole and as ranges. */
 static size_t block_bytes(const struct ahead *ah)
 {
 	return AHEAD_ITEM_CAP * sizeof(struct qitem) +
-	       (ah->print ? AHEAD_TEXT + SPLIT_LINE : AHEAD_ITEM_CAP * sizeof(struct dec_held));
+	       (ah->print ? AHEAD_TEXT + SPLIT_LINE
+			  : AHEAD_ITEM_CAP * (sizeof(struct dec_held) + sizeof(struct dec_range)));
 }
 
 int dec_pi_ahead_start(struct cst_perf_input *in)
@@ -572,6 +601,7 @@ static void free_blocks(struct qblock *b)
 
 		free(b->v);
 		free(b->held);
+		free(b->ranges);
 		cst_buf_fini(&b->text);
 		free(b);
 		b = next;
