@@ -70,8 +70,14 @@ struct qblock {
 	int end_value;     /* qev_stop's */
 };
 
+/* A cache line: each thread's fields of a queue on lines of their own (the
+ * merge writes its own for every element it replays, a worker its own for
+ * every one it records). */
+#define AHEAD_LINE 64
+
 struct qahead {
-	struct qrun run;
+	/* the worker's that runs it: */
+	_Alignas(AHEAD_LINE) struct qrun run;
 	struct ahead *ah;
 	struct cst_log log;          /* its decoders' messages */
 	bool tainted;                /* a decoder of it had something to say */
@@ -82,13 +88,13 @@ struct qahead {
 	struct cst_elem recorded;
 	bool has_recorded;
 	/* under the lock: */
-	struct qblock *first, *last; /* ready for the merge, oldest first */
+	_Alignas(AHEAD_LINE) struct qblock *first, *last; /* ready for the merge, oldest first */
 	unsigned nready;
 	bool busy;                   /* a worker decodes it */
 	bool done;                   /* its last block is ready */
 	/* the merge's: the block it replays and where, and whether it has told the
 	 * merge that the queue has nothing left */
-	struct qblock *taking;
+	_Alignas(AHEAD_LINE) struct qblock *taking;
 	size_t at, held_at, range_at, text_at; /* its next item, element, range and line */
 	struct cst_elem replayed; /* the element it replayed last, for a qev_range */
 	bool ended;
@@ -530,10 +536,11 @@ int dec_pi_ahead_start(struct cst_perf_input *in)
 	if (!nq || nq > AHEAD_MAX_QUEUES)
 		return 0;
 	ah = calloc(1, sizeof(*ah));
-	if (!ah || !(ah->qa = calloc(nq, sizeof(*ah->qa)))) {
+	if (!ah || !(ah->qa = aligned_alloc(AHEAD_LINE, nq * sizeof(*ah->qa)))) {
 		free(ah);
 		return -cste_nomem;
 	}
+	memset(ah->qa, 0, nq * sizeof(*ah->qa));
 	pthread_mutex_init(&ah->lock, NULL);
 	pthread_cond_init(&ah->cond, NULL);
 	ah->nq = nq;
