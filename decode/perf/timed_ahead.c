@@ -83,10 +83,6 @@ struct qahead {
 	bool tainted;                /* a decoder of it had something to say */
 	int err;                     /* recording failed (no memory) */
 	struct qblock *fill;         /* the block its worker records into */
-	/* the context of the last element recorded into @fill, which a qev_range
-	 * is in */
-	struct cst_elem recorded;
-	bool has_recorded;
 	/* under the lock: */
 	_Alignas(AHEAD_LINE) struct qblock *first, *last; /* ready for the merge, oldest first */
 	unsigned nready;
@@ -238,7 +234,6 @@ static int ahead_fill(void *ctx, unsigned q)
 		b->nheld = held_at;
 		b->nranges = ranges_at;
 		b->text.len = text_at;
-		qa->has_recorded = false; /* (the recording ends here) */
 		return AHEAD_FALLBACK;
 	}
 	if (!ret && qa->err)
@@ -271,12 +266,13 @@ static int ahead_emit(void *ctx, const struct cst_elem *e)
 		it->fragment = e->fragment;
 		it->a = e->type != cst_elem_eot ? e->offset : UINT64_MAX;
 		it->b = n;
-	} else if (qa->has_recorded && !e->ocsd && cst_elem_same_context(e, &qa->recorded)) {
+	} else if (b->nheld && !e->ocsd && cst_elem_same_context(e, &b->held[b->nheld - 1].e)) {
+		/* in the context of the block's last whole element, as every range
+		 * since it is: a block's first element is whole */
 		if (block_room(&b->ranges, &b->cap_ranges, b->nranges, sizeof(*b->ranges)) < 0 ||
 		    !(it = new_item(qa)))
 			return -cste_nomem;
 		it->kind = qev_range;
-		/* (@recorded's context is @e's already: what it is compared on) */
 		dec_range_from(&b->ranges[b->nranges++], e);
 	} else {
 		if (block_room(&b->held, &b->cap_held, b->nheld, sizeof(*b->held)) < 0 ||
@@ -285,8 +281,6 @@ static int ahead_emit(void *ctx, const struct cst_elem *e)
 		it->kind = qev_elem;
 		/* the model kept OpenCSD's element or not */
 		dec_held_keep(&b->held[b->nheld++], e, true);
-		qa->recorded = b->held[b->nheld - 1].e;
-		qa->has_recorded = true;
 	}
 	return ahead_full(qa) ? PERF_ORDER_PAUSE : 0;
 }
@@ -298,7 +292,6 @@ static void record_block(struct qahead *qa, struct qblock *b)
 	struct cst_perf_input *in = qa->run.in;
 
 	qa->fill = b;
-	qa->has_recorded = false; /* a block's first element is whole */
 	for (;;) {
 		uint64_t key = 0;
 		int ret = dec_perf_order_next(in->order, qa->run.q, &key);
